@@ -1,0 +1,42 @@
+"""mhalib: an exact reference library for multi-head attention and positional encoding.
+
+Shape legend, used in every docstring and shape comment:
+
+    B  batch            H  heads (H_kv: key/value heads in grouped-query attention)
+    T  query length     S  key length
+    D  d_model          d  d_head = D // H
+
+Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of shape
+``(D, H*d)``); boolean masks with True = "may attend"; float64 unless the caller passes
+float32/float16; randomness only through an explicit ``seed``. Every public function
+checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
+
+Torch counterparts for cross-checks live in :mod:`mhalib.torch_ref` (needs torch).
+"""
+from . import examples
+from .alibi import alibi_bias, alibi_slopes
+from .attention import attention_scores, scaled_dot_product_attention
+from .costs import attention_scores_bytes, dtype_bytes, kv_cache_bytes_per_token, mha_param_count
+from .heads import combine_heads, repeat_kv_heads, split_heads
+from .learned import learned_position_table, lookup_positions
+from .masks import causal_mask, padding_mask
+from .mha import mha_trace, multi_head_attention, per_head_output
+from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
+from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
+from .scaling import dot_product_variance, dot_products, max_attention_weight
+from .sinusoidal import offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
+from .softmax import softmax
+
+__all__ = [
+    "softmax", "naive_softmax", "exp_overflow_threshold", "masked_fill_value",
+    "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
+    "split_heads", "combine_heads", "repeat_kv_heads",
+    "multi_head_attention", "mha_trace", "per_head_output",
+    "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "dtype_bytes",
+    "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
+    "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
+    "alibi_slopes", "alibi_bias",
+    "learned_position_table", "lookup_positions",
+    "dot_products", "dot_product_variance", "max_attention_weight",
+    "examples",
+]

@@ -1,0 +1,143 @@
+"""Argument checks shared by every public function.
+
+Each check raises ``TypeError`` (wrong kind of thing) or ``ValueError`` (right kind,
+wrong value) with a message that names the argument, says what was given and what is
+allowed. Nothing in :mod:`mhalib` returns NaN quietly: it refuses the input instead.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+FLOAT_DTYPES = (np.float16, np.float32, np.float64)
+
+
+def positive_int(value, name: str) -> int:
+    """Return ``value`` as an ``int`` if it is an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value}")
+    return int(value)
+
+
+def nonnegative_int(value, name: str) -> int:
+    """Return ``value`` as an ``int`` if it is an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 0, got {value!r} ({type(value).__name__})")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value}")
+    return int(value)
+
+
+def integer(value, name: str) -> int:
+    """Return ``value`` as an ``int`` (any sign)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
+
+
+def even_int(value, name: str) -> int:
+    """Return ``value`` if it is an even integer >= 2 (sin/cos and RoPE work on pairs)."""
+    value = positive_int(value, name)
+    if value % 2:
+        raise ValueError(
+            f"{name} must be even (dimensions come in (sin, cos) or rotation pairs), got {value}"
+        )
+    return value
+
+
+def positive_float(value, name: str) -> float:
+    """Return ``value`` as a ``float`` if it is a finite real number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number > 0, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def boolean(value, name: str) -> bool:
+    """Return ``value`` if it is a Python or numpy bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def choice(value, name: str, allowed: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of the ``allowed`` strings."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
+def divisible(value: int, by: int, name: str, by_name: str) -> int:
+    """Return ``value // by``, refusing a remainder."""
+    if value % by:
+        raise ValueError(
+            f"{name}={value} is not divisible by {by_name}={by}; "
+            f"choose {name} as a multiple of {by_name}"
+        )
+    return value // by
+
+
+def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.ndarray:
+    """Return ``x`` as a floating numpy array.
+
+    Integers become float64; float16/32/64 keep their precision. Booleans, complex
+    numbers and objects are refused. With ``finite=True`` any NaN or inf is refused.
+    """
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - numpy raises many kinds
+        raise TypeError(f"{name} must be array-like of real numbers, got {type(x).__name__}") from exc
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must hold real numbers (int or float), got dtype {arr.dtype}"
+        )
+    if arr.dtype.kind in "iu":
+        arr = arr.astype(np.float64)
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        n_nan = int(np.isnan(arr).sum())
+        n_inf = int(np.isinf(arr).sum())
+        raise ValueError(
+            f"{name} must be finite; it holds {n_nan} NaN and {n_inf} inf value(s)"
+        )
+    return arr
+
+
+def bool_array(x, name: str) -> np.ndarray:
+    """Return ``x`` as a boolean array (True = may attend); refuse any other dtype."""
+    arr = np.asarray(x)
+    if arr.dtype != np.bool_:
+        raise TypeError(
+            f"{name} must be a boolean array (True = may attend), got dtype {arr.dtype}; "
+            f"convert an additive 0/-inf mask with `{name} == 0`"
+        )
+    return arr
+
+
+def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tuple[int, ...]:
+    """Refuse ``arr`` unless it broadcasts against scores of shape ``(..., T, S)``.
+
+    Leading axes may broadcast either way (a mask may add a batch axis); the last two
+    must fit ``(T, S)``. Returns the broadcast shape.
+    """
+    try:
+        out = np.broadcast_shapes(arr.shape, scores_shape)
+    except ValueError:
+        out = None
+    if out is None or out[-2:] != tuple(scores_shape[-2:]):
+        raise ValueError(
+            f"{name} of shape {arr.shape} does not broadcast to the scores' shape "
+            f"{tuple(scores_shape)} (..., T, S)"
+        )
+    return out
+
+
+def result_dtype(*arrays: np.ndarray) -> np.dtype:
+    """The float dtype arrays combine to (at least float16)."""
+    return np.result_type(*arrays, np.float16)

@@ -1,0 +1,66 @@
+"""ALiBi, attention with linear biases (page: ALiBi).
+
+    slope m_h:  for H a power of two, m_h = 2^(-8 h / H),  h = 1 .. H
+    bias[h, i, j] = -m_h * (i - j)      for keys j <= i (causal)
+                  = -m_h * |i - j|      without a causal mask (symmetric)
+
+For 8 heads the slopes are 1/2, 1/4, ..., 1/256. For other head counts the ALiBi authors
+take the 2^floor(log2 H) slopes of the nearest lower power of two, then fill the rest with
+every other slope of the next power of two (:func:`alibi_slopes`).
+
+The authors' code adds ``m_h * j`` instead, identical in every row. That differs from
+``-m_h (i - j)`` by ``m_h * i``, a constant within row ``i``, and softmax ignores a
+constant added to a whole row, so causal attention is unchanged (``form="row_constant"``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _checks
+
+
+def _power_of_two_slopes(n: int) -> list[float]:
+    start = 2.0 ** (-8.0 / n)
+    return [start ** (h + 1) for h in range(n)]
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """Per-head slopes ``m_h``, shape ``(H,)``, following the ALiBi authors' recipe.
+
+    Example: 8 heads give ``[1/2, 1/4, ..., 1/256]``; 12 heads give those 8 followed by
+    ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other slope of 16 heads).
+    """
+    H = _checks.positive_int(n_heads, "n_heads")
+    low = 2 ** int(math.floor(math.log2(H)))
+    slopes = _power_of_two_slopes(low)
+    if low < H:
+        slopes += _power_of_two_slopes(2 * low)[0::2][: H - low]
+    return np.array(slopes)
+
+
+def alibi_bias(T: int, n_heads: int, *, causal: bool = True, form: str = "relative") -> np.ndarray:
+    """ALiBi bias of shape ``(H, T, T)``, to add to the attention scores.
+
+    Args:
+        T: sequence length.
+        n_heads: number of heads ``H``.
+        causal: if True, future keys (``j > i``) get ``-inf`` (the bias then carries the
+            causal mask); if False, the symmetric ``-m |i - j|`` for encoders.
+        form: ``"relative"``, the paper's ``-m (i - j)``; or ``"row_constant"``, the
+            authors' code's ``m * j`` (causal only), equal after softmax.
+    """
+    T = _checks.positive_int(T, "T")
+    causal = _checks.boolean(causal, "causal")
+    form = _checks.choice(form, "form", ("relative", "row_constant"))
+    if form == "row_constant" and not causal:
+        raise ValueError("form='row_constant' is only equivalent under a causal mask; pass causal=True")
+    m = alibi_slopes(n_heads)[:, None, None]  # (H,) -> (H, 1, 1)
+    i = np.arange(T)[:, None]  # (T, 1) query positions
+    j = np.arange(T)[None, :]  # (1, T) key positions
+    distance = (j * np.ones_like(i)).astype(np.float64) if form == "row_constant" else -np.abs(i - j).astype(np.float64)
+    bias = m * distance  # (H, 1, 1) * (T, T) -> (H, T, T)
+    if causal:
+        bias = np.where(j <= i, bias, -np.inf)
+    return bias

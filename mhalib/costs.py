@@ -1,0 +1,77 @@
+"""Parameter, memory and KV-cache counts (page: multi-head attention; attention cost).
+
+    params(MHA)  = D*(H*d) + 2*D*(H_kv*d) + (H*d)*D  [+ H*d + 2*H_kv*d + D with biases]
+                 = 4 D^2 (+ 4 D)  when H_kv = H, whatever H is, since H*d = D
+    scores bytes = batch * heads * T * S * bytes_per_element
+    KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+#: Bytes per element of the dtypes the pages talk about (bfloat16 is not a numpy dtype).
+DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1}
+
+
+def dtype_bytes(dtype) -> int:
+    """Bytes per element of ``dtype`` (a name from :data:`DTYPE_BYTES` or a numpy float dtype)."""
+    if isinstance(dtype, str) and dtype in DTYPE_BYTES:
+        return DTYPE_BYTES[dtype]
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.name not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPE_BYTES)}, got {dtype!r}")
+    return DTYPE_BYTES[dt.name]
+
+
+def mha_param_count(d_model: int, n_heads: int, *, bias: bool = True, n_kv_heads: int | None = None,
+                    output_projection: bool = True) -> int:
+    """Number of learned parameters in one multi-head attention layer.
+
+    Example: ``mha_param_count(512, 8, bias=False) == 4 * 512**2 == 1_048_576`` and a
+    single head without ``W_O``, ``mha_param_count(512, 1, bias=False,
+    output_projection=False) == 3 * 512**2 == 786_432``.
+    """
+    D = _checks.positive_int(d_model, "d_model")
+    H = _checks.positive_int(n_heads, "n_heads")
+    H_kv = H if n_kv_heads is None else _checks.positive_int(n_kv_heads, "n_kv_heads")
+    d = _checks.divisible(D, H, "d_model", "n_heads")
+    _checks.divisible(H, H_kv, "n_heads", "n_kv_heads")
+    bias = _checks.boolean(bias, "bias")
+    output_projection = _checks.boolean(output_projection, "output_projection")
+    kv = H_kv * d
+    count = D * D + 2 * D * kv  # W_Q, W_K, W_V
+    if bias:
+        count += D + 2 * kv
+    if output_projection:
+        count += D * D + (D if bias else 0)
+    return count
+
+
+def attention_scores_bytes(T: int, *, S: int | None = None, batch: int = 1, heads: int = 1,
+                           dtype="float32") -> int:
+    """Bytes needed to hold the full ``(batch, heads, T, S)`` score (or weight) tensor.
+
+    Example: ``attention_scores_bytes(8192) == 8192**2 * 4 == 268_435_456`` bytes, 256 MiB.
+    """
+    T = _checks.positive_int(T, "T")
+    S = T if S is None else _checks.positive_int(S, "S")
+    batch = _checks.positive_int(batch, "batch")
+    heads = _checks.positive_int(heads, "heads")
+    return batch * heads * T * S * dtype_bytes(dtype)
+
+
+def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dtype="float16") -> int:
+    """Bytes of K and V cached per token during generation: ``2 * L * H_kv * d * bytes``.
+
+    Example: LLaMA-2 70B (80 layers, 8 KV heads, d = 128, fp16) caches
+    2 * 80 * 8 * 128 * 2 = 327,680 bytes = 320 KiB per token.
+    """
+    L = _checks.positive_int(n_layers, "n_layers")
+    H_kv = _checks.positive_int(n_kv_heads, "n_kv_heads")
+    d = _checks.positive_int(d_head, "d_head")
+    return 2 * L * H_kv * d * dtype_bytes(dtype)

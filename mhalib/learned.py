@@ -1,0 +1,38 @@
+"""Learned absolute position embeddings (page: learned positional embeddings).
+
+    x_p = E[token_p] + P[p],      P is a (max_positions, D) table of parameters
+
+The table is trained like any weight; here it is drawn at initialisation, N(0, std^2)
+with GPT-2's std = 0.02, from an explicit seed. It has exactly ``max_positions`` rows: a
+position at or past that has no vector at all, which is the hard length limit of the method.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+
+def learned_position_table(max_positions: int, d_model: int, *, seed: int, std: float = 0.02) -> np.ndarray:
+    """A freshly initialised position table ``(max_positions, D)``, ``N(0, std^2)`` entries."""
+    n = _checks.positive_int(max_positions, "max_positions")
+    D = _checks.positive_int(d_model, "d_model")
+    seed = _checks.nonnegative_int(seed, "seed")
+    std = _checks.positive_float(std, "std")
+    return np.random.default_rng(seed).normal(0.0, std, size=(n, D))
+
+
+def lookup_positions(table, n_positions: int, *, start: int = 0) -> np.ndarray:
+    """Rows ``start .. start+n-1`` of ``table``; refuses positions the table does not have."""
+    table = _checks.float_array(table, "table")
+    if table.ndim != 2:
+        raise ValueError(f"table must be 2-D (max_positions, d_model), got shape {table.shape}")
+    n = _checks.positive_int(n_positions, "n_positions")
+    start = _checks.nonnegative_int(start, "start")
+    if start + n > table.shape[0]:
+        raise ValueError(
+            f"positions {start}..{start + n - 1} requested, but the learned table has rows for "
+            f"0..{table.shape[0] - 1} only (max_positions={table.shape[0]}); a learned table "
+            "has no vector for a position it was not built with"
+        )
+    return table[start:start + n]

@@ -1,0 +1,53 @@
+"""Boolean attention masks, True = "may attend" (page: attention).
+
+A mask has shape broadcastable to ``(..., T, S)``: entry ``[i, j]`` says whether query
+``i`` may look at key ``j``.
+
+Causal masks when T != S
+------------------------
+Two conventions exist and they differ only when the query and key lengths differ:
+
+* ``align="top_left"`` (the default; what ``torch.nn.functional.scaled_dot_product_attention``
+  does with ``is_causal=True``): query ``i`` and key ``j`` both count from position 0,
+  and ``i`` may attend to ``j <= i``.
+* ``align="bottom_right"`` (what cached decoding needs; torch's ``causal_lower_right``):
+  the ``T`` queries are the *last* ``T`` of ``S`` positions, so query ``i`` sits at
+  position ``i + S - T`` and may attend to ``j <= i + S - T``. With ``T > S`` the first
+  ``T - S`` queries then see nothing, and attention gives them zero weights.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+
+def causal_mask(T: int, S: int | None = None, *, align: str = "top_left") -> np.ndarray:
+    """Lower-triangular boolean mask of shape ``(T, S)``.
+
+    ``mask[i, j] = j <= i + offset`` with ``offset = 0`` (``top_left``) or
+    ``offset = S - T`` (``bottom_right``). ``S`` defaults to ``T``.
+
+    Example: ``causal_mask(3)`` is ``[[1,0,0],[1,1,0],[1,1,1]]`` (as booleans).
+    """
+    T = _checks.positive_int(T, "T")
+    S = T if S is None else _checks.positive_int(S, "S")
+    _checks.choice(align, "align", ("top_left", "bottom_right"))
+    offset = 0 if align == "top_left" else S - T
+    i = np.arange(T)[:, None]  # (T, 1)
+    j = np.arange(S)[None, :]  # (1, S)
+    return j <= i + offset
+
+
+def padding_mask(lengths, S: int) -> np.ndarray:
+    """Key-padding mask of shape ``(B, 1, 1, S)``: key ``j`` is real when ``j < lengths[b]``.
+
+    The two singleton axes broadcast over heads and queries.
+    """
+    S = _checks.positive_int(S, "S")
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.dtype.kind not in "iu":
+        raise TypeError(f"lengths must be a 1-D array of integers, got dtype {lengths.dtype} and shape {lengths.shape}")
+    if np.any(lengths < 0) or np.any(lengths > S):
+        raise ValueError(f"lengths must lie in [0, S={S}], got {lengths.tolist()}")
+    return (np.arange(S)[None, :] < lengths[:, None])[:, None, None, :]  # (B, S) -> (B, 1, 1, S)

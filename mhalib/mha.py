@@ -1,0 +1,139 @@
+"""Multi-head attention: project -> split -> attend -> concat -> W_O (page: multi-head attention).
+
+    Q = x W_Q + b_Q         K = c W_K + b_K         V = c W_V + b_V       (c = context, or x)
+    head_h = softmax(Q_h K_g(h)^T / sqrt(d) + bias_h, masked) V_g(h)
+    out    = concat(head_1, ..., head_H) W_O + b_O
+
+Row-vector convention, as on the pages: ``x`` is ``(..., T, D)`` and ``W_Q`` is
+``(D, H*d)``, so ``Q = x @ W_Q``. (torch's ``nn.Linear`` stores the transpose.)
+
+Self-attention uses ``context=None``; cross-attention passes the other sequence as
+``context (..., S, D_ctx)``. Grouped-query attention uses ``n_kv_heads`` < ``n_heads``
+key/value heads, each shared by ``n_heads // n_kv_heads`` consecutive query heads
+(``n_kv_heads=1`` is multi-query attention); ``g(h) = h // (n_heads // n_kv_heads)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+from .attention import scaled_dot_product_attention
+from .heads import combine_heads, repeat_kv_heads, split_heads
+
+
+def _matrix(w, name: str, rows: int, rows_name: str) -> np.ndarray:
+    w = _checks.float_array(w, name)
+    if w.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D matrix (in_features, out_features), got shape {w.shape}")
+    if w.shape[0] != rows:
+        raise ValueError(
+            f"{name} must have {rows} rows to match {rows_name}, got shape {w.shape}"
+        )
+    return w
+
+
+def _bias(b, name: str, width: int):
+    if b is None:
+        return None
+    b = _checks.float_array(b, name)
+    if b.shape != (width,):
+        raise ValueError(f"{name} must have shape ({width},), got {b.shape}")
+    return b
+
+
+def _project(x, w, b):
+    y = x @ w  # (..., T, D_in) @ (D_in, D_out) -> (..., T, D_out)
+    return y if b is None else y + b
+
+
+def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
+              context=None, mask=None, causal: bool = False, scale=None, bias=None,
+              b_q=None, b_k=None, b_v=None, b_o=None) -> dict:
+    """Multi-head attention with every intermediate array kept, for figures and labs.
+
+    Takes the same arguments as :func:`multi_head_attention` and returns a dict with
+    ``q, k, v`` (projected, ``(..., T|S, H*d)``), ``q_heads (..., H, T, d)``,
+    ``k_heads, v_heads (..., H_kv, S, d)``, ``weights (..., H, T, S)``,
+    ``heads_out (..., H, T, d_v)``, ``concat (..., T, H*d_v)`` and ``out``.
+    """
+    x = _checks.float_array(x, "x", min_ndim=2)
+    c = x if context is None else _checks.float_array(context, "context", min_ndim=2)
+    H = _checks.positive_int(n_heads, "n_heads")
+    H_kv = H if n_kv_heads is None else _checks.positive_int(n_kv_heads, "n_kv_heads")
+    n_rep = _checks.divisible(H, H_kv, "n_heads", "n_kv_heads")
+    w_q = _matrix(w_q, "w_q", x.shape[-1], "x's last axis (d_model)")
+    d = _checks.divisible(w_q.shape[1], H, "d_model (columns of w_q)", "n_heads")
+    w_k = _matrix(w_k, "w_k", c.shape[-1], "the context's last axis")
+    if w_k.shape[1] != H_kv * d:
+        raise ValueError(
+            f"w_k must have n_kv_heads * d_head = {H_kv} * {d} = {H_kv * d} columns, got shape {w_k.shape}"
+        )
+    w_v = _matrix(w_v, "w_v", c.shape[-1], "the context's last axis")
+    d_v = _checks.divisible(w_v.shape[1], H_kv, "columns of w_v", "n_kv_heads")
+    b_q, b_k, b_v = _bias(b_q, "b_q", H * d), _bias(b_k, "b_k", H_kv * d), _bias(b_v, "b_v", H_kv * d_v)
+
+    q = _project(x, w_q, b_q)  # (..., T, D) -> (..., T, H*d)
+    k = _project(c, w_k, b_k)  # (..., S, D_ctx) -> (..., S, H_kv*d)
+    v = _project(c, w_v, b_v)  # (..., S, D_ctx) -> (..., S, H_kv*d_v)
+    q_heads = split_heads(q, H)  # (..., T, H*d) -> (..., H, T, d)
+    k_heads = split_heads(k, H_kv)  # (..., S, H_kv*d) -> (..., H_kv, S, d)
+    v_heads = split_heads(v, H_kv)  # (..., S, H_kv*d_v) -> (..., H_kv, S, d_v)
+    heads_out, weights = scaled_dot_product_attention(
+        q_heads,
+        repeat_kv_heads(k_heads, n_rep),  # (..., H_kv, S, d) -> (..., H, S, d)
+        repeat_kv_heads(v_heads, n_rep),  # (..., H_kv, S, d_v) -> (..., H, S, d_v)
+        mask, causal=causal, scale=scale, bias=bias,
+    )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
+    concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
+    if w_o is None:
+        if b_o is not None:
+            raise ValueError("b_o was given without w_o; pass w_o too or drop b_o")
+        out = concat
+    else:
+        w_o = _matrix(w_o, "w_o", H * d_v, "n_heads * d_v (the concatenated heads)")
+        out = _project(concat, w_o, _bias(b_o, "b_o", w_o.shape[1]))  # (..., T, H*d_v) -> (..., T, D_out)
+    return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
+                weights=weights, heads_out=heads_out, concat=concat, out=out)
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
+                         context=None, mask=None, causal: bool = False, scale=None, bias=None,
+                         b_q=None, b_k=None, b_v=None, b_o=None):
+    """Multi-head (self- or cross-) attention with optional grouped-query heads.
+
+    Args:
+        x: queries' input ``(..., T, D)``.
+        w_q: ``(D, H*d)``; ``w_k``: ``(D_ctx, H_kv*d)``; ``w_v``: ``(D_ctx, H_kv*d_v)``.
+        w_o: ``(H*d_v, D_out)`` or None to return the concatenated heads.
+        n_heads: query heads ``H``; ``d = w_q.shape[1] / H`` must be whole.
+        n_kv_heads: key/value heads ``H_kv`` (default ``H``); ``H`` must be a multiple.
+        context: keys' and values' input ``(..., S, D_ctx)`` for cross-attention.
+        mask: boolean, True = may attend, broadcastable to ``(..., H, T, S)``.
+        causal: top-left causal mask, as in :func:`scaled_dot_product_attention`.
+        scale: defaults to ``1/sqrt(d)``.
+        bias: additive, broadcastable to ``(..., H, T, S)`` (e.g. ALiBi).
+        b_q, b_k, b_v, b_o: optional bias vectors of the four projections.
+
+    Returns:
+        ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
+
+    Parameter count with biases: ``4 D^2 + 4 D`` for any ``H`` (see :func:`mha_param_count`).
+    """
+    t = mha_trace(x, w_q, w_k, w_v, w_o, n_heads=n_heads, n_kv_heads=n_kv_heads, context=context,
+                  mask=mask, causal=causal, scale=scale, bias=bias, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o)
+    return t["out"], t["weights"]
+
+
+def per_head_output(heads_out, w_o) -> np.ndarray:
+    """Each head's output through its own block of rows of ``W_O``.
+
+        concat(head_1..head_H) W_O = sum_h head_h W_O[h*d_v:(h+1)*d_v, :]
+
+    ``heads_out (..., H, T, d_v)`` and ``w_o (H*d_v, D_out)`` give ``(..., H, T, D_out)``;
+    summing over the head axis gives the MHA output (before ``b_O``).
+    """
+    heads_out = _checks.float_array(heads_out, "heads_out", min_ndim=3)
+    *_, H, T, d_v = heads_out.shape
+    w_o = _matrix(w_o, "w_o", H * d_v, "n_heads * d_v")
+    blocks = w_o.reshape(H, d_v, w_o.shape[1])  # (H*d_v, D_out) -> (H, d_v, D_out)
+    return np.einsum("...htv,hvo->...hto", heads_out, blocks)

@@ -1,0 +1,99 @@
+"""Rotary position embedding, RoPE (page: RoPE).
+
+    theta_i = base^(-2i/d)                         i = 0 .. d/2 - 1
+    R(m) rotates plane i by the angle m * theta_i
+    q'_m = R(m) q,   k'_n = R(n) k
+    q'_m . k'_n = q^T R(m)^T R(n) k = q^T R(n - m) k
+
+The score depends on the *signed* offset ``n - m`` (key position minus query position),
+not on ``|n - m|``: rotating by ``n - m`` and by ``m - n`` differ unless the plane's
+components are symmetric.
+
+Two layouts pair the ``d`` dimensions into planes:
+
+* ``"interleaved"`` (RoFormer paper, GPT-J, Meta's LLaMA code): plane i = dims (2i, 2i+1).
+* ``"half"`` (GPT-NeoX, Hugging Face's ``rotate_half``): plane i = dims (i, i + d/2).
+
+They are the same rotation up to the permutation ``[0, 2, 4, ..., 1, 3, 5, ...]``
+(:func:`layout_permutation`); applying one layout to weights trained with the other is a
+classic porting bug, and it breaks the relative-position property.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+LAYOUTS = ("interleaved", "half")
+
+
+def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
+    """Per-plane angular frequencies ``theta_i = base^(-2i/d)``, shape ``(d/2,)``.
+
+    Example: ``rope_frequencies(4)`` is ``[1, 0.01]``.
+    """
+    d = _checks.even_int(d_head, "d_head")
+    base = _checks.positive_float(base, "base")
+    return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+
+
+def rotation_matrix(angle: float) -> np.ndarray:
+    """The 2x2 rotation ``[[cos a, -sin a], [sin a, cos a]]`` (counter-clockwise by ``a``)."""
+    if isinstance(angle, bool) or not isinstance(angle, (int, float, np.integer, np.floating)):
+        raise TypeError(f"angle must be a real number, got {angle!r}")
+    if not np.isfinite(angle):
+        raise ValueError(f"angle must be finite, got {angle}")
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def layout_permutation(d_head: int) -> np.ndarray:
+    """Index array ``[0, 2, ..., d-2, 1, 3, ..., d-1]`` taking interleaved pairs to half-split ones.
+
+    For any ``x``: ``apply_rope(x[..., p], layout="half") == apply_rope(x, layout="interleaved")[..., p]``.
+    """
+    d = _checks.even_int(d_head, "d_head")
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+
+
+def apply_rope(x, positions=None, *, base: float = 10000.0, layout: str = "interleaved") -> np.ndarray:
+    """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
+
+    Args:
+        x: queries or keys, ``(..., T, d)`` with even ``d``. RoPE is applied to Q and K
+            only, never to V, and in every layer.
+        positions: ``(T,)`` (or broadcastable to ``(..., T)``) integer or real positions;
+            defaults to ``0 .. T-1``.
+        base: the frequency base (10000 in RoFormer and LLaMA-2).
+        layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
+
+    Returns:
+        The rotated array, same shape. Norms are unchanged; position 0 is the identity.
+    """
+    x = _checks.float_array(x, "x", min_ndim=2)
+    layout = _checks.choice(layout, "layout", LAYOUTS)
+    *lead, T, d = x.shape
+    theta = rope_frequencies(d, base)  # (d/2,)
+    if positions is None:
+        pos = np.arange(T, dtype=np.float64)
+    else:
+        pos = _checks.float_array(positions, "positions", min_ndim=1)
+        try:
+            ok = np.broadcast_shapes(pos.shape, x.shape[:-1]) == x.shape[:-1]
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"positions of shape {pos.shape} does not broadcast to x's (..., T) = {x.shape[:-1]}")
+    angles = pos[..., None] * theta  # (..., T) -> (..., T, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each: the planes (2i, 2i+1)
+    else:
+        a, b = x[..., : d // 2], x[..., d // 2:]  # (..., T, d/2) each: the planes (i, i+d/2)
+    ra, rb = a * cos - b * sin, a * sin + b * cos
+    out = np.empty(np.broadcast_shapes(x.shape, ra.shape[:-1] + (d,)), dtype=np.result_type(x, np.float64))
+    if layout == "interleaved":
+        out[..., 0::2], out[..., 1::2] = ra, rb
+    else:
+        out[..., : d // 2], out[..., d // 2:] = ra, rb
+    return out
