@@ -30,8 +30,8 @@ def sinusoidal_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
 def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Wavelengths ``2*pi / omega_i`` in positions, shape ``(D/2,)``.
 
-    Example: for ``d_model=512`` the pair starting at dimension 64 has wavelength
-    ``2*pi * 10000^(64/512) = 25.0`` positions (not 3.98, which forgets the 2*pi).
+    Example: for ``d_model=512`` the pair starting at dimension 64 has angular frequency
+    ``10000^(-64/512) = 1/sqrt(10)`` and wavelength ``2*pi*sqrt(10) = 19.87`` positions.
     """
     return 2.0 * np.pi / sinusoidal_frequencies(d_model, base)
 

@@ -1,0 +1,163 @@
+"""Multi-head attention: torch agreement, algebraic identities, counts."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import mhalib as m
+from mhalib.torch_ref import torch_mha, torch_sdpa
+
+F64 = dict(rtol=0, atol=1e-10)
+# torch.testing.assert_close's defaults for float32
+F32 = dict(rtol=1.3e-6, atol=1e-5)
+
+
+def _weights(rng, D_in, cols):
+    return rng.normal(scale=1 / math.sqrt(D_in), size=(D_in, cols))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sdpa_matches_torch(seed, dtype):
+    rng = np.random.default_rng(seed)
+    B, H = rng.integers(1, 3), rng.integers(1, 4)
+    T, S = rng.integers(1, 7), rng.integers(1, 7)
+    d, d_v = rng.integers(1, 9), rng.integers(1, 9)
+    q = rng.normal(size=(B, H, T, d)).astype(dtype)
+    k = rng.normal(size=(B, H, S, d)).astype(dtype)
+    v = rng.normal(size=(B, H, S, d_v)).astype(dtype)
+    mask = rng.random((B, 1, T, S)) > 0.4
+    mask[..., 0] = True  # no fully masked rows: torch gives NaN there, we give zeros
+    tol = F64 if dtype == "float64" else F32
+    tdt = torch.float64 if dtype == "float64" else torch.float32
+    for kwargs in (dict(), dict(mask=mask), dict(causal=True), dict(scale=0.3)):
+        ours, _ = m.scaled_dot_product_attention(q, k, v, **kwargs)
+        assert ours.dtype == np.dtype(dtype)
+        theirs = torch_sdpa(q, k, v, dtype=tdt, **kwargs)
+        np.testing.assert_allclose(ours, theirs, **tol)
+
+
+def test_bottom_right_causal_matches_torch_lower_right():
+    from torch.nn.attention.bias import causal_lower_right
+    rng = np.random.default_rng(7)
+    q, k, v = rng.normal(size=(1, 2, 3, 4)), rng.normal(size=(1, 2, 6, 4)), rng.normal(size=(1, 2, 6, 4))
+    ours, _ = m.scaled_dot_product_attention(q, k, v, mask=m.causal_mask(3, 6, align="bottom_right"))
+    bias = causal_lower_right(3, 6)
+    with torch.no_grad():
+        theirs = torch.nn.functional.scaled_dot_product_attention(
+            torch.tensor(q), torch.tensor(k), torch.tensor(v), attn_mask=bias).numpy()
+    np.testing.assert_allclose(ours, theirs, **F64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_heads,n_kv", [(4, 2), (6, 1), (8, 4)])
+def test_gqa_matches_torch_enable_gqa(seed, n_heads, n_kv):
+    rng = np.random.default_rng(seed)
+    B, T, d = 2, rng.integers(2, 6), 4
+    D = n_heads * d
+    x = rng.normal(size=(B, T, D))
+    w_q, w_k, w_v = _weights(rng, D, D), _weights(rng, D, n_kv * d), _weights(rng, D, n_kv * d)
+    t = m.mha_trace(x, w_q, w_k, w_v, n_heads=n_heads, n_kv_heads=n_kv, causal=True)
+    assert t["weights"].shape == (B, n_heads, T, T)
+    theirs = torch_sdpa(t["q_heads"], t["k_heads"], t["v_heads"], causal=True, n_rep=n_heads // n_kv)
+    np.testing.assert_allclose(t["heads_out"], theirs, **F64)
+    # Query heads in one group share their keys: with equal queries they would agree.
+    same_q = m.mha_trace(x, np.tile(w_q[:, :d], n_heads), w_k, w_v, n_heads=n_heads, n_kv_heads=n_kv)
+    g = n_heads // n_kv
+    np.testing.assert_allclose(same_q["weights"][:, 0], same_q["weights"][:, g - 1], **F64)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mha_matches_torch_multihead_attention(seed, dtype):
+    rng = np.random.default_rng(100 + seed)
+    H = int(rng.integers(1, 5))
+    D = H * int(rng.integers(1, 5))
+    B, T = int(rng.integers(1, 3)), int(rng.integers(1, 6))
+    x = rng.normal(size=(B, T, D)).astype(dtype)
+    w = [_weights(rng, D, D).astype(dtype) for _ in range(4)]
+    b = [rng.normal(size=D).astype(dtype) for _ in range(4)]
+    tol = F64 if dtype == "float64" else F32
+    tdt = torch.float64 if dtype == "float64" else torch.float32
+    mask = rng.random((T, T)) > 0.3
+    mask[:, 0] = True
+    for kwargs in (dict(), dict(causal=True), dict(mask=mask)):
+        ours, w_ours = m.multi_head_attention(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], **kwargs)
+        theirs, w_theirs = torch_mha(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], dtype=tdt, **kwargs)
+        np.testing.assert_allclose(ours, theirs, **tol)
+        np.testing.assert_allclose(w_ours, w_theirs, **tol)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cross_attention_matches_torch(seed):
+    rng = np.random.default_rng(200 + seed)
+    H, d, D_ctx = 2, 3, 5
+    D = H * d
+    x, ctx = rng.normal(size=(2, 4, D)), rng.normal(size=(2, 7, D_ctx))
+    w_q, w_k, w_v, w_o = _weights(rng, D, D), _weights(rng, D_ctx, D), _weights(rng, D_ctx, D), _weights(rng, D, D)
+    ours, w_ours = m.multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=H, context=ctx)
+    assert w_ours.shape == (2, H, 4, 7)
+    theirs, w_theirs = torch_mha(x, w_q, w_k, w_v, w_o, n_heads=H, context=ctx)
+    np.testing.assert_allclose(ours, theirs, **F64)
+    np.testing.assert_allclose(w_ours, w_theirs, **F64)
+
+
+def test_concat_then_w_o_equals_sum_of_per_head_projections():
+    rng = np.random.default_rng(5)
+    H, d = 3, 2
+    D = H * d
+    x = rng.normal(size=(4, D))
+    w_q, w_k, w_v, w_o = (_weights(rng, D, D) for _ in range(4))
+    t = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H)
+    # Independently: run each head as its own single-head attention on its column block.
+    total = np.zeros((4, D))
+    for h in range(H):
+        cols = slice(h * d, (h + 1) * d)
+        out_h, _ = m.scaled_dot_product_attention(x @ w_q[:, cols], x @ w_k[:, cols], x @ w_v[:, cols])
+        total += out_h @ w_o[cols, :]
+    np.testing.assert_allclose(t["out"], total, atol=1e-13)
+    np.testing.assert_allclose(m.per_head_output(t["heads_out"], w_o).sum(axis=0), t["out"], atol=1e-13)
+
+
+def test_permutation_equivariance():
+    rng = np.random.default_rng(9)
+    D, H, T = 8, 2, 5
+    x = rng.normal(size=(T, D))
+    w = [_weights(rng, D, D) for _ in range(4)]
+    perm = rng.permutation(T)
+    out, wts = m.multi_head_attention(x, *w, n_heads=H)
+    out_p, wts_p = m.multi_head_attention(x[perm], *w, n_heads=H)
+    np.testing.assert_allclose(out_p, out[perm], atol=1e-13)
+    np.testing.assert_allclose(wts_p, wts[:, perm][:, :, perm], atol=1e-13)
+
+
+def test_split_combine_roundtrip_and_layout():
+    x = np.arange(2 * 3 * 6, dtype=float).reshape(2, 3, 6)
+    s = m.split_heads(x, 3)
+    assert s.shape == (2, 3, 3, 2)
+    # head h of token t holds columns 2h, 2h+1 of token t
+    assert np.array_equal(s[1, 2, 0], x[1, 0, 4:6])
+    assert np.array_equal(m.combine_heads(s), x)
+
+
+def test_param_counts():
+    assert m.mha_param_count(512, 1, bias=False, output_projection=False) == 3 * 512**2 == 786_432
+    for H in (1, 2, 8, 16, 512):
+        assert m.mha_param_count(512, H, bias=False) == 4 * 512**2 == 1_048_576
+    assert m.mha_param_count(768, 12) == 4 * 768 * 768 + 4 * 768
+    # GQA: K and V shrink to n_kv_heads * d_head columns each
+    assert m.mha_param_count(8192, 64, bias=False, n_kv_heads=8) == 2 * 8192**2 + 2 * 8192 * 1024
+
+
+def test_param_count_matches_torch_module():
+    for D, H in ((512, 8), (96, 3)):
+        mod = torch.nn.MultiheadAttention(D, H, bias=True)
+        assert m.mha_param_count(D, H) == sum(p.numel() for p in mod.parameters())
+
+
+def test_memory_counts():
+    assert m.attention_scores_bytes(8192) == 268_435_456 == 256 * 2**20
+    assert m.attention_scores_bytes(8192, dtype="float16", heads=2) == 8192**2 * 2 * 2
+    assert m.attention_scores_bytes(4, S=3, batch=2, dtype=np.float64) == 4 * 3 * 2 * 8
+    assert m.kv_cache_bytes_per_token(80, 8, 128) == 2 * 80 * 8 * 128 * 2 == 327_680
