@@ -1,0 +1,40 @@
+# Two commands on a fresh machine: `make serve` (the site) and `make test` (the tests).
+SHELL  := /bin/bash
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: deps serve site test bench lock clean
+
+deps: $(VENV)/.installed node_modules/.installed
+
+# Python: the package with its docs and test extras, every version pinned by requirements.lock
+# (torch==2.13.0 is pinned there: an unpinned torch pulls several GB of CUDA wheels).
+$(VENV)/.installed: pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[docs,test]'
+	touch $@
+
+# Front-end assets served by the site itself (KaTeX), pinned by package-lock.json.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+serve: deps   ## build and serve the site at http://127.0.0.1:8000 with live reload
+	$(BIN)/mkdocs serve --strict -a 127.0.0.1:8000 --livereload
+
+site: deps    ## static build into site/
+	$(BIN)/mkdocs build --strict
+
+test: deps    ## the whole test suite, with coverage of mhalib
+	$(BIN)/python -m pytest --cov=mhalib --cov-report=term --cov-fail-under=95
+
+bench: deps   ## build-time and page-weight benchmark
+	$(BIN)/python tools/bench.py
+
+lock:         ## re-pin every Python dependency from the current virtualenv
+	$(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/' > requirements.lock
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,42 @@
+"""Sinusoidal positional encoding: heatmap of PE[position, dimension].
+
+Shows the table PE of shape (n_positions, d_model): sine on even dimensions, cosine on
+odd ones, the first pairs turning fast and the last ones barely moving.
+Page: sinusoidal positional encoding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures import _cli, _style
+
+
+def data(n_positions: int = 64, d_model: int = 128, base: float = 10000.0) -> dict:
+    pe = mhalib.sinusoidal_encoding(n_positions, d_model, base)
+    return dict(pe=pe, n_positions=n_positions, d_model=d_model, base=base,
+                min=float(pe.min()), max=float(pe.max()))
+
+
+def draw(d: dict):
+    n, D = d["pe"].shape
+    small = D <= 8 and n <= 12
+    fig, ax = _style.new_figure(6.4 if not small else 4.8, 4.0 if not small else 3.4)
+    _style.heatmap(
+        d["pe"], ax=ax, cmap=_style.DIVERGING, vmin=-1, vmax=1, colorbar="PE value",
+        annotate="{:.2f}" if small else False,
+        row_labels=[str(p) for p in range(n)] if small else None,
+        col_labels=[str(i) for i in range(D)] if small else None,
+        xlabel="dimension (even: sin, odd: cos)", ylabel="position",
+        title=f"Sinusoidal PE, d_model = {D}",
+    )
+    return fig
+
+
+def main(argv=None) -> int:
+    import sys
+    return _cli.run(sys.modules[__name__], argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""MkDocs hook: render the figures, tables and numbers the pages reference.
+
+Page syntax (plain Markdown that reads well in the source):
+
+* a figure:  ``![alt text](figures/NAME.svg "Caption")``, optionally with parameters
+  ``figures/NAME.svg?d_model=4&n_positions=8``;
+* a table, on a line of its own:  ``{{ table NAME }}`` or ``{{ table NAME?param=value }}``;
+* a number in prose:  ``{{ value NAME path.to.item .4f }}`` (a Python format spec).
+
+Rendering and caching live in :mod:`figures._build`; this hook only finds references,
+adds the rendered files to the site with ``File.generated`` and rewrites the Markdown.
+A failing script stops the build with its name and traceback.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _paths import cache_root, project_dir  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.figures")
+
+FIGURE_RE = re.compile(
+    r'!\[(?P<alt>[^\]]*)\]\((?P<prefix>(?:\.\./)*)figures/(?P<name>[a-z0-9_]+)\.svg'
+    r'(?:\?(?P<query>[^\s)"]*))?(?:\s+"(?P<caption>[^"]*)")?\)'
+)
+TABLE_RE = re.compile(r'^\{\{\s*table\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s*\}\}[ \t]*$', re.M)
+VALUE_RE = re.compile(
+    r'\{\{\s*value\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s+(?P<path>[\w.\-]+)(?:\s+(?P<fmt>[^\s}]+))?\s*\}\}'
+)
+
+_state: dict = {}
+
+
+def _request(match):
+    from figures._build import Request, parse_params
+
+    try:
+        return Request(match["name"], parse_params(match["query"]))
+    except ValueError as exc:
+        raise PluginError(f"figure reference {match.group(0)!r}: {exc}") from exc
+
+
+def _requests_in(text: str):
+    for regex in (FIGURE_RE, TABLE_RE, VALUE_RE):
+        for match in regex.finditer(text):
+            yield _request(match)
+
+
+def on_files(files, config):
+    from figures._build import FigureError, render
+
+    requests = set()
+    for f in files.documentation_pages():
+        if f.abs_src_path and f.abs_src_path.endswith(".md"):
+            requests.update(_requests_in(Path(f.abs_src_path).read_text(encoding="utf-8")))
+    scripts_dir = project_dir(config) / "figures"
+    try:
+        results, stats = render(requests, scripts_dir, cache_root(config) / "figures", log=log.info)
+    except FigureError as exc:
+        raise PluginError(str(exc)) from None
+    _state["results"] = {r.request: r for r in results}
+    scripts = set()
+    for r in results:
+        for fname, path in sorted(r.files.items()):
+            if fname.endswith(".md"):
+                continue  # a table's Markdown goes into its page, not into the site as a page
+            files.append(File.generated(config, f"figures/{fname}", abs_src_path=str(path)))
+        scripts.add(r.request.name)
+    for name in sorted(scripts):
+        files.append(File.generated(config, f"figures/{name}.py", abs_src_path=str(scripts_dir / f"{name}.py")))
+    return files
+
+
+def _cli_line(req) -> str:
+    opts = "".join(f" --{k.replace('_', '-')} {v}" for k, v in req.params)
+    return f"python figures/{req.name}.py --out {req.name}.svg{opts}"
+
+
+def _figure_block(match, result) -> str:
+    req, pre = result.request, match["prefix"] or ""
+    alt = match["alt"].strip()
+    if not alt:
+        raise PluginError(f"figure {req.name!r} has no alt text: write ![what it shows](figures/{req.name}.svg)")
+    caption = match["caption"] or ""
+    base = f"{pre}figures/{req.stem}"
+    cap = f"\n  <figcaption>{caption}</figcaption>" if caption else ""
+    return (
+        f'<figure class="mha-figure" markdown="span">\n'
+        f"  ![{alt}]({base}.svg#only-light){{ loading=lazy }}\n"
+        f"  ![{alt}]({base}-dark.svg#only-dark){{ loading=lazy }}{cap}\n"
+        f"</figure>\n\n"
+        f"{_reuse_row(req, pre, image=True)}"
+    )
+
+
+def _reuse_row(req, pre: str, *, image: bool) -> str:
+    base = f"{pre}figures/{req.stem}"
+    links = []
+    if image:
+        links += [f"[SVG]({base}.svg){{ download }}", f"[PNG]({base}.png){{ download }}"]
+    links += [f"[CSV]({base}.csv){{ download }}", f"[script]({pre}figures/{req.name}.py){{ download }}"]
+    return f"Reuse: {' · '.join(links)} · `{_cli_line(req)}`\n{{ .mha-reuse }}\n"
+
+
+def _lookup(data, path: str, where: str):
+    value = data
+    for part in path.split("."):
+        try:
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r})") from None
+    return value
+
+
+def on_page_markdown(markdown, page, config, files):
+    results = _state.get("results", {})
+
+    def result_for(match):
+        return results[_request(match)]
+
+    def figure(match):
+        return _figure_block(match, result_for(match))
+
+    def table(match):
+        r = result_for(match)
+        md = r.files[f"{r.request.stem}.md"].read_text(encoding="utf-8")
+        pre = "../" * page.file.src_uri.count("/")
+        return f"{md}\n{_reuse_row(r.request, pre, image=False)}"
+
+    def value(match):
+        r = result_for(match)
+        v = _lookup(r.data, match["path"], f"{page.file.src_uri}: {match.group(0)}")
+        fmt = match["fmt"]
+        try:
+            return format(v, fmt) if fmt else str(v)
+        except (ValueError, TypeError) as exc:
+            raise PluginError(f"{page.file.src_uri}: {match.group(0)}: cannot format {v!r} with {fmt!r}") from exc
+
+    markdown = TABLE_RE.sub(table, markdown)
+    markdown = FIGURE_RE.sub(figure, markdown)
+    return VALUE_RE.sub(value, markdown)
+
+
+def on_serve(server, config, builder):
+    root = project_dir(config)
+    for folder in ("figures", "mhalib"):
+        server.watch(str(root / folder))
+    return server

@@ -1,0 +1,98 @@
+"""MkDocs hook: make mkdocs-jupyter's cache notice changes to mhalib and the figures.
+
+mkdocs-jupyter keys its cache on the notebook's own bytes, so after an edit to ``mhalib``
+it would serve outputs computed by the old code. This hook points the plugin's cache at a
+folder named after a hash of ``mhalib``'s sources (and the shared figure code): any
+change there means a fresh folder, and so a fresh execution.
+
+Each notebook page gets download links under its title: the jupytext source (which
+mkdocs-jupyter copies next to the page) and the same notebook as ``.ipynb``.
+
+It also makes notebook pages byte-for-byte reproducible: jupytext gives every cell of a
+``.py`` notebook a random id, which ends up in the HTML. Here the ids are numbered from
+the start of each page instead.
+"""
+from __future__ import annotations
+
+import hashlib
+import html as html_lib
+import itertools
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat.v4.nbbase as nbbase
+from mkdocs.plugins import event_priority
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _paths import cache_root, project_dir  # noqa: E402
+
+
+def code_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted((root / "mhalib").glob("*.py")) + sorted((root / "figures").glob("_*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def on_config(config):
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None:
+        return config
+    base = cache_root(config) / "notebooks"
+    digest = code_digest(project_dir(config))
+    plugin.config["cache_dir"] = str(base / digest)
+    if base.is_dir():
+        for old in base.iterdir():
+            if old.name != digest:
+                shutil.rmtree(old, ignore_errors=True)
+    return config
+
+
+_cell_numbers = itertools.count()
+
+
+def _numbered_cell_id() -> str:
+    return hashlib.sha256(f"cell-{next(_cell_numbers)}".encode()).hexdigest()[:8]
+
+
+nbbase.random_cell_id = _numbered_cell_id
+
+
+@event_priority(100)  # before mkdocs-jupyter converts the page
+def on_pre_page(page, config, files):
+    global _cell_numbers
+    _cell_numbers = itertools.count()
+    return page
+
+
+def _is_notebook(page) -> bool:
+    return getattr(page, "nb_url", None) is not None and page.file.abs_src_path.endswith(".py")
+
+
+def on_page_content(html, page, config, files):
+    if not _is_notebook(page):
+        return html
+    stem = Path(page.file.abs_src_path).stem
+    link = (
+        '<p class="mha-download">Download this lab: '
+        f'<a href="{stem}.ipynb" download>{html_lib.escape(stem)}.ipynb</a> (Jupyter) · '
+        f'<a href="{stem}.py" download>{html_lib.escape(stem)}.py</a> (jupytext percent script)</p>'
+    )
+    match = re.search(r"</h1>", html)
+    return html[: match.end()] + link + html[match.end():] if match else link + html
+
+
+def on_post_page(output, page, config):
+    if _is_notebook(page):
+        import jupytext
+
+        global _cell_numbers
+        _cell_numbers = itertools.count()
+        notebook = jupytext.read(page.file.abs_src_path)
+        target = Path(page.file.abs_dest_path).parent / f"{Path(page.file.abs_src_path).stem}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        jupytext.write(notebook, target, fmt="ipynb")
+    return output
