@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+from importlib import metadata
 import json
 import os
 import re
@@ -87,16 +88,15 @@ def _source_digest(paths) -> str:
 
 
 def shared_digest() -> str:
-    """Hash of what every figure depends on: mhalib, the shared figure modules, library versions."""
-    import matplotlib
-    import numpy
+    """Hash of what every figure depends on: mhalib, the shared figure modules, library versions.
 
-    import mhalib
-
-    lib = Path(mhalib.__file__).resolve().parent
+    Found without importing matplotlib or mhalib, so that a build with nothing to render
+    costs almost nothing.
+    """
+    lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
     shared = [p for p in FIGURES_PKG.glob("_*.py")] + [FIGURES_PKG / "__init__.py"]
     h = hashlib.sha256()
-    for part in (CACHE_VERSION, matplotlib.__version__, numpy.__version__,
+    for part in (CACHE_VERSION, metadata.version("matplotlib"), metadata.version("numpy"),
                  _source_digest(lib.glob("*.py")), _source_digest(shared)):
         h.update(part.encode())
     return h.hexdigest()

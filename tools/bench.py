@@ -1,0 +1,116 @@
+"""`make bench`: build times and page weights against the targets in DESIGN.md.
+
+Prints one table: clean build, no-change rebuild (and its ratio to a plain build with the
+figure step skipped), a rebuild after editing one figure script (and how many figures it
+re-rendered), the heaviest page with everything it loads, and the whole site's size.
+"""
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STATS_RE = re.compile(r"figures: (\d+) figures/tables, (\d+) cached, (\d+) rendered")
+
+
+def build(site: Path, cache: Path, *, skip_figures=False, strict=True) -> tuple[float, str]:
+    env = dict(os.environ, MHA_CACHE_DIR=str(cache), NO_MKDOCS_2_WARNING="1")
+    if skip_figures:
+        env["MHA_SKIP_FIGURES"] = "1"
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site)]
+    if strict:
+        cmd.append("--strict")
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if res.returncode:
+        sys.exit(f"build failed:\n{res.stderr[-4000:]}")
+    return elapsed, res.stderr
+
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("img", "script") and a.get("src"):
+            self.refs.add(a["src"])
+        if tag == "link" and a.get("rel") in ("stylesheet",) and a.get("href"):
+            self.refs.add(a["href"])
+
+
+def page_weights(site: Path) -> list[tuple[str, int]]:
+    out = []
+    for html in site.rglob("*.html"):
+        p = _Refs()
+        p.feed(html.read_text())
+        total = html.stat().st_size
+        for ref in p.refs:
+            if re.match(r"^[a-z]+:", ref):
+                continue
+            path = ref.split("#")[0].split("?")[0]
+            f = ((site if path.startswith("/") else html.parent) / path.lstrip("/")).resolve()
+            if f.is_file():
+                total += f.stat().st_size
+        out.append((str(html.relative_to(site)), total))
+    return sorted(out, key=lambda x: -x[1])
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        cache = tmp / "cache"
+        clean, log = build(tmp / "clean", cache)
+        n_total = int(STATS_RE.search(log).group(1))
+        again = [build(tmp / "site", cache)[0] for _ in range(3)]
+        plain = [build(tmp / "plain", cache, skip_figures=True, strict=False)[0] for _ in range(3)]
+        script = sorted((ROOT / "figures").glob("[!_]*.py"))[0]
+        original = script.read_bytes()
+        try:
+            script.write_bytes(original + b"\n# bench: one edited script\n")
+            one, log1 = build(tmp / "site", cache)
+        finally:
+            script.write_bytes(original)
+        rerendered = int(STATS_RE.search(log1).group(3))
+        weights = page_weights(tmp / "clean")
+        total = sum(f.stat().st_size for f in (tmp / "clean").rglob("*") if f.is_file())
+        build(tmp / "clean2", tmp / "cache2")
+        identical = _same_tree(tmp / "clean", tmp / "clean2")
+
+    nochange, base = statistics.median(again), statistics.median(plain)
+    rows = [
+        ("clean build (figures, tables, notebooks)", f"{clean:.1f} s", "<= 90 s", clean <= 90),
+        ("no-change rebuild", f"{nochange:.2f} s", "", None),
+        ("plain build, figure step skipped", f"{base:.2f} s", "", None),
+        ("no-change / plain", f"{nochange / base:.2f} x", "<= 1.25 x", nochange / base <= 1.25),
+        (f"rebuild after editing {script.name}", f"{one:.2f} s", "", None),
+        ("figures re-rendered by that edit", f"{rerendered} of {n_total}", "1", rerendered == 1),
+        (f"heaviest page ({weights[0][0]})", f"{weights[0][1] / 1e6:.2f} MB", "<= 1.5 MB", weights[0][1] <= 1.5e6),
+        ("whole site", f"{total / 1e6:.1f} MB", "<= 25 MB", total <= 25e6),
+        ("two clean builds byte-identical", "yes" if identical else "NO", "yes", identical),
+    ]
+    print(f"\nmake bench on {os.cpu_count()} cores (median of 3 for the rebuilds)\n")
+    print("| measure | value | target | ok |\n|---|---:|---:|:---:|")
+    for name, value, target, ok in rows:
+        mark = "" if ok is None else ("yes" if ok else "**NO**")
+        print(f"| {name} | {value} | {target} | {mark} |")
+    return 0
+
+
+def _same_tree(a: Path, b: Path) -> bool:
+    fa = {p.relative_to(a): p.read_bytes() for p in a.rglob("*") if p.is_file()}
+    fb = {p.relative_to(b): p.read_bytes() for p in b.rglob("*") if p.is_file()}
+    return fa == fb
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
