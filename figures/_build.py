@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import traceback
+from glob import escape as glob_escape
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,10 +103,18 @@ def shared_digest() -> str:
     return h.hexdigest()
 
 
+DATA_FILE_RE = re.compile(rb"data/([\w.-]+\.(?:json|csv))")
+
+
 def cache_key(script: Path, request: Request, shared: str) -> str:
+    """Hash of the shared digest, the script, the data files it names and the parameters."""
     h = hashlib.sha256()
     h.update(shared.encode())
-    h.update(script.read_bytes())
+    source = script.read_bytes()
+    h.update(source)
+    for name in sorted(set(DATA_FILE_RE.findall(source))):
+        data_file = script.parent / "data" / name.decode()
+        h.update(data_file.read_bytes() if data_file.is_file() else b"missing")
     h.update(json.dumps(request.params, sort_keys=True).encode())
     return h.hexdigest()[:20]
 
@@ -173,7 +182,7 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None) -> tuple[l
         files = {f.name: f for f in final.iterdir() if f.name not in ("kind", "data.json")}
         data = json.loads((final / "data.json").read_text(encoding="utf-8"))
         results.append(Result(request, kind, files, data))
-    _clean_stale(cache_dir)
+    _clean_stale(cache_dir, used={r.request.stem: r.files for r in results})
     stats = dict(total=len(results), cached=cached, rendered=rendered, seconds=time.perf_counter() - t0)
     if log:
         log(f"figures: {stats['total']} figures/tables, {cached} cached, {rendered} rendered, "
@@ -181,9 +190,15 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None) -> tuple[l
     return results, stats
 
 
-def _clean_stale(cache_dir: Path) -> None:
-    """Remove temporary directories that a killed build left behind (older than a minute)."""
+def _clean_stale(cache_dir: Path, used: dict) -> None:
+    """Remove older renders of the figures just used, and temporary directories a killed
+    build left behind (older than a minute, so a concurrent build is not disturbed)."""
     now = time.time()
     for tmp in cache_dir.glob(".tmp-*"):
         if now - tmp.stat().st_mtime > 60:
             shutil.rmtree(tmp, ignore_errors=True)
+    keep = {next(iter(files.values())).parent for files in used.values() if files}
+    for stem in used:
+        for entry in cache_dir.glob(f"{glob_escape(stem)}-*"):
+            if re.fullmatch(re.escape(stem) + r"-[0-9a-f]{20}", entry.name) and entry not in keep:
+                shutil.rmtree(entry, ignore_errors=True)

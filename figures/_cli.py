@@ -62,3 +62,14 @@ def run(module, argv=None) -> int:
     _export.write(module, data, out, theme=theme)
     print(out)
     return 0
+
+
+def main_for(module_name: str):
+    """``main = _cli.main_for(__name__)`` gives a figure script its ``main(argv=None)``."""
+    import sys
+
+    def main(argv=None) -> int:
+        return run(sys.modules[module_name], argv)
+
+    main.__doc__ = f"Command line of {module_name}: see ``--help``."
+    return main

@@ -119,3 +119,13 @@ def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL,
 def new_figure(width: float = 6.4, height: float = 4.0, **kwargs):
     """``plt.subplots`` with the project's defaults (constrained layout)."""
     return plt.subplots(figsize=(width, height), layout="constrained", **kwargs)
+
+
+def plain_log_ticks(ax, axis: str = "both") -> None:
+    """Label a log axis with plain numbers (512, 1024, ...) instead of powers."""
+    from matplotlib.ticker import ScalarFormatter
+
+    for name in ("x", "y") if axis == "both" else (axis,):
+        fmt = ScalarFormatter()
+        fmt.set_scientific(False)
+        getattr(ax, f"{name}axis").set_major_formatter(fmt)

@@ -14,8 +14,9 @@ from figures import _cli, _style
 
 def data(n_positions: int = 64, d_model: int = 128, base: float = 10000.0) -> dict:
     pe = mhalib.sinusoidal_encoding(n_positions, d_model, base)
+    first_pair_cycles = (n_positions - 1) * mhalib.sinusoidal_frequencies(d_model, base)[0] / (2 * np.pi)
     return dict(pe=pe, n_positions=n_positions, d_model=d_model, base=base,
-                min=float(pe.min()), max=float(pe.max()))
+                min=float(pe.min()), max=float(pe.max()), first_pair_cycles=float(first_pair_cycles))
 
 
 def draw(d: dict):
@@ -33,9 +34,7 @@ def draw(d: dict):
     return fig
 
 
-def main(argv=None) -> int:
-    import sys
-    return _cli.run(sys.modules[__name__], argv)
+main = _cli.main_for(__name__)
 
 
 if __name__ == "__main__":

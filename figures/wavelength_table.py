@@ -46,9 +46,7 @@ def table(d: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    import sys
-    return _cli.run(sys.modules[__name__], argv)
+main = _cli.main_for(__name__)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Page syntax (plain Markdown that reads well in the source):
 * a figure:  ``![alt text](figures/NAME.svg "Caption")``, optionally with parameters
   ``figures/NAME.svg?d_model=4&n_positions=8``;
 * a table, on a line of its own:  ``{{ table NAME }}`` or ``{{ table NAME?param=value }}``;
-* a number in prose:  ``{{ value NAME path.to.item .4f }}`` (a Python format spec).
+* a number in prose:  ``{{ value NAME path.to.item .4f }}`` (a Python format spec);
+* every figure script at once, on a line of its own:  ``{{ gallery }}``.
 
 Rendering and caching live in :mod:`figures._build`; this hook only finds references,
 adds the rendered files to the site with ``File.generated`` and rewrites the Markdown.
@@ -36,7 +37,14 @@ VALUE_RE = re.compile(
     r'\{\{\s*value\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s+(?P<path>[\w.\-]+)(?:\s+(?P<fmt>[^\s}]+))?\s*\}\}'
 )
 
+GALLERY_RE = re.compile(r"^\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
+
 _state: dict = {}
+
+
+def _figure_scripts(scripts_dir: Path) -> list[Path]:
+    """Scripts that draw (have ``def draw``), read as text so nothing is imported."""
+    return [p for p in sorted(scripts_dir.glob("[!_]*.py")) if "\ndef draw(" in p.read_text(encoding="utf-8")]
 
 
 def _request(match):
@@ -65,11 +73,16 @@ def on_files(files, config):
     if _skipped():
         return files
 
+    from figures._build import Request
+
+    scripts_dir = project_dir(config) / "figures"
     requests = set()
     for f in files.documentation_pages():
         if f.abs_src_path and f.abs_src_path.endswith(".md"):
-            requests.update(_requests_in(Path(f.abs_src_path).read_text(encoding="utf-8")))
-    scripts_dir = project_dir(config) / "figures"
+            text = Path(f.abs_src_path).read_text(encoding="utf-8")
+            requests.update(_requests_in(text))
+            if GALLERY_RE.search(text):
+                requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir))
     try:
         results, stats = render(requests, scripts_dir, cache_root(config) / "figures", log=log.info)
     except FigureError as exc:
@@ -87,9 +100,15 @@ def on_files(files, config):
     return files
 
 
-def _cli_line(req) -> str:
-    opts = "".join(f" --{k.replace('_', '-')} {v}" for k, v in req.params)
-    return f"python figures/{req.name}.py --out {req.name}.svg{opts}"
+def _cli_line(req, ext: str = "svg") -> str:
+    opts = ""
+    for k, v in req.params:
+        flag = "--" + k.replace("_", "-")
+        if isinstance(v, bool):
+            opts += f" {flag}" if v else f" --no-{k.replace('_', '-')}"
+        else:
+            opts += f" {flag} {v}"
+    return f"python figures/{req.name}.py --out {req.stem}.{ext}{opts}"
 
 
 def _figure_block(match, result) -> str:
@@ -115,12 +134,14 @@ def _reuse_row(req, pre: str, *, image: bool) -> str:
     if image:
         links += [f"[SVG]({base}.svg){{ download }}", f"[PNG]({base}.png){{ download }}"]
     links += [f"[CSV]({base}.csv){{ download }}", f"[script]({pre}figures/{req.name}.py){{ download }}"]
-    return f"Reuse: {' · '.join(links)} · `{_cli_line(req)}`\n{{ .mha-reuse }}\n"
+    return f"Reuse: {' · '.join(links)} · `{_cli_line(req, 'svg' if image else 'md')}`\n{{ .mha-reuse }}\n"
 
 
 def _lookup(data, path: str, where: str):
     value = data
     for part in path.split("."):
+        if isinstance(value, dict) and part not in value and part.replace("_", " ") in value:
+            part = part.replace("_", " ")  # keys with spaces ("Head 2 flipped") are written with _
         try:
             value = value[int(part)] if isinstance(value, list) else value[part]
         except (KeyError, IndexError, ValueError, TypeError):
@@ -154,9 +175,28 @@ def on_page_markdown(markdown, page, config, files):
         except (ValueError, TypeError) as exc:
             raise PluginError(f"{page.file.src_uri}: {match.group(0)}: cannot format {v!r} with {fmt!r}") from exc
 
+    def gallery(match):
+        scripts_dir = project_dir(config) / "figures"
+        pre = "../" * page.file.src_uri.count("/")
+        blocks = []
+        for script in _figure_scripts(scripts_dir):
+            lines = _docstring(script).splitlines()
+            title = lines[0].rstrip(".")
+            body = " ".join(line.strip() for line in lines[1:] if line.strip()).replace("\"", "”")
+            ref = f'![{title}]({pre}figures/{script.stem}.svg "{body}")'
+            blocks.append(f"## {script.stem}\n\n{ref}\n")
+        return "\n".join(blocks)
+
+    markdown = GALLERY_RE.sub(gallery, markdown)
     markdown = TABLE_RE.sub(table, markdown)
     markdown = FIGURE_RE.sub(figure, markdown)
     return VALUE_RE.sub(value, markdown)
+
+
+def _docstring(script: Path) -> str:
+    import ast
+
+    return ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or script.stem
 
 
 def on_serve(server, config, builder):

@@ -13,12 +13,14 @@ import math
 
 import numpy as np
 
+from numpy.typing import ArrayLike
+
 from . import _checks
 from .masks import causal_mask
 from .softmax import softmax
 
 
-def attention_scores(q, k, *, scale=None) -> np.ndarray:
+def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) -> np.ndarray:
     """Scaled scores ``(q @ k^T) * scale`` of shape ``(..., T, S)``; ``scale`` defaults to 1/sqrt(d)."""
     q = _checks.float_array(q, "q", min_ndim=2)
     k = _checks.float_array(k, "k", min_ndim=2)
@@ -31,7 +33,9 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
     return (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, *, causal: bool = False, scale=None, bias=None):
+def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, *,
+                                 causal: bool = False, scale: float | None = None,
+                                 bias: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Attention of queries over keys: ``softmax(q k^T * scale + bias, masked) v``.
 
     Args:
@@ -47,8 +51,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, causal: bool = False, sc
         bias: additive float bias broadcastable to ``(..., T, S)`` (ALiBi uses it).
 
     Returns:
-        ``(out, weights)`` with shapes ``(..., T, d_v)`` and ``(..., T, S)``. A query
-        with no key to attend to gets zero weights and a zero output.
+        The pair ``(out, weights)`` with shapes ``(..., T, d_v)`` and ``(..., T, S)``. A
+        query with no key to attend to gets zero weights and a zero output.
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1`` gives weights
     ``[[0.7311, 0.2689], [0.2689, 0.7311]]``.

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from numpy.typing import ArrayLike
+
 from . import _checks
 from .attention import scaled_dot_product_attention
 from .heads import combine_heads, repeat_kv_heads, split_heads
@@ -96,14 +98,19 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
                 weights=weights, heads_out=heads_out, concat=concat, out=out)
 
 
-def multi_head_attention(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
-                         context=None, mask=None, causal: bool = False, scale=None, bias=None,
-                         b_q=None, b_k=None, b_v=None, b_o=None):
+def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike,
+                         w_o: ArrayLike | None = None, *, n_heads: int, n_kv_heads: int | None = None,
+                         context: ArrayLike | None = None, mask: ArrayLike | None = None, causal: bool = False,
+                         scale: float | None = None, bias: ArrayLike | None = None,
+                         b_q: ArrayLike | None = None, b_k: ArrayLike | None = None,
+                         b_v: ArrayLike | None = None, b_o: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Multi-head (self- or cross-) attention with optional grouped-query heads.
 
     Args:
         x: queries' input ``(..., T, D)``.
-        w_q: ``(D, H*d)``; ``w_k``: ``(D_ctx, H_kv*d)``; ``w_v``: ``(D_ctx, H_kv*d_v)``.
+        w_q: query projection ``(D, H*d)``.
+        w_k: key projection ``(D_ctx, H_kv*d)``.
+        w_v: value projection ``(D_ctx, H_kv*d_v)``.
         w_o: ``(H*d_v, D_out)`` or None to return the concatenated heads.
         n_heads: query heads ``H``; ``d = w_q.shape[1] / H`` must be whole.
         n_kv_heads: key/value heads ``H_kv`` (default ``H``); ``H`` must be a multiple.
@@ -112,10 +119,13 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads
         causal: top-left causal mask, as in :func:`scaled_dot_product_attention`.
         scale: defaults to ``1/sqrt(d)``.
         bias: additive, broadcastable to ``(..., H, T, S)`` (e.g. ALiBi).
-        b_q, b_k, b_v, b_o: optional bias vectors of the four projections.
+        b_q: optional bias of the query projection, ``(H*d,)``.
+        b_k: optional bias of the key projection, ``(H_kv*d,)``.
+        b_v: optional bias of the value projection, ``(H_kv*d_v,)``.
+        b_o: optional bias of the output projection, ``(D_out,)``.
 
     Returns:
-        ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
+        The pair ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
 
     Parameter count with biases: ``4 D^2 + 4 D`` for any ``H`` (see :func:`mha_param_count`).
     """

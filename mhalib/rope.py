@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from numpy.typing import ArrayLike
+
 from . import _checks
 
 LAYOUTS = ("interleaved", "half")
@@ -56,7 +58,8 @@ def layout_permutation(d_head: int) -> np.ndarray:
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
-def apply_rope(x, positions=None, *, base: float = 10000.0, layout: str = "interleaved") -> np.ndarray:
+def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = 10000.0,
+               layout: str = "interleaved") -> np.ndarray:
     """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
 
     Args:

@@ -163,6 +163,7 @@ def test_touching_one_script_rerenders_exactly_one_figure(tmp_path):
         lines.append(f"{{{{ table {n} }}}}" if hasattr(mod, "table") else f"![figure {n}](figures/{n}.svg)")
         lines.append("")
     proj = _mini_project(tmp_path, scripts, "\n".join(lines))
+    shutil.copytree(ROOT / "figures" / "data", proj / "figures" / "data")
     first = mkdocs_build(proj / "mkdocs.yml", tmp_path / "s1", tmp_path / "cache")
     assert first.returncode == 0, first.stderr[-3000:]
     assert _stats(first.stderr) == (len(scripts), 0, len(scripts))

@@ -1,0 +1,38 @@
+"""ALiBi slopes for 8 heads (a power of two) and 12 heads (not one), following the authors' recipe.
+
+8 heads: m_h = 2^(-h), h = 1..8. 12 heads: the 8 slopes of 8 heads, then every other slope
+of 16 heads (2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5). Page: ALiBi.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures import _cli
+
+
+def data(head_counts: tuple = (8, 12)) -> dict:
+    return dict(counts=list(head_counts),
+                slopes={str(n): mhalib.alibi_slopes(n) for n in head_counts},
+                exponents={str(n): -np.log2(mhalib.alibi_slopes(n)) for n in head_counts})
+
+
+def table(d: dict) -> str:
+    width = max(d["counts"])
+    lines = ["| head | " + " | ".join(f"{n} heads" for n in d["counts"]) + " |", "|---:|" + "---:|" * len(d["counts"])]
+    for h in range(width):
+        cells = []
+        for n in d["counts"]:
+            if h < n:
+                e = d["exponents"][str(n)][h]
+                cells.append(f"2^−{e:g} = {d['slopes'][str(n)][h]:.6g}")
+            else:
+                cells.append("")
+        lines.append(f"| {h + 1} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+main = _cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

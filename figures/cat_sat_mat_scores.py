@@ -1,0 +1,47 @@
+"""The cat/sat/mat score table q_i . k_j, optionally with the causal mask (-inf above the diagonal).
+
+The lecture uses raw dot products here (no 1/sqrt(d_k)); each cell shows the products it
+sums. Page: attention.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from mhalib import examples
+from figures import _cli
+
+
+def data(causal: bool = False) -> dict:
+    ex = examples.cat_sat_mat()
+    q, k = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"]
+    scores = mhalib.attention_scores(q, k, scale=1.0)
+    if causal:
+        scores = np.where(mhalib.causal_mask(3), scores, -np.inf)
+    return dict(tokens=ex["tokens"], q=q, k=k, scores=scores, causal=causal)
+
+
+def _fmt(x: float) -> str:
+    return "1" if x == 1 else ("0" if x == 0 else f"{x:g}")
+
+
+def table(d: dict) -> str:
+    toks = d["tokens"]
+    lines = ["| q · k | " + " | ".join(f"{t} (k)" for t in toks) + " |", "|---|" + "---:|" * len(toks)]
+    for i, ti in enumerate(toks):
+        cells = []
+        for j in range(len(toks)):
+            s = d["scores"][i][j]
+            if s == -np.inf:
+                cells.append("−∞")
+            else:
+                prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(d["q"][i], d["k"][j]))
+                cells.append(f"{prods} = **{s:.1f}**")
+        lines.append(f"| {ti} (q) | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+main = _cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""Serve a built site on 127.0.0.1 and screenshot every page in light and dark mode.
+
+    python tools/screenshots.py SITE_DIR OUT_DIR [--width 1280] [--pages attention,rope]
+
+Uses Playwright with Debian's Chromium (/usr/bin/chromium); no browser download.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(site: Path):
+    """Start a static server for ``site`` on a free port of 127.0.0.1; returns (server, base_url)."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def load_all_images(page) -> None:
+    """Make lazy images load now (a full-page screenshot does not scroll) and wait for them."""
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15000)
+    page.wait_for_timeout(100)
+
+
+def pages(site: Path) -> list[str]:
+    """Site-relative URLs of every page (directory URLs), 404 excluded."""
+    out = []
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).as_posix()
+        out.append("" if rel == "." else rel + "/")
+    return out
+
+
+def main(argv=None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("site", type=Path)
+    p.add_argument("out", type=Path)
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--pages", default="", help="comma-separated page names (default: all)")
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    server, base = serve(args.site)
+    wanted = [x for x in args.pages.split(",") if x]
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            for scheme in ("light", "dark"):
+                ctx = browser.new_context(viewport={"width": args.width, "height": 900}, color_scheme=scheme)
+                page = ctx.new_page()
+                for url in pages(args.site):
+                    name = url.strip("/").replace("/", "_") or "home"
+                    if wanted and name not in wanted:
+                        continue
+                    page.goto(base + url, wait_until="networkidle")
+                    load_all_images(page)
+                    page.screenshot(path=str(args.out / f"{name}-{scheme}.png"), full_page=True)
+                ctx.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    print(f"screenshots in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
