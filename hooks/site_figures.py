@@ -108,7 +108,7 @@ def _cli_line(req, ext: str = "svg") -> str:
             opts += f" {flag}" if v else f" --no-{k.replace('_', '-')}"
         else:
             opts += f" {flag} {v}"
-    return f"python figures/{req.name}.py --out {req.stem}.{ext}{opts}"
+    return f"python figures/{req.name}.py --out {req.name}.{ext}{opts}"
 
 
 def _figure_block(match, result) -> str:

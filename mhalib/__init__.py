@@ -11,7 +11,7 @@ Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of sh
 float32/float16; randomness only through an explicit ``seed``. Every public function
 checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
 
-Torch counterparts for cross-checks live in :mod:`mhalib.torch_ref` (needs torch).
+Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """
 from . import examples
 from .alibi import alibi_bias, alibi_slopes

@@ -5,7 +5,7 @@
 # attend, combine, project again) and check the result against PyTorch's
 # `nn.MultiheadAttention` loaded with the same weights.
 #
-# Download this notebook with the button at the top of the page and run it next to an
+# Download this notebook with the link at the top of the page and run it next to an
 # install of this project (`pip install -e ".[test]"`).
 
 # %%
