@@ -37,6 +37,7 @@ VALUE_RE = re.compile(
     r'\{\{\s*value\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s+(?P<path>[\w.\-]+)(?:\s+(?P<fmt>[^\s}]+))?\s*\}\}'
 )
 
+UNREAD_RE = re.compile(r"!\[[^\n]*?\]\([^)\s]*figures/[a-z0-9_]+\.svg(?!#only-)[^)]*\)|\{\{\s*(?:table|value|gallery)\b[^}]*\}\}")
 GALLERY_RE = re.compile(r"^\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
 
 _state: dict = {}
@@ -181,7 +182,7 @@ def on_page_markdown(markdown, page, config, files):
         blocks = []
         for script in _figure_scripts(scripts_dir):
             lines = _docstring(script).splitlines()
-            title = lines[0].rstrip(".")
+            title = lines[0].rstrip(".").replace("[", "(").replace("]", ")")
             body = " ".join(line.strip() for line in lines[1:] if line.strip()).replace("\"", "”")
             ref = f'![{title}]({pre}figures/{script.stem}.svg "{body}")'
             blocks.append(f"## {script.stem}\n\n{ref}\n")
@@ -190,7 +191,12 @@ def on_page_markdown(markdown, page, config, files):
     markdown = GALLERY_RE.sub(gallery, markdown)
     markdown = TABLE_RE.sub(table, markdown)
     markdown = FIGURE_RE.sub(figure, markdown)
-    return VALUE_RE.sub(value, markdown)
+    markdown = VALUE_RE.sub(value, markdown)
+    leftover = UNREAD_RE.search(markdown)
+    if leftover:
+        raise PluginError(f"{page.file.src_uri}: figure or placeholder not understood: {leftover.group(0)!r} "
+                          "(alt text may not contain brackets; see the syntax in hooks/site_figures.py)")
+    return markdown
 
 
 def _docstring(script: Path) -> str:

@@ -147,6 +147,9 @@ def test_missing_figure_and_bad_value_path_fail_the_build(tmp_path):
     proj = _mini_project(tmp_path, {}, "# Page\n\n![nothing](figures/not_there.svg)\n")
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode != 0 and "'not_there' is referenced" in result.stderr
+    proj3 = _mini_project(tmp_path / "c", {}, "# P\n\n![alt with [brackets]](figures/anything.svg)\n")
+    result = mkdocs_build(proj3 / "mkdocs.yml", tmp_path / "c" / "site", tmp_path / "c" / "cache")
+    assert result.returncode != 0 and "not understood" in result.stderr
     script = (ROOT / "figures" / "pe_heatmap.py").read_text()
     proj2 = _mini_project(tmp_path / "b", {"pe_heatmap": script}, "# P\n\n{{ value pe_heatmap no.such.key }}\n")
     result = mkdocs_build(proj2 / "mkdocs.yml", tmp_path / "b" / "site", tmp_path / "b" / "cache")

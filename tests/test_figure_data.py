@@ -1,0 +1,207 @@
+"""The numbers behind every figure and table, against closed forms derived here by hand.
+
+Each test recomputes the quantity from its formula (not from the figure script) and
+compares with what ``data()`` returns, so a figure cannot drift from the mathematics.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import figures
+
+E = math.e
+
+
+def d(name, **params):
+    return figures.load(name).data(**params)
+
+
+def test_cat_sat_mat_figures():
+    w = np.array(d("cat_sat_mat_weights")["weights"])
+    z = E + 1 + math.exp(0.5)
+    np.testing.assert_allclose(w[0], [E / z, 1 / z, math.exp(0.5) / z], atol=1e-15)
+    causal = np.array(d("cat_sat_mat_weights")["causal_weights"])
+    np.testing.assert_allclose(causal[1, :2], [1 / (1 + E), E / (1 + E)], atol=1e-15)
+    scores = np.array(d("cat_sat_mat_scores", causal=True)["scores"])
+    assert np.isneginf(scores[0, 1]) and scores[2, 2] == 0.5
+    out = d("cat_sat_mat_outputs")
+    a, b, c = E / z, 1 / z, math.exp(0.5) / z
+    np.testing.assert_allclose(out["rows"][0]["exact"], [2 * a + 1.5 * c, 2 * b + 0.5 * c], atol=1e-14)
+    np.testing.assert_allclose(out["rows"][0]["rounded"], [0.51 * 2 + 0.31 * 1.5, 0.19 * 2 + 0.31 * 0.5], atol=1e-12)
+    assert out["rounded_weight_row_sum"] == pytest.approx(1.01)
+    assert 0.005 < out["max_notes_error"] < 0.01
+    qkv = d("cat_sat_mat_qkv")
+    assert np.array_equal(qkv["v"], [[2, 0], [0, 2], [1.5, 0.5]])
+
+
+def test_scaling_and_memory():
+    s = d("scaling_variance", n_samples=20_000)
+    for dk, var in zip(s["d_k"], s["variance"]):
+        # relative standard error sqrt((2 + 6/d)/n); 5 of them
+        assert abs(var / dk - 1) < 5 * math.sqrt((2 + 6 / dk) / 20_000)
+    assert s["max_weight_unscaled"][-1] > 0.9 and max(s["max_weight_scaled"]) < 0.4
+    rows = d("attention_memory")["rows"]
+    for r in rows:
+        assert r["fp32"] == 4 * r["T"] ** 2 and r["fp16"] == 2 * r["T"] ** 2
+    assert {r["T"]: r["fp32"] for r in rows}[8192] == 256 * 2**20
+    assert d("attention_memory_table") == d("attention_memory")
+    assert "| 8,192 | 268,435,456 | 256 MiB | 128 MiB |" in figures.load("attention_memory_table").table(d("attention_memory"))
+
+
+def test_measured_memory_is_plausible():
+    m = d("attention_memory_measured")
+    last = m["rows"][-1]
+    # the naive path must hold at least one full T x T fp32 matrix; the fused kernel far less
+    assert last["naive"] >= 4 * last["T"] ** 2
+    assert last["sdpa"] * 10 < last["naive"]
+    assert m["machine"]["cores"] >= 1 and m["machine"]["torch"].startswith("2.")
+
+
+def test_heads_and_temperature():
+    h = d("heads_in_action")
+    from mhalib import examples
+    X = examples.the_cat_sat_down()["X"]
+    s = X[:, :2] @ X[:, :2].T / math.sqrt(2)
+    np.testing.assert_allclose(h["maps"]["Identity"]["head1"], np.exp(s) / np.exp(s).sum(1, keepdims=True), atol=1e-15)
+    t = d("temperature_sweep")
+    assert t["uniform"] == pytest.approx(math.log(4))
+    for preset, curves in t["entropy"].items():
+        for head, ys in curves.items():
+            assert np.all(np.diff(ys) > -1e-12), (preset, head)  # entropy grows with tau
+            assert ys[-1] < math.log(4) + 1e-12 and ys[-1] > math.log(4) - 0.05
+
+
+def test_cat_sat_down_x():
+    x = d("cat_sat_down_x")
+    X = np.array(x["X"])
+    assert x["d_head"] == 2 and X.shape == (4, 4)
+    The, cat, sat, down = X
+    # dims 0-1: cat and sat share a feature the others lack; dims 2-3: The and down
+    assert min(cat[:2] @ sat[:2], The[2:] @ down[2:]) > 3 * max(The[:2] @ cat[:2], cat[2:] @ down[2:])
+
+
+def test_mha_figures():
+    p = d("mha_pipeline")
+    assert np.shape(p["q_heads"]) == (3, 4, 2) and np.shape(p["weights"]) == (3, 4, 4) and np.shape(p["out"]) == (4, 6)
+    w = d("split_heads_walkthrough")
+    s = E / (E + 1)
+    np.testing.assert_allclose(w["combined"], [[s, 0.5], [0.5, s]], atol=1e-15)
+    pc = d("param_count_table")
+    assert pc["three_d2"] == 3 * 512**2 == 786_432 and pc["four_d2"] == 4 * 512**2 == 1_048_576
+    assert pc["wo_increase_percent"] == pytest.approx(100 / 3)
+    assert all(r["params"] == 4 * 512**2 for r in pc["rows"][1:])
+    mt = {r["model"]: r for r in d("models_table")["rows"]}
+    assert [mt[k]["d_head"] for k in ("BERT-base", "GPT-2 (small)", "GPT-3 175B", "LLaMA-2 70B")] == [64, 64, 128, 128]
+    assert mt["LLaMA-2 70B"]["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * 2
+    assert mt["GPT-3 175B"]["kv_bytes_per_token"] == 2 * 96 * 96 * 128 * 2
+    assert d("models_table")["llama_gqa_saving"] == 8
+    ident = d("mha_identities")
+    assert ident["concat_vs_sum"] < 1e-12 and ident["torch_out_diff"] < 1e-12 and ident["torch_weights_diff"] < 1e-12
+
+
+def test_position_figures():
+    assert d("permutation_invariance")["max_difference"] < 1e-15
+    rows = d("dog_bites_man")["rows"]
+    assert all(r["diff_plain"] < 1e-14 for r in rows)
+    assert all(r["diff_pe"] > 0.05 for r in rows if r["pos_a"] != r["pos_b"])
+    tea = d("i_like_tea")
+    np.testing.assert_allclose(tea["X"], [[1.1, 0], [0, 1.1], [1.1, 1.1]], atol=1e-15)
+
+
+def test_sinusoidal_figures():
+    fr = d("pe_frequencies")
+    lam = [c["wavelength"] for c in fr["curves"]]
+    np.testing.assert_allclose(lam, [2 * math.pi, 2 * math.pi * math.sqrt(10), 200 * math.pi], rtol=1e-13)
+    assert d("pe_offset_rotation")["max_error"] < 1e-12
+    dots = d("pe_dot_products")
+    assert dots["at_zero"] == 64 and dots["max_deviation"] < 1e-11
+    small = d("pe_heatmap", d_model=4, n_positions=4)
+    assert small["first_pair_cycles"] == pytest.approx(3 / (2 * math.pi))
+    assert 0.45 < small["first_pair_cycles"] < 0.5  # nearly half a cycle, not a quarter
+    np.testing.assert_allclose(small["pe"][3], [math.sin(3), math.cos(3), math.sin(0.03), math.cos(0.03)], atol=1e-15)
+    for r in d("embedding_scale")["rows"]:
+        assert r["pe_norm"] == pytest.approx(math.sqrt(r["d_model"] / 2), rel=1e-12)
+        assert r["scaled_norm"] == pytest.approx(math.sqrt(r["d_model"]), rel=0.05)
+    eff = d("pe_attention_effect")
+    np.testing.assert_allclose(np.sum(eff["weights_pe"], axis=1), 1.0)
+    assert eff["max_change"] > 0.1
+
+
+def test_wavelength_table_and_its_erratum():
+    t = d("wavelength_table")
+    for r in t["rows"]:
+        assert r["wavelength"] == pytest.approx(2 * math.pi * 10000 ** (r["dim"] / 512), rel=1e-13)
+        assert r["omega"] == pytest.approx(10000 ** (-r["dim"] / 512), rel=1e-13)
+    printed = np.array(t["misprinted"])
+    np.testing.assert_allclose(printed, 10 ** (0.6 * np.arange(8)), rtol=1e-3)  # what it really is
+    assert printed[-1] > 10000
+
+
+def test_learned_and_rope_figures():
+    lp = d("learned_positions")
+    assert "max_positions=64" in lp["error_past_max"] and lp["param_count"] == 64 * 32
+    so = d("rope_signed_offset")
+    for r in so["rows"]:
+        assert r["score"] == pytest.approx(r["identity"], abs=1e-12)
+    assert abs(so["plus"] - so["minus"]) > 0.1
+    rc = d("rope_relative_curves")
+    assert rc["rope_spread"] < 1e-9 and rc["additive_spread"] > 1
+    lay = d("rope_layouts")
+    spreads = [c["spread"] for c in lay["curves"]]
+    assert spreads[0] < 1e-10 and spreads[1] < 1e-10 and spreads[2] > 0.1
+    assert lay["permuted_agreement"] < 1e-13
+    dec = d("rope_decay")
+    # at distance 0 every phase is 1, so |S_j| = j and the mean over j = 1..d/2 is (d/2 + 1)/2
+    assert dec["at_zero"] == pytest.approx((64 + 1) / 2)
+    assert dec["at_max"] < dec["at_zero"] / 2
+    fq = d("rope_frequencies_plot")
+    assert fq["last_wavelength"] == pytest.approx(2 * math.pi * 10000 ** (126 / 128), rel=1e-12)
+    rot = d("rope_rotation_2d")
+    for m, vec in zip(rot["positions"], rot["rotated"]):
+        a = 0.5 * m
+        np.testing.assert_allclose(vec, [math.cos(a) - 0.3 * math.sin(a), math.sin(a) + 0.3 * math.cos(a)], atol=1e-15)
+
+
+def test_alibi_figures():
+    sl = d("alibi_slopes_table")
+    np.testing.assert_allclose(sl["slopes"]["8"], [2.0**-h for h in range(1, 9)], rtol=1e-15)
+    np.testing.assert_allclose(sl["slopes"]["12"][8:], [2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5], rtol=1e-15)
+    eq = d("alibi_equivalence")
+    assert eq["max_weight_difference"] < 1e-14 and eq["gap_is_row_constant"] and eq["alibi_vs_plain"] > 0.1
+    bh = d("alibi_bias_heads")
+    assert bh["causal"][0][3][1] == pytest.approx(-0.5 * 2)  # head 1 slope 1/2, distance 2
+
+
+def test_numerics_figures():
+    so = d("softmax_overflow")
+    assert so["threshold_float32"] == pytest.approx(math.log(np.finfo(np.float32).max.astype(float)))
+    assert so["threshold_float16"] == pytest.approx(math.log(65504))
+    by_score = {r["score"]: r for r in so["rows"]}
+    assert "NaN" not in by_score[88.0]["naive_float32"] and "NaN" in by_score[89.0]["naive_float32"]
+    assert "NaN" in by_score[12.0]["naive_float16"] and "NaN" not in by_score[11.0]["naive_float16"]
+    assert all("NaN" not in r["stable_float32"] for r in so["rows"])
+    mc = {r["constant"]: r for r in d("mask_constants")["rows"]}
+    assert mc["-1e9"]["stored"] == -math.inf and mc["-1e4"]["stored"] == -10000
+    assert "NaN" in mc["-inf"]["full_naive"] and mc["-inf"]["full_ours"] == "[0, 0, 0]"
+    ex = d("pitfall_exponent")["longest"]
+    assert ex["correct"] == pytest.approx(2 * math.pi * 10000 ** (510 / 512))
+    assert ex["forgot_two"] == pytest.approx(2 * math.pi * 10000 ** (255 / 512))
+    sc = d("pitfall_sincos_layout")
+    assert sc["max_gram_difference"] < 1e-12 and sc["max_vector_difference"] > 1
+    sh = d("pitfall_split_heads")
+    assert sh["correct_vs_reference"] < 1e-14 and sh["wrong_vs_reference"] > 0.1
+    assert sh["correct"][0][1] == ["t1d0", "t1d1"] and sh["wrong"][0][1] == ["t0d2", "t0d3"]
+    fw = d("pitfall_frequency_wavelength")["rows"]
+    for r in fw:
+        assert r["wavelength"] == pytest.approx(2 * math.pi * r["inverse"]) == pytest.approx(1 / r["cycles"])
+
+
+def test_every_script_has_a_data_test():
+    """A new figure script must get its numbers checked here too."""
+    import inspect
+    import sys
+
+    source = inspect.getsource(sys.modules[__name__])
+    missing = [n for n in figures.names() if f'"{n}"' not in source]
+    assert not missing, f"figure scripts without a data test: {missing}"
