@@ -24,6 +24,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import site_explorers  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.figures")
@@ -82,6 +83,8 @@ def on_files(files, config):
         if f.abs_src_path and f.abs_src_path.endswith(".md"):
             text = Path(f.abs_src_path).read_text(encoding="utf-8")
             requests.update(_requests_in(text))
+            for ref in site_explorers.figure_references(text):
+                requests.update(_requests_in(f"![explorer](figures/{ref})"))
             if GALLERY_RE.search(text):
                 requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir))
     try:

@@ -1,0 +1,15 @@
+// Accessibility fix-ups of the theme's markup, run on every page (instant navigation too):
+// - the search overlay is a dialog and needs a name;
+// - a box that scrolls sideways (a wide table or formula on a small screen) must be
+//   reachable with the keyboard, so it becomes a focusable, labelled region.
+document$.subscribe(() => {
+  const search = document.querySelector(".md-search[role=dialog]");
+  if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
+  document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb").forEach((box) => {
+    if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", box.querySelector("table") ? "Scrollable table" : "Scrollable content");
+    }
+  });
+});
