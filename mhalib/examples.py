@@ -136,3 +136,16 @@ def heads_in_action(preset: str = "Identity", tau: float = math.sqrt(2.0), *, se
 def rope_demo() -> dict:
     """The RoPE picture: q = [1, 0.3] at positions 0-3 with theta = 0.5 rad (page: RoPE)."""
     return dict(q=np.array([1.0, 0.3]), theta=0.5, positions=np.arange(4))
+
+
+#: Sentences for the real-model page: varied length, punctuation and structure.
+REAL_SENTENCES = (
+    "The cat sat on the mat.",
+    "The lawyer questioned the witness about the crime.",
+    "When the committee met, the chair read the report aloud.",
+    "She told him not to go, but he went anyway.",
+    "Rotary embeddings rotate queries and keys; ALiBi adds a bias instead.",
+    "A dog bites a man, and a man bites a dog.",
+    "The elderly professor taught the enthusiastic students about quantum physics.",
+    "Heads that attend to the previous token are easy to find in small models.",
+)

@@ -50,13 +50,16 @@ def _project(x, w, b):
 
 def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
               context=None, mask=None, causal: bool = False, scale=None, bias=None,
-              b_q=None, b_k=None, b_v=None, b_o=None) -> dict:
+              b_q=None, b_k=None, b_v=None, b_o=None, head_mask=None) -> dict:
     """Multi-head attention with every intermediate array kept, for figures and labs.
 
     Takes the same arguments as :func:`multi_head_attention` and returns a dict with
     ``q, k, v`` (projected, ``(..., T|S, H*d)``), ``q_heads (..., H, T, d)``,
     ``k_heads, v_heads (..., H_kv, S, d)``, ``weights (..., H, T, S)``,
     ``heads_out (..., H, T, d_v)``, ``concat (..., T, H*d_v)`` and ``out``.
+
+    ``head_mask`` (shape ``(H,)``) multiplies each head's output before the concatenation:
+    0 removes a head, as in head-ablation studies (Michel et al., 2019).
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     c = x if context is None else _checks.float_array(context, "context", min_ndim=2)
@@ -86,6 +89,11 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
         repeat_kv_heads(v_heads, n_rep),  # (..., H_kv, S, d_v) -> (..., H, S, d_v)
         mask, causal=causal, scale=scale, bias=bias,
     )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
+    if head_mask is not None:
+        head_mask = _checks.float_array(head_mask, "head_mask")
+        if head_mask.shape != (H,):
+            raise ValueError(f"head_mask must have shape (n_heads,) = ({H},), got {head_mask.shape}")
+        heads_out = heads_out * head_mask.astype(heads_out.dtype)[:, None, None]  # (H,) -> (H, 1, 1)
     concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
     if w_o is None:
         if b_o is not None:

@@ -205,3 +205,57 @@ def test_every_script_has_a_data_test():
     source = inspect.getsource(sys.modules[__name__])
     missing = [n for n in figures.names() if f'"{n}"' not in source]
     assert not missing, f"figure scripts without a data test: {missing}"
+
+
+def test_head_analysis_on_synthetic_patterns():
+    from mhalib import head_analysis as ha
+
+    T = 6
+    tokens = ["[CLS]", "a", "b", ",", "c", "[SEP]"]
+    shift = np.eye(T, k=-1)
+    shift[0, 0] = 1.0  # [CLS] has no previous token: it looks at itself
+    s = ha.head_scores(np.stack([shift, np.eye(T), np.full((T, T), 1 / T)]), tokens)
+    assert s["previous token"][0] == 1.0 and s["self"][1] == 1.0
+    assert s["entropy"][2] == pytest.approx(1.0) and s["entropy"][1] == 0.0
+    assert s["to punctuation"][2] == pytest.approx(1 / T)
+    with pytest.raises(ValueError, match="len\\(tokens\\)"):
+        ha.head_scores(np.eye(3), tokens)
+
+
+def test_bert_figures():
+    from mhalib import bert, examples
+
+    sc = d("bert_head_scores")
+    # recompute the previous-token score of the top head straight from the attentions
+    b = sc["best"]["previous token"]
+    direct = np.mean([np.mean(np.diag(bert.encode(s)["attentions"][b["layer"] - 1, b["head"] - 1], -1))
+                      for s in examples.REAL_SENTENCES])
+    assert b["value"] == pytest.approx(direct, abs=1e-6)
+    assert sc["n_sentences"] == len(examples.REAL_SENTENCES)
+    gal = d("bert_attention_gallery")
+    assert np.shape(gal["attentions"])[:2] == (6, 12)
+    np.testing.assert_allclose(np.sum(gal["zoom"], axis=-1), 1.0, atol=1e-5)
+    top = d("bert_top_heads")
+    assert [p["type"] for p in top["panels"]][:2] == ["previous token", "next token"]
+    abl = d("bert_head_ablation")
+    imp = np.asarray(abl["importance"])
+    assert imp.shape == (6, 12) and np.all(imp >= -1e-6)
+    # one head's importance by weight surgery instead of head_mask: zero its block of W_O
+    layer, head, dh = 5, 0, 32
+    model = bert.load_model()
+    w = dict(model["weights"])
+    name = f"encoder.layer.{layer}.attention.output.dense.weight"
+    w[name] = w[name].copy()
+    w[name][:, head * dh:(head + 1) * dh] = 0.0
+    cut = dict(model, weights=w)
+    drift = np.mean([1 - bert.sentence_embedding(bert.bert_forward(cut, bert.encode(s)["ids"])["hidden_states"][-1])
+                     @ bert.encode(s)["embedding"] for s in examples.REAL_SENTENCES])
+    assert imp[layer, head] == pytest.approx(drift, abs=1e-5)
+    assert abl["cumulative"][0]["drift"] == pytest.approx(0.0, abs=1e-6)
+    pos = d("bert_positions")
+    P = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(float)
+    assert pos["learned"][3][10] == pytest.approx(P[3] @ P[10] / np.linalg.norm(P[3]) / np.linalg.norm(P[10]), abs=1e-9)
+    assert pos["sinusoidal_neighbour_cos"] > 0.9 and 0 <= pos["learned_adjacent_share"] <= 1
+    claims = d("bert_claims_table")
+    assert {r["verdict"] for r in claims["rows"]} <= {"confirmed", "partly", "not seen", "not measured"}
+    assert claims["rows"][0]["verdict"] == ("confirmed" if b["value"] >= 0.5 else claims["rows"][0]["verdict"])

