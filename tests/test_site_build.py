@@ -210,3 +210,35 @@ def test_failing_notebook_cell_fails_the_build(tmp_path):
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode != 0
     assert "cell failed on purpose" in result.stderr
+
+
+def test_notebook_cache_follows_changes_to_mhalib(tmp_path):
+    """mkdocs-jupyter keys its cache on the notebook alone; our hook adds mhalib's sources."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_notebooks_for_test", ROOT / "hooks" / "site_notebooks.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    (tmp_path / "mhalib").mkdir()
+    (tmp_path / "figures").mkdir()
+    src = tmp_path / "mhalib" / "attention.py"
+    src.write_text("SCALE = 1\n")
+    before = hook.code_digest(tmp_path)
+    assert hook.code_digest(tmp_path) == before
+    src.write_text("SCALE = 2\n")
+    assert hook.code_digest(tmp_path) != before
+
+    class Plugin:
+        config = {"cache_dir": ".cache/mkdocs-jupyter"}
+
+    class Config:
+        config_file_path = str(tmp_path / "mkdocs.yml")
+        plugins = {"mkdocs-jupyter": Plugin()}
+
+    import os
+    os.environ["MHA_CACHE_DIR"] = str(tmp_path / "cache")
+    try:
+        hook.on_config(Config())
+    finally:
+        del os.environ["MHA_CACHE_DIR"]
+    assert Plugin.config["cache_dir"].endswith(hook.code_digest(tmp_path))
