@@ -57,13 +57,16 @@ def _rows(prefix: str, value):
 
 
 def to_csv(data: dict) -> str:
-    """Long-format CSV of every value in ``data``: ``name, index, value`` (index ``i;j`` for 2-D)."""
+    """Long-format CSV of every value in ``data``: ``name, index, value`` (index ``i;j`` for 2-D).
+
+    Floats carry 7 significant digits; ``--out x.json`` gives every digit.
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["name", "index", "value"])
     for name, index, value in _rows("", data):
         if isinstance(value, float):
-            value = repr(value)
+            value = f"{value:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
         w.writerow([name, index, value])
     return buf.getvalue()
 
@@ -74,7 +77,7 @@ def save_figure(fig, path: Path, *, salt: str) -> None:
 
     fmt = path.suffix.lstrip(".")
     meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}[fmt]
-    kwargs = {"dpi": 200} if fmt == "png" else {}
+    kwargs = {"dpi": 150} if fmt == "png" else {}
     if fmt == "png":
         # A PNG may travel to slides: give it an opaque background in its theme's colour.
         kwargs["facecolor"] = _style.colors()["bg"]

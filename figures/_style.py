@@ -40,7 +40,7 @@ def theme(name: str = "light"):
         raise ValueError(f"theme must be one of {', '.join(THEMES)}, got {name!r}")
     c = THEMES[name]
     rc = {
-        "font.family": "DejaVu Sans",
+        "font.family": "sans-serif",
         "font.size": 11,
         "axes.titlesize": 12,
         "axes.labelsize": 11,
@@ -58,7 +58,8 @@ def theme(name: str = "light"):
         "savefig.bbox": "tight",
         "savefig.pad_inches": 0.08,
         "legend.frameon": False,
-        "svg.fonttype": "path",
+        "svg.fonttype": "none",  # text stays text: small files, selectable, sharp at any zoom
+        "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
         "image.cmap": SEQUENTIAL,
     }
     previous = _current["name"]

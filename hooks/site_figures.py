@@ -6,7 +6,8 @@ Page syntax (plain Markdown that reads well in the source):
   ``figures/NAME.svg?d_model=4&n_positions=8``;
 * a table, on a line of its own:  ``{{ table NAME }}`` or ``{{ table NAME?param=value }}``;
 * a number in prose:  ``{{ value NAME path.to.item .4f }}`` (a Python format spec);
-* every figure script at once, on a line of its own:  ``{{ gallery }}``.
+* every figure script at once, on a line of its own:  ``{{ gallery }}``, or a part of
+  them: ``{{ gallery only=bert_ }}``, ``{{ gallery except=bert_ }}`` (name prefixes).
 
 Rendering and caching live in :mod:`figures._build`; this hook only finds references,
 adds the rendered files to the site with ``File.generated`` and rewrites the Markdown.
@@ -39,14 +40,21 @@ VALUE_RE = re.compile(
 )
 
 UNREAD_RE = re.compile(r"!\[[^\n]*?\]\([^)\s]*figures/[a-z0-9_]+\.svg(?!#only-)[^)]*\)|\{\{\s*(?:table|value|gallery)\b[^}]*\}\}")
-GALLERY_RE = re.compile(r"^\{\{\s*gallery\s*\}\}[ \t]*$", re.M)
+GALLERY_RE = re.compile(r"^\{\{\s*gallery(?:\s+(?P<mode>only|except)=(?P<prefix>[a-z0-9_]+))?\s*\}\}[ \t]*$", re.M)
 
 _state: dict = {}
 
 
-def _figure_scripts(scripts_dir: Path) -> list[Path]:
-    """Scripts that draw (have ``def draw``), read as text so nothing is imported."""
-    return [p for p in sorted(scripts_dir.glob("[!_]*.py")) if "\ndef draw(" in p.read_text(encoding="utf-8")]
+def _figure_scripts(scripts_dir: Path, match=None) -> list[Path]:
+    """Scripts that draw (have ``def draw``), read as text so nothing is imported.
+
+    A gallery match ``only=PREFIX`` or ``except=PREFIX`` keeps or drops names starting with PREFIX.
+    """
+    out = [p for p in sorted(scripts_dir.glob("[!_]*.py")) if "\ndef draw(" in p.read_text(encoding="utf-8")]
+    if match is not None and match["mode"]:
+        keep = match["mode"] == "only"
+        out = [p for p in out if p.stem.startswith(match["prefix"]) == keep]
+    return out
 
 
 def _request(match):
@@ -85,8 +93,8 @@ def on_files(files, config):
             requests.update(_requests_in(text))
             for ref in site_explorers.figure_references(text):
                 requests.update(_requests_in(f"![explorer](figures/{ref})"))
-            if GALLERY_RE.search(text):
-                requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir))
+            for match in GALLERY_RE.finditer(text):
+                requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir, match))
     try:
         results, stats = render(requests, scripts_dir, cache_root(config) / "figures", log=log.info)
     except FigureError as exc:
@@ -183,7 +191,7 @@ def on_page_markdown(markdown, page, config, files):
         scripts_dir = project_dir(config) / "figures"
         pre = "../" * page.file.src_uri.count("/")
         blocks = []
-        for script in _figure_scripts(scripts_dir):
+        for script in _figure_scripts(scripts_dir, match):
             lines = _docstring(script).splitlines()
             title = lines[0].rstrip(".").replace("[", "(").replace("]", ")")
             body = " ".join(line.strip() for line in lines[1:] if line.strip()).replace("\"", "”")

@@ -254,7 +254,8 @@ def test_bert_figures():
     assert abl["cumulative"][0]["drift"] == pytest.approx(0.0, abs=1e-6)
     pos = d("bert_positions")
     P = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(float)
-    assert pos["learned"][3][10] == pytest.approx(P[3] @ P[10] / np.linalg.norm(P[3]) / np.linalg.norm(P[10]), abs=1e-9)
+    i, j = 3, 10  # shown positions 12 and 40 at step 4
+    assert pos["learned"][i][j] == pytest.approx(P[12] @ P[40] / np.linalg.norm(P[12]) / np.linalg.norm(P[40]), abs=1e-9)
     assert pos["sinusoidal_neighbour_cos"] > 0.9 and 0 <= pos["learned_adjacent_share"] <= 1
     claims = d("bert_claims_table")
     assert {r["verdict"] for r in claims["rows"]} <= {"confirmed", "partly", "not seen", "not measured"}

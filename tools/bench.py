@@ -49,19 +49,25 @@ class _Refs(HTMLParser):
 
 
 def page_weights(site: Path) -> list[tuple[str, int]]:
+    """Bytes a reader's browser fetches for each page: the HTML, its scripts and stylesheets,
+    and the images of one colour scheme (the other scheme's variants are display:none and
+    never requested); the heavier scheme counts."""
     out = []
     for html in site.rglob("*.html"):
         p = _Refs()
         p.feed(html.read_text())
-        total = html.stat().st_size
-        for ref in p.refs:
-            if re.match(r"^[a-z]+:", ref):
-                continue
-            path = ref.split("#")[0].split("?")[0]
-            f = ((site if path.startswith("/") else html.parent) / path.lstrip("/")).resolve()
-            if f.is_file():
-                total += f.stat().st_size
-        out.append((str(html.relative_to(site)), total))
+        per_scheme = []
+        for skip in ("#only-dark", "#only-light"):
+            total = html.stat().st_size
+            for ref in p.refs:
+                if re.match(r"^[a-z]+:", ref) or ref.endswith(skip):
+                    continue
+                path = ref.split("#")[0].split("?")[0]
+                f = ((site if path.startswith("/") else html.parent) / path.lstrip("/")).resolve()
+                if f.is_file():
+                    total += f.stat().st_size
+            per_scheme.append(total)
+        out.append((str(html.relative_to(site)), max(per_scheme)))
     return sorted(out, key=lambda x: -x[1])
 
 
