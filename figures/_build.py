@@ -144,7 +144,7 @@ def _render_into(module, request: Request, out: Path) -> str:
     _export.write(module, data, out / f"{request.stem}.svg", theme="light", salt=salt)
     _export.write(module, data, out / f"{request.stem}-dark.svg", theme="dark", salt=salt + "-dark")
     _export.write(module, data, out / f"{request.stem}.png", theme="light", salt=salt)
-    return "table" if hasattr(module, "table") else "figure"
+    return "figure"
 
 
 def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None) -> tuple[list[Result], dict]:

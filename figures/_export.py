@@ -71,6 +71,20 @@ def to_csv(data: dict) -> str:
     return buf.getvalue()
 
 
+def markdown_table(header, rows, align: str) -> str:
+    """A Markdown table: ``header`` and each row are lists of cell strings; ``align`` has one
+    letter per column, ``l`` (left) or ``r`` (right)."""
+    if len(align) != len(header) or set(align) - {"l", "r"}:
+        raise ValueError(f"align must give l or r for each of the {len(header)} columns, got {align!r}")
+    rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
+    lines = ["| " + " | ".join(header) + " |", rule]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a table row has {len(row)} cells, the header {len(header)}: {row!r}")
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def save_figure(fig, path: Path, *, salt: str) -> None:
     """Save ``fig`` to ``path`` (svg/png/pdf by suffix) with no dates and a fixed SVG salt."""
     import matplotlib.pyplot as plt

@@ -10,6 +10,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(T: int = 16, n_heads: int = 8, d_head: int = 8, seed: int = 4) -> dict:
@@ -28,11 +29,10 @@ def data(T: int = 16, n_heads: int = 8, d_head: int = 8, seed: int = 4) -> dict:
 
 
 def table(d: dict) -> str:
-    return "\n".join([
-        "| comparison (causal, random q and k) | largest weight difference |", "|---|---:|",
-        f"| paper's −m(i−j) vs authors' code m·j | {d['max_weight_difference']:.1e} |",
-        f"| ALiBi vs no positional bias at all | {d['alibi_vs_plain']:.3f} |",
-    ]) + "\n"
+    return markdown_table(["comparison (causal, random q and k)", "largest weight difference"], [
+        ["paper's −m(i−j) vs authors' code m·j", f"{d['max_weight_difference']:.1e}"],
+        ["ALiBi vs no positional bias at all", f"{d['alibi_vs_plain']:.3f}"],
+    ], "lr")
 
 
 main = _cli.main_for(__name__)

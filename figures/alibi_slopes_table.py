@@ -9,6 +9,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(head_counts: tuple = (8, 12)) -> dict:
@@ -18,18 +19,13 @@ def data(head_counts: tuple = (8, 12)) -> dict:
 
 
 def table(d: dict) -> str:
-    width = max(d["counts"])
-    lines = ["| head | " + " | ".join(f"{n} heads" for n in d["counts"]) + " |", "|---:|" + "---:|" * len(d["counts"])]
-    for h in range(width):
-        cells = []
-        for n in d["counts"]:
-            if h < n:
-                e = d["exponents"][str(n)][h]
-                cells.append(f"2^−{e:g} = {d['slopes'][str(n)][h]:.6g}")
-            else:
-                cells.append("")
-        lines.append(f"| {h + 1} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    def cell(n: int, h: int) -> str:
+        if h >= n:
+            return ""
+        return f"2^−{d['exponents'][str(n)][h]:g} = {d['slopes'][str(n)][h]:.6g}"
+
+    rows = [[str(h + 1)] + [cell(n, h) for n in d["counts"]] for h in range(max(d["counts"]))]
+    return markdown_table(["head"] + [f"{n} heads" for n in d["counts"]], rows, "r" * (1 + len(d["counts"])))
 
 
 main = _cli.main_for(__name__)

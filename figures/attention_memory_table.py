@@ -5,6 +5,7 @@ At T = 8192 in fp32 one matrix takes 8192^2 x 4 = 268,435,456 bytes = 256 MiB. P
 from __future__ import annotations
 
 from figures import _cli
+from figures._export import markdown_table
 from figures.attention_memory import data  # noqa: F401  (the same numbers as the curve)
 
 
@@ -16,10 +17,8 @@ def _size(n: int) -> str:
 
 
 def table(d: dict) -> str:
-    lines = ["| T | scores, fp32 (bytes) | fp32 | fp16 |", "|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['T']:,} | {r['fp32']:,} | {_size(r['fp32'])} | {_size(r['fp16'])} |")
-    return "\n".join(lines) + "\n"
+    rows = [[f"{r['T']:,}", f"{r['fp32']:,}", _size(r["fp32"]), _size(r["fp16"])] for r in d["rows"]]
+    return markdown_table(["T", "scores, fp32 (bytes)", "fp32", "fp16"], rows, "rrrr")
 
 
 

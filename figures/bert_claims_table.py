@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from figures import _cli
+from figures._export import markdown_table
 from figures.bert_head_ablation import data as _ablation
 from figures.bert_head_scores import data as _scores
 
@@ -60,10 +61,8 @@ def data() -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| claim in the source material | what this model shows | verdict |", "|---|---|---|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['claim']} | {r['evidence']} | **{r['verdict']}** |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["claim"], r["evidence"], f"**{r['verdict']}**"] for r in d["rows"]]
+    return markdown_table(["claim in the source material", "what this model shows", "verdict"], rows, "lll")
 
 
 main = _cli.main_for(__name__)

@@ -10,6 +10,7 @@ import numpy as np
 import mhalib
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 #: The outputs the lecture notes print for "cat" and "sat".
 NOTES = {"cat": (1.48, 0.53), "sat": (0.84, 1.17)}
@@ -34,11 +35,9 @@ def _pair(p, fmt="{:.2f}") -> str:
 
 
 def table(d: dict) -> str:
-    lines = ["| token | printed in the notes | from weights rounded to 2 d.p. | exact |", "|---|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['token']} | {_pair(r['notes'])} | {_pair(r['rounded'], '{:.3f}')} | "
-                     f"**{_pair(r['exact'], '{:.4f}')}** |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], "{:.3f}"), f"**{_pair(r['exact'], '{:.4f}')}**"]
+            for r in d["rows"]]
+    return markdown_table(["token", "printed in the notes", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
 
 
 main = _cli.main_for(__name__)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data() -> dict:
@@ -17,12 +18,10 @@ def data() -> dict:
 
 
 def table(d: dict) -> str:
-    head = "| token | x₁ | x₂ | x₃ | x₄ | q₁ | q₂ | k₁ | k₂ | v₁ | v₂ |"
-    lines = [head, "|---|" + "---:|" * 10]
-    for t, tok in enumerate(d["tokens"]):
-        cells = list(d["X"][t]) + list(d["q"][t]) + list(d["k"][t]) + list(d["v"][t])
-        lines.append(f"| {tok} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
-    return "\n".join(lines) + "\n"
+    header = ["token", "x₁", "x₂", "x₃", "x₄", "q₁", "q₂", "k₁", "k₂", "v₁", "v₂"]
+    rows = [[tok] + [f"{c:.1f}" for c in [*d["X"][t], *d["q"][t], *d["k"][t], *d["v"][t]]]
+            for t, tok in enumerate(d["tokens"])]
+    return markdown_table(header, rows, "l" + "r" * 10)
 
 
 main = _cli.main_for(__name__)

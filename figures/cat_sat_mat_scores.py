@@ -10,6 +10,7 @@ import numpy as np
 import mhalib
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(causal: bool = False) -> dict:
@@ -27,18 +28,16 @@ def _fmt(x: float) -> str:
 
 def table(d: dict) -> str:
     toks = d["tokens"]
-    lines = ["| q · k | " + " | ".join(f"{t} (k)" for t in toks) + " |", "|---|" + "---:|" * len(toks)]
-    for i, ti in enumerate(toks):
-        cells = []
-        for j in range(len(toks)):
-            s = d["scores"][i][j]
-            if s == -np.inf:
-                cells.append("−∞")
-            else:
-                prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(d["q"][i], d["k"][j]))
-                cells.append(f"{prods} = **{s:.1f}**")
-        lines.append(f"| {ti} (q) | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+
+    def cell(i: int, j: int) -> str:
+        s = d["scores"][i][j]
+        if s == -np.inf:
+            return "−∞"
+        prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(d["q"][i], d["k"][j]))
+        return f"{prods} = **{s:.1f}**"
+
+    rows = [[f"{ti} (q)"] + [cell(i, j) for j in range(len(toks))] for i, ti in enumerate(toks)]
+    return markdown_table(["q · k"] + [f"{t} (k)" for t in toks], rows, "l" + "r" * len(toks))
 
 
 main = _cli.main_for(__name__)

@@ -11,6 +11,7 @@ import numpy as np
 import mhalib
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def _attend(X):
@@ -37,11 +38,9 @@ def data() -> dict:
 
 def table(d: dict) -> str:
     a, b = (" ".join(s) for s in d["sentences"])
-    lines = [f"| word | position in “{a}” | position in “{b}” | output difference, no PE | with sinusoidal PE |",
-             "|---|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['word']} | {r['pos_a']} | {r['pos_b']} | {r['diff_plain']:.1e} | {r['diff_pe']:.3f} |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", f"{r['diff_pe']:.3f}"] for r in d["rows"]]
+    return markdown_table(["word", f"position in “{a}”", f"position in “{b}”", "output difference, no PE",
+                           "with sinusoidal PE"], rows, "lrrrr")
 
 
 main = _cli.main_for(__name__)

@@ -11,6 +11,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(d_models: tuple = (64, 512, 4096), n_tokens: int = 1000, seed: int = 0) -> dict:
@@ -26,10 +27,10 @@ def data(d_models: tuple = (64, 512, 4096), n_tokens: int = 1000, seed: int = 0)
 
 
 def table(d: dict) -> str:
-    lines = ["| d_model | ‖embedding‖, N(0, 1/d) init | ‖√d · embedding‖ | ‖PE(p)‖ | √(d/2) |", "|---:|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['d_model']:,} | {r['emb_norm']:.3f} | {r['scaled_norm']:.1f} | {r['pe_norm']:.2f} | {r['pe_norm_closed']:.2f} |")
-    return "\n".join(lines) + "\n"
+    rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
+             f"{r['pe_norm_closed']:.2f}"] for r in d["rows"]]
+    return markdown_table(["d_model", "‖embedding‖, N(0, 1/d) init", "‖√d · embedding‖", "‖PE(p)‖", "√(d/2)"],
+                          rows, "rrrrr")
 
 
 main = _cli.main_for(__name__)

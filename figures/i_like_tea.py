@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data() -> dict:
@@ -17,10 +18,8 @@ def table(d: dict) -> str:
     def vec(v):
         return "[" + ", ".join(f"{x:.1f}" for x in v) + "]"
 
-    lines = ["| position | token | E (embedding) | P (position) | X = E + P |", "|---:|---|---|---|---|"]
-    for i, tok in enumerate(d["tokens"]):
-        lines.append(f"| {i + 1} | {tok} | {vec(d['E'][i])} | {vec(d['P'][i])} | **{vec(d['X'][i])}** |")
-    return "\n".join(lines) + "\n"
+    rows = [[i + 1, tok, vec(d["E"][i]), vec(d["P"][i]), f"**{vec(d['X'][i])}**"] for i, tok in enumerate(d["tokens"])]
+    return markdown_table(["position", "token", "E (embedding)", "P (position)", "X = E + P"], rows, "rllll")
 
 
 main = _cli.main_for(__name__)

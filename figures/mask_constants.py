@@ -10,6 +10,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def _fmt(row) -> str:
@@ -30,11 +31,9 @@ def data() -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| mask constant | stored in fp16 | naive softmax, one key kept | naive, all keys masked | mhalib, all masked |",
-             "|---|---:|---|---|---|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['constant']} | {r['stored']:g} | {r['partial_naive']} | {r['full_naive']} | {r['full_ours']} |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["constant"], f"{r['stored']:g}", r["partial_naive"], r["full_naive"], r["full_ours"]] for r in d["rows"]]
+    return markdown_table(["mask constant", "stored in fp16", "naive softmax, one key kept", "naive, all keys masked",
+                           "mhalib, all masked"], rows, "lrlll")
 
 
 main = _cli.main_for(__name__)

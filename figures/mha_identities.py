@@ -9,6 +9,7 @@ import numpy as np
 import mhalib
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(seed: int = 6) -> dict:
@@ -27,12 +28,11 @@ def data(seed: int = 6) -> dict:
 
 
 def table(d: dict) -> str:
-    return "\n".join([
-        "| identity | largest absolute difference |", "|---|---:|",
-        f"| concat(head₁, head₂, head₃) W_O vs Σₕ headₕ W_O[rows of h] | {d['concat_vs_sum']:.1e} |",
-        f"| mhalib output vs `torch.nn.MultiheadAttention` | {d['torch_out_diff']:.1e} |",
-        f"| mhalib per-head weights vs torch (`average_attn_weights=False`) | {d['torch_weights_diff']:.1e} |",
-    ]) + "\n"
+    return markdown_table(["identity", "largest absolute difference"], [
+        ["concat(head₁, head₂, head₃) W_O vs Σₕ headₕ W_O[rows of h]", f"{d['concat_vs_sum']:.1e}"],
+        ["mhalib output vs `torch.nn.MultiheadAttention`", f"{d['torch_out_diff']:.1e}"],
+        ["mhalib per-head weights vs torch (`average_attn_weights=False`)", f"{d['torch_weights_diff']:.1e}"],
+    ], "lr")
 
 
 main = _cli.main_for(__name__)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 #: name, layers, d_model, query heads, KV heads, source.
 MODELS = (
@@ -35,12 +36,10 @@ def _kib(n: int) -> str:
 
 
 def table(d: dict) -> str:
-    lines = ["| model | layers | d_model | heads | d_head | KV heads | KV cache / token (fp16) |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['model']} | {r['layers']} | {r['d_model']:,} | {r['heads']} | {r['d_head']} | "
-                     f"{r['kv_heads']} | {_kib(r['kv_bytes_per_token'])} |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["model"], r["layers"], f"{r['d_model']:,}", r["heads"], r["d_head"], r["kv_heads"],
+             _kib(r["kv_bytes_per_token"])] for r in d["rows"]]
+    return markdown_table(["model", "layers", "d_model", "heads", "d_head", "KV heads", "KV cache / token (fp16)"],
+                          rows, "lrrrrrr")
 
 
 main = _cli.main_for(__name__)

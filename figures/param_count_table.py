@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(d_model: int = 512, heads: tuple = (1, 2, 8, 16, 64)) -> dict:
@@ -24,10 +25,8 @@ def data(d_model: int = 512, heads: tuple = (1, 2, 8, 16, 64)) -> dict:
 
 def table(d: dict) -> str:
     D = d["d_model"]
-    lines = [f"| layer (D = {D}) | d_head | weights only | with biases |", "|---|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['label']} | {D // r['heads']} | {r['params']:,} | {r['with_bias']:,} |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["label"], D // r["heads"], f"{r['params']:,}", f"{r['with_bias']:,}"] for r in d["rows"]]
+    return markdown_table([f"layer (D = {D})", "d_head", "weights only", "with biases"], rows, "lrrr")
 
 
 main = _cli.main_for(__name__)

@@ -9,6 +9,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(d_model: int = 512, dims: tuple = (0, 64, 128, 256, 448)) -> dict:
@@ -20,11 +21,10 @@ def data(d_model: int = 512, dims: tuple = (0, 64, 128, 256, 448)) -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| dimension | ω, rad / position | f = ω/2π, cycles / position | 1/ω | wavelength 2π/ω = 1/f |",
-             "|---:|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['dim']} | {r['omega']:.4g} | {r['cycles']:.4g} | {r['inverse']:,.4g} | **{r['wavelength']:,.2f}** |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["dim"], f"{r['omega']:.4g}", f"{r['cycles']:.4g}", f"{r['inverse']:,.4g}", f"**{r['wavelength']:,.2f}**"]
+            for r in d["rows"]]
+    return markdown_table(["dimension", "ω, rad / position", "f = ω/2π, cycles / position", "1/ω",
+                           "wavelength 2π/ω = 1/f"], rows, "rrrrr")
 
 
 main = _cli.main_for(__name__)

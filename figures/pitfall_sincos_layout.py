@@ -10,6 +10,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(n_positions: int = 50, d_model: int = 16) -> dict:
@@ -22,11 +23,10 @@ def data(n_positions: int = 50, d_model: int = 16) -> dict:
 
 
 def table(d: dict) -> str:
-    return "\n".join([
-        f"| comparison at d = {d['d_model']}, {d['n_positions']} positions | largest difference |", "|---|---:|",
-        f"| the vectors PE(p), interleaved vs concatenated | {d['max_vector_difference']:.3f} |",
-        f"| the dot products PE(p)·PE(q) | {d['max_gram_difference']:.1e} |",
-    ]) + "\n"
+    return markdown_table([f"comparison at d = {d['d_model']}, {d['n_positions']} positions", "largest difference"], [
+        ["the vectors PE(p), interleaved vs concatenated", f"{d['max_vector_difference']:.3f}"],
+        ["the dot products PE(p)·PE(q)", f"{d['max_gram_difference']:.1e}"],
+    ], "lr")
 
 
 main = _cli.main_for(__name__)

@@ -10,6 +10,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(T: int = 3, D: int = 4, n_heads: int = 2, seed: int = 0) -> dict:
@@ -32,12 +33,10 @@ def data(T: int = 3, D: int = 4, n_heads: int = 2, seed: int = 0) -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| head, row | correct: split_heads | wrong: reshape only |", "|---|---|---|"]
-    for h in range(d["n_heads"]):
-        for t in range(d["T"]):
-            lines.append(f"| head {h + 1}, row {t} | {' '.join(d['correct'][h][t])} | {' '.join(d['wrong'][h][t])} |")
-    lines.append(f"| **output vs reference MHA** | {d['correct_vs_reference']:.1e} | {d['wrong_vs_reference']:.3f} |")
-    return "\n".join(lines) + "\n"
+    rows = [[f"head {h + 1}, row {t}", " ".join(d["correct"][h][t]), " ".join(d["wrong"][h][t])]
+            for h in range(d["n_heads"]) for t in range(d["T"])]
+    rows.append(["**output vs reference MHA**", f"{d['correct_vs_reference']:.1e}", f"{d['wrong_vs_reference']:.3f}"])
+    return markdown_table(["head, row", "correct: split_heads", "wrong: reshape only"], rows, "lll")
 
 
 main = _cli.main_for(__name__)

@@ -10,6 +10,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data(d_head: int = 8, seed: int = 3) -> dict:
@@ -26,10 +27,8 @@ def data(d_head: int = 8, seed: int = 3) -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| query position m | key position n | n − m | (R(m)q)·(R(n)k) | qᵀR(n−m)k |", "|---:|---:|---:|---:|---:|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['m']} | {r['n']} | {r['offset']:+d} | {r['score']:.6f} | {r['identity']:.6f} |")
-    return "\n".join(lines) + "\n"
+    rows = [[r["m"], r["n"], f"{r['offset']:+d}", f"{r['score']:.6f}", f"{r['identity']:.6f}"] for r in d["rows"]]
+    return markdown_table(["query position m", "key position n", "n − m", "(R(m)q)·(R(n)k)", "qᵀR(n−m)k"], rows, "rrrrr")
 
 
 main = _cli.main_for(__name__)

@@ -9,6 +9,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 
 def _show(row) -> str:
@@ -31,10 +32,9 @@ def data(scores: tuple = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) -> dict:
 
 
 def table(d: dict) -> str:
-    lines = ["| score s | naive, fp16 | stable, fp16 | naive, fp32 | stable, fp32 |", "|---:|---|---|---|---|"]
-    for r in d["rows"]:
-        lines.append(f"| {r['score']:g} | {r['naive_float16']} | {r['stable_float16']} | {r['naive_float32']} | {r['stable_float32']} |")
-    return "\n".join(lines) + "\n"
+    keys = ("naive_float16", "stable_float16", "naive_float32", "stable_float32")
+    rows = [[f"{r['score']:g}"] + [r[k] for k in keys] for r in d["rows"]]
+    return markdown_table(["score s", "naive, fp16", "stable, fp16", "naive, fp32", "stable, fp32"], rows, "rllll")
 
 
 main = _cli.main_for(__name__)

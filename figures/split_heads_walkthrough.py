@@ -10,6 +10,7 @@ import numpy as np
 import mhalib
 from mhalib import examples
 from figures import _cli
+from figures._export import markdown_table
 
 
 def data() -> dict:
@@ -45,9 +46,7 @@ def table(d: dict) -> str:
             (f"5. head {h + 1} output", f"A_{h + 1} V_{h + 1}", "(2, 1)", _m(d["heads_out"][h])),
         ]
     rows.append(("6. combine", "combine_heads(heads)", "(T, D) = (2, 2)", _m(d["combined"])))
-    lines = ["| step | operation | shape | value |", "|---|---|---|---|"]
-    lines += [f"| {a} | `{b}` | {c} | {v} |" for a, b, c, v in rows]
-    return "\n".join(lines) + "\n"
+    return markdown_table(["step", "operation", "shape", "value"], [[a, f"`{b}`", c, v] for a, b, c, v in rows], "llll")
 
 
 main = _cli.main_for(__name__)

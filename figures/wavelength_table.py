@@ -11,6 +11,7 @@ import numpy as np
 
 import mhalib
 from figures import _cli
+from figures._export import markdown_table
 
 #: The column a popular tutorial prints as "wavelength" for d_model = 512, every 64 dims.
 MISPRINTED = (1.00, 3.98, 15.85, 63.10, 251.19, 1000.00, 3981.07, 15848.93)
@@ -32,18 +33,13 @@ def data(d_model: int = 512, step: int = 64, base: float = 10000.0) -> dict:
 
 def table(d: dict) -> str:
     show_errata = "misprinted" in d
-    head = "| dimension 2i | angular frequency ω = base^(−2i/d) | wavelength 2π/ω (positions) |"
-    rule = "|---:|---:|---:|"
+    header = ["dimension 2i", "angular frequency ω = base^(−2i/d)", "wavelength 2π/ω (positions)"]
+    rows = [[r["dim"], f"{r['omega']:.6g}", f"{r['wavelength']:,.2f}"] for r in d["rows"]]
     if show_errata:
-        head += " printed elsewhere (wrong) |"
-        rule += "---:|"
-    lines = [head, rule]
-    for k, r in enumerate(d["rows"]):
-        line = f"| {r['dim']} | {r['omega']:.6g} | {r['wavelength']:,.2f} |"
-        if show_errata:
-            line += f" ~~{d['misprinted'][k]:,.2f}~~ |"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
+        header.append("printed elsewhere (wrong)")
+        for row, wrong in zip(rows, d["misprinted"]):
+            row.append(f"~~{wrong:,.2f}~~")
+    return markdown_table(header, rows, "r" * len(header))
 
 
 main = _cli.main_for(__name__)

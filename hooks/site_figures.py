@@ -83,7 +83,7 @@ def on_files(files, config):
     if _skipped():
         return files
 
-    from figures._build import Request
+    from figures._build import Request, parse_params
 
     scripts_dir = project_dir(config) / "figures"
     requests = set()
@@ -91,8 +91,9 @@ def on_files(files, config):
         if f.abs_src_path and f.abs_src_path.endswith(".md"):
             text = Path(f.abs_src_path).read_text(encoding="utf-8")
             requests.update(_requests_in(text))
-            for ref in site_explorers.figure_references(text):
-                requests.update(_requests_in(f"![explorer](figures/{ref})"))
+            for ref in site_explorers.figure_references(text):  # the static fallback of each explorer
+                name, _, query = ref.partition("?")
+                requests.add(Request(name.removesuffix(".svg"), parse_params(query)))
             for match in GALLERY_RE.finditer(text):
                 requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir, match))
     try:

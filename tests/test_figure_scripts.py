@@ -87,3 +87,12 @@ def test_cli_parameters_reach_data(tmp_path):
     figures.load("pe_heatmap").main(["--out", str(out), "--d-model", "6", "--n-positions", "3"])
     d = json.loads(out.read_text())
     assert len(d["pe"]) == 3 and len(d["pe"][0]) == 6
+
+
+def test_markdown_table_helper():
+    md = _export.markdown_table(["a", "b"], [[1, "x"]], "lr")
+    assert md == "| a | b |\n|---|---:|\n| 1 | x |\n"
+    with pytest.raises(ValueError, match="align must give l or r"):
+        _export.markdown_table(["a", "b"], [], "l")
+    with pytest.raises(ValueError, match="row has 1 cells, the header 2"):
+        _export.markdown_table(["a", "b"], [["only"]], "ll")
