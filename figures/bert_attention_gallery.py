@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mhalib import bert, examples
+from mhalib import examples
+from mhalib.models import bert
 from figures import _cli, _style
 
 

@@ -2,14 +2,15 @@
 
 Previous token, next token, self, to [CLS], to [SEP], to punctuation: the mean attention
 weight on that key; entropy: mean row entropy / ln T (1 = uniform). Definitions in
-mhalib.head_analysis. Page: what real heads learn.
+mhalib.models.head_analysis. Page: what real heads learn.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from mhalib import bert, examples
-from mhalib.head_analysis import HEAD_TYPES
+from mhalib import examples
+from mhalib.models import bert
+from mhalib.models.head_analysis import HEAD_TYPES
 from figures import _cli, _style
 
 

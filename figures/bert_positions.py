@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import mhalib
-from mhalib import bert
+from mhalib.models import bert
 from figures import _cli, _style
 
 

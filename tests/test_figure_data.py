@@ -208,7 +208,7 @@ def test_every_script_has_a_data_test():
 
 
 def test_head_analysis_on_synthetic_patterns():
-    from mhalib import head_analysis as ha
+    from mhalib.models import head_analysis as ha
 
     T = 6
     tokens = ["[CLS]", "a", "b", ",", "c", "[SEP]"]
@@ -223,7 +223,8 @@ def test_head_analysis_on_synthetic_patterns():
 
 
 def test_bert_figures():
-    from mhalib import bert, examples
+    from mhalib import examples
+    from mhalib.models import bert
 
     sc = d("bert_head_scores")
     # recompute the previous-token score of the top head straight from the attentions

