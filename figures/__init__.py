@@ -1,28 +1,32 @@
-"""One script per figure or table of the course; each has ``data()``, ``draw()`` or ``table()``, and ``main()``.
+"""One script per figure or table of the course, in one folder per chapter (as the nav).
+
+Each script has ``data()``, ``draw()`` or ``table()``, and ``main()``; what a script is
+(kind, title, typed parameters, output names) is read by :mod:`figures._kit.contract`.
 
 ``python -m figures list`` lists them; ``python -m figures NAME --out x.svg`` or
-``python figures/NAME.py --out x.svg`` regenerates one with other parameters.
+``python figures/<chapter>/NAME.py --out x.svg`` regenerates one with other parameters;
+``figures.load("pe_heatmap")`` imports one.
 """
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
-FIGURES_DIR = Path(__file__).resolve().parent
+from ._kit import contract
+
+FIGURES_DIR = contract.FIGURES_ROOT
 
 
-def names(directory: Path = FIGURES_DIR) -> list[str]:
-    """Names of the figure and table scripts in ``directory`` (files not starting with ``_``)."""
-    return sorted(p.stem for p in Path(directory).glob("*.py") if not p.name.startswith("_"))
+def scripts() -> dict[str, contract.Script]:
+    """Every script of the course by name, read from its source (nothing is imported)."""
+    return contract.discover(FIGURES_DIR)
+
+
+def names() -> list[str]:
+    """Names of the figure and table scripts, sorted."""
+    return sorted(scripts())
 
 
 def load(name: str):
-    """Import ``figures.<name>``; unknown names raise ``ValueError`` listing the known ones."""
-    if name not in names():
-        raise ValueError(f"unknown figure {name!r}; known: {', '.join(names())}")
-    return importlib.import_module(f"figures.{name}")
-
-
-def summary(module) -> str:
-    """The first line of a script's docstring."""
-    return (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+    """Import the script called ``name``; unknown names raise ``ValueError`` naming the known ones."""
+    script = contract.find(name, scripts())
+    return importlib.import_module(script.module_name)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from . import _cli, load, names, summary
+from . import load, scripts
+from ._kit import cli, contract
 
 
 def main(argv=None) -> int:
@@ -12,18 +13,17 @@ def main(argv=None) -> int:
         print("usage: python -m figures list | python -m figures NAME [--out FILE] [params]")
         return 0 if argv else 2
     if argv[0] == "list":
-        width = max(map(len, names()))
-        for name in names():
-            mod = load(name)
-            kind = "table " if hasattr(mod, "table") else "figure"
-            print(f"{name:<{width}}  {kind}  {summary(mod)}")
+        found = scripts()
+        width = max(map(len, found))
+        for name, script in sorted(found.items(), key=lambda kv: (kv[1].chapter, kv[0])):
+            print(f"{name:<{width}}  {script.chapter:<11} {script.kind:<6}  {script.title}")
         return 0
     try:
         module = load(argv[0])
-    except ValueError as exc:
+    except contract.ContractError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return _cli.run(module, argv[1:])
+    return cli.run(module, argv[1:])
 
 
 if __name__ == "__main__":

@@ -1,160 +1,170 @@
-"""MkDocs hook: render the figures, tables and numbers the pages reference.
+"""MkDocs hook: the figures, tables, numbers, explorers and galleries the pages reference.
 
-Page syntax (plain Markdown that reads well in the source):
+Thin glue. The page grammar is :mod:`directives`; what a figure is (its parameters, files,
+command line) is :mod:`figures._kit.contract`; rendering and the cache are
+:mod:`figures._kit.build`. Here directives become requests (``on_files``), results become
+site files, and directives become Markdown (``on_page_markdown``). Every error names the
+page, the line and the directive, and stops the build.
 
-* a figure:  ``![alt text](figures/NAME.svg "Caption")``, optionally with parameters
-  ``figures/NAME.svg?d_model=4&n_positions=8``;
-* a table, on a line of its own:  ``{{ table NAME }}`` or ``{{ table NAME?param=value }}``;
-* a number in prose:  ``{{ value NAME path.to.item .4f }}`` (a Python format spec);
-* every figure script at once, on a line of its own:  ``{{ gallery }}``, or a part of
-  them: ``{{ gallery only=bert_ }}``, ``{{ gallery except=bert_ }}`` (name prefixes).
-
-Rendering and caching live in :mod:`figures._build`; this hook only finds references,
-adds the rendered files to the site with ``File.generated`` and rewrites the Markdown.
-A failing script stops the build with its name and traceback.
+``MHA_SKIP_FIGURES=1`` turns the hook off (the benchmark's "plain build" baseline);
+``MHA_BUILD_STATS=FILE`` writes the render statistics there as JSON.
 """
 from __future__ import annotations
 
+import html
+import json
 import logging
 import os
-import re
+import posixpath
 import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import site_explorers  # noqa: E402
+import directives  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.figures")
-
-FIGURE_RE = re.compile(
-    r'!\[(?P<alt>[^\]]*)\]\((?P<prefix>(?:\.\./)*)figures/(?P<name>[a-z0-9_]+)\.svg'
-    r'(?:\?(?P<query>[^\s)"]*))?(?:\s+"(?P<caption>[^"]*)")?\)'
-)
-TABLE_RE = re.compile(r'^\{\{\s*table\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s*\}\}[ \t]*$', re.M)
-VALUE_RE = re.compile(
-    r'\{\{\s*value\s+(?P<name>[a-z0-9_]+)(?:\?(?P<query>\S*))?\s+(?P<path>[\w.\-]+)(?:\s+(?P<fmt>[^\s}]+))?\s*\}\}'
-)
-
-UNREAD_RE = re.compile(r"!\[[^\n]*?\]\([^)\s]*figures/[a-z0-9_]+\.svg(?!#only-)[^)]*\)|\{\{\s*(?:table|value|gallery)\b[^}]*\}\}")
-GALLERY_RE = re.compile(r"^\{\{\s*gallery(?:\s+(?P<mode>only|except)=(?P<prefix>[a-z0-9_]+))?\s*\}\}[ \t]*$", re.M)
-
 _state: dict = {}
 
 
-def _figure_scripts(scripts_dir: Path, match=None) -> list[Path]:
-    """Scripts that draw (have ``def draw``), read as text so nothing is imported.
-
-    A gallery match ``only=PREFIX`` or ``except=PREFIX`` keeps or drops names starting with PREFIX.
-    """
-    out = [p for p in sorted(scripts_dir.glob("[!_]*.py")) if "\ndef draw(" in p.read_text(encoding="utf-8")]
-    if match is not None and match["mode"]:
-        keep = match["mode"] == "only"
-        out = [p for p in out if p.stem.startswith(match["prefix"]) == keep]
-    return out
-
-
-def _request(match):
-    from figures._build import Request, parse_params
-
-    try:
-        return Request(match["name"], parse_params(match["query"]))
-    except ValueError as exc:
-        raise PluginError(f"figure reference {match.group(0)!r}: {exc}") from exc
-
-
-def _requests_in(text: str):
-    for regex in (FIGURE_RE, TABLE_RE, VALUE_RE):
-        for match in regex.finditer(text):
-            yield _request(match)
-
-
 def _skipped() -> bool:
-    """``MHA_SKIP_FIGURES=1`` turns the hook off: the benchmark's "plain build" baseline."""
     return os.environ.get("MHA_SKIP_FIGURES") == "1"
 
 
-def on_files(files, config):
-    from figures._build import FigureError, render
+def _kit():
+    from figures._kit import build, contract
 
+    return build, contract
+
+
+class _Page:
+    """Resolves one page's directives to requests, naming the page in every error."""
+
+    def __init__(self, src_uri: str, scripts: dict):
+        self.src_uri, self.scripts = src_uri, scripts
+
+    def where(self, d) -> str:
+        return f"{self.src_uri}:{d.line}: {d.raw}"
+
+    def request(self, d, kind: str | None = None):
+        _, contract = _kit()
+        try:
+            script = contract.find(d.name, self.scripts, where=self.where(d))
+            if kind and script.kind != kind:
+                use = (f"![alt](figures/{d.name}.svg)" if script.kind == "figure" else f"{{{{ table {d.name} }}}}")
+                raise contract.ContractError(f"{self.where(d)}: {d.name} is a {script.kind}, not a {kind}; write {use}")
+            if d.keyword == "explorer" and not script.explorer:
+                have = sorted(n for n, s in self.scripts.items() if s.explorer)
+                raise contract.ContractError(f"{self.where(d)}: {d.name} has no explorer; scripts with one: {', '.join(have)}")
+            return script.parse_query(d.query, where=self.where(d))
+        except contract.ContractError as exc:
+            raise PluginError(str(exc)) from None
+
+    def gallery(self, d) -> list:
+        only, skip = d.options.get("only"), d.options.get("except")
+        chosen = [s for n, s in sorted(self.scripts.items())
+                  if s.kind == "figure" and (only is None or n.startswith(only))
+                  and (skip is None or not n.startswith(skip))]
+        if not chosen:
+            raise PluginError(f"{self.where(d)}: the gallery selects no figure")
+        return chosen
+
+    def requests(self, found) -> list:
+        out = []
+        for d in found:
+            if d.keyword == "gallery":
+                out += [s.request() for s in self.gallery(d)]
+            else:
+                out.append(self.request(d, {"figure": "figure", "table": "table", "explorer": "figure"}.get(d.keyword)))
+        return out
+
+
+def _parse(text: str, where: str):
+    try:
+        return directives.parse(text, where=where)
+    except directives.DirectiveError as exc:
+        raise PluginError(str(exc)) from None
+
+
+def on_files(files, *, config):
     if _skipped():
         return files
-
-    from figures._build import Request, parse_params
-
+    build, contract = _kit()
     scripts_dir = project_dir(config) / "figures"
-    requests = set()
+    try:
+        scripts = contract.discover(scripts_dir)
+    except contract.ContractError as exc:
+        raise PluginError(str(exc)) from None
+    requests = []
     for f in files.documentation_pages():
         if f.abs_src_path and f.abs_src_path.endswith(".md"):
             text = Path(f.abs_src_path).read_text(encoding="utf-8")
-            requests.update(_requests_in(text))
-            for ref in site_explorers.figure_references(text):  # the static fallback of each explorer
-                name, _, query = ref.partition("?")
-                requests.add(Request(name.removesuffix(".svg"), parse_params(query)))
-            for match in GALLERY_RE.finditer(text):
-                requests.update(Request(p.stem) for p in _figure_scripts(scripts_dir, match))
+            requests += _Page(f.src_uri, scripts).requests(_parse(text, f.src_uri))
     try:
-        results, stats = render(requests, scripts_dir, cache_root(config) / "figures", log=log.info)
-    except FigureError as exc:
+        results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
+                                      log=log.info, scripts=scripts)
+    except (build.FigureError, contract.ContractError) as exc:
         raise PluginError(str(exc)) from None
-    _state["results"] = {r.request: r for r in results}
-    scripts = set()
+    if os.environ.get("MHA_BUILD_STATS"):
+        Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
+    _state.update(results={r.request: r for r in results}, scripts=scripts)
+    published = set()
     for r in results:
-        for fname, path in sorted(r.files.items()):
-            if fname.endswith(".md"):
-                continue  # a table's Markdown goes into its page, not into the site as a page
-            files.append(File.generated(config, f"figures/{fname}", abs_src_path=str(path)))
-        scripts.add(r.request.name)
-    for name in sorted(scripts):
-        files.append(File.generated(config, f"figures/{name}.py", abs_src_path=str(scripts_dir / f"{name}.py")))
+        roles = ("svg", "svg_dark", "png", "csv") if r.kind == "figure" else ("csv",)
+        for role in roles:
+            name = r.request.outputs(r.kind)[role]
+            files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
+        if r.request.name not in published:
+            published.add(r.request.name)
+            source = scripts[r.request.name].path.read_bytes()
+            files.append(File.generated(config, f"figures/{r.request.name}.py", content=source))
     return files
 
 
-def _cli_line(req, ext: str = "svg") -> str:
-    opts = ""
-    for k, v in req.params:
-        flag = "--" + k.replace("_", "-")
-        if isinstance(v, bool):
-            opts += f" {flag}" if v else f" --no-{k.replace('_', '-')}"
-        else:
-            opts += f" {flag} {v}"
-    return f"python figures/{req.name}.py --out {req.name}.{ext}{opts}"
+# ---- Markdown for each directive ---------------------------------------------------------------
+
+def _link(page, target: str) -> str:
+    """``target`` (relative to docs/) as a link from ``page``'s source file."""
+    return get_relative_url(target, page.file.src_uri)
 
 
-def _figure_block(match, result) -> str:
-    req, pre = result.request, match["prefix"] or ""
-    alt = match["alt"].strip()
-    if not alt:
-        raise PluginError(f"figure {req.name!r} has no alt text: write ![what it shows](figures/{req.name}.svg)")
-    caption = match["caption"] or ""
-    base = f"{pre}figures/{req.stem}"
-    cap = f"\n  <figcaption>{caption}</figcaption>" if caption else ""
+def _reuse_row(page, request, kind: str) -> str:
+    _, contract = _kit()
+    names = request.outputs(kind)
+    links = []
+    if kind == "figure":
+        links += [f"[SVG]({_link(page, 'figures/' + names['svg'])}){{ download }}",
+                  f"[PNG]({_link(page, 'figures/' + names['png'])}){{ download }}"]
+    links += [f"[CSV]({_link(page, 'figures/' + names['csv'])}){{ download }}",
+              f"[script]({_link(page, 'figures/' + request.name + '.py')}){{ download }}"]
+    return f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`\n{{ .mha-reuse }}\n"
+
+
+def _figure(page, d, result) -> str:
+    if not d.alt:
+        raise PluginError(f"{page.file.src_uri}:{d.line}: figure {d.name!r} has no alt text: "
+                          f"write ![what it shows](figures/{d.name}.svg)")
+    where_prefix = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), d.prefix + "figures"))
+    if where_prefix != "figures":
+        raise PluginError(f"{page.file.src_uri}:{d.line}: {d.raw!r} points to {where_prefix}/, not to figures/")
+    names = result.request.outputs("figure")
+    cap = f"\n  <figcaption>{d.caption}</figcaption>" if d.caption else ""
     return (
         f'<figure class="mha-figure" markdown="span">\n'
-        f"  ![{alt}]({base}.svg#only-light){{ loading=lazy }}\n"
-        f"  ![{alt}]({base}-dark.svg#only-dark){{ loading=lazy }}{cap}\n"
+        f"  ![{d.alt}]({_link(page, 'figures/' + names['svg'])}#only-light){{ loading=lazy }}\n"
+        f"  ![{d.alt}]({_link(page, 'figures/' + names['svg_dark'])}#only-dark){{ loading=lazy }}{cap}\n"
         f"</figure>\n\n"
-        f"{_reuse_row(req, pre, image=True)}"
+        f"{_reuse_row(page, result.request, 'figure')}"
     )
-
-
-def _reuse_row(req, pre: str, *, image: bool) -> str:
-    base = f"{pre}figures/{req.stem}"
-    links = []
-    if image:
-        links += [f"[SVG]({base}.svg){{ download }}", f"[PNG]({base}.png){{ download }}"]
-    links += [f"[CSV]({base}.csv){{ download }}", f"[script]({pre}figures/{req.name}.py){{ download }}"]
-    return f"Reuse: {' · '.join(links)} · `{_cli_line(req, 'svg' if image else 'md')}`\n{{ .mha-reuse }}\n"
 
 
 def _lookup(data, path: str, where: str):
     value = data
     for part in path.split("."):
-        if isinstance(value, dict) and part not in value and part.replace("_", " ") in value:
-            part = part.replace("_", " ")  # keys with spaces ("Head 2 flipped") are written with _
         try:
             value = value[int(part)] if isinstance(value, list) else value[part]
         except (KeyError, IndexError, ValueError, TypeError):
@@ -162,62 +172,68 @@ def _lookup(data, path: str, where: str):
     return value
 
 
-def on_page_markdown(markdown, page, config, files):
+def _value(page_where: str, d, result) -> str:
+    value = _lookup(result.data, d.args[0], page_where)
+    fmt = d.args[1] if len(d.args) > 1 else ""
+    if isinstance(value, (dict, list)):
+        raise PluginError(f"{page_where}: {d.args[0]!r} is a {type(value).__name__}, not a number or text")
+    try:
+        return format(value, fmt) if fmt else str(value)
+    except (ValueError, TypeError) as exc:
+        raise PluginError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+
+
+def _explorer(page, d, result) -> str:
+    alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
+    widget = result.request.script.explorer
+    static = directives.Directive("figure", d.start, d.end, d.line, d.raw, name=d.name, alt=alt,
+                                  caption=caption, prefix="../" * page.file.src_uri.count("/"))
+    return (
+        f'<div class="mha-explorer-static" data-static-for="{widget}" markdown="1">\n\n'
+        f"{_figure(page, static, result)}\n</div>\n\n"
+        f'<div class="mha-explorer" data-explorer="{widget}"><script type="application/json" '
+        f'class="mha-explorer-data">{result.explorer}</script><div class="mha-explorer-ui" hidden></div></div>\n'
+    )
+
+
+def _gallery(page, d, resolver) -> str:
+    blocks = []
+    for script in resolver.gallery(d):
+        title = script.title.rstrip(".").replace("[", "(").replace("]", ")")
+        body = script.description.replace('"', "”")
+        blocks.append(f'## {script.name}\n\n![{title}]({_link(page, "figures/" + script.name + ".svg")} "{body}")\n')
+    return "\n".join(blocks)
+
+
+def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
-    results = _state.get("results", {})
+    results, scripts = _state["results"], _state["scripts"]
+    resolver = _Page(page.file.src_uri, scripts)
 
-    def result_for(match):
-        return results[_request(match)]
+    def replace(d):
+        where = resolver.where(d)
+        if d.keyword == "gallery":
+            return _gallery(page, d, resolver)
+        result = results[resolver.request(d)]
+        if d.keyword == "figure":
+            return _figure(page, d, result)
+        if d.keyword == "table":
+            md = result.file("md").decode("utf-8")
+            return f"{md}\n{_reuse_row(page, result.request, 'table')}"
+        if d.keyword == "value":
+            return _value(where, d, result)
+        return _explorer(page, d, result)
 
-    def figure(match):
-        return _figure_block(match, result_for(match))
-
-    def table(match):
-        r = result_for(match)
-        md = r.files[f"{r.request.stem}.md"].read_text(encoding="utf-8")
-        pre = "../" * page.file.src_uri.count("/")
-        return f"{md}\n{_reuse_row(r.request, pre, image=False)}"
-
-    def value(match):
-        r = result_for(match)
-        v = _lookup(r.data, match["path"], f"{page.file.src_uri}: {match.group(0)}")
-        fmt = match["fmt"]
-        try:
-            return format(v, fmt) if fmt else str(v)
-        except (ValueError, TypeError) as exc:
-            raise PluginError(f"{page.file.src_uri}: {match.group(0)}: cannot format {v!r} with {fmt!r}") from exc
-
-    def gallery(match):
-        scripts_dir = project_dir(config) / "figures"
-        pre = "../" * page.file.src_uri.count("/")
-        blocks = []
-        for script in _figure_scripts(scripts_dir, match):
-            lines = _docstring(script).splitlines()
-            title = lines[0].rstrip(".").replace("[", "(").replace("]", ")")
-            body = " ".join(line.strip() for line in lines[1:] if line.strip()).replace("\"", "”")
-            ref = f'![{title}]({pre}figures/{script.stem}.svg "{body}")'
-            blocks.append(f"## {script.stem}\n\n{ref}\n")
-        return "\n".join(blocks)
-
-    markdown = GALLERY_RE.sub(gallery, markdown)
-    markdown = TABLE_RE.sub(table, markdown)
-    markdown = FIGURE_RE.sub(figure, markdown)
-    markdown = VALUE_RE.sub(value, markdown)
-    leftover = UNREAD_RE.search(markdown)
-    if leftover:
-        raise PluginError(f"{page.file.src_uri}: figure or placeholder not understood: {leftover.group(0)!r} "
-                          "(alt text may not contain brackets; see the syntax in hooks/site_figures.py)")
-    return markdown
+    # Block and inline directives first (a gallery or an explorer writes figure references),
+    # then the figure references, so each pass reads Markdown the grammar knows.
+    first = [d for d in _parse(markdown, page.file.src_uri) if d.keyword != "figure"]
+    markdown = directives.substitute(markdown, first, replace)
+    figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
+    return directives.substitute(markdown, figures_now, replace)
 
 
-def _docstring(script: Path) -> str:
-    import ast
-
-    return ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or script.stem
-
-
-def on_serve(server, config, builder):
+def on_serve(server, *, config, builder):
     root = project_dir(config)
     for folder in ("figures", "mhalib"):
         server.watch(str(root / folder))

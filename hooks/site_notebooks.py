@@ -8,9 +8,11 @@ change there means a fresh folder, and so a fresh execution.
 Each notebook page gets download links under its title: the jupytext source (which
 mkdocs-jupyter copies next to the page) and the same notebook as ``.ipynb``.
 
-It also makes notebook pages byte-for-byte reproducible: jupytext gives every cell of a
-``.py`` notebook a random id, which ends up in the HTML. Here the ids are numbered from
-the start of each page instead.
+It also makes notebook pages byte-for-byte reproducible. jupytext gives every cell of a
+``.py`` notebook a random id (nbformat's ``uuid4``), which ends up in the HTML, and neither
+mkdocs-jupyter nor nbformat offers a way to choose them. So the finished page's ids are
+renumbered in order of appearance (``on_post_page``) and the downloadable ``.ipynb`` gets
+numbered ids before it is written; nothing is patched.
 """
 from __future__ import annotations
 
@@ -22,19 +24,17 @@ import shutil
 import sys
 from pathlib import Path
 
-import nbformat.v4.nbbase as nbbase
-from mkdocs.plugins import event_priority
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _paths import cache_root, project_dir  # noqa: E402
 
+CELL_ID_RE = re.compile(r'id="cell-id=[0-9a-f]+"')
 
-def code_digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted((root / "mhalib").glob("*.py")) + sorted((root / "figures").glob("_*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+
+def code_digest() -> str:
+    """The digest the figure cache uses too: mhalib, the figure machinery, library versions."""
+    from figures._kit.contract import code_digest as digest
+
+    return digest()[:16]
 
 
 def on_config(config):
@@ -42,7 +42,7 @@ def on_config(config):
     if plugin is None:
         return config
     base = cache_root(config) / "notebooks"
-    digest = code_digest(project_dir(config))
+    digest = code_digest()
     plugin.config["cache_dir"] = str(base / digest)
     if base.is_dir():
         for old in base.iterdir():
@@ -51,28 +51,15 @@ def on_config(config):
     return config
 
 
-_cell_numbers = itertools.count()
-
-
-def _numbered_cell_id() -> str:
-    return hashlib.sha256(f"cell-{next(_cell_numbers)}".encode()).hexdigest()[:8]
-
-
-nbbase.random_cell_id = _numbered_cell_id
-
-
-@event_priority(100)  # before mkdocs-jupyter converts the page
-def on_pre_page(page, config, files):
-    global _cell_numbers
-    _cell_numbers = itertools.count()
-    return page
+def _numbered_id(n: int) -> str:
+    return hashlib.sha256(f"cell-{n}".encode()).hexdigest()[:8]
 
 
 def _is_notebook(page) -> bool:
     return getattr(page, "nb_url", None) is not None and page.file.abs_src_path.endswith(".py")
 
 
-def on_page_content(html, page, config, files):
+def on_page_content(html, *, page, config, files):
     if not _is_notebook(page):
         return html
     stem = Path(page.file.abs_src_path).stem
@@ -85,14 +72,17 @@ def on_page_content(html, page, config, files):
     return html[: match.end()] + link + html[match.end():] if match else link + html
 
 
-def on_post_page(output, page, config):
-    if _is_notebook(page):
-        import jupytext
+def on_post_page(output, *, page, config):
+    if not _is_notebook(page):
+        return output
+    import jupytext
 
-        global _cell_numbers
-        _cell_numbers = itertools.count()
-        notebook = jupytext.read(page.file.abs_src_path)
-        target = Path(page.file.abs_dest_path).parent / f"{Path(page.file.abs_src_path).stem}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        jupytext.write(notebook, target, fmt="ipynb")
+    counter = itertools.count()
+    output = CELL_ID_RE.sub(lambda m: f'id="cell-id={_numbered_id(next(counter))}"', output)
+    notebook = jupytext.read(page.file.abs_src_path)
+    for n, cell in enumerate(notebook.cells):
+        cell.id = _numbered_id(n)
+    target = Path(page.file.abs_dest_path).parent / f"{Path(page.file.abs_src_path).stem}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(notebook, target, fmt="ipynb")
     return output

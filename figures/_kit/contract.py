@@ -1,0 +1,458 @@
+"""The figure contract: what a figure script is, read from its source without importing it.
+
+A script is ``figures/<chapter>/<name>.py`` with a docstring whose first line is its title,
+``data(**params) -> dict`` and either ``draw(data, ...)`` (a figure) or ``table(data)``
+(a table). This module is the one place that knows
+
+* where scripts live and what they are called (:func:`discover`; names are unique
+  across chapters, so a page writes ``figures/pe_heatmap.svg`` whatever the chapter);
+* their parameters, typed once in ``data()``'s signature (:class:`Param`): ``int``,
+  ``float``, ``bool``, ``str``, ``tuple[int, ...]`` and the like, ``X | None``, and a
+  range with ``Annotated[int, Range(1, 4096)]``; the command line and the pages both
+  parse and check values with the same :class:`Param`, before any work is done;
+* a request's canonical parameters, its file names (:class:`Request`) and the command
+  line that reproduces it (:func:`cli_line`);
+* what a result depends on (:func:`code_digest`, :meth:`Script.dependencies`), so that
+  the cache key covers all of it.
+
+Nothing here imports numpy, matplotlib or ``mhalib``: listing scripts and checking a page's
+references costs a few milliseconds, and always sees the source as it is on disk now.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+import hashlib
+import importlib.util
+import json
+import math
+import re
+import shlex
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+FIGURES_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = FIGURES_ROOT / "data"
+#: Bump to invalidate every cache entry when the output layout changes.
+CACHE_VERSION = "2"
+KINDS = ("figure", "table")
+SCALARS = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+class ContractError(ValueError):
+    """A script breaks the contract, or a request does not fit the script's parameters."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """Allowed closed interval of a numeric parameter: ``Annotated[int, Range(1, 4096)]``.
+
+    Either end may be ``None`` (unbounded). For a sequence parameter it bounds every item.
+    """
+
+    low: float | None = None
+    high: float | None = None
+
+    def describe(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"between {self.low} and {self.high}"
+        return f">= {self.low}" if self.low is not None else f"<= {self.high}"
+
+
+def data_file(name: str) -> Path:
+    """Path of a stored data file, ``figures/data/<name>``; the cache key hashes the file,
+    so a script that reads it through this function is re-rendered when it changes."""
+    return DATA_DIR / name
+
+
+# ---- parameters ----------------------------------------------------------------------------
+
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One ``data()`` parameter: its name, scalar type, whether it is a sequence, range."""
+
+    name: str
+    type: str  # "int" | "float" | "bool" | "str"
+    sequence: bool = False
+    optional: bool = False  # "X | None": None lets data() choose
+    range: Range | None = None
+    default_src: str = ""
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def describe(self) -> str:
+        t = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "text"}[self.type]
+        if self.sequence:
+            t = f"a list of {'integers' if self.type == 'int' else 'numbers' if self.type == 'float' else 'values'}"
+        if self.range:
+            t += f" {self.range.describe()}"
+        return t
+
+    def _item(self, raw, where: str):
+        """One value, from text (page, command line) or a Python value; checked."""
+        bad = f"{where}: parameter {self.name!r} must be {self.describe()}, got {raw!r}"
+        t = self.type
+        if isinstance(raw, str):
+            text = raw.strip()
+            if t == "bool":
+                if text.lower() not in ("true", "false"):
+                    raise ContractError(bad)
+                value = text.lower() == "true"
+            elif t == "int":
+                if not re.fullmatch(r"[+-]?\d+", text):
+                    raise ContractError(bad)
+                value = int(text)
+            elif t == "float":
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise ContractError(bad) from None
+            else:
+                value = raw
+        else:
+            if t == "bool" and not isinstance(raw, bool):
+                raise ContractError(bad)
+            if t == "int" and (isinstance(raw, bool) or not isinstance(raw, int)):
+                raise ContractError(bad)
+            if t == "float" and (isinstance(raw, bool) or not isinstance(raw, (int, float))):
+                raise ContractError(bad)
+            if t == "str" and not isinstance(raw, str):
+                raise ContractError(bad)
+            value = float(raw) if t == "float" else raw
+        if t == "float" and not math.isfinite(value):
+            raise ContractError(bad + " (a finite number)")
+        if self.range and t in ("int", "float"):
+            lo, hi = self.range.low, self.range.high
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise ContractError(bad)
+        return value
+
+    def convert(self, raw, where: str):
+        """The canonical value of ``raw``: a checked scalar, or a tuple of them for a sequence.
+
+        Text is how pages write a value (``true``, ``4``, ``0.5``; a sequence as ``1,2,3``);
+        a list or tuple of texts is how the command line gives a sequence.
+        """
+        if self.optional and (raw is None or (isinstance(raw, str) and raw.strip().lower() == "none")):
+            return None
+        if not self.sequence:
+            return self._item(raw, where)
+        items = raw.split(",") if isinstance(raw, str) else raw
+        if not isinstance(items, (list, tuple)) or not items:
+            raise ContractError(f"{where}: parameter {self.name!r} must be {self.describe()} "
+                                f"(at least one item), got {raw!r}")
+        return tuple(self._item(item, where) for item in items)
+
+    def text(self, value) -> str:
+        """``value`` written as a page writes it (the inverse of :meth:`convert` on text)."""
+        if value is None:
+            return "none"
+        if isinstance(value, tuple):
+            return ",".join(self.text(v) for v in value)
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return repr(value) if isinstance(value, float) else str(value)
+
+
+def _annotation_to_param(name: str, node, default_node, where: str) -> Param:
+    default_src = ast.unparse(default_node)
+    try:
+        default = ast.literal_eval(default_node)
+    except ValueError:
+        default = _NO_DEFAULT
+    rng = None
+    optional = False
+    if node is None:  # no annotation: infer from a literal default
+        if default is _NO_DEFAULT or isinstance(default, (list, tuple)) and not default:
+            raise ContractError(f"{where}: data() parameter {name!r} needs a type annotation")
+        if isinstance(default, (list, tuple)):
+            return Param(name, type(default[0]).__name__, True, False, None, default_src)
+        if default is None:
+            raise ContractError(f"{where}: data() parameter {name!r} has default None and no annotation")
+        return Param(name, type(default).__name__, False, False, None, default_src)
+    if isinstance(node, ast.Subscript) and _name(node.value) == "Annotated":
+        inner, *extras = node.slice.elts
+        node = inner
+        for extra in extras:
+            if isinstance(extra, ast.Call) and _name(extra.func) == "Range":
+                args = [ast.literal_eval(a) for a in extra.args]
+                kwargs = {k.arg: ast.literal_eval(k.value) for k in extra.keywords}
+                rng = Range(*args, **kwargs)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [node.left, node.right]
+        nones = [s for s in sides if isinstance(s, ast.Constant) and s.value is None]
+        if len(nones) != 1:
+            raise ContractError(f"{where}: data() parameter {name!r}: only 'X | None' unions are allowed")
+        optional = True
+        node = next(s for s in sides if s not in nones)
+    if isinstance(node, ast.Name) and node.id in SCALARS:
+        return Param(name, node.id, False, optional, rng, default_src)
+    if (isinstance(node, ast.Subscript) and _name(node.value) in ("tuple", "list")
+            and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+            and isinstance(node.slice.elts[1], ast.Constant) and node.slice.elts[1].value is Ellipsis
+            and isinstance(node.slice.elts[0], ast.Name) and node.slice.elts[0].id in SCALARS):
+        return Param(name, node.slice.elts[0].id, True, optional, rng, default_src)
+    raise ContractError(f"{where}: data() parameter {name!r} has annotation {ast.unparse(node)!r}; "
+                        "allowed: int, float, bool, str, tuple[T, ...], 'T | None', Annotated[T, Range(lo, hi)]")
+
+
+def _name(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+# ---- scripts -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Script:
+    """A figure or table script, as its source declares it."""
+
+    name: str
+    path: Path
+    chapter: str  # folder under figures/ ("" for a flat folder of scripts)
+    kind: str  # "figure" or "table"
+    title: str
+    description: str
+    params: dict = field(compare=False)
+    explorer: str | None = None  # EXPLORER = "heads": the widget its explorer() payload feeds
+    imports: tuple = ()  # other figure scripts it imports (their changes change its output)
+    data_files: tuple = ()  # names passed to data_file("...")
+    data_from: str | None = None  # its data() is another script's (same parameters)
+
+    @property
+    def module_name(self) -> str:
+        """``figures.<chapter>.<name>`` inside this package; a private name for other folders."""
+        try:
+            rel = self.path.relative_to(FIGURES_ROOT)
+        except ValueError:
+            digest = hashlib.sha256(str(self.path).encode()).hexdigest()[:8]
+            return f"_site_figure_{self.name}_{digest}"
+        return "figures." + ".".join(rel.with_suffix("").parts)
+
+    @property
+    def repo_path(self) -> str:
+        return f"figures/{self.chapter}/{self.name}.py" if self.chapter else f"figures/{self.name}.py"
+
+    def request(self, params=None, *, where: str = "") -> "Request":
+        """A checked request from a dict of values (text or Python values)."""
+        where = where or self.name
+        out = []
+        for key, raw in (params or {}).items():
+            if key not in self.params:
+                raise ContractError(f"{where}: {self.name} has no parameter {key!r}{_suggest(key, self.params)}")
+            out.append((key, self.params[key].convert(raw, f"{where}: {self.name}")))
+        return Request(self.name, tuple(sorted(out)), self)
+
+    def parse_query(self, query: str, *, where: str) -> "Request":
+        """A page's ``name=value&...`` (URL-encoded, ``+`` for a space); duplicates are an error."""
+        if not query:
+            return self.request({}, where=where)
+        try:
+            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+        except ValueError as exc:
+            raise ContractError(f"{where}: cannot read the parameters {query!r} of {self.name}: {exc}") from None
+        seen = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ContractError(f"{where}: parameter {key!r} of {self.name} is given twice in {query!r}")
+            seen[key] = value
+        return self.request(seen, where=where)
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    known = ", ".join(sorted(choices)) or "none"
+    return (f" (did you mean {close[0]!r}?" if close else " (") + f" known: {known})"
+
+
+def read_script(path: Path, chapter: str | None = None) -> Script:
+    """Read a script's contract from its source; :class:`ContractError` says what is missing."""
+    path = Path(path).resolve()
+    where = str(path)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=where)
+    except SyntaxError as exc:
+        raise ContractError(f"{where}: cannot be read: {exc}") from None
+    doc = ast.get_docstring(tree)
+    if not doc or not doc.strip():
+        raise ContractError(f"{where}: a figure script starts with a docstring whose first line is its title")
+    lines = doc.strip().splitlines()
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    data_from = None  # "from figures.x.other import data": the same numbers as another script
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("figures.") \
+                and any(a.name == "data" and a.asname in (None, "data") for a in node.names):
+            data_from = node.module.rsplit(".", 1)[-1]
+    if "data" not in funcs and data_from is None:
+        raise ContractError(f"{where}: a figure script defines data(**params) -> dict")
+    has = [k for k, fn in (("figure", "draw"), ("table", "table")) if fn in funcs]
+    if len(has) != 1:
+        raise ContractError(f"{where}: a figure script defines exactly one of draw(data) or table(data)")
+    if "data" not in funcs:
+        args = ast.parse("def data(): pass").body[0].args  # parameters come from data_from
+    else:
+        args = funcs["data"].args
+    if args.args[: len(args.args) - len(args.defaults)] or args.vararg or args.kwarg:
+        raise ContractError(f"{where}: every data() parameter needs a default (it becomes an option)")
+    params = {}
+    for arg, default in zip(args.args + args.kwonlyargs, args.defaults + args.kw_defaults):
+        params[arg.arg] = _annotation_to_param(arg.arg, arg.annotation, default, where)
+    explorer = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "EXPLORER" for t in node.targets):
+            explorer = ast.literal_eval(node.value)
+    if (explorer is None) != ("explorer" not in funcs):
+        raise ContractError(f"{where}: an explorer needs both EXPLORER = 'widget' and explorer(data) -> dict")
+    imports, files = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("figures.") \
+                and not node.module.startswith("figures._"):
+            imports.add(node.module.rsplit(".", 1)[-1])
+        if isinstance(node, ast.Call) and _name(node.func) == "data_file" and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            files.add(node.args[0].value)
+    return Script(
+        name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
+        kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
+        params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
+        data_from=data_from if "data" not in funcs else None,
+    )
+
+
+def discover(root: Path = FIGURES_ROOT) -> dict[str, Script]:
+    """Every script under ``root``: ``root/<chapter>/<name>.py`` (and flat ``root/<name>.py``),
+    skipping names that start with ``_`` and the ``data`` folder; in lecture order of chapters
+    as the folder names sort, then by name. Two scripts with one name are an error."""
+    root = Path(root)
+    paths = [p for p in root.glob("*.py") if not p.name.startswith("_")]
+    paths += [p for p in root.glob("*/*.py") if not p.name.startswith("_")
+              and not p.parent.name.startswith(("_", ".")) and p.parent.name != "data"]
+    found: dict[str, Script] = {}
+    for path in sorted(paths, key=lambda p: p.stem):
+        script = read_script(path, "" if path.parent == root else path.parent.name)
+        if script.name in found:
+            raise ContractError(f"two figure scripts are named {script.name!r}: "
+                                f"{found[script.name].path} and {path}; names must be unique")
+        found[script.name] = script
+    for name, script in found.items():
+        if script.data_from:
+            source = find(script.data_from, found, where=str(script.path))
+            found[name] = dataclasses.replace(script, params=source.params)
+    return found
+
+
+def find(name: str, scripts: dict[str, Script], *, where: str = "") -> Script:
+    if name not in scripts:
+        prefix = f"{where}: " if where else ""
+        raise ContractError(f"{prefix}unknown figure or table {name!r}{_suggest(name, scripts)}")
+    return scripts[name]
+
+
+# ---- requests and their files ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Request:
+    """A script and its canonical parameters (sorted, typed): one set of output files."""
+
+    name: str
+    params: tuple = ()  # sorted (key, value) pairs; sequences are tuples
+    script: Script | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self.params)
+
+    @property
+    def stem(self) -> str:
+        """The file name stem: the script's name, then the parameters spelled out."""
+        if not self.params:
+            return self.name
+        parts = "_".join(f"{k}-{self._text(k, v)}" for k, v in self.params)
+        return f"{self.name}--{re.sub(r'[^A-Za-z0-9_.-]+', '-', parts)}"
+
+    def _text(self, key, value) -> str:
+        if isinstance(value, tuple):
+            return ",".join(map(str, value))
+        return str(value)
+
+    def outputs(self, kind: str) -> dict[str, str]:
+        """Role -> file name of what the build writes for this request."""
+        s = self.stem
+        files = {"csv": f"{s}.csv", "json": f"{s}.json"}
+        if kind == "figure":
+            files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png")
+        else:
+            files["md"] = f"{s}.md"
+        return files
+
+
+def cli_line(request: Request, ext: str | None = None) -> str:
+    """The shell command that reproduces ``request`` from a checkout, every value quoted."""
+    script = request.script
+    ext = ext or ("svg" if script.kind == "figure" else "md")
+    words = ["python", script.repo_path, "--out", f"{request.name}.{ext}"]
+    for key, value in request.params:
+        param = script.params[key]
+        if param.type == "bool" and not param.sequence:
+            words.append(param.flag if value else "--no-" + param.flag[2:])
+        elif isinstance(value, tuple):
+            words += [param.flag, *(param.text(v) for v in value)]
+        else:
+            words += [param.flag, param.text(value)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+# ---- what a result depends on -----------------------------------------------------------------
+
+def _digest_files(h, paths, root: Path) -> None:
+    for p in sorted(paths):
+        h.update(str(p.relative_to(root)).encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+
+
+def code_digest() -> str:
+    """Hash of the code every figure and notebook depends on: all of ``mhalib`` (models
+    included), this figure machinery, and the numpy/matplotlib versions. Found without
+    importing any of them."""
+    lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
+    h = hashlib.sha256(CACHE_VERSION.encode())
+    for dist in ("numpy", "matplotlib"):
+        h.update(f"{dist}=={metadata.version(dist)}\0".encode())
+    _digest_files(h, lib.rglob("*.py"), lib.parent)
+    kit = Path(__file__).resolve().parent
+    _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
+    return h.hexdigest()
+
+
+def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, Script]) -> str:
+    """Hash of the shared code digest, the script and every figure script it imports
+    (transitively), the data files they name, and the canonical parameters."""
+    h = hashlib.sha256(shared.encode())
+    seen, todo = set(), [script.name]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        s = scripts.get(name)
+        if s is None:
+            h.update(f"missing script {name}\0".encode())
+            continue
+        h.update(s.path.read_bytes() + b"\0")
+        for fname in s.data_files:
+            f = DATA_DIR / fname
+            h.update(f.read_bytes() if f.is_file() else b"missing")
+        todo.extend(s.imports)
+    h.update(json.dumps([[k, list(v) if isinstance(v, tuple) else v] for k, v in request.params]).encode())
+    return h.hexdigest()[:20]

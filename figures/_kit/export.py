@@ -1,0 +1,134 @@
+"""Writing a figure script's outputs: image formats, CSV, JSON and Markdown.
+
+Every writer is deterministic: the same data and script give the same bytes (SVG ids
+are salted per figure and no dates are written), so two builds of the site are identical.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import numbers
+from pathlib import Path
+
+import numpy as np
+
+from . import style
+
+IMAGE_FORMATS = ("svg", "png", "pdf")
+DATA_FORMATS = ("csv", "json")
+ALL_FORMATS = IMAGE_FORMATS + DATA_FORMATS + ("md",)
+
+
+def jsonable(value):
+    """Numpy arrays and scalars as plain lists and numbers, recursively."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def to_json(data: dict) -> str:
+    return json.dumps(jsonable(data), indent=1, sort_keys=True) + "\n"
+
+
+def _rows(prefix: str, value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _rows(f"{prefix}.{k}" if prefix else str(k), v)
+        return
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
+        for i, v in enumerate(value):
+            yield from _rows(f"{prefix}.{i}", v)
+        return
+    arr = np.asarray(value, dtype=object if isinstance(value, (list, tuple)) else None)
+    if arr.ndim == 0:
+        yield prefix, "", jsonable(arr.item() if hasattr(arr, "item") else value)
+        return
+    for idx, v in np.ndenumerate(arr):
+        yield prefix, ";".join(map(str, idx)), jsonable(v)
+
+
+def to_csv(data: dict) -> str:
+    """Long-format CSV of every value in ``data``: ``name, index, value`` (index ``i;j`` for 2-D).
+
+    Floats carry 7 significant digits; ``--out x.json`` gives every digit.
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["name", "index", "value"])
+    for name, index, value in _rows("", data):
+        if isinstance(value, float):
+            value = f"{value:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
+        w.writerow([name, index, value])
+    return buf.getvalue()
+
+
+def markdown_table(header, rows, align: str) -> str:
+    """A Markdown table: ``header`` and each row are lists of cell strings; ``align`` has one
+    letter per column, ``l`` (left) or ``r`` (right)."""
+    if len(align) != len(header) or set(align) - {"l", "r"}:
+        raise ValueError(f"align must give l or r for each of the {len(header)} columns, got {align!r}")
+    rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
+    lines = ["| " + " | ".join(header) + " |", rule]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a table row has {len(row)} cells, the header {len(header)}: {row!r}")
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def save_figure(fig, path: Path, *, salt: str) -> None:
+    """Save ``fig`` to ``path`` (svg/png/pdf by suffix) with no dates and a fixed SVG salt."""
+    import matplotlib.pyplot as plt
+
+    fmt = path.suffix.lstrip(".")
+    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}[fmt]
+    kwargs = {"dpi": 150} if fmt == "png" else {}
+    if fmt == "png":
+        # A PNG may travel to slides: give it an opaque background in its theme's colour.
+        kwargs["facecolor"] = style.colors()["bg"]
+    with plt.rc_context({"svg.hashsalt": salt}):
+        fig.savefig(path, format=fmt, metadata=meta, **kwargs)
+
+
+def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str) -> None:
+    import matplotlib.pyplot as plt
+
+    with style.theme(theme):
+        fig = module.draw(data)
+        try:
+            save_figure(fig, path, salt=salt)
+        finally:
+            plt.close(fig)
+
+
+def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | None = None) -> Path:
+    """Write ``data`` (from ``module.data``) to ``path`` in the format its suffix names."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    name = Path(module.__file__).stem
+    if fmt not in ALL_FORMATS:
+        raise ValueError(f"--out must end in one of .{', .'.join(ALL_FORMATS)}; got {path.name!r}")
+    if fmt == "csv":
+        path.write_text(to_csv(data), encoding="utf-8")
+    elif fmt == "json":
+        path.write_text(to_json(data), encoding="utf-8")
+    elif fmt == "md":
+        if hasattr(module, "table"):
+            path.write_text(module.table(data).rstrip() + "\n", encoding="utf-8")
+        else:
+            title = (module.__doc__ or name).strip().splitlines()[0]
+            path.write_text(f"![{title}]({name}.svg)\n", encoding="utf-8")
+    else:
+        if not hasattr(module, "draw"):
+            raise ValueError(f"{name} is a table: write .md, .csv or .json, not .{fmt}")
+        _draw_and_save(module, data, path, theme=theme, salt=salt or name)
+    return path

@@ -1,0 +1,133 @@
+"""Shared look of every figure: fonts, palette, light/dark themes and a heatmap helper.
+
+Importing this module changes nothing global: the backend is chosen by the build and the
+command line, never here. Figures are drawn twice, once per theme, and the pages show the one matching the
+reader's palette. Backgrounds are transparent so a figure sits on the page colour;
+text and spines take the theme's foreground. Colour maps are colour-blind safe
+(viridis family for magnitudes, a blue-orange diverging map for signed values); the
+line palette is Okabe & Ito's.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import to_rgb
+
+#: Okabe & Ito's colour-blind-safe palette (black replaced by the theme's foreground).
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+SEQUENTIAL = "viridis"
+DIVERGING = "PuOr_r"
+THEMES = {
+    "light": dict(fg="#1f2328", muted="#57606a", grid="#d0d7de", accent="#B8860B", bg="white"),
+    "dark": dict(fg="#e6edf3", muted="#9da7b3", grid="#3d444d", accent="#F0C05A", bg="#1e2129"),
+}
+#: The theme that ``with theme(...)`` set in this context (light outside any).
+_THEME = contextvars.ContextVar("figure_theme", default="light")
+
+
+def colors() -> dict:
+    """The colours (``fg``, ``muted``, ``grid``, ``accent``, ``bg``) of the theme that the
+    enclosing ``with theme(...)`` set; light outside one."""
+    return THEMES[_THEME.get()]
+
+
+@contextlib.contextmanager
+def theme(name: str = "light"):
+    """Draw inside ``with theme("dark"):`` to get the dark variant of a figure."""
+    if name not in THEMES:
+        raise ValueError(f"theme must be one of {', '.join(THEMES)}, got {name!r}")
+    c = THEMES[name]
+    rc = {
+        "font.family": "sans-serif",
+        "font.size": 11,
+        "axes.titlesize": 12,
+        "axes.labelsize": 11,
+        "text.color": c["fg"],
+        "axes.labelcolor": c["fg"],
+        "axes.edgecolor": c["muted"],
+        "axes.titlecolor": c["fg"],
+        "xtick.color": c["fg"],
+        "ytick.color": c["fg"],
+        "grid.color": c["grid"],
+        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+        "figure.facecolor": "none",
+        "axes.facecolor": "none",
+        "savefig.facecolor": "none",
+        "savefig.bbox": "tight",
+        "savefig.pad_inches": 0.08,
+        "legend.frameon": False,
+        "svg.fonttype": "none",  # text stays text: small files, selectable, sharp at any zoom
+        "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
+        "image.cmap": SEQUENTIAL,
+    }
+    token = _THEME.set(name)
+    try:
+        with plt.rc_context(rc):
+            yield c
+    finally:
+        _THEME.reset(token)
+
+
+def _text_color_for(rgb) -> str:
+    r, g, b = to_rgb(rgb)
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "#111111" if luminance > 0.5 else "#ffffff"
+
+
+def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL, vmin=None, vmax=None,
+            annotate: bool | str = False, colorbar: bool | str = False, xlabel=None, ylabel=None, title=None,
+            fontsize=10):
+    """Draw ``data`` as a heatmap with labelled rows/columns; returns ``(image, texts)``.
+
+    ``annotate`` may be a format string (``"{:.2f}"``) to print each value in its cell, in
+    black or white according to the cell's brightness so it reads on any colour.
+    ``colorbar`` may be a label string.
+    """
+    data = np.asarray(data, dtype=float)
+    if ax is None:
+        ax = plt.gca()
+    im = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
+    if row_labels is not None:
+        ax.set_yticks(range(data.shape[0]), labels=row_labels)
+    if col_labels is not None:
+        ax.set_xticks(range(data.shape[1]), labels=col_labels)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    texts = []
+    if annotate:
+        fmt = annotate if isinstance(annotate, str) else "{:.2f}"
+        for (i, j), value in np.ndenumerate(data):
+            color = _text_color_for(im.cmap(im.norm(value)))
+            texts.append(ax.text(j, i, fmt.format(value), ha="center", va="center", color=color, fontsize=fontsize))
+    if colorbar:
+        cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cb.outline.set_visible(False)
+        if isinstance(colorbar, str):
+            cb.set_label(colorbar)
+    return im, texts
+
+
+def new_figure(width: float = 6.4, height: float = 4.0, **kwargs):
+    """``plt.subplots`` with the project's defaults (constrained layout)."""
+    return plt.subplots(figsize=(width, height), layout="constrained", **kwargs)
+
+
+def plain_log_ticks(ax, axis: str = "both") -> None:
+    """Label a log axis with plain numbers (512, 1024, ...) instead of powers."""
+    from matplotlib.ticker import ScalarFormatter
+
+    for name in ("x", "y") if axis == "both" else (axis,):
+        fmt = ScalarFormatter()
+        fmt.set_scientific(False)
+        getattr(ax, f"{name}axis").set_major_formatter(fmt)

@@ -1,0 +1,49 @@
+"""Measured peak memory of naive attention vs torch's scaled_dot_product_attention on a CPU.
+
+Drawn from figures/data/attention_memory_measured.json, written once by
+tools/measure_attention_memory.py on the machine it names (batch 1, one head, d = 64,
+fp32). The naive path holds the full T x T matrix; the fused kernel works in tiles and
+its extra memory stays nearly flat. Page: attention.
+"""
+from __future__ import annotations
+
+import json
+
+from figures._kit import cli, style
+from figures._kit.contract import data_file
+
+SOURCE = data_file("attention_memory_measured.json")
+
+
+def data() -> dict:
+    d = json.loads(SOURCE.read_text())
+    rows = d["rows"]
+    d["scores_bytes"] = [4 * r["T"] ** 2 for r in rows]  # one fp32 T x T matrix
+    d["ratio_at_max"] = rows[-1]["naive"] / rows[-1]["sdpa"]
+    d["max_T"] = rows[-1]["T"]
+    d["naive_mib_at_max"] = rows[-1]["naive"] / 2**20
+    d["sdpa_mib_at_max"] = rows[-1]["sdpa"] / 2**20
+    return d
+
+
+def draw(d: dict):
+    fig, ax = style.new_figure(6.4, 3.8)
+    T = [r["T"] for r in d["rows"]]
+    mib = 2**20
+    ax.loglog(T, [r["naive"] / mib for r in d["rows"]], "o-", base=2, label="naive: softmax(QKᵀ/√d) V")
+    ax.loglog(T, [r["sdpa"] / mib for r in d["rows"]], "s-", base=2, label="F.scaled_dot_product_attention")
+    ax.loglog(T, [b / mib for b in d["scores_bytes"]], ls=":", color=style.colors()["muted"], base=2,
+              label="one T×T fp32 matrix")
+    m = d["machine"]
+    ax.set(xlabel="sequence length T", ylabel="peak extra memory (MiB)",
+           title=f"Measured on {m['cores']} CPU cores, torch {m['torch'].split('+')[0]}")
+    ax.grid(alpha=0.4, which="both")
+    style.plain_log_ticks(ax)
+    ax.legend(fontsize=9)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

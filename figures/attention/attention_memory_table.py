@@ -1,0 +1,28 @@
+"""Memory of the full T x T score matrix, as a table: T, bytes in fp32, and sizes in fp32 and fp16.
+
+At T = 8192 in fp32 one matrix takes 8192^2 x 4 = 268,435,456 bytes = 256 MiB. Page: attention.
+"""
+from __future__ import annotations
+
+from figures._kit import cli
+from figures._kit.export import markdown_table
+from figures.attention.attention_memory import data  # noqa: F401  (the same numbers as the curve)
+
+
+def _size(n: int) -> str:
+    for unit, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= f:
+            return f"{n / f:,.0f} {unit}" if n % f == 0 else f"{n / f:,.1f} {unit}"
+    return f"{n} B"
+
+
+def table(d: dict) -> str:
+    rows = [[f"{r['T']:,}", f"{r['fp32']:,}", _size(r["fp32"]), _size(r["fp16"])] for r in d["rows"]]
+    return markdown_table(["T", "scores, fp32 (bytes)", "fp32", "fp16"], rows, "rrrr")
+
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""The embeddings X of "The cat sat down" (d_model = 4) with the boundary between the two heads' dimensions.
+
+Dims 0-1 carry a feature shared by "cat" and "sat"; dims 2-3 one shared by "The" and
+"down". Page: why one head is not enough.
+"""
+from __future__ import annotations
+
+from mhalib import examples
+from figures._kit import cli, style
+
+
+def data() -> dict:
+    ex = examples.the_cat_sat_down()
+    return dict(tokens=ex["tokens"], X=ex["X"], n_heads=ex["n_heads"], d_head=ex["X"].shape[1] // ex["n_heads"])
+
+
+def draw(d: dict):
+    fig, ax = style.new_figure(4.6, 3.4)
+    D = len(d["X"][0])
+    style.heatmap(d["X"], d["tokens"], [f"d{i}" for i in range(D)], ax=ax, vmin=0, vmax=1,
+                   annotate="{:.1f}", colorbar="value", xlabel="dimension", title="X, one row per token")
+    for h in range(1, d["n_heads"]):
+        ax.axvline(h * d["d_head"] - 0.5, color=style.colors()["accent"], lw=3)
+    for h in range(d["n_heads"]):
+        ax.text((h + 0.5) * d["d_head"] - 0.5, -0.75, f"head {h + 1}", ha="center", va="bottom",
+                color=style.colors()["accent"], fontsize=10, fontweight="bold")
+    ax.set_ylim(len(d["tokens"]) - 0.5, -1.1)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""The cat/sat/mat outputs: what the lecture notes print, what their rounded weights give, and the exact values.
+
+The notes round the weights to two decimals before multiplying by V, so their outputs are
+off in the second decimal. Page: attention.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from mhalib import examples
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+#: The outputs the lecture notes print for "cat" and "sat".
+NOTES = {"cat": (1.48, 0.53), "sat": (0.84, 1.17)}
+
+
+def data() -> dict:
+    ex = examples.cat_sat_mat()
+    q, k, v = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"], ex["X"] @ ex["W_V"]
+    exact, w = mhalib.scaled_dot_product_attention(q, k, v, scale=1.0)
+    rounded_w = np.round(w, 2)
+    rows = []
+    for t, tok in enumerate(ex["tokens"]):
+        rows.append(dict(token=tok, notes=NOTES.get(tok), rounded=rounded_w[t] @ v, exact=exact[t],
+                         weights=w[t], rounded_weights=rounded_w[t]))
+    max_err = max(float(np.abs(np.array(r["notes"]) - r["exact"]).max()) for r in rows if r["notes"])
+    return dict(rows=rows, v=v, max_notes_error=max_err,
+                rounded_weight_row_sum=float(rounded_w[0].sum()))
+
+
+def _pair(p, fmt="{:.2f}") -> str:
+    return "—" if p is None else "(" + ", ".join(fmt.format(x) for x in p) + ")"
+
+
+def table(d: dict) -> str:
+    rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], "{:.3f}"), f"**{_pair(r['exact'], '{:.4f}')}**"]
+            for r in d["rows"]]
+    return markdown_table(["token", "printed in the notes", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

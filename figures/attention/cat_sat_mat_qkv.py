@@ -1,0 +1,30 @@
+"""The cat/sat/mat example: embeddings X and the projected q, k, v.
+
+X is 3x4 (three tokens, d = 4); W_Q, W_K, W_V are 4x2, so each token gets a 2-d query,
+key and value, exactly the table of the lecture notes. Page: attention.
+"""
+from __future__ import annotations
+
+from mhalib import examples
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data() -> dict:
+    ex = examples.cat_sat_mat()
+    X = ex["X"]
+    return dict(tokens=ex["tokens"], X=X, W_Q=ex["W_Q"], W_K=ex["W_K"], W_V=ex["W_V"],
+                q=X @ ex["W_Q"], k=X @ ex["W_K"], v=X @ ex["W_V"])
+
+
+def table(d: dict) -> str:
+    header = ["token", "x₁", "x₂", "x₃", "x₄", "q₁", "q₂", "k₁", "k₂", "v₁", "v₂"]
+    rows = [[tok] + [f"{c:.1f}" for c in [*d["X"][t], *d["q"][t], *d["k"][t], *d["v"][t]]]
+            for t, tok in enumerate(d["tokens"])]
+    return markdown_table(header, rows, "l" + "r" * 10)
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

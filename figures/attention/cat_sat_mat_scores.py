@@ -1,0 +1,46 @@
+"""The cat/sat/mat score table q_i . k_j, optionally with the causal mask (-inf above the diagonal).
+
+The lecture uses raw dot products here (no 1/sqrt(d_k)); each cell shows the products it
+sums. Page: attention.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from mhalib import examples
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(causal: bool = False) -> dict:
+    ex = examples.cat_sat_mat()
+    q, k = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"]
+    scores = mhalib.attention_scores(q, k, scale=1.0)
+    if causal:
+        scores = np.where(mhalib.causal_mask(3), scores, -np.inf)
+    return dict(tokens=ex["tokens"], q=q, k=k, scores=scores, causal=causal)
+
+
+def _fmt(x: float) -> str:
+    return "1" if x == 1 else ("0" if x == 0 else f"{x:g}")
+
+
+def table(d: dict) -> str:
+    toks = d["tokens"]
+
+    def cell(i: int, j: int) -> str:
+        s = d["scores"][i][j]
+        if s == -np.inf:
+            return "−∞"
+        prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(d["q"][i], d["k"][j]))
+        return f"{prods} = **{s:.1f}**"
+
+    rows = [[f"{ti} (q)"] + [cell(i, j) for j in range(len(toks))] for i, ti in enumerate(toks)]
+    return markdown_table(["q · k"] + [f"{t} (k)" for t in toks], rows, "l" + "r" * len(toks))
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Heads in action: single-head, head 1 and head 2 attention maps of "The cat sat down" for each preset.
+
+Rows are the presets (Identity, Swap K blocks, Head 2 flipped, Random), columns the
+single head over all four dims and the two 2-dim heads; all at temperature tau.
+Pages: why one head is not enough (Identity row), heads in action (all).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mhalib import examples
+from figures._kit import cli, style
+
+MAPS = (("single", "single head (dims 0–3)"), ("head1", "head 1 (dims 0–1)"), ("head2", "head 2 (dims 2–3)"))
+
+
+def data(tau: float = math.sqrt(2.0), presets: tuple[str, ...] = examples.HEADS_PRESETS, seed: int = 0) -> dict:
+    out = {p: examples.heads_in_action(p, tau, seed=seed) for p in presets}
+    example = examples.the_cat_sat_down()
+    return dict(tau=tau, seed=seed, presets=list(presets), tokens=example["tokens"],
+                maps={p: {k: out[p][k] for k, _ in MAPS} for p in presets},
+                # the explorer's inputs: the embeddings and every preset's projections
+                X=example["X"], weights={p: examples.heads_preset(p, seed=seed) for p in examples.HEADS_PRESETS})
+
+
+#: The interactive version of this figure (docs/javascripts/explorers.js, widget "heads").
+EXPLORER = "heads"
+
+
+def explorer(data: dict) -> dict:
+    """What the heads explorer recomputes from: tokens, X, each preset's W_Q/W_K/W_V, tau."""
+    weights = {p: {k: np.asarray(w).tolist() for k, w in ws.items()} for p, ws in data["weights"].items()}
+    return dict(tokens=list(data["tokens"]), X=np.asarray(data["X"]).tolist(), presets=weights, tau=data["tau"])
+
+
+def draw(d: dict):
+    n = len(d["presets"])
+    vmax = max(max(max(row) for row in d["maps"][p][k]) for p in d["presets"] for k, _ in MAPS)
+    fig, axes = style.new_figure(9.6, 3.0 * n + 0.2, nrows=n, ncols=3, squeeze=False)
+    for r, preset in enumerate(d["presets"]):
+        for c, (key, title) in enumerate(MAPS):
+            ax = axes[r][c]
+            style.heatmap(d["maps"][preset][key], d["tokens"], d["tokens"], ax=ax, vmin=0, vmax=vmax,
+                           annotate="{:.2f}", title=title if r == 0 else None, fontsize=9)
+            if c == 0:
+                ax.set_ylabel(f"{preset}\nquery", fontweight="bold")
+            if r == n - 1:
+                ax.set_xlabel("key")
+    fig.suptitle(f"τ = {d['tau']:.3g}; colour scale 0 to {vmax:.2f}", fontsize=11)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

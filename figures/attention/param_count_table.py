@@ -1,0 +1,35 @@
+"""Parameter counts of one attention layer for several head counts at the same d_model.
+
+Splitting D into H heads of width D/H changes nothing in the weight matrices: W_Q, W_K,
+W_V and W_O are D x D whatever H is, so MHA costs 4 D^2 (+ 4 D with biases). Only a
+single head *without* W_O has fewer, 3 D^2. Page: multi-head attention.
+"""
+from __future__ import annotations
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(d_model: int = 512, heads: tuple[int, ...] = (1, 2, 8, 16, 64)) -> dict:
+    rows = [dict(label="single head, no W_O", heads=1, params=mhalib.mha_param_count(d_model, 1, bias=False, output_projection=False),
+                 with_bias=mhalib.mha_param_count(d_model, 1, output_projection=False))]
+    for H in heads:
+        rows.append(dict(label=f"{H} head{'s' if H > 1 else ''} + W_O", heads=H,
+                         params=mhalib.mha_param_count(d_model, H, bias=False),
+                         with_bias=mhalib.mha_param_count(d_model, H)))
+    three, four = rows[0]["params"], rows[1]["params"]
+    return dict(d_model=d_model, rows=rows, three_d2=three, four_d2=four,
+                wo_increase_percent=100 * (four - three) / three)
+
+
+def table(d: dict) -> str:
+    D = d["d_model"]
+    rows = [[r["label"], D // r["heads"], f"{r['params']:,}", f"{r['with_bias']:,}"] for r in d["rows"]]
+    return markdown_table([f"layer (D = {D})", "d_head", "weights only", "with biases"], rows, "lrrr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""Temperature sweep: mean row entropy of each head's attention against tau, for every preset.
+
+Low tau sharpens each row towards one key (entropy near 0); high tau flattens it towards
+uniform (entropy ln 4 for 4 keys). Page: heads in action.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mhalib import examples
+from figures._kit import cli, style
+
+HEADS = (("single", "single head"), ("head1", "head 1"), ("head2", "head 2"))
+
+
+def _entropy(w) -> float:
+    w = np.asarray(w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(w > 0, -w * np.log(w), 0.0)
+    return float(terms.sum(axis=-1).mean())
+
+
+def data(tau_min: float = 0.1, tau_max: float = 5.0, n_taus: int = 40, seed: int = 0) -> dict:
+    taus = np.geomspace(tau_min, tau_max, n_taus)
+    curves = {p: {h: [_entropy(examples.heads_in_action(p, t, seed=seed)[h]) for t in taus] for h, _ in HEADS}
+              for p in examples.HEADS_PRESETS}
+    default = {p: {h: _entropy(examples.heads_in_action(p, math.sqrt(2), seed=seed)[h]) for h, _ in HEADS}
+               for p in examples.HEADS_PRESETS}
+    return dict(tau=taus, entropy=curves, at_sqrt2=default, uniform=math.log(4), seed=seed)
+
+
+def draw(d: dict):
+    presets = list(d["entropy"])
+    fig, axes = style.new_figure(9.0, 5.6, nrows=2, ncols=2, sharex=True, sharey=True)
+    for ax, preset in zip(axes.flat, presets):
+        for h, label in HEADS:
+            ax.semilogx(d["tau"], d["entropy"][preset][h], label=label, lw=2)
+        ax.axhline(d["uniform"], color=style.colors()["muted"], ls=":", lw=1)
+        ax.axvline(math.sqrt(2), color=style.colors()["accent"], ls="--", lw=1)
+        ax.set_title(preset)
+        ax.grid(alpha=0.4)
+    for ax in axes[1]:
+        ax.set_xlabel("temperature τ (dashed: √2)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("mean row entropy (nats)")
+    axes[0][0].legend(loc="lower right", fontsize=9)
+    style.plain_log_ticks(axes[1][0], "x")
+    style.plain_log_ticks(axes[1][1], "x")
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

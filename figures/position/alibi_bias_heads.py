@@ -1,0 +1,43 @@
+"""ALiBi bias matrices for a few heads of an 8-head model, causal and symmetric.
+
+Top: the causal bias -m_h (i - j) for keys j <= i (future keys masked); bottom: the
+symmetric -m_h |i - j| for encoders. Steeper heads (larger m_h) look more locally. Page: ALiBi.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+
+
+def data(T: int = 8, n_heads: int = 8, show: tuple[int, ...] = (0, 3, 7)) -> dict:
+    causal = mhalib.alibi_bias(T, n_heads)
+    sym = mhalib.alibi_bias(T, n_heads, causal=False)
+    slopes = mhalib.alibi_slopes(n_heads)
+    return dict(T=T, n_heads=n_heads, show=list(show), slopes=slopes,
+                causal=[causal[h] for h in show], symmetric=[sym[h] for h in show])
+
+
+def draw(d: dict):
+    n = len(d["show"])
+    fig, axes = style.new_figure(3.1 * n, 6.0, nrows=2, ncols=n, squeeze=False)
+    vmin = min(float(np.min(s)) for s in d["symmetric"])
+    for c, h in enumerate(d["show"]):
+        for r, key in enumerate(("causal", "symmetric")):
+            ax = axes[r][c]
+            a = np.where(np.isfinite(d[key][c]), d[key][c], np.nan)
+            style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0, colorbar="bias" if c == n - 1 else False)
+            ax.set_xticks([]), ax.set_yticks([])
+            ax.set_title(f"head {h + 1}, m = 1/{1 / d['slopes'][h]:g} ({key})", fontsize=9)
+    axes[0][0].set_ylabel("query i")
+    axes[1][0].set_ylabel("query i")
+    for ax in axes[1]:
+        ax.set_xlabel("key j")
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""ALiBi slopes for 8 heads (a power of two) and 12 heads (not one), following the authors' recipe.
+
+8 heads: m_h = 2^(-h), h = 1..8. 12 heads: the 8 slopes of 8 heads, then every other slope
+of 16 heads (2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5). Page: ALiBi.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(head_counts: tuple[int, ...] = (8, 12)) -> dict:
+    return dict(counts=list(head_counts),
+                slopes={str(n): mhalib.alibi_slopes(n) for n in head_counts},
+                exponents={str(n): -np.log2(mhalib.alibi_slopes(n)) for n in head_counts})
+
+
+def table(d: dict) -> str:
+    def cell(n: int, h: int) -> str:
+        if h >= n:
+            return ""
+        return f"2^−{d['exponents'][str(n)][h]:g} = {d['slopes'][str(n)][h]:.6g}"
+
+    rows = [[str(h + 1)] + [cell(n, h) for n in d["counts"]] for h in range(max(d["counts"]))]
+    return markdown_table(["head"] + [f"{n} heads" for n in d["counts"]], rows, "r" * (1 + len(d["counts"])))
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""Why the Transformer multiplies embeddings by sqrt(d_model) before adding PE: the two parts' norms.
+
+A PE row has norm sqrt(d/2) exactly (each sin/cos pair contributes sin^2 + cos^2 = 1). An
+embedding row initialised with N(0, 1/d) entries has norm near 1, so without the scale the
+position would drown the token; times sqrt(d) it has norm near sqrt(d). Page: sinusoidal
+positional encoding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(d_models: tuple[int, ...] = (64, 512, 4096), n_tokens: int = 1000, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for D in d_models:
+        emb = rng.normal(scale=1 / np.sqrt(D), size=(n_tokens, D))
+        pe = mhalib.sinusoidal_encoding(n_tokens, D)
+        rows.append(dict(d_model=D, emb_norm=float(np.linalg.norm(emb, axis=1).mean()),
+                         scaled_norm=float(np.linalg.norm(emb * np.sqrt(D), axis=1).mean()),
+                         pe_norm=float(np.linalg.norm(pe, axis=1).mean()), pe_norm_closed=float(np.sqrt(D / 2))))
+    return dict(rows=rows, n_tokens=n_tokens, seed=seed)
+
+
+def table(d: dict) -> str:
+    rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
+             f"{r['pe_norm_closed']:.2f}"] for r in d["rows"]]
+    return markdown_table(["d_model", "‖embedding‖, N(0, 1/d) init", "‖√d · embedding‖", "‖PE(p)‖", "√(d/2)"],
+                          rows, "rrrrr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,28 @@
+""""I like tea": token embeddings E plus position vectors P give the inputs X = E + P.
+
+The position vectors are the invented ones of the source tutorial. Page: position matters.
+"""
+from __future__ import annotations
+
+from mhalib import examples
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data() -> dict:
+    ex = examples.i_like_tea()
+    return dict(tokens=ex["tokens"], E=ex["E"], P=ex["P"], X=ex["X"])
+
+
+def table(d: dict) -> str:
+    def vec(v):
+        return "[" + ", ".join(f"{x:.1f}" for x in v) + "]"
+
+    rows = [[i + 1, tok, vec(d["E"][i]), vec(d["P"][i]), f"**{vec(d['X'][i])}**"] for i, tok in enumerate(d["tokens"])]
+    return markdown_table(["position", "token", "E (embedding)", "P (position)", "X = E + P"], rows, "rllll")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""PE(p) . PE(q) against the offset q - p, for several starting positions p: the curves coincide.
+
+The dot product is sum_i cos((q - p) omega_i): a function of the offset alone, and even in
+it (it cannot tell left from right). Page: sinusoidal positional encoding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+
+
+def data(d_model: int = 128, starts: tuple[int, ...] = (0, 50, 200), max_offset: int = 50) -> dict:
+    pe = mhalib.sinusoidal_encoding(max(starts) + 2 * max_offset + 1, d_model)
+    offsets = np.arange(-max_offset, max_offset + 1)
+    curves = []
+    for p in starts:
+        qs = p + offsets
+        valid = qs >= 0
+        curves.append(dict(start=int(p), offsets=offsets[valid], dots=pe[qs[valid]] @ pe[p]))
+    closed = np.cos(np.outer(offsets, mhalib.sinusoidal_frequencies(d_model))).sum(axis=1)
+    spread = max(float(np.abs(c["dots"] - closed[offsets >= -c["start"]]).max()) for c in curves)
+    return dict(d_model=d_model, curves=curves, offsets=offsets, closed_form=closed, max_deviation=spread,
+                at_zero=float(d_model / 2))
+
+
+def draw(d: dict):
+    fig, ax = style.new_figure(6.8, 3.6)
+    for c, ls in zip(d["curves"], ("-", "--", ":")):
+        ax.plot(c["offsets"], c["dots"], ls=ls, lw=2, label=f"p = {c['start']}")
+    ax.set(xlabel="offset q − p", ylabel="PE(p) · PE(q)", title=f"d_model = {d['d_model']}: depends on q − p only")
+    ax.grid(alpha=0.4)
+    ax.legend()
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Score against offset for several absolute query positions: with RoPE the curves coincide, with additive sinusoidal PE they do not.
+
+Random q, k (seeded) with d = 64. RoPE: (R(m) q) . (R(m + o) k). Additive: (q + PE(m)) .
+(k + PE(m + o)). Page: RoPE.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+
+
+def data(d_head: int = 64, starts: tuple[int, ...] = (0, 20, 200, 2000), max_offset: int = 30, seed: int = 1) -> dict:
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=d_head), rng.normal(size=d_head)
+    offsets = np.arange(-max_offset, max_offset + 1)
+    rope, added = [], []
+    for m in starts:
+        n = m + offsets
+        keep = n >= 0
+        rq = mhalib.apply_rope(q[None], np.array([m]))[0]
+        rk = mhalib.apply_rope(np.tile(k, (keep.sum(), 1)), n[keep])
+        rope.append(dict(start=int(m), offsets=offsets[keep], scores=rk @ rq))
+        pe = mhalib.sinusoidal_encoding(int(n[keep].max()) + 1, d_head)
+        added.append(dict(start=int(m), offsets=offsets[keep], scores=(k + pe[n[keep]]) @ (q + pe[m])))
+    def spread(curves):
+        common = [c for c in curves if c["start"] >= max_offset]
+        return float(np.ptp(np.array([c["scores"] for c in common]), axis=0).max())
+    return dict(d_head=d_head, rope=rope, additive=added, rope_spread=spread(rope), additive_spread=spread(added))
+
+
+def draw(d: dict):
+    fig, axes = style.new_figure(9.0, 3.6, ncols=2, sharex=True)
+    styles = ("-", "--", ":", "-.")
+    for ax, key, title in ((axes[0], "rope", "RoPE: curves coincide"), (axes[1], "additive", "added sinusoidal PE: they do not")):
+        for c, ls in zip(d[key], styles):
+            ax.plot(c["offsets"], c["scores"], ls=ls, lw=2, label=f"m = {c['start']}")
+        ax.set(xlabel="offset n − m", title=title)
+        ax.grid(alpha=0.4)
+    axes[0].set_ylabel("score")
+    axes[1].legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Wavelength table of sinusoidal PE: dimension, angular frequency and wavelength 2*pi/omega.
+
+For d_model = 512 at dimensions 0, 64, ..., 448, next to the values a widely copied
+tutorial prints for the same rows. Page: sinusoidal positional encoding.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+#: The column a popular tutorial prints as "wavelength" for d_model = 512, every 64 dims.
+MISPRINTED = (1.00, 3.98, 15.85, 63.10, 251.19, 1000.00, 3981.07, 15848.93)
+
+
+def data(d_model: int = 512, step: int = 64, base: float = 10000.0) -> dict:
+    if step < 2 or step % 2:
+        raise ValueError(f"step must be an even number >= 2 (pairs start at even dims), got {step}")
+    dims = np.arange(0, d_model, step)
+    omega = mhalib.sinusoidal_frequencies(d_model, base)[dims // 2]
+    lam = mhalib.wavelengths(d_model, base)[dims // 2]
+    rows = [dict(dim=int(i), omega=float(w), wavelength=float(l), cycles_per_1000=float(1000 / l))
+            for i, w, l in zip(dims, omega, lam)]
+    d = dict(d_model=d_model, base=base, rows=rows)
+    if d_model == 512 and step == 64 and base == 10000.0:
+        d["misprinted"] = list(MISPRINTED)
+    return d
+
+
+def table(d: dict) -> str:
+    show_errata = "misprinted" in d
+    header = ["dimension 2i", "angular frequency ω = base^(−2i/d)", "wavelength 2π/ω (positions)"]
+    rows = [[r["dim"], f"{r['omega']:.6g}", f"{r['wavelength']:,.2f}"] for r in d["rows"]]
+    if show_errata:
+        header.append("printed elsewhere (wrong)")
+        for row, wrong in zip(rows, d["misprinted"]):
+            row.append(f"~~{wrong:,.2f}~~")
+    return markdown_table(header, rows, "r" * len(header))
+
+
+main = cli.main_for(__name__)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

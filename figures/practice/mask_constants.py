@@ -1,0 +1,42 @@
+"""Mask constants in float16: what -1e9, -1e4, the float16 minimum and -inf become, and what a fully masked row gives.
+
+-1e9 does not fit in float16 (min -65504) and becomes -inf. For a partly masked row that
+is harmless; for a row where every key is masked, a naive softmax of all -inf gives NaN,
+while mhalib's gives zero weights. Page: numerics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def _fmt(row) -> str:
+    return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.3g}" for x in row) + "]"
+
+
+def data() -> dict:
+    rows = []
+    for label, value in (("-1e9", -1e9), ("-1e4", -1e4), ("float16 min", float(np.finfo(np.float16).min)), ("-inf", -np.inf)):
+        stored = mhalib.masked_fill_value(value, "float16")
+        full = np.full(3, stored, dtype=np.float16)
+        partial = np.array([1.0, stored, stored], dtype=np.float16)
+        rows.append(dict(constant=label, stored=stored,
+                         partial_naive=_fmt(mhalib.naive_softmax(partial)),
+                         full_naive=_fmt(mhalib.naive_softmax(full)),
+                         full_ours=_fmt(mhalib.softmax(full))))
+    return dict(rows=rows)
+
+
+def table(d: dict) -> str:
+    rows = [[r["constant"], f"{r['stored']:g}", r["partial_naive"], r["full_naive"], r["full_ours"]] for r in d["rows"]]
+    return markdown_table(["mask constant", "stored in fp16", "naive softmax, one key kept", "naive, all keys masked",
+                           "mhalib, all masked"], rows, "lrlll")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""Bug: i vs 2i in the sinusoidal exponent. Wavelengths per pair, correct and with the two usual slips.
+
+Correct: omega_i = base^(-2i/d) for pair i. Slip 1: base^(-i/d) (the 2 forgotten): the
+slowest wavelength stops near 2*pi*100. Slip 2: base^(-2j/d) with j the *dimension*
+index (the 2 counted twice): the frequencies run down to base^-2. Page: numerics and pitfalls.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+
+
+def data(d_model: int = 512, base: float = 10000.0) -> dict:
+    i = np.arange(d_model // 2)
+    correct = mhalib.wavelengths(d_model, base)
+    forgot_two = 2 * np.pi * base ** (i / d_model)
+    twice = 2 * np.pi * base ** (2 * (2 * i) / d_model)
+    return dict(d_model=d_model, pair=i, correct=correct, forgot_two=forgot_two, counted_twice=twice,
+                longest=dict(correct=float(correct[-1]), forgot_two=float(forgot_two[-1]), counted_twice=float(twice[-1])))
+
+
+def draw(d: dict):
+    fig, ax = style.new_figure(6.8, 3.8)
+    ax.semilogy(d["pair"], d["correct"], lw=2.5, label="correct: base^(2i/d)")
+    ax.semilogy(d["pair"], d["forgot_two"], lw=2, ls="--", label="bug: base^(i/d)")
+    ax.semilogy(d["pair"], d["counted_twice"], lw=2, ls=":", label="bug: base^(2·(2i)/d)")
+    ax.set(xlabel="pair i", ylabel="wavelength 2π/ω (positions)", title=f"d_model = {d['d_model']}")
+    ax.grid(alpha=0.4, which="both")
+    ax.legend(fontsize=9)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Bug: concatenated [sin | cos] vs the paper's interleaved sin/cos layout.
+
+Both layouts hold the same numbers in a different order, so dot products between
+positions agree exactly; but a model (or a checkpoint) built for one layout reads the
+other as different features: the vectors themselves differ. Page: numerics and pitfalls.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(n_positions: int = 50, d_model: int = 16) -> dict:
+    inter = mhalib.sinusoidal_encoding(n_positions, d_model)
+    concat = np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1)  # (n, D): all sines, then all cosines
+    return dict(d_model=d_model, n_positions=n_positions,
+                max_vector_difference=float(np.abs(inter - concat).max()),
+                max_gram_difference=float(np.abs(inter @ inter.T - concat @ concat.T).max()),
+                permutation=mhalib.layout_permutation(d_model))
+
+
+def table(d: dict) -> str:
+    return markdown_table([f"comparison at d = {d['d_model']}, {d['n_positions']} positions", "largest difference"], [
+        ["the vectors PE(p), interleaved vs concatenated", f"{d['max_vector_difference']:.3f}"],
+        ["the dot products PE(p)·PE(q)", f"{d['max_gram_difference']:.1e}"],
+    ], "lr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

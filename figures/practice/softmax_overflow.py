@@ -1,0 +1,43 @@
+"""Naive vs stable softmax of the two scores [s, 0] in float32 and float16, for growing s.
+
+exp overflows past ln(max float): about 88.72 in float32 and 11.09 in float16. The naive
+softmax then returns inf/inf = NaN; the max-subtracted one never overflows. Page: numerics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def _show(row) -> str:
+    return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.4g}" for x in row) + "]"
+
+
+def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) -> dict:
+    rows = []
+    for s in scores:
+        row = dict(score=s)
+        for dt in ("float16", "float32"):
+            x = np.array([s, 0.0], dtype=dt)
+            finite_input = bool(np.isfinite(x).all())
+            row[f"naive_{dt}"] = _show(mhalib.naive_softmax(x)) if finite_input else "score overflows"
+            row[f"stable_{dt}"] = _show(mhalib.softmax(x)) if finite_input else "score overflows"
+        rows.append(row)
+    return dict(rows=rows, threshold_float32=mhalib.exp_overflow_threshold("float32"),
+                threshold_float16=mhalib.exp_overflow_threshold("float16"),
+                float16_max=float(np.finfo(np.float16).max))
+
+
+def table(d: dict) -> str:
+    keys = ("naive_float16", "stable_float16", "naive_float32", "stable_float32")
+    rows = [[f"{r['score']:g}"] + [r[k] for k in keys] for r in d["rows"]]
+    return markdown_table(["score s", "naive, fp16", "stable, fp16", "naive, fp32", "stable, fp32"], rows, "rllll")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""All 72 heads of all-MiniLM-L6-v2 on one sentence (6 layers x 12 heads), with one head enlarged.
+
+Left: every head's attention map as a thumbnail (rows: layers 1-6, columns: heads 1-12).
+Right: the head chosen by --layer/--head (by default the strongest previous-token head),
+drawn with its tokens. Computed by mhalib's own BERT forward pass. Page: what real heads learn.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mhalib import examples
+from mhalib.models import bert
+from figures._kit import cli, style
+
+
+def data(sentence: str = examples.REAL_SENTENCES[1], layer: int = 0, head: int = 0) -> dict:
+    r = bert.encode(sentence)
+    scores = bert.corpus_scores(examples.REAL_SENTENCES)
+    if layer == 0 and head == 0:  # default: the head that best follows the previous token
+        layer, head = (int(v) + 1 for v in np.unravel_index(np.argmax(scores["previous token"]), scores["previous token"].shape))
+    return dict(sentence=sentence, tokens=r["tokens"], attentions=r["attentions"], layer=layer, head=head,
+                zoom=r["attentions"][layer - 1, head - 1])
+
+
+def draw(d: dict):
+    A = np.asarray(d["attentions"])
+    L, H, T, _ = A.shape
+    gap = 1
+    mosaic = np.full((L * (T + gap) - gap, H * (T + gap) - gap), np.nan)
+    for l in range(L):
+        for h in range(H):
+            mosaic[l * (T + gap):l * (T + gap) + T, h * (T + gap):h * (T + gap) + T] = A[l, h]
+    fig, (a, b) = style.new_figure(13.0, 5.6, ncols=2, width_ratios=(2.1, 1))
+    a.imshow(mosaic, cmap=style.SEQUENTIAL, vmin=0, vmax=1, interpolation="nearest")
+    a.set_xticks([h * (T + gap) + T / 2 - 0.5 for h in range(H)], labels=[str(h + 1) for h in range(H)])
+    a.set_yticks([l * (T + gap) + T / 2 - 0.5 for l in range(L)], labels=[str(l + 1) for l in range(L)])
+    a.set(xlabel="head", ylabel="layer", title="every head on one sentence")
+    a.tick_params(length=0)
+    for s in a.spines.values():
+        s.set_visible(False)
+    l, h = d["layer"] - 1, d["head"] - 1
+    a.add_patch(style.plt.Rectangle((h * (T + gap) - 0.5, l * (T + gap) - 0.5), T, T, fill=False,
+                                     edgecolor=style.colors()["accent"], lw=2))
+    style.heatmap(d["zoom"], d["tokens"], d["tokens"], ax=b, vmin=0, vmax=1, xlabel="key", ylabel="query",
+                   title=f"layer {d['layer']}, head {d['head']}", fontsize=8)
+    b.tick_params(axis="x", labelrotation=90)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

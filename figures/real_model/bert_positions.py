@@ -1,0 +1,72 @@
+"""Learned position embeddings of all-MiniLM-L6-v2 next to sinusoidal PE: cosine similarity and nearest neighbours.
+
+Top: cosine similarity between the 512 learned position vectors (left) and between 512
+sinusoidal vectors of the same width, 384 (right). Bottom: how often a position's most
+similar other position sits at each offset. Page: what real heads learn.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import mhalib
+from mhalib.models import bert
+from figures._kit import cli, style
+
+
+def _cosine(M: np.ndarray) -> np.ndarray:
+    U = M / np.linalg.norm(M, axis=1, keepdims=True)
+    return U @ U.T
+
+
+def _nearest_offsets(S: np.ndarray) -> np.ndarray:
+    S = S.copy()
+    np.fill_diagonal(S, -np.inf)
+    return np.argmax(S, axis=1) - np.arange(S.shape[0])
+
+
+def data(step: int = 4) -> dict:
+    """Similarity maps are kept at every ``step``-th position (the figure cannot show more);
+    neighbours and summaries use all 512."""
+    learned = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(np.float64)
+    n, D = learned.shape
+    sin = mhalib.sinusoidal_encoding(n, D)
+    S_l, S_s = _cosine(learned), _cosine(sin)
+    off_l, off_s = _nearest_offsets(S_l), _nearest_offsets(S_s)
+    return dict(n_positions=n, d_model=D, step=step, shown_positions=np.arange(0, n, step),
+                learned=S_l[::step, ::step], sinusoidal=S_s[::step, ::step],
+                nearest_learned=off_l, nearest_sinusoidal=off_s,
+                learned_adjacent_share=float(np.mean(np.abs(off_l) == 1)),
+                sinusoidal_adjacent_share=float(np.mean(np.abs(off_s) == 1)),
+                learned_neighbour_cos=float(np.mean(np.diag(S_l, 1))), sinusoidal_neighbour_cos=float(np.mean(np.diag(S_s, 1))))
+
+
+def draw(d: dict):
+    fig = style.plt.figure(figsize=(10.0, 7.6), layout="constrained")
+    g = fig.add_gridspec(2, 2, height_ratios=(2.2, 1))
+    for c, (key, title) in enumerate((("learned", "learned (all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal, d = 384"))):
+        ax = fig.add_subplot(g[0, c])
+        n = len(d[key])
+        ax.imshow(d[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, d["n_positions"], d["n_positions"], 0),
+                  interpolation="nearest")
+        ax.set(xlabel="position", ylabel="position" if c == 0 else None, title=title)
+        ax.set_xticks([0, 128, 256, 384, 512]), ax.set_yticks([0, 128, 256, 384, 512])
+        if c:
+            cb = fig.colorbar(ax.images[0], ax=ax, fraction=0.046, pad=0.04)
+            cb.set_label("cosine")
+    ax = fig.add_subplot(g[1, :])
+    offsets = np.arange(-5, 6)
+    for shift, key, label in ((-0.2, "nearest_learned", "learned"), (0.2, "nearest_sinusoidal", "sinusoidal")):
+        near = np.asarray(d[key])
+        share = [np.mean(near == k) for k in offsets]
+        ax.bar(offsets + shift, share, width=0.4, label=label)
+    ax.set(xlabel="offset of each position's most similar other position", ylabel="share of positions",
+           xticks=offsets)
+    ax.grid(alpha=0.4, axis="y")
+    ax.legend(fontsize=9)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

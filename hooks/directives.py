@@ -1,0 +1,178 @@
+"""The page grammar: every directive a course page may contain, parsed in one place.
+
+Figures are Markdown images, so a page reads well as plain Markdown::
+
+    ![alt text](figures/NAME.svg "Caption")
+    ![alt text](figures/NAME.svg?d_model=4&n_positions=8 "Caption")
+
+Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of their own::
+
+    {{ table NAME }}                        {{ table NAME?causal=true }}
+    {{ explorer NAME alt="..." caption="..." }}   (NAME?params for the static figure)
+    {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}
+
+and one is inline::
+
+    {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec)
+
+Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
+sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
+is an error naming the page, the line and, for a misspelt keyword, a suggestion: a typo
+must fail the build, never publish raw text. Inline code and math are not scanned (a page
+shows the syntax itself in inline code); fenced code blocks are.
+
+This module knows nothing of MkDocs or of the figures: :func:`parse` returns
+:class:`Directive` objects and :func:`substitute` replaces them.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from dataclasses import dataclass, field
+
+BLOCK = {"table": 1, "explorer": 1, "gallery": 0}  # keyword -> number of positional arguments
+INLINE = {"value": (2, 3)}  # keyword -> (min, max) positional arguments
+OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except"}}
+KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
+
+FIGURE_RE = re.compile(
+    r'!\[(?P<alt>[^\]\n]*)\]\((?P<prefix>(?:\.\./)*)figures/(?P<name>[A-Za-z0-9_]+)\.svg'
+    r'(?:\?(?P<query>[^\s)"]*))?(?:\s+"(?P<caption>[^"\n]*)")?\)'
+)
+# A reference to a figure that FIGURE_RE did not read: a typo, brackets in the alt text, ...
+FIGURE_LIKE_RE = re.compile(r'!\[[^\n]*?\]\([^)\n]*figures/[^)\s]*\.svg(?!#only-)[^)\n]*\)')
+BRACES_RE = re.compile(r"\{\{(?P<body>[^{}\n]*)\}\}")
+OPENING_RE = re.compile(r"\{\{\s*[A-Za-z_]")  # what starts a directive (math like {{x} is masked)
+TARGET_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\?(?P<query>\S*))?$")
+
+
+class DirectiveError(ValueError):
+    """A directive the grammar cannot read; the message names the page and line."""
+
+
+@dataclass(frozen=True)
+class Directive:
+    keyword: str  # figure, table, value, explorer, gallery
+    start: int
+    end: int
+    line: int
+    raw: str
+    name: str = ""  # the figure or table script
+    query: str = ""
+    args: tuple = ()  # further positional arguments (value: path, format)
+    options: dict = field(default_factory=dict, compare=False, hash=False)
+    alt: str = ""  # figure only
+    caption: str = ""  # figure only
+    prefix: str = ""  # figure only: the "../" the page wrote before figures/
+
+
+def _mask(text: str) -> str:
+    """``text`` with inline code and math blanked out (same length, same lines).
+
+    Inline code is how a page shows the syntax itself (`` `{{ table NAME }}` ``). Fenced
+    code blocks are scanned: a listing may show a computed value, e.g. an error message.
+    """
+    out = list(text)
+    for regex in (r"(`+)[^`\n].*?\1", r"(?s)\$\$.*?\$\$", r"(?s)\\\[.*?\\\]", r"(?s)\\\(.*?\\\)"):
+        for m in re.finditer(regex, "".join(out)):
+            for i in range(m.start(), m.end()):
+                if out[i] != "\n":
+                    out[i] = " "
+    return "".join(out)
+
+
+def parse(text: str, *, where: str = "page") -> list[Directive]:
+    """Every directive in ``text``, in order; :class:`DirectiveError` for anything malformed."""
+    masked = _mask(text)
+    found: list[Directive] = []
+
+    def line_of(i: int) -> int:
+        return text.count("\n", 0, i) + 1
+
+    for m in FIGURE_RE.finditer(masked):
+        m = FIGURE_RE.match(text, m.start())  # read alt/caption from the original text
+        found.append(Directive("figure", m.start(), m.end(), line_of(m.start()), m.group(0),
+                               name=m["name"], query=m["query"] or "", alt=m["alt"].strip(),
+                               caption=m["caption"] or "", prefix=m["prefix"] or ""))
+    leftover = FIGURE_LIKE_RE.sub(lambda m: " " * len(m.group(0)), FIGURE_RE.sub(lambda m: " " * len(m.group(0)), masked))
+    bad = FIGURE_LIKE_RE.search(leftover)
+    if bad:
+        raise DirectiveError(f"{where}:{line_of(bad.start())}: figure reference not understood: "
+                             f"{text[bad.start():bad.end()]!r} (write ![alt](figures/NAME.svg?p=v \"caption\"); "
+                             "the alt text may not contain brackets)")
+    for m in BRACES_RE.finditer(masked):
+        body = text[m.start("body"):m.end("body")]
+        if not re.match(r"\s*[A-Za-z_]", body):
+            continue  # not directive-shaped
+        found.append(_directive(text, m, body, line_of(m.start()), where))
+    covered = masked
+    for d in found:
+        covered = covered[: d.start] + " " * (d.end - d.start) + covered[d.end:]
+    stray = OPENING_RE.search(covered)
+    if stray:
+        line_end = text.find("\n", stray.start())
+        snippet = text[stray.start(): line_end if line_end >= 0 else None]
+        raise DirectiveError(f"{where}:{line_of(stray.start())}: directive not closed: {snippet!r} "
+                             "(a directive is {{ KEYWORD ... }} on one line)")
+    return sorted(found, key=lambda d: d.start)
+
+
+def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
+    here = f"{where}:{line}"
+    try:
+        words = shlex.split(body)
+    except ValueError as exc:
+        raise DirectiveError(f"{here}: cannot read {m.group(0)!r}: {exc}") from None
+    keyword, rest = words[0], words[1:]
+    if keyword not in BLOCK and keyword not in INLINE:
+        close = difflib.get_close_matches(keyword, [*BLOCK, *INLINE], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise DirectiveError(f"{here}: unknown directive {keyword!r} in {m.group(0)!r}{hint}; "
+                             f"known: {', '.join(sorted([*BLOCK, *INLINE]))}")
+    positional = [w for w in rest if "=" not in w or TARGET_RE.match(w)]
+    options = {}
+    for w in rest:
+        if w in positional:
+            continue
+        key, _, value = w.partition("=")
+        allowed = OPTIONS.get(keyword, set())
+        if key not in allowed:
+            raise DirectiveError(f"{here}: {keyword} takes no option {key!r} in {m.group(0)!r}; "
+                                 f"allowed: {', '.join(sorted(allowed)) or 'none'}")
+        if key in options:
+            raise DirectiveError(f"{here}: option {key!r} is given twice in {m.group(0)!r}")
+        options[key] = value
+    if keyword in BLOCK:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if text[line_start:m.start()].strip() or text[m.end():line_end].strip():
+            raise DirectiveError(f"{here}: {{{{ {keyword} }}}} must stand on a line of its own: {m.group(0)!r}")
+        want = (BLOCK[keyword], BLOCK[keyword])
+    else:
+        want = INLINE[keyword]
+    if not want[0] <= len(positional) <= want[1]:
+        raise DirectiveError(f"{here}: {keyword} takes {want[0]}" + (f"–{want[1]}" if want[1] != want[0] else "")
+                             + f" arguments, got {len(positional)} in {m.group(0)!r}")
+    name = query = ""
+    args = tuple(positional)
+    if positional and keyword != "gallery":
+        target = TARGET_RE.match(positional[0])
+        if not target:
+            raise DirectiveError(f"{here}: {positional[0]!r} is not a figure name (letters, digits, _) "
+                                 f"with optional ?name=value parameters, in {m.group(0)!r}")
+        name, query, args = target["name"], target["query"] or "", tuple(positional[1:])
+    return Directive(keyword, m.start(), m.end(), line, m.group(0), name=name, query=query, args=args,
+                     options=options)
+
+
+def substitute(text: str, directives, replace) -> str:
+    """``text`` with each directive's span replaced by ``replace(directive)``."""
+    out, pos = [], 0
+    for d in sorted(directives, key=lambda d: d.start):
+        out.append(text[pos:d.start])
+        out.append(replace(d))
+        pos = d.end
+    out.append(text[pos:])
+    return "".join(out)
