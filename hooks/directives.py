@@ -41,7 +41,7 @@ FIGURE_RE = re.compile(
     r'(?:\?(?P<query>[^\s)"]*))?(?:\s+"(?P<caption>[^"\n]*)")?\)'
 )
 # A reference to a figure that FIGURE_RE did not read: a typo, brackets in the alt text, ...
-FIGURE_LIKE_RE = re.compile(r'!\[[^\n]*?\]\([^)\n]*figures/[^)\s]*\.svg(?!#only-)[^)\n]*\)')
+FIGURE_LIKE_RE = re.compile(r'!\[[^\n]*?\]\([^)\n]*figures/[^)\n]*?\.svg(?!#only-)[^)\n]*\)')
 BRACES_RE = re.compile(r"\{\{(?P<body>[^{}\n]*)\}\}")
 OPENING_RE = re.compile(r"\{\{\s*[A-Za-z_]")  # what starts a directive (math like {{x} is masked)
 TARGET_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\?(?P<query>\S*))?$")
@@ -95,7 +95,7 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         found.append(Directive("figure", m.start(), m.end(), line_of(m.start()), m.group(0),
                                name=m["name"], query=m["query"] or "", alt=m["alt"].strip(),
                                caption=m["caption"] or "", prefix=m["prefix"] or ""))
-    leftover = FIGURE_LIKE_RE.sub(lambda m: " " * len(m.group(0)), FIGURE_RE.sub(lambda m: " " * len(m.group(0)), masked))
+    leftover = FIGURE_RE.sub(lambda m: " " * len(m.group(0)), masked)
     bad = FIGURE_LIKE_RE.search(leftover)
     if bad:
         raise DirectiveError(f"{where}:{line_of(bad.start())}: figure reference not understood: "

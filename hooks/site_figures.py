@@ -186,8 +186,9 @@ def _value(page_where: str, d, result) -> str:
 def _explorer(page, d, result) -> str:
     alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
     widget = result.request.script.explorer
+    prefix = _link(page, "figures/x")[: -len("figures/x")]  # "" or "../" from this page to docs/
     static = directives.Directive("figure", d.start, d.end, d.line, d.raw, name=d.name, alt=alt,
-                                  caption=caption, prefix="../" * page.file.src_uri.count("/"))
+                                  caption=caption, prefix=prefix)
     return (
         f'<div class="mha-explorer-static" data-static-for="{widget}" markdown="1">\n\n'
         f"{_figure(page, static, result)}\n</div>\n\n"

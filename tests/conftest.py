@@ -1,23 +1,14 @@
-"""Shared fixtures: the project root and a helper that runs a strict MkDocs build."""
+"""Shared fixtures: the project root and one strict build of the real site for every test
+that only reads a site (builds that test the machine itself use small fixture sites)."""
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def mkdocs_build(config: Path, site_dir: Path, cache_dir: Path, *, timeout=600, **popen):
-    """Run ``mkdocs build --strict`` for ``config`` into ``site_dir`` with its own cache."""
-    env = dict(os.environ, MHA_CACHE_DIR=str(cache_dir), NO_MKDOCS_2_WARNING="1")
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)]
-    if popen:
-        return subprocess.Popen(cmd, env=env, cwd=config.parent, **popen)
-    return subprocess.run(cmd, env=env, cwd=config.parent, capture_output=True, text=True, timeout=timeout)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from helpers import ROOT, mkdocs_build  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT
+from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
 
-pytestmark = pytest.mark.build
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 OUT = ROOT / "test-output"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

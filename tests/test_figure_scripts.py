@@ -1,4 +1,8 @@
-"""Every figure script: its CLI writes each format, deterministically, and bad use is refused."""
+"""Every figure script's command line: each format, parameters checked before any work,
+and the listing. (The build renders every figure's SVG, dark SVG, PNG and CSV; these
+tests cover what the build does not: PDF, JSON, Markdown and the CLI's own behaviour.)"""
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
@@ -6,10 +10,14 @@ import sys
 import pytest
 
 import figures
-from figures import _export
 
-FIGURES = [n for n in figures.names() if not hasattr(figures.load(n), "table")]
-TABLES = [n for n in figures.names() if hasattr(figures.load(n), "table")]
+SCRIPTS = figures.scripts()
+FIGURES = sorted(n for n, s in SCRIPTS.items() if s.kind == "figure")
+TABLES = sorted(n for n, s in SCRIPTS.items() if s.kind == "table")
+# The real-model scripts run all-MiniLM-L6-v2 hundreds of times; the build renders them
+# (SVG, PNG, CSV) and test_figure_data checks their numbers, so the CLI tests skip them.
+LIGHT_FIGURES = [n for n in FIGURES if SCRIPTS[n].chapter != "real_model"]
+LIGHT_TABLES = [n for n in TABLES if SCRIPTS[n].chapter != "real_model"]
 MAGIC = {"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF"}
 
 
@@ -27,59 +35,64 @@ def _check(path, fmt):
 
 
 def test_there_are_figures_and_tables():
-    assert FIGURES and TABLES
+    assert len(FIGURES) > 20 and len(TABLES) > 10
 
 
-@pytest.mark.parametrize("name", FIGURES)
-@pytest.mark.parametrize("fmt", _export.ALL_FORMATS)
-def test_figure_cli_writes_each_format(name, fmt, tmp_path):
-    out = tmp_path / f"{name}.{fmt}"
+@pytest.mark.parametrize("name", LIGHT_FIGURES)
+def test_figure_cli_writes_a_pdf(name, tmp_path):
+    out = tmp_path / f"{name}.pdf"
     assert figures.load(name).main(["--out", str(out)]) == 0
+    _check(out, "pdf")
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png", "csv", "json", "md"])
+def test_one_figure_writes_every_format(fmt, tmp_path):
+    out = tmp_path / f"x.{fmt}"
+    assert figures.load("pe_heatmap").main(["--out", str(out), "--d-model", "8", "--n-positions", "6"]) == 0
     _check(out, fmt)
 
 
-@pytest.mark.parametrize("name", TABLES)
-@pytest.mark.parametrize("fmt", ["md", "csv", "json"])
+@pytest.mark.parametrize("name", LIGHT_TABLES)
+@pytest.mark.parametrize("fmt", ["md", "json"])
 def test_table_cli_writes_each_format(name, fmt, tmp_path):
     out = tmp_path / f"{name}.{fmt}"
     assert figures.load(name).main(["--out", str(out)]) == 0
     _check(out, fmt)
 
 
-@pytest.mark.parametrize("name", TABLES)
-def test_table_refuses_image_formats(name, tmp_path):
-    with pytest.raises(ValueError, match="is a table"):
-        figures.load(name).main(["--out", str(tmp_path / "x.svg")])
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["wavelength_table", "--out", "x.svg"], "wavelength_table is a table: the file must end in one of .csv, .json, .md",
+                 id="table-as-image"),
+    pytest.param(["pe_heatmap", "--out", "x.gif"], "must end in one of .svg, .png, .pdf", id="unknown-format"),
+    pytest.param(["pe_heatmap", "--d-model", "abc"], "--d-model: .*must be an integer", id="text-for-int"),
+    pytest.param(["pe_heatmap", "--dmodel", "4"], "unrecognized arguments: --dmodel", id="unknown-option"),
+    pytest.param(["rope_rotation_2d", "--theta", "nan"], "--theta: .*a finite number", id="nan-for-float"),
+])
+def test_bad_command_lines_are_refused_before_any_work(argv, message, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "figures", *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    import re
+    assert re.search(message, run.stderr), run.stderr
+    assert not list(tmp_path.iterdir()), "nothing may be written"
 
 
-def test_unknown_format_is_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"--out must end in one of"):
-        figures.load(FIGURES[0]).main(["--out", str(tmp_path / "x.gif")])
-
-
-@pytest.mark.parametrize("name", FIGURES)
-def test_svg_is_deterministic_and_dark_differs(name, tmp_path):
-    mod = figures.load(name)
-    d = mod.data()
-    a, b, c = tmp_path / "a.svg", tmp_path / "b.svg", tmp_path / "c.svg"
-    _export.write(mod, d, a, salt=name)
-    _export.write(mod, d, b, salt=name)
-    _export.write(mod, d, c, theme="dark", salt=name)
-    assert a.read_bytes() == b.read_bytes()
-    assert a.read_bytes() != c.read_bytes()
-    assert b"<dc:date>" not in a.read_bytes()
+def test_an_optional_float_parameter_is_a_number(tmp_path):
+    out = tmp_path / "r.json"
+    assert figures.load("rope_rotation_2d").main(["--out", str(out), "--theta", "1.0"]) == 0
+    assert json.loads(out.read_text())["theta"] == 1.0
 
 
 def test_script_runs_as_a_file_and_as_a_module(root, tmp_path):
-    name = FIGURES[0]
+    script = SCRIPTS["pe_heatmap"]
     out = tmp_path / "direct.svg"
-    subprocess.run([sys.executable, str(root / "figures" / f"{name}.py"), "--out", str(out)], check=True, cwd=tmp_path)
+    subprocess.run([sys.executable, str(script.path), "--out", str(out), "--d-model", "8"], check=True, cwd=tmp_path)
     _check(out, "svg")
-    listing = subprocess.run([sys.executable, "-m", "figures", "list"], check=True, capture_output=True, text=True, cwd=root)
-    for n in figures.names():
-        assert n in listing.stdout
+    listing = subprocess.run([sys.executable, "-m", "figures", "list"], check=True, capture_output=True, text=True,
+                             cwd=root)
+    for n, s in SCRIPTS.items():
+        assert n in listing.stdout and s.title in listing.stdout
     bad = subprocess.run([sys.executable, "-m", "figures", "no_such_figure"], capture_output=True, text=True, cwd=root)
-    assert bad.returncode == 2 and "unknown figure 'no_such_figure'" in bad.stderr
+    assert bad.returncode == 2 and "unknown figure or table 'no_such_figure'" in bad.stderr
 
 
 def test_cli_parameters_reach_data(tmp_path):
@@ -89,10 +102,42 @@ def test_cli_parameters_reach_data(tmp_path):
     assert len(d["pe"]) == 3 and len(d["pe"][0]) == 6
 
 
+def test_sequence_parameters_from_the_command_line(tmp_path):
+    out = tmp_path / "h.json"
+    figures.load("heads_in_action").main(["--out", str(out), "--presets", "Identity", "Swap K blocks"])
+    assert json.loads(out.read_text())["presets"] == ["Identity", "Swap K blocks"]
+
+
+def test_importing_a_script_changes_no_global_state():
+    """Importing a figure script (and the style module) must not switch the caller's
+    matplotlib backend or theme."""
+    code = ("import matplotlib; b = matplotlib.get_backend(); import figures; figures.load('pe_heatmap'); "
+            "figures.load('wavelength_table'); from figures._kit import style; "
+            "assert matplotlib.get_backend() == b, (b, matplotlib.get_backend()); "
+            "assert style.colors() == style.THEMES['light']; print('ok')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"MPLBACKEND": "svg", "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr
+
+
+def test_theme_colours_follow_the_context():
+    from figures._kit import style
+
+    assert style.colors()["bg"] == "white"
+    with style.theme("dark"):
+        assert style.colors()["bg"] == style.THEMES["dark"]["bg"]
+        with style.theme("light"):
+            assert style.colors()["bg"] == "white"
+        assert style.colors()["bg"] == style.THEMES["dark"]["bg"]
+    assert style.colors()["bg"] == "white"
+
+
 def test_markdown_table_helper():
-    md = _export.markdown_table(["a", "b"], [[1, "x"]], "lr")
+    from figures._kit import export
+
+    md = export.markdown_table(["a", "b"], [[1, "x"]], "lr")
     assert md == "| a | b |\n|---|---:|\n| 1 | x |\n"
     with pytest.raises(ValueError, match="align must give l or r"):
-        _export.markdown_table(["a", "b"], [], "l")
+        export.markdown_table(["a", "b"], [], "l")
     with pytest.raises(ValueError, match="row has 1 cells, the header 2"):
-        _export.markdown_table(["a", "b"], [["only"]], "ll")
+        export.markdown_table(["a", "b"], [["only"]], "ll")

@@ -375,13 +375,23 @@ class Request:
 
     @property
     def stem(self) -> str:
-        """The file name stem: the script's name, then the parameters spelled out."""
+        """The file name stem: the script's name alone for its defaults, else the name, the
+        parameters spelled out for a reader, and a hash of the canonical parameters, so
+        that two parameter sets never share a file (``a,b`` and ``a;b`` spell alike)."""
         if not self.params:
             return self.name
-        parts = "_".join(f"{k}-{self._text(k, v)}" for k, v in self.params)
-        return f"{self.name}--{re.sub(r'[^A-Za-z0-9_.-]+', '-', parts)}"
+        readable = "_".join(f"{k}-{self._text(v)}" for k, v in self.params)
+        readable = re.sub(r"[^A-Za-z0-9_.,-]+", "-", readable)[:60].strip("-")
+        digest = hashlib.sha256(self.canonical().encode()).hexdigest()[:8]
+        return f"{self.name}--{readable}-{digest}"
 
-    def _text(self, key, value) -> str:
+    def canonical(self) -> str:
+        """The parameters as canonical JSON (sorted keys, typed values)."""
+        return json.dumps([[k, list(v) if isinstance(v, tuple) else v] for k, v in self.params],
+                          separators=(",", ":"), ensure_ascii=False)
+
+    @staticmethod
+    def _text(value) -> str:
         if isinstance(value, tuple):
             return ",".join(map(str, value))
         return str(value)
@@ -454,5 +464,5 @@ def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, 
             f = DATA_DIR / fname
             h.update(f.read_bytes() if f.is_file() else b"missing")
         todo.extend(s.imports)
-    h.update(json.dumps([[k, list(v) if isinstance(v, tuple) else v] for k, v in request.params]).encode())
+    h.update(request.canonical().encode())
     return h.hexdigest()[:20]

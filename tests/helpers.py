@@ -1,0 +1,99 @@
+"""Helpers shared by the tests: the project root, a strict MkDocs build in a subprocess,
+and small fixture sites that use the real hooks with their own figure scripts."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS = ROOT / "hooks"
+
+
+def mkdocs_build(config: Path, site_dir: Path, cache_dir: Path, *, timeout=600, env=None, **popen):
+    """Run ``mkdocs build --strict`` for ``config`` into ``site_dir`` with its own cache.
+
+    The render statistics go to ``<site_dir>.stats.json`` (see :func:`build_stats`).
+    """
+    env = dict(os.environ, MHA_CACHE_DIR=str(cache_dir), NO_MKDOCS_2_WARNING="1",
+               MHA_BUILD_STATS=str(Path(str(site_dir) + ".stats.json")), **(env or {}))
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)]
+    if popen:
+        return subprocess.Popen(cmd, env=env, cwd=config.parent, **popen)
+    return subprocess.run(cmd, env=env, cwd=config.parent, capture_output=True, text=True, timeout=timeout)
+
+
+def build_stats(site_dir: Path) -> dict:
+    """What the figure step of the build that wrote ``site_dir`` did (cached, rendered, ...)."""
+    return json.loads(Path(str(site_dir) + ".stats.json").read_text())
+
+
+def tree(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+SMALL_FIGURE = '''\
+"""A small line figure, for the machine's tests.
+
+It draws n points of y = scale * x.
+"""
+from figures._kit import cli, style
+
+
+def data(n: int = 3, scale: float = 1.0, label: str = "line") -> dict:
+    return dict(x=list(range(n)), y=[scale * i for i in range(n)], label=label)
+
+
+def draw(data, ax=None):
+    fig, ax = style.new_figure(3, 2) if ax is None else (ax.figure, ax)
+    ax.plot(data["x"], data["y"], label=data["label"])
+    ax.set_title(data["label"])
+    return fig
+
+
+main = cli.main_for(__name__)
+'''
+
+SMALL_TABLE = '''\
+"""A small table, for the machine's tests."""
+from figures._kit import cli
+from figures._kit.export import markdown_table
+
+
+def data(rows: int = 2) -> dict:
+    return dict(rows=[dict(i=i, square=i * i) for i in range(rows)])
+
+
+def table(data) -> str:
+    return markdown_table(["i", "i²"], [[r["i"], r["square"]] for r in data["rows"]], "rr")
+
+
+main = cli.main_for(__name__)
+'''
+
+
+def mini_project(base: Path, scripts: dict[str, str], pages: dict[str, str] | str) -> Path:
+    """A MkDocs project in ``base/proj`` using the real figures hook and its own ``figures/``.
+
+    ``pages`` maps page paths to Markdown (a string is the home page).
+    """
+    proj = base / "proj"
+    (proj / "docs").mkdir(parents=True)
+    (proj / "figures").mkdir()
+    for name, source in scripts.items():
+        (proj / "figures" / f"{name}.py").write_text(source)
+    if isinstance(pages, str):
+        pages = {"index.md": pages}
+    for rel, text in pages.items():
+        (proj / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / "docs" / rel).write_text(text)
+    (proj / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+        site_name: mini
+        theme: {{name: mkdocs}}
+        hooks: ["{HOOKS / 'site_figures.py'}"]
+        markdown_extensions: [attr_list, md_in_html, tables]
+        """))
+    return proj

@@ -1,0 +1,176 @@
+"""The figure contract: scripts read from source, typed parameters, canonical requests,
+file names, command lines and what the cache key covers. No rendering here."""
+from __future__ import annotations
+
+import shlex
+import textwrap
+
+import pytest
+
+import figures
+from figures._kit import cli, contract
+from helpers import SMALL_FIGURE, SMALL_TABLE
+
+
+def script_from(tmp_path, source: str, name: str = "demo") -> contract.Script:
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    return contract.read_script(path)
+
+
+TYPED = '''\
+    """Typed parameters, for the contract's tests."""
+    from typing import Annotated
+    from figures._kit.contract import Range
+    def data(n: Annotated[int, Range(1, 10)] = 3, tau: float = 0.5, causal: bool = False,
+             label: str = "x", sizes: tuple[int, ...] = (1, 2), theta: float | None = None,
+             words: tuple[str, ...] = ("a",)) -> dict:
+        return {}
+    def draw(data, ax=None):
+        pass
+'''
+
+
+def test_every_course_script_keeps_the_contract():
+    found = figures.scripts()
+    assert len(found) >= 40
+    for name, s in found.items():
+        assert s.kind in contract.KINDS and s.title and s.path.stem == name
+        assert s.chapter in ("attention", "position", "practice", "real_model"), (name, s.chapter)
+        assert "main = cli.main_for(__name__)" in s.path.read_text(), f"{name} has no command line"
+
+
+def test_names_are_unique_across_chapters(tmp_path):
+    for chapter in ("a", "b"):
+        (tmp_path / chapter).mkdir()
+        (tmp_path / chapter / "same.py").write_text(SMALL_TABLE)
+    with pytest.raises(contract.ContractError, match="two figure scripts are named 'same'"):
+        contract.discover(tmp_path)
+
+
+def test_parameters_are_read_with_their_types(tmp_path):
+    p = script_from(tmp_path, TYPED).params
+    assert (p["n"].type, p["n"].range) == ("int", contract.Range(1, 10))
+    assert (p["sizes"].type, p["sizes"].sequence) == ("int", True)
+    assert (p["theta"].type, p["theta"].optional) == ("float", True)
+    assert p["causal"].type == "bool" and p["words"].sequence and p["label"].type == "str"
+
+
+@pytest.mark.parametrize("query, expected", [
+    pytest.param("", (), id="defaults"),
+    pytest.param("n=4&causal=true", (("causal", True), ("n", 4)), id="sorted-and-typed"),
+    pytest.param("sizes=3,4,5", (("sizes", (3, 4, 5)),), id="int-sequence"),
+    pytest.param("words=Identity,Swap+K+blocks", (("words", ("Identity", "Swap K blocks")),), id="str-sequence-plus-is-space"),
+    pytest.param("label=a%2Cb", (("label", "a,b"),), id="url-encoded-comma-in-text"),
+    pytest.param("theta=none", (("theta", None),), id="optional-none"),
+    pytest.param("tau=1e-3", (("tau", 0.001),), id="float-exponent"),
+])
+def test_page_queries_become_canonical_requests(tmp_path, query, expected):
+    assert script_from(tmp_path, TYPED).parse_query(query, where="p.md:1").params == expected
+
+
+@pytest.mark.parametrize("query, message", [
+    pytest.param("n=abc", r"p.md:1: demo: parameter 'n' must be an integer between 1 and 10, got 'abc'", id="text-for-int"),
+    pytest.param("n=11", r"between 1 and 10, got '11'", id="out-of-range"),
+    pytest.param("n=2.5", r"must be an integer", id="float-for-int"),
+    pytest.param("n=2&n=3", r"parameter 'n' of demo is given twice", id="duplicate"),
+    pytest.param("nn=2", r"demo has no parameter 'nn' \(did you mean 'n'\?", id="unknown-with-suggestion"),
+    pytest.param("causal=yes", r"must be true or false", id="bad-bool"),
+    pytest.param("tau=nan", r"a finite number", id="nan"),
+    pytest.param("tau=inf", r"a finite number", id="inf"),
+    pytest.param("sizes=", r"at least one item|must be a list", id="empty-sequence"),
+    pytest.param("n", r"cannot read the parameters", id="no-equals"),
+])
+def test_bad_queries_are_refused_naming_the_page(tmp_path, query, message):
+    with pytest.raises(contract.ContractError, match=message):
+        script_from(tmp_path, TYPED).parse_query(query, where="p.md:1")
+
+
+def test_file_names_are_injective_and_readable():
+    s = figures.scripts()["bert_top_heads"]
+    stems = {s.parse_query(q, where="t").stem for q in
+             ("sentence=Cats,chase.dogs", "sentence=Cats;chase.dogs", "sentence=Cats+chase.dogs",
+              "sentence=Cats%2Cchase.dogs%20")}
+    assert len(stems) == 4
+    assert all(stem.startswith("bert_top_heads--sentence-Cats") for stem in stems)
+    assert s.request().stem == "bert_top_heads"  # defaults keep the plain name
+    pe = figures.scripts()["pe_heatmap"]
+    assert pe.parse_query("d_model=4&n_positions=4", where="t").stem == \
+        pe.parse_query("n_positions=4&d_model=4", where="t").stem  # order does not matter
+    assert pe.parse_query("d_model=4", where="t").stem != pe.parse_query("d_model=40", where="t").stem
+
+
+def test_outputs_are_named_in_one_place():
+    req = figures.scripts()["pe_heatmap"].request()
+    assert req.outputs("figure") == {"csv": "pe_heatmap.csv", "json": "pe_heatmap.json", "svg": "pe_heatmap.svg",
+                                     "svg_dark": "pe_heatmap-dark.svg", "png": "pe_heatmap.png"}
+    assert figures.scripts()["wavelength_table"].request().outputs("table")["md"] == "wavelength_table.md"
+
+
+def test_cli_line_is_shell_quoted_and_round_trips_through_the_parser():
+    s = figures.scripts()["bert_top_heads"]
+    req = s.parse_query("sentence=It%27s+a+dog%3B+rm+-rf+%2F", where="t")
+    line = contract.cli_line(req)
+    words = shlex.split(line)
+    assert words[:2] == ["python", "figures/real_model/bert_top_heads.py"]
+    assert words[words.index("--sentence") + 1] == "It's a dog; rm -rf /"
+    args = vars(cli.parser_for(s).parse_args(words[2:]))
+    assert args["sentence"] == "It's a dog; rm -rf /"
+
+
+def test_cli_line_spells_bools_and_sequences_as_the_parser_reads_them():
+    s = figures.scripts()["heads_in_action"]
+    req = s.parse_query("presets=Identity,Swap+K+blocks&tau=2.0", where="t")
+    words = shlex.split(contract.cli_line(req))
+    args = vars(cli.parser_for(s).parse_args(words[2:]))
+    assert s.request({k: tuple(v) if isinstance(v, list) else v for k, v in args.items()
+                      if k in s.params}).params == req.params
+    t = figures.scripts()["cat_sat_mat_scores"]
+    assert contract.cli_line(t.parse_query("causal=false", where="t")).endswith("--no-causal")
+
+
+def test_cache_key_covers_imported_scripts_and_data_files(tmp_path):
+    (tmp_path / "base.py").write_text(SMALL_FIGURE)
+    (tmp_path / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", "from figures._kit import cli\nfrom figures.base import data as _base\n"))
+    scripts = contract.discover(tmp_path)
+    assert scripts["user"].imports == ("base",)
+    req = scripts["user"].request()
+    before = contract.cache_key(scripts["user"], req, "shared", scripts)
+    assert contract.cache_key(scripts["user"], req, "shared", scripts) == before
+    (tmp_path / "base.py").write_text(SMALL_FIGURE + "\n# edited\n")
+    assert contract.cache_key(scripts["user"], req, "shared", contract.discover(tmp_path)) != before
+    assert contract.cache_key(scripts["user"], req, "other", scripts) != before
+    measured = figures.scripts()["attention_memory_measured"]
+    assert measured.data_files == ("attention_memory_measured.json",)
+
+
+def test_code_digest_covers_the_models_package(tmp_path):
+    """The digest hashes mhalib/models/ too (the real-model figures depend on it)."""
+    import importlib.util
+    from pathlib import Path
+
+    lib = Path(importlib.util.find_spec("mhalib").origin).parent
+    assert (lib / "models" / "bert.py").is_file()
+    digest = contract.code_digest()
+    assert digest == contract.code_digest() and len(digest) == 64
+
+
+@pytest.mark.parametrize("source, message", [
+    pytest.param('def data(): return {}\ndef draw(data): pass\n', "starts with a docstring", id="no-docstring"),
+    pytest.param('"""T."""\ndef draw(data): pass\n', "defines data", id="no-data"),
+    pytest.param('"""T."""\ndef data(): return {}\n', "exactly one of draw", id="neither-draw-nor-table"),
+    pytest.param('"""T."""\ndef data(n): return {}\ndef draw(data): pass\n', "needs a default", id="no-default"),
+    pytest.param('"""T."""\ndef data(n: dict = None): return {}\ndef draw(data): pass\n', "annotation 'dict'",
+                 id="unsupported-type"),
+    pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\nEXPLORER = "x"\n', "explorer",
+                 id="explorer-without-payload"),
+])
+def test_scripts_breaking_the_contract_are_named(tmp_path, source, message):
+    with pytest.raises(contract.ContractError, match=message):
+        script_from(tmp_path, source)
+
+
+def test_unknown_figure_suggests_a_name():
+    with pytest.raises(contract.ContractError, match="unknown figure or table 'pe_heatmp'.*did you mean 'pe_heatmap'"):
+        contract.find("pe_heatmp", figures.scripts())

@@ -1,0 +1,187 @@
+"""Never publish a wrong number: the renderer and the hook under faults, on small fixture sites.
+
+Fresh code after edits (as under ``mkdocs serve``), damaged and concurrent caches, broken
+scripts, typos in pages: each either gives the right output or fails loudly, naming what
+is wrong. Every test here runs in seconds.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import figures
+from figures._kit import build, contract
+from helpers import HOOKS, SMALL_FIGURE, SMALL_TABLE, build_stats, mini_project, mkdocs_build, tree
+
+sys.path.insert(0, str(HOOKS))
+
+pytestmark = pytest.mark.build  # renders in worker processes and builds fixture sites
+
+
+def scripts_dir(tmp_path, **sources) -> Path:
+    d = tmp_path / "figs"
+    d.mkdir(exist_ok=True)
+    for name, source in sources.items():
+        (d / f"{name}.py").write_text(source)
+    return d
+
+
+def render(d: Path, cache: Path, *requests, log=None):
+    scripts = contract.discover(d)
+    reqs = [scripts[name].request(params) for name, params in requests]
+    return build.render(reqs, d, cache, log=log, workers=1)
+
+
+# ---- fresh code ------------------------------------------------------------------------------
+
+def test_an_edited_script_is_rendered_from_its_new_source_in_the_same_process(tmp_path):
+    """As under `mkdocs serve`: one process, the script edited, edited back; every render
+    shows the source as it is now, and the cache never serves an older edit."""
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    outputs = []
+    for title in ("first title", "second title", "line"):
+        (d / "small.py").write_text(SMALL_FIGURE.replace('label: str = "line"', f'label: str = "{title}"'))
+        (result,), _ = render(d, cache, ("small", {}))
+        outputs.append(result.file("svg"))
+        assert title.encode() in result.file("svg")
+    (result,), stats = render(d, cache, ("small", {}))
+    assert stats.cached == 1 and result.file("svg") == outputs[-1]
+
+
+def test_renders_run_in_fresh_processes(tmp_path):
+    """Each render call uses new worker processes, so no module imported before an edit
+    (mhalib included) is ever reused."""
+    source = SMALL_TABLE.replace("return dict(rows=", "import os\n    return dict(pid=os.getpid(), rows=")
+    d = scripts_dir(tmp_path, pid_table=source)
+    (first,), _ = render(d, tmp_path / "c1", ("pid_table", {}))
+    (second,), _ = render(d, tmp_path / "c2", ("pid_table", {}))
+    assert os.getpid() not in (first.data["pid"], second.data["pid"])
+    assert first.data["pid"] != second.data["pid"]
+
+
+def test_a_source_changed_during_the_render_is_never_cached(tmp_path):
+    source = SMALL_TABLE.replace(
+        "    return dict(rows=",
+        "    from pathlib import Path\n    p = Path(__file__)\n    p.write_text(p.read_text() + '# edited\\n')\n"
+        "    return dict(rows=")
+    d = scripts_dir(tmp_path, self_editing=source)
+    cache = tmp_path / "cache"
+    with pytest.raises(build.FigureError, match="'self_editing': its sources changed while it was rendered"):
+        render(d, cache, ("self_editing", {}))
+    assert not [p for p in cache.iterdir() if p.name.startswith("self_editing")]
+
+
+def test_a_broken_script_fails_naming_it_and_the_next_good_save_recovers(tmp_path):
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE.replace("return dict(x=", "return dict(boom=1 / 0, x="))
+    cache = tmp_path / "cache"
+    with pytest.raises(build.FigureError, match=r"figure 'small' .*small\.py\) failed:(.|\n)*ZeroDivisionError"):
+        render(d, cache, ("small", {}))
+    assert not [p for p in cache.iterdir() if not p.name.startswith(".tmp-")]
+    (d / "small.py").write_text(SMALL_FIGURE)
+    (result,), stats = render(d, cache, ("small", {}))
+    assert stats.rendered == 1 and result.file("svg").startswith(b"<?xml")
+
+
+# ---- the cache ---------------------------------------------------------------------------------
+
+def _entry(cache: Path, stem: str) -> Path:
+    (entry,) = [p for p in cache.iterdir() if p.name.startswith(stem + "-")]
+    return entry
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda e: (e / "small.svg").write_bytes((e / "small.svg").read_bytes()[:200]), id="truncated-svg"),
+    pytest.param(lambda e: (e / "small.png").unlink(), id="missing-png"),
+    pytest.param(lambda e: (e / "small.json").write_text("{"), id="truncated-data-json"),
+    pytest.param(lambda e: (e / "manifest.json").unlink(), id="missing-manifest"),
+    pytest.param(lambda e: (e / "manifest.json").write_text("not json"), id="garbled-manifest"),
+    pytest.param(lambda e: [p.unlink() for p in e.iterdir()], id="empty-entry"),
+    pytest.param(lambda e: (e / "small.csv").write_text("name,index,value\nx,0,999\n"), id="same-size-other-bytes"),
+])
+def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, damage):
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    (good,), _ = render(d, cache, ("small", {}))
+    damage(_entry(cache, "small"))
+    lines = []
+    (again,), stats = render(d, cache, ("small", {}), log=lines.append)
+    assert stats.repaired == 1 and stats.rendered == 1 and stats.cached == 0
+    assert any("is damaged" in line and "rendering it again" in line for line in lines), lines
+    assert again.files == good.files
+    (third,), stats = render(d, cache, ("small", {}))
+    assert stats.cached == 1 and third.files == good.files
+
+
+def test_two_builds_on_one_cold_cache_both_succeed_with_identical_sites(tmp_path):
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE},
+                        "# Home\n\n![a line](figures/small.svg)\n\n{{ table tab }}\n\n"
+                        "![another](figures/small.svg?n=5&label=five)\n")
+    cache = tmp_path / "cache"
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda i: mkdocs_build(proj / "mkdocs.yml", tmp_path / f"site{i}", cache,
+                                                    env={"SOURCE_DATE_EPOCH": "0"}), (1, 2)))
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-3000:]
+    assert tree(tmp_path / "site1") == tree(tmp_path / "site2")
+
+
+def test_older_renders_of_a_figure_are_pruned(tmp_path):
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    render(d, cache, ("small", {}))
+    (d / "small.py").write_text(SMALL_FIGURE + "\n# v2\n")
+    render(d, cache, ("small", {}))
+    assert len([p for p in cache.iterdir() if p.name.startswith("small-")]) == 1
+
+
+def test_results_are_read_from_memory_not_from_files_that_may_change_later(tmp_path):
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    (result,), _ = render(d, cache, ("small", {}))
+    shutil.rmtree(cache)
+    assert result.file("svg").startswith(b"<?xml") and result.data["label"] == "line"
+
+
+# ---- pages ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page, message", [
+    pytest.param("# Home\n\nIntro.\n\n{{ tabel tab }}\n", r"index.md:5: unknown directive 'tabel'.*did you mean 'table'",
+                 id="typo"),
+    pytest.param("# Home\n\n{{ table tab }\n", r"index.md:3: directive not closed", id="one-brace"),
+    pytest.param("# Home\n\n{{ value tab rows.9.square }}\n", r"index.md:3: .*'rows.9.square' is not in the figure's data",
+                 id="bad-value-path"),
+    pytest.param("# Home\n\n{{ value tab rows .2f }}\n", r"is a list, not a number", id="value-of-a-list"),
+    pytest.param("# Home\n\n![](figures/small.svg)\n", r"index.md:3: figure 'small' has no alt text", id="no-alt"),
+])
+def test_a_page_error_fails_the_build_naming_the_page(tmp_path, page, message):
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, page)
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode != 0
+    import re
+    assert re.search(message, result.stderr), result.stderr[-2000:]
+
+
+def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, {
+        "index.md": "# Home\n\n![a line](figures/small.svg?n=4&label=four \"Four points.\")\n\n{{ table tab?rows=3 }}\n\n"
+                    "The last square is {{ value tab?rows=3 rows.2.square }}.\n",
+        "sub/page.md": "# Sub\n\n![a line](../figures/small.svg)\n"})
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "The last square is 4." in html and "<figcaption>Four points.</figcaption>" in html
+    stem = figures.scripts  # noqa: F841 (the names below come from the contract)
+    s = contract.discover(proj / "figures")["small"].parse_query("n=4&label=four", where="t")
+    assert (tmp_path / "site" / "figures" / f"{s.stem}.svg").is_file()
+    assert f"--n 4" in html and "--label four" in html
+    sub = (tmp_path / "site" / "sub" / "page" / "index.html").read_text()
+    assert 'src="../../figures/small.svg#only-light"' in sub
+    assert build_stats(tmp_path / "site")["rendered"] == 3
