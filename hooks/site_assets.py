@@ -18,7 +18,7 @@ from _paths import project_dir  # noqa: E402
 KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
 
 
-def on_files(files, config):
+def on_files(files, *, config):
     dist = project_dir(config) / "node_modules" / "katex" / "dist"
     if not (dist / "katex.min.js").is_file():
         raise PluginError(f"KaTeX is missing from {dist}: run `make deps` (it runs `npm ci`) first")

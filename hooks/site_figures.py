@@ -11,7 +11,6 @@ page, the line and the directive, and stops the build.
 """
 from __future__ import annotations
 
-import html
 import json
 import logging
 import os

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _paths import cache_root, project_dir  # noqa: E402
+from _paths import cache_root  # noqa: E402
 
 CELL_ID_RE = re.compile(r'id="cell-id=[0-9a-f]+"')
 

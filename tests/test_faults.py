@@ -6,17 +6,14 @@ is wrong. Every test here runs in seconds.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-import figures
 from figures._kit import build, contract
 from helpers import HOOKS, SMALL_FIGURE, SMALL_TABLE, build_stats, mini_project, mkdocs_build, tree
 
@@ -178,10 +175,9 @@ def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / "site" / "index.html").read_text()
     assert "The last square is 4." in html and "<figcaption>Four points.</figcaption>" in html
-    stem = figures.scripts  # noqa: F841 (the names below come from the contract)
     s = contract.discover(proj / "figures")["small"].parse_query("n=4&label=four", where="t")
     assert (tmp_path / "site" / "figures" / f"{s.stem}.svg").is_file()
-    assert f"--n 4" in html and "--label four" in html
+    assert "--n 4" in html and "--label four" in html
     sub = (tmp_path / "site" / "sub" / "page" / "index.html").read_text()
     assert 'src="../../figures/small.svg#only-light"' in sub
     assert build_stats(tmp_path / "site")["rendered"] == 3

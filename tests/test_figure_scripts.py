@@ -38,6 +38,7 @@ def test_there_are_figures_and_tables():
     assert len(FIGURES) > 20 and len(TABLES) > 10
 
 
+@pytest.mark.build  # every figure once more: the full tier
 @pytest.mark.parametrize("name", LIGHT_FIGURES)
 def test_figure_cli_writes_a_pdf(name, tmp_path):
     out = tmp_path / f"{name}.pdf"
@@ -52,6 +53,7 @@ def test_one_figure_writes_every_format(fmt, tmp_path):
     _check(out, fmt)
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("name", LIGHT_TABLES)
 @pytest.mark.parametrize("fmt", ["md", "json"])
 def test_table_cli_writes_each_format(name, fmt, tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import numbers
 from pathlib import Path
 
 import numpy as np
