@@ -98,15 +98,20 @@ def on_files(files, *, config):
         scripts = contract.discover(scripts_dir)
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
-    requests = []
+    requests, asked_by = [], {}
     for f in files.documentation_pages():
         if f.abs_src_path and f.abs_src_path.endswith(".md"):
             text = Path(f.abs_src_path).read_text(encoding="utf-8")
-            requests += _Page(f.src_uri, scripts).requests(_parse(text, f.src_uri))
+            for request in _Page(f.src_uri, scripts).requests(_parse(text, f.src_uri)):
+                requests.append(request)
+                asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
     try:
         results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
                                       log=log.info, scripts=scripts)
-    except (build.FigureError, contract.ContractError) as exc:
+    except build.FigureError as exc:
+        pages = sorted(set(asked_by.get((exc.name, exc.params), [])))
+        raise PluginError((f"{', '.join(pages)}: " if pages else "") + str(exc)) from None
+    except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
     if os.environ.get("MHA_BUILD_STATS"):
         Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")

@@ -81,9 +81,9 @@ def test_quiz_has_at_least_15_collapsible_questions(built_site):
 
 def test_gallery_shows_every_figure_with_its_command(built_site):
     t = text(built_site, "gallery") + text(built_site, "gallery_real_model")
-    drawn = [n for n in figures.names() if hasattr(figures.load(n), "draw")]
-    for name in drawn:
-        assert f"python figures/{name}.py --out {name}.svg" in t, name
+    for name, script in figures.scripts().items():
+        if script.kind == "figure":
+            assert f"python {script.repo_path} --out {name}.svg" in t, name
 
 
 def test_errata_page_lists_the_corrections(built_site):

@@ -46,7 +46,17 @@ _BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLI
 
 
 class FigureError(RuntimeError):
-    """A figure or table script failed; the message names it and carries the traceback."""
+    """A figure or table script failed; the message names it and carries the traceback.
+
+    ``name`` and ``params`` say which request failed (so a caller can name the pages that
+    asked for it)."""
+
+    def __init__(self, message: str, name: str | None = None, params=()):
+        super().__init__(message)
+        self.name, self.params = name, tuple(params)
+
+    def __reduce__(self):  # raised in a worker process, re-raised in the caller
+        return (FigureError, (str(self), self.name, self.params))
 
 
 @dataclass
@@ -207,7 +217,8 @@ def _render_job(job: dict) -> dict:
         now = contract.cache_key(script, request, contract.code_digest(), contract.discover(scripts_dir))
         if now != job["key"]:
             raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
-                              "nothing was cached (the next build renders it from the new sources)")
+                              "nothing was cached (the next build renders it from the new sources)",
+                              script.name, request.params)
         files = {f.name: {"size": f.stat().st_size, "sha256": _sha256(f.read_bytes())}
                  for f in sorted(tmp.iterdir())}
         manifest = dict(key=job["key"], name=script.name, kind=script.kind, files=files)
@@ -218,7 +229,8 @@ def _render_job(job: dict) -> dict:
         raise
     except Exception:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise FigureError(f"figure {script.name!r} ({script.path}) failed:\n{traceback.format_exc()}") from None
+        raise FigureError(f"figure {script.name!r} ({script.path}) failed:\n{traceback.format_exc()}",
+                          script.name, request.params) from None
     return dict(stem=request.stem, seconds=time.perf_counter() - t0)
 
 

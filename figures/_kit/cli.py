@@ -74,7 +74,10 @@ def run(module, argv=None) -> int:
         parser.error(f"--out: {what}the file must end in one of .{', .'.join(allowed)}; got {out.name!r}")
     request = script.request({k: tuple(v) if isinstance(v, list) else v for k, v in args.items()},
                              where=script.name)
-    data = module.data(**request.kwargs)
+    try:
+        data = module.data(**request.kwargs)
+    except (ValueError, TypeError) as exc:  # a check inside data() on the parameters' values
+        parser.error(str(exc))
     export.write(module, data, out, theme=theme)
     print(out)
     return 0

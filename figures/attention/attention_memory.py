@@ -5,11 +5,15 @@ bytes = batch x heads x T^2 x bytes per element; at T = 8192 in fp32 one matrix 
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(lengths: tuple[int, ...] = (512, 1024, 2048, 4096, 8192, 16384, 32768), batch: int = 1, heads: int = 1) -> dict:
+def data(lengths: Annotated[tuple[int, ...], Range(1, None)] = (512, 1024, 2048, 4096, 8192, 16384, 32768),
+         batch: Annotated[int, Range(1, None)] = 1, heads: Annotated[int, Range(1, None)] = 1) -> dict:
     rows = []
     for T in lengths:
         rows.append(dict(T=T, fp32=mhalib.attention_scores_bytes(T, batch=batch, heads=heads, dtype="float32"),
@@ -17,16 +21,20 @@ def data(lengths: tuple[int, ...] = (512, 1024, 2048, 4096, 8192, 16384, 32768),
     return dict(rows=rows, batch=batch, heads=heads)
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.0, 3.6)
-    T = [r["T"] for r in d["rows"]]
-    ax.loglog(T, [r["fp32"] / 2**20 for r in d["rows"]], "o-", base=2, label="fp32")
-    ax.loglog(T, [r["fp16"] / 2**20 for r in d["rows"]], "s-", base=2, label="fp16")
-    ax.set(xlabel="sequence length T", ylabel="MiB for one T×T matrix", title="Attention scores grow as T²")
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.0, 3.6)
+    T = [r["T"] for r in data["rows"]]
+    ax.loglog(T, [r["fp32"] / 2**20 for r in data["rows"]], "o-", base=2, label="fp32")
+    ax.loglog(T, [r["fp16"] / 2**20 for r in data["rows"]], "s-", base=2, label="fp16")
+    n = data["batch"] * data["heads"]
+    matrices = "one T×T matrix" if n == 1 else f"{n:,} T×T matrices (batch × heads)"
+    ax.set(xlabel="sequence length T", ylabel=f"MiB for {matrices}", title="Attention scores grow as T²")
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax)
     ax.legend()
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -26,21 +26,23 @@ def data() -> dict:
     return d
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.4, 3.8)
-    T = [r["T"] for r in d["rows"]]
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.4, 3.8)
+    T = [r["T"] for r in data["rows"]]
     mib = 2**20
-    ax.loglog(T, [r["naive"] / mib for r in d["rows"]], "o-", base=2, label="naive: softmax(QKᵀ/√d) V")
-    ax.loglog(T, [r["sdpa"] / mib for r in d["rows"]], "s-", base=2, label="F.scaled_dot_product_attention")
-    ax.loglog(T, [b / mib for b in d["scores_bytes"]], ls=":", color=style.colors()["muted"], base=2,
+    ax.loglog(T, [r["naive"] / mib for r in data["rows"]], "o-", base=2, label="naive: softmax(QKᵀ/√d) V")
+    ax.loglog(T, [r["sdpa"] / mib for r in data["rows"]], "s-", base=2, label="F.scaled_dot_product_attention")
+    ax.loglog(T, [b / mib for b in data["scores_bytes"]], ls=":", color=style.colors()["muted"], base=2,
               label="one T×T fp32 matrix")
-    m = d["machine"]
+    m = data["machine"]
     ax.set(xlabel="sequence length T", ylabel="peak extra memory (MiB)",
            title=f"Measured on {m['cores']} CPU cores, torch {m['torch'].split('+')[0]}")
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax)
     ax.legend(fontsize=9)
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -16,8 +16,8 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def table(d: dict) -> str:
-    rows = [[f"{r['T']:,}", f"{r['fp32']:,}", _size(r["fp32"]), _size(r["fp16"])] for r in d["rows"]]
+def table(data: dict) -> str:
+    rows = [[f"{r['T']:,}", f"{r['fp32']:,}", _size(r["fp32"]), _size(r["fp16"])] for r in data["rows"]]
     return markdown_table(["T", "scores, fp32 (bytes)", "fp32", "fp16"], rows, "rrrr")
 
 

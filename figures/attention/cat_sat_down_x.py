@@ -14,18 +14,20 @@ def data() -> dict:
     return dict(tokens=ex["tokens"], X=ex["X"], n_heads=ex["n_heads"], d_head=ex["X"].shape[1] // ex["n_heads"])
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(4.6, 3.4)
-    D = len(d["X"][0])
-    style.heatmap(d["X"], d["tokens"], [f"d{i}" for i in range(D)], ax=ax, vmin=0, vmax=1,
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(4.6, 3.4)
+    D = len(data["X"][0])
+    style.heatmap(data["X"], data["tokens"], [f"d{i}" for i in range(D)], ax=ax, vmin=0, vmax=1,
                    annotate="{:.1f}", colorbar="value", xlabel="dimension", title="X, one row per token")
-    for h in range(1, d["n_heads"]):
-        ax.axvline(h * d["d_head"] - 0.5, color=style.colors()["accent"], lw=3)
-    for h in range(d["n_heads"]):
-        ax.text((h + 0.5) * d["d_head"] - 0.5, -0.75, f"head {h + 1}", ha="center", va="bottom",
+    for h in range(1, data["n_heads"]):
+        ax.axvline(h * data["d_head"] - 0.5, color=style.colors()["accent"], lw=3)
+    for h in range(data["n_heads"]):
+        ax.text((h + 0.5) * data["d_head"] - 0.5, -0.75, f"head {h + 1}", ha="center", va="bottom",
                 color=style.colors()["accent"], fontsize=10, fontweight="bold")
-    ax.set_ylim(len(d["tokens"]) - 0.5, -1.1)
-    return fig
+    ax.set_ylim(len(data["tokens"]) - 0.5, -1.1)
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -34,9 +34,9 @@ def _pair(p, fmt="{:.2f}") -> str:
     return "—" if p is None else "(" + ", ".join(fmt.format(x) for x in p) + ")"
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], "{:.3f}"), f"**{_pair(r['exact'], '{:.4f}')}**"]
-            for r in d["rows"]]
+            for r in data["rows"]]
     return markdown_table(["token", "printed in the notes", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
 
 

@@ -17,10 +17,10 @@ def data() -> dict:
                 q=X @ ex["W_Q"], k=X @ ex["W_K"], v=X @ ex["W_V"])
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     header = ["token", "x₁", "x₂", "x₃", "x₄", "q₁", "q₂", "k₁", "k₂", "v₁", "v₂"]
-    rows = [[tok] + [f"{c:.1f}" for c in [*d["X"][t], *d["q"][t], *d["k"][t], *d["v"][t]]]
-            for t, tok in enumerate(d["tokens"])]
+    rows = [[tok] + [f"{c:.1f}" for c in [*data["X"][t], *data["q"][t], *data["k"][t], *data["v"][t]]]
+            for t, tok in enumerate(data["tokens"])]
     return markdown_table(header, rows, "l" + "r" * 10)
 
 

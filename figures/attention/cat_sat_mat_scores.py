@@ -26,14 +26,14 @@ def _fmt(x: float) -> str:
     return "1" if x == 1 else ("0" if x == 0 else f"{x:g}")
 
 
-def table(d: dict) -> str:
-    toks = d["tokens"]
+def table(data: dict) -> str:
+    toks = data["tokens"]
 
     def cell(i: int, j: int) -> str:
-        s = d["scores"][i][j]
+        s = data["scores"][i][j]
         if s == -np.inf:
             return "−∞"
-        prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(d["q"][i], d["k"][j]))
+        prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(data["q"][i], data["k"][j]))
         return f"{prods} = **{s:.1f}**"
 
     rows = [[f"{ti} (q)"] + [cell(i, j) for j in range(len(toks))] for i, ti in enumerate(toks)]

@@ -4,12 +4,15 @@ Each row is a probability distribution over the keys. Page: attention.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import mhalib
 from mhalib import examples
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(scale: float = 1.0) -> dict:
+def data(scale: Annotated[float, Range(0, 100)] = 1.0) -> dict:
     ex = examples.cat_sat_mat()
     q, k, v = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"], ex["X"] @ ex["W_V"]
     _, full = mhalib.scaled_dot_product_attention(q, k, v, scale=scale)
@@ -17,10 +20,12 @@ def data(scale: float = 1.0) -> dict:
     return dict(tokens=ex["tokens"], scale=scale, weights=full, causal_weights=causal)
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, axes = style.new_figure(7.6, 3.3, ncols=2)
-    for ax, key, title in ((axes[0], "weights", "softmax(q kᵀ)"), (axes[1], "causal_weights", "causal: future keys masked")):
-        style.heatmap(d[key], d["tokens"], d["tokens"], ax=ax, vmin=0, vmax=1, annotate="{:.2f}",
+    scores = "q kᵀ" if data["scale"] == 1 else f"{data['scale']:g} · q kᵀ"
+    for ax, key, title in ((axes[0], "weights", f"softmax({scores})"), (axes[1], "causal_weights", "causal: future keys masked")):
+
+        style.heatmap(data[key], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=1, annotate="{:.2f}",
                        xlabel="key", ylabel="query", title=title, fontsize=11)
     return fig
 

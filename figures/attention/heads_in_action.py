@@ -7,17 +7,25 @@ Pages: why one head is not enough (Identity row), heads in action (all).
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
 
 from mhalib import examples
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 MAPS = (("single", "single head (dims 0–3)"), ("head1", "head 1 (dims 0–1)"), ("head2", "head 2 (dims 2–3)"))
 
 
-def data(tau: float = math.sqrt(2.0), presets: tuple[str, ...] = examples.HEADS_PRESETS, seed: int = 0) -> dict:
+def data(tau: Annotated[float, Range(0.01, 100)] = math.sqrt(2.0), presets: tuple[str, ...] = examples.HEADS_PRESETS,
+         seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    unknown = [p for p in presets if p not in examples.HEADS_PRESETS]
+    if unknown or len(set(presets)) != len(presets):
+        raise ValueError(f"presets must be distinct names from {', '.join(map(repr, examples.HEADS_PRESETS))}; "
+                         f"got {', '.join(map(repr, presets))}")
     out = {p: examples.heads_in_action(p, tau, seed=seed) for p in presets}
+
     example = examples.the_cat_sat_down()
     return dict(tau=tau, seed=seed, presets=list(presets), tokens=example["tokens"],
                 maps={p: {k: out[p][k] for k, _ in MAPS} for p in presets},
@@ -35,20 +43,20 @@ def explorer(data: dict) -> dict:
     return dict(tokens=list(data["tokens"]), X=np.asarray(data["X"]).tolist(), presets=weights, tau=data["tau"])
 
 
-def draw(d: dict):
-    n = len(d["presets"])
-    vmax = max(max(max(row) for row in d["maps"][p][k]) for p in d["presets"] for k, _ in MAPS)
+def draw(data: dict):
+    n = len(data["presets"])
+    vmax = max(max(max(row) for row in data["maps"][p][k]) for p in data["presets"] for k, _ in MAPS)
     fig, axes = style.new_figure(9.6, 3.0 * n + 0.2, nrows=n, ncols=3, squeeze=False)
-    for r, preset in enumerate(d["presets"]):
+    for r, preset in enumerate(data["presets"]):
         for c, (key, title) in enumerate(MAPS):
             ax = axes[r][c]
-            style.heatmap(d["maps"][preset][key], d["tokens"], d["tokens"], ax=ax, vmin=0, vmax=vmax,
+            style.heatmap(data["maps"][preset][key], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=vmax,
                            annotate="{:.2f}", title=title if r == 0 else None, fontsize=9)
             if c == 0:
                 ax.set_ylabel(f"{preset}\nquery", fontweight="bold")
             if r == n - 1:
                 ax.set_xlabel("key")
-    fig.suptitle(f"τ = {d['tau']:.3g}; colour scale 0 to {vmax:.2f}", fontsize=11)
+    fig.suptitle(f"τ = {data['tau']:.3g}; colour scale 0 to {vmax:.2f}", fontsize=11)
     return fig
 
 

@@ -4,15 +4,19 @@ Both are reported as the largest absolute difference, in float64. Page: multi-he
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from mhalib import examples
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(seed: int = 6) -> dict:
+def data(seed: Annotated[int, Range(0, None)] = 6) -> dict:
+
     from mhalib.torch_ref import torch_mha
 
     ex = examples.six_by_three(seed)
@@ -27,11 +31,11 @@ def data(seed: int = 6) -> dict:
     )
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     return markdown_table(["identity", "largest absolute difference"], [
-        ["concat(head₁, head₂, head₃) W_O vs Σₕ headₕ W_O[rows of h]", f"{d['concat_vs_sum']:.1e}"],
-        ["mhalib output vs `torch.nn.MultiheadAttention`", f"{d['torch_out_diff']:.1e}"],
-        ["mhalib per-head weights vs torch (`average_attn_weights=False`)", f"{d['torch_weights_diff']:.1e}"],
+        ["concat(head₁, head₂, head₃) W_O vs Σₕ headₕ W_O[rows of h]", f"{data['concat_vs_sum']:.1e}"],
+        ["mhalib output vs `torch.nn.MultiheadAttention`", f"{data['torch_out_diff']:.1e}"],
+        ["mhalib per-head weights vs torch (`average_attn_weights=False`)", f"{data['torch_weights_diff']:.1e}"],
     ], "lr")
 
 

@@ -35,9 +35,9 @@ def _kib(n: int) -> str:
     return f"{n / 1024:,.0f} KiB" if n < 2**20 else f"{n / 2**20:,.2f} MiB"
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     rows = [[r["model"], r["layers"], f"{r['d_model']:,}", r["heads"], r["d_head"], r["kv_heads"],
-             _kib(r["kv_bytes_per_token"])] for r in d["rows"]]
+             _kib(r["kv_bytes_per_token"])] for r in data["rows"]]
     return markdown_table(["model", "layers", "d_model", "heads", "d_head", "KV heads", "KV cache / token (fp16)"],
                           rows, "lrrrrrr")
 

@@ -6,12 +6,21 @@ single head *without* W_O has fewer, 3 D^2. Page: multi-head attention.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(d_model: int = 512, heads: tuple[int, ...] = (1, 2, 8, 16, 64)) -> dict:
+def data(d_model: Annotated[int, Range(1, None)] = 512,
+         heads: Annotated[tuple[int, ...], Range(1, None)] = (1, 2, 8, 16, 64)) -> dict:
+    bad = [H for H in heads if d_model % H]
+    if bad:
+        raise ValueError(f"heads must each divide d_model = {d_model} (d_head = d_model / heads); "
+                         f"got {', '.join(map(str, bad))}")
+
     rows = [dict(label="single head, no W_O", heads=1, params=mhalib.mha_param_count(d_model, 1, bias=False, output_projection=False),
                  with_bias=mhalib.mha_param_count(d_model, 1, output_projection=False))]
     for H in heads:
@@ -23,9 +32,9 @@ def data(d_model: int = 512, heads: tuple[int, ...] = (1, 2, 8, 16, 64)) -> dict
                 wo_increase_percent=100 * (four - three) / three)
 
 
-def table(d: dict) -> str:
-    D = d["d_model"]
-    rows = [[r["label"], D // r["heads"], f"{r['params']:,}", f"{r['with_bias']:,}"] for r in d["rows"]]
+def table(data: dict) -> str:
+    D = data["d_model"]
+    rows = [[r["label"], D // r["heads"], f"{r['params']:,}", f"{r['with_bias']:,}"] for r in data["rows"]]
     return markdown_table([f"layer (D = {D})", "d_head", "weights only", "with biases"], rows, "lrrr")
 
 

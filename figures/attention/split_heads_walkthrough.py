@@ -32,20 +32,20 @@ def _m(a) -> str:
     return "[" + ", ".join(_m(r) for r in a) + "]"
 
 
-def table(d: dict) -> str:
-    H = len(d["q_heads"])
+def table(data: dict) -> str:
+    H = len(data["q_heads"])
     rows = [
-        ("input", "Q = K = V", "(T, D) = (2, 2)", _m(d["Q"])),
-        ("1. reshape", "Q.reshape(T, H, d)", "(2, 2, 1)", _m(d["reshaped"])),
-        ("2. transpose", "split_heads(Q, 2)", "(H, T, d) = (2, 2, 1)", _m(d["q_heads"])),
+        ("input", "Q = K = V", "(T, D) = (2, 2)", _m(data["Q"])),
+        ("1. reshape", "Q.reshape(T, H, d)", "(2, 2, 1)", _m(data["reshaped"])),
+        ("2. transpose", "split_heads(Q, 2)", "(H, T, d) = (2, 2, 1)", _m(data["q_heads"])),
     ]
     for h in range(H):
         rows += [
-            (f"3. head {h + 1} scores", f"Q_{h + 1} K_{h + 1}ᵀ / √1", "(2, 2)", _m(d["scores"][h])),
-            (f"4. head {h + 1} weights", "row-wise softmax", "(2, 2)", _m(d["weights"][h])),
-            (f"5. head {h + 1} output", f"A_{h + 1} V_{h + 1}", "(2, 1)", _m(d["heads_out"][h])),
+            (f"3. head {h + 1} scores", f"Q_{h + 1} K_{h + 1}ᵀ / √1", "(2, 2)", _m(data["scores"][h])),
+            (f"4. head {h + 1} weights", "row-wise softmax", "(2, 2)", _m(data["weights"][h])),
+            (f"5. head {h + 1} output", f"A_{h + 1} V_{h + 1}", "(2, 1)", _m(data["heads_out"][h])),
         ]
-    rows.append(("6. combine", "combine_heads(heads)", "(T, D) = (2, 2)", _m(d["combined"])))
+    rows.append(("6. combine", "combine_heads(heads)", "(T, D) = (2, 2)", _m(data["combined"])))
     return markdown_table(["step", "operation", "shape", "value"], [[a, f"`{b}`", c, v] for a, b, c, v in rows], "llll")
 
 

@@ -6,11 +6,13 @@ uniform (entropy ln 4 for 4 keys). Page: heads in action.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
 
 from mhalib import examples
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 HEADS = (("single", "single head"), ("head1", "head 1"), ("head2", "head 2"))
 
@@ -22,8 +24,12 @@ def _entropy(w) -> float:
     return float(terms.sum(axis=-1).mean())
 
 
-def data(tau_min: float = 0.1, tau_max: float = 5.0, n_taus: int = 40, seed: int = 0) -> dict:
+def data(tau_min: Annotated[float, Range(0.01, 100)] = 0.1, tau_max: Annotated[float, Range(0.01, 100)] = 5.0,
+         n_taus: Annotated[int, Range(2, 2000)] = 40, seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    if not tau_min < tau_max:
+        raise ValueError(f"tau_min must be below tau_max, got tau_min = {tau_min:g} and tau_max = {tau_max:g}")
     taus = np.geomspace(tau_min, tau_max, n_taus)
+
     curves = {p: {h: [_entropy(examples.heads_in_action(p, t, seed=seed)[h]) for t in taus] for h, _ in HEADS}
               for p in examples.HEADS_PRESETS}
     default = {p: {h: _entropy(examples.heads_in_action(p, math.sqrt(2), seed=seed)[h]) for h, _ in HEADS}
@@ -31,13 +37,13 @@ def data(tau_min: float = 0.1, tau_max: float = 5.0, n_taus: int = 40, seed: int
     return dict(tau=taus, entropy=curves, at_sqrt2=default, uniform=math.log(4), seed=seed)
 
 
-def draw(d: dict):
-    presets = list(d["entropy"])
+def draw(data: dict):
+    presets = list(data["entropy"])
     fig, axes = style.new_figure(9.0, 5.6, nrows=2, ncols=2, sharex=True, sharey=True)
     for ax, preset in zip(axes.flat, presets):
         for h, label in HEADS:
-            ax.semilogx(d["tau"], d["entropy"][preset][h], label=label, lw=2)
-        ax.axhline(d["uniform"], color=style.colors()["muted"], ls=":", lw=1)
+            ax.semilogx(data["tau"], data["entropy"][preset][h], label=label, lw=2)
+        ax.axhline(data["uniform"], color=style.colors()["muted"], ls=":", lw=1)
         ax.axvline(math.sqrt(2), color=style.colors()["accent"], ls="--", lw=1)
         ax.set_title(preset)
         ax.grid(alpha=0.4)

@@ -5,13 +5,25 @@ symmetric -m_h |i - j| for encoders. Steeper heads (larger m_h) look more locall
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
+
+MAX_PANELS = 8
 
 
-def data(T: int = 8, n_heads: int = 8, show: tuple[int, ...] = (0, 3, 7)) -> dict:
+def data(T: Annotated[int, Range(1, 512)] = 8, n_heads: Annotated[int, Range(1, 128)] = 8,
+         show: Annotated[tuple[int, ...], Range(0, 127)] = (0, 3, 7)) -> dict:
+    """``show`` holds head indices counted from 0 (0 .. n_heads - 1); the titles name them from 1."""
+    if max(show) >= n_heads:
+        raise ValueError(f"show holds head indices 0..{n_heads - 1} for n_heads = {n_heads}; got {max(show)}")
+    if len(show) > MAX_PANELS:
+        raise ValueError(f"show may name at most {MAX_PANELS} heads (one column each), got {len(show)}")
+
     causal = mhalib.alibi_bias(T, n_heads)
     sym = mhalib.alibi_bias(T, n_heads, causal=False)
     slopes = mhalib.alibi_slopes(n_heads)
@@ -19,17 +31,17 @@ def data(T: int = 8, n_heads: int = 8, show: tuple[int, ...] = (0, 3, 7)) -> dic
                 causal=[causal[h] for h in show], symmetric=[sym[h] for h in show])
 
 
-def draw(d: dict):
-    n = len(d["show"])
+def draw(data: dict):
+    n = len(data["show"])
     fig, axes = style.new_figure(3.1 * n, 6.0, nrows=2, ncols=n, squeeze=False)
-    vmin = min(float(np.min(s)) for s in d["symmetric"])
-    for c, h in enumerate(d["show"]):
+    vmin = min(float(np.min(s)) for s in data["symmetric"])
+    for c, h in enumerate(data["show"]):
         for r, key in enumerate(("causal", "symmetric")):
             ax = axes[r][c]
-            a = np.where(np.isfinite(d[key][c]), d[key][c], np.nan)
+            a = np.where(np.isfinite(data[key][c]), data[key][c], np.nan)
             style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0, colorbar="bias" if c == n - 1 else False)
             ax.set_xticks([]), ax.set_yticks([])
-            ax.set_title(f"head {h + 1}, m = 1/{1 / d['slopes'][h]:g} ({key})", fontsize=9)
+            ax.set_title(f"head {h + 1}, m = 1/{1 / data['slopes'][h]:g} ({key})", fontsize=9)
     axes[0][0].set_ylabel("query i")
     axes[1][0].set_ylabel("query i")
     for ax in axes[1]:

@@ -6,14 +6,19 @@ a symmetric (non-causal) bias the row-constant trick is not available. Page: ALi
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(T: int = 16, n_heads: int = 8, d_head: int = 8, seed: int = 4) -> dict:
+def data(T: Annotated[int, Range(1, 256)] = 16, n_heads: Annotated[int, Range(1, 64)] = 8,
+         d_head: Annotated[int, Range(1, 256)] = 8, seed: Annotated[int, Range(0, None)] = 4) -> dict:
+
     rng = np.random.default_rng(seed)
     q, k, v = (rng.normal(size=(n_heads, T, d_head)) for _ in range(3))
     _, w_rel = mhalib.scaled_dot_product_attention(q, k, v, bias=mhalib.alibi_bias(T, n_heads))
@@ -28,10 +33,10 @@ def data(T: int = 16, n_heads: int = 8, d_head: int = 8, seed: int = 4) -> dict:
                 alibi_vs_plain=float(np.abs(w_rel - w_none).max()), gap_is_row_constant=row_constant)
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     return markdown_table(["comparison (causal, random q and k)", "largest weight difference"], [
-        ["paper's −m(i−j) vs authors' code m·j", f"{d['max_weight_difference']:.1e}"],
-        ["ALiBi vs no positional bias at all", f"{d['alibi_vs_plain']:.3f}"],
+        ["paper's −m(i−j) vs authors' code m·j", f"{data['max_weight_difference']:.1e}"],
+        ["ALiBi vs no positional bias at all", f"{data['alibi_vs_plain']:.3f}"],
     ], "lr")
 
 

@@ -5,27 +5,31 @@ of 16 heads (2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5). Page: ALiBi.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(head_counts: tuple[int, ...] = (8, 12)) -> dict:
+def data(head_counts: Annotated[tuple[int, ...], Range(1, 256)] = (8, 12)) -> dict:
+
     return dict(counts=list(head_counts),
                 slopes={str(n): mhalib.alibi_slopes(n) for n in head_counts},
                 exponents={str(n): -np.log2(mhalib.alibi_slopes(n)) for n in head_counts})
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     def cell(n: int, h: int) -> str:
         if h >= n:
             return ""
-        return f"2^−{d['exponents'][str(n)][h]:g} = {d['slopes'][str(n)][h]:.6g}"
+        return f"2^−{data['exponents'][str(n)][h]:g} = {data['slopes'][str(n)][h]:.6g}"
 
-    rows = [[str(h + 1)] + [cell(n, h) for n in d["counts"]] for h in range(max(d["counts"]))]
-    return markdown_table(["head"] + [f"{n} heads" for n in d["counts"]], rows, "r" * (1 + len(d["counts"])))
+    rows = [[str(h + 1)] + [cell(n, h) for n in data["counts"]] for h in range(max(data["counts"]))]
+    return markdown_table(["head"] + [f"{n} heads" for n in data["counts"]], rows, "r" * (1 + len(data["counts"])))
 
 
 main = cli.main_for(__name__)

@@ -36,9 +36,9 @@ def data() -> dict:
     return dict(sentences=[a, b], rows=rows)
 
 
-def table(d: dict) -> str:
-    a, b = (" ".join(s) for s in d["sentences"])
-    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", f"{r['diff_pe']:.3f}"] for r in d["rows"]]
+def table(data: dict) -> str:
+    a, b = (" ".join(s) for s in data["sentences"])
+    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", f"{r['diff_pe']:.3f}"] for r in data["rows"]]
     return markdown_table(["word", f"position in “{a}”", f"position in “{b}”", "output difference, no PE",
                            "with sinusoidal PE"], rows, "lrrrr")
 

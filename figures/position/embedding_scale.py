@@ -7,14 +7,22 @@ positional encoding.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(d_models: tuple[int, ...] = (64, 512, 4096), n_tokens: int = 1000, seed: int = 0) -> dict:
+def data(d_models: Annotated[tuple[int, ...], Range(2, 8192)] = (64, 512, 4096),
+         n_tokens: Annotated[int, Range(1, 5000)] = 1000, seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    odd = [D for D in d_models if D % 2]
+    if odd:
+        raise ValueError(f"d_models must be even (PE comes in sin/cos pairs); got {', '.join(map(str, odd))}")
+
     rng = np.random.default_rng(seed)
     rows = []
     for D in d_models:
@@ -26,9 +34,9 @@ def data(d_models: tuple[int, ...] = (64, 512, 4096), n_tokens: int = 1000, seed
     return dict(rows=rows, n_tokens=n_tokens, seed=seed)
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
-             f"{r['pe_norm_closed']:.2f}"] for r in d["rows"]]
+             f"{r['pe_norm_closed']:.2f}"] for r in data["rows"]]
     return markdown_table(["d_model", "‖embedding‖, N(0, 1/d) init", "‖√d · embedding‖", "‖PE(p)‖", "√(d/2)"],
                           rows, "rrrrr")
 

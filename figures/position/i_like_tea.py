@@ -14,11 +14,11 @@ def data() -> dict:
     return dict(tokens=ex["tokens"], E=ex["E"], P=ex["P"], X=ex["X"])
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     def vec(v):
         return "[" + ", ".join(f"{x:.1f}" for x in v) + "]"
 
-    rows = [[i + 1, tok, vec(d["E"][i]), vec(d["P"][i]), f"**{vec(d['X'][i])}**"] for i, tok in enumerate(d["tokens"])]
+    rows = [[i + 1, tok, vec(data["E"][i]), vec(data["P"][i]), f"**{vec(data['X'][i])}**"] for i, tok in enumerate(data["tokens"])]
     return markdown_table(["position", "token", "E (embedding)", "P (position)", "X = E + P"], rows, "rllll")
 
 

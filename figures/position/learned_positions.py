@@ -6,13 +6,18 @@ learned from data. Row max_positions does not exist. Page: learned positional em
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(max_positions: int = 64, d_model: int = 32, seed: int = 0) -> dict:
+def data(max_positions: Annotated[int, Range(2, 1024)] = 64, d_model: Annotated[int, Range(1, 1024)] = 32,
+         seed: Annotated[int, Range(0, None)] = 0) -> dict:
+
     table = mhalib.learned_position_table(max_positions, d_model, seed=seed)
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     sim = unit @ unit.T
@@ -26,11 +31,11 @@ def data(max_positions: int = 64, d_model: int = 32, seed: int = 0) -> dict:
                 seed=seed, mean_abs_offdiag=float(np.abs(off).mean()), param_count=max_positions * d_model)
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, (a, b) = style.new_figure(9.0, 3.8, ncols=2)
-    style.heatmap(d["table"], ax=a, cmap=style.DIVERGING, vmin=-0.06, vmax=0.06, colorbar=True,
-                   xlabel="dimension", ylabel="position", title=f"P: {d['max_positions']} × {d['d_model']} table")
-    style.heatmap(d["similarity"], ax=b, cmap=style.DIVERGING, vmin=-1, vmax=1, colorbar="cosine",
+    style.heatmap(data["table"], ax=a, cmap=style.DIVERGING, vmin=-0.06, vmax=0.06, colorbar=True,
+                   xlabel="dimension", ylabel="position", title=f"P: {data['max_positions']} × {data['d_model']} table")
+    style.heatmap(data["similarity"], ax=b, cmap=style.DIVERGING, vmin=-1, vmax=1, colorbar="cosine",
                    xlabel="position", ylabel="position", title="cosine similarity of rows")
     return fig
 

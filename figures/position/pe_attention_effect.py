@@ -23,13 +23,13 @@ def data() -> dict:
                 the_to_cat=(float(w[0, 1]), float(w_pe[0, 1])), max_change=float(np.abs(w_pe - w).max()))
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, axes = style.new_figure(8.0, 3.4, ncols=2)
-    vmax = max(np.max(d["weights"]), np.max(d["weights_pe"]))
-    labels = [f"{t} ({i})" for i, t in enumerate(d["tokens"])]
-    style.heatmap(d["weights"], d["tokens"], d["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
+    vmax = max(np.max(data["weights"]), np.max(data["weights_pe"]))
+    labels = [f"{t} ({i})" for i, t in enumerate(data["tokens"])]
+    style.heatmap(data["weights"], data["tokens"], data["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
                    title="X (no positions)", xlabel="key", ylabel="query")
-    style.heatmap(d["weights_pe"], labels, labels, ax=axes[1], vmin=0, vmax=vmax, annotate="{:.2f}",
+    style.heatmap(data["weights_pe"], labels, labels, ax=axes[1], vmin=0, vmax=vmax, annotate="{:.2f}",
                    title="X + PE", xlabel="key")
     axes[1].tick_params(axis="x", labelrotation=30)
     return fig

@@ -5,13 +5,20 @@ it (it cannot tell left from right). Page: sinusoidal positional encoding.
 """
 from __future__ import annotations
 
+import itertools
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(d_model: int = 128, starts: tuple[int, ...] = (0, 50, 200), max_offset: int = 50) -> dict:
+def data(d_model: Annotated[int, Range(2, 2048)] = 128, starts: Annotated[tuple[int, ...], Range(0, 10_000)] = (0, 50, 200),
+         max_offset: Annotated[int, Range(1, 1000)] = 50) -> dict:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
     pe = mhalib.sinusoidal_encoding(max(starts) + 2 * max_offset + 1, d_model)
     offsets = np.arange(-max_offset, max_offset + 1)
     curves = []
@@ -25,14 +32,16 @@ def data(d_model: int = 128, starts: tuple[int, ...] = (0, 50, 200), max_offset:
                 at_zero=float(d_model / 2))
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.8, 3.6)
-    for c, ls in zip(d["curves"], ("-", "--", ":")):
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.8, 3.6)
+    for c, ls in zip(data["curves"], itertools.cycle(("-", "--", ":"))):
         ax.plot(c["offsets"], c["dots"], ls=ls, lw=2, label=f"p = {c['start']}")
-    ax.set(xlabel="offset q − p", ylabel="PE(p) · PE(q)", title=f"d_model = {d['d_model']}: depends on q − p only")
+    ax.set(xlabel="offset q − p", ylabel="PE(p) · PE(q)", title=f"d_model = {data['d_model']}: depends on q − p only")
     ax.grid(alpha=0.4)
     ax.legend()
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

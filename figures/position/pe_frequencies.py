@@ -5,13 +5,30 @@ every 628, so over 100 positions it barely starts its cycle. Page: sinusoidal po
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
+
+MAX_PANELS = 8
 
 
-def data(n_positions: int = 100, d_model: int = 512, pairs: tuple[int, ...] = (0, 64, 256), base: float = 10000.0) -> dict:
+def data(n_positions: Annotated[int, Range(1, 10_000)] = 100, d_model: Annotated[int, Range(2, 4096)] = 512,
+         pairs: Annotated[tuple[int, ...], Range(0, 4094)] = (0, 64, 256),
+         base: Annotated[float, Range(1.01, 1_000_000_000)] = 10000.0) -> dict:
+    """``pairs`` are the even dimensions 2i that start a (sin, cos) pair, below d_model."""
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
+    bad = [p for p in pairs if p % 2 or p >= d_model]
+    if bad:
+        raise ValueError(f"pairs must be even dimensions below d_model = {d_model} (each starts a sin/cos pair); "
+                         f"got {', '.join(map(str, bad))}")
+    if len(pairs) > MAX_PANELS:
+        raise ValueError(f"pairs may name at most {MAX_PANELS} pairs (one panel each), got {len(pairs)}")
+
     pe = mhalib.sinusoidal_encoding(n_positions, d_model, base)
     lam = mhalib.wavelengths(d_model, base)
     return dict(positions=np.arange(n_positions), d_model=d_model,
@@ -19,12 +36,12 @@ def data(n_positions: int = 100, d_model: int = 512, pairs: tuple[int, ...] = (0
                              omega=float(2 * np.pi / lam[p // 2])) for p in pairs])
 
 
-def draw(d: dict):
-    n = len(d["curves"])
+def draw(data: dict):
+    n = len(data["curves"])
     fig, axes = style.new_figure(7.6, 2.0 * n + 0.4, nrows=n, sharex=True)
-    for ax, c in zip(np.atleast_1d(axes), d["curves"]):
-        ax.plot(d["positions"], c["sin"], label=f"dim {c['dim']} (sin)", lw=2)
-        ax.plot(d["positions"], c["cos"], label=f"dim {c['dim'] + 1} (cos)", lw=2, ls="--")
+    for ax, c in zip(np.atleast_1d(axes), data["curves"]):
+        ax.plot(data["positions"], c["sin"], label=f"dim {c['dim']} (sin)", lw=2)
+        ax.plot(data["positions"], c["cos"], label=f"dim {c['dim'] + 1} (cos)", lw=2, ls="--")
         ax.set_title(f"ω = {c['omega']:.4g} rad/position, wavelength {c['wavelength']:,.1f} positions", fontsize=10)
         ax.set_ylim(-1.15, 1.15)
         ax.grid(alpha=0.4)

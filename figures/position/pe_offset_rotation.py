@@ -6,13 +6,27 @@ Page: sinusoidal positional encoding.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
+
+MAX_SHIFTS = 20
 
 
-def data(k_show: int = 3, d_show: int = 8, d_model: int = 512, ks: tuple[int, ...] = (1, 2, 5, 10, 50, 100, -7)) -> dict:
+def data(k_show: Annotated[int, Range(-1000, 1000)] = 3, d_show: Annotated[int, Range(2, 16)] = 8,
+         d_model: Annotated[int, Range(2, 2048)] = 512,
+         ks: Annotated[tuple[int, ...], Range(-100, 100)] = (1, 2, 5, 10, 50, 100, -7)) -> dict:
+    """The error is measured at positions p = 100 .. 599 of a 700-row table, so |k| <= 100."""
+    for name, value in (("d_show", d_show), ("d_model", d_model)):
+        if value % 2:
+            raise ValueError(f"{name} must be even (PE comes in sin/cos pairs), got {value}")
+    if len(ks) > MAX_SHIFTS:
+        raise ValueError(f"ks may hold at most {MAX_SHIFTS} shifts, got {len(ks)}")
+
     pe = mhalib.sinusoidal_encoding(700, d_model)
     p = np.arange(100, 600)
     errors = [float(np.abs(pe[p] @ mhalib.offset_matrix(k, d_model).T - pe[p + k]).max()) for k in ks]
@@ -20,14 +34,14 @@ def data(k_show: int = 3, d_show: int = 8, d_model: int = 512, ks: tuple[int, ..
                 ks=list(ks), errors=errors, max_error=max(errors))
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, (a, b) = style.new_figure(8.6, 3.6, ncols=2, width_ratios=(1, 1.2))
-    style.heatmap(d["M"], ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=7,
-                   title=f"M_k for d = {d['d_show']}, k = {d['k_show']}")
+    style.heatmap(data["M"], ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=7,
+                   title=f"M_k for d = {data['d_show']}, k = {data['k_show']}")
     a.set_xticks([]), a.set_yticks([])
-    b.bar([str(k) for k in d["ks"]], d["errors"], color=style.OKABE_ITO[0])
+    b.bar([str(k) for k in data["ks"]], data["errors"], color=style.OKABE_ITO[0])
     b.set_yscale("log")
-    b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d = {d['d_model']} (float64)")
+    b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d = {data['d_model']} (float64)")
     b.grid(alpha=0.4, axis="y")
     return fig
 

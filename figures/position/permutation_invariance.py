@@ -5,17 +5,23 @@ Single head, W_Q = W_K = I, tau = sqrt(2), no positions. Page: position matters.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
 
 import mhalib
 from mhalib import examples
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(order: tuple[int, ...] = (2, 0, 3, 1)) -> dict:
+def data(order: Annotated[tuple[int, ...], Range(0, 3)] = (2, 0, 3, 1)) -> dict:
     ex = examples.the_cat_sat_down()
     X = ex["X"]
+    if sorted(order) != list(range(len(X))):
+        raise ValueError(f"order must be a permutation of 0..{len(X) - 1} (each token once), "
+                         f"got {', '.join(map(str, order))}")
+
     perm = np.array(order)
     v = X
     _, w = mhalib.scaled_dot_product_attention(X, X, v, scale=1 / math.sqrt(2))
@@ -25,13 +31,13 @@ def data(order: tuple[int, ...] = (2, 0, 3, 1)) -> dict:
                 max_difference=float(np.abs(wp - w[perm][:, perm]).max()))
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, axes = style.new_figure(8.0, 3.4, ncols=2)
-    vmax = max(np.max(d["weights"]), np.max(d["permuted_weights"]))
-    style.heatmap(d["weights"], d["tokens"], d["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
-                   title=" ".join(d["tokens"]), xlabel="key", ylabel="query")
-    style.heatmap(d["permuted_weights"], d["permuted_tokens"], d["permuted_tokens"], ax=axes[1], vmin=0, vmax=vmax,
-                   annotate="{:.2f}", title=" ".join(d["permuted_tokens"]), xlabel="key")
+    vmax = max(np.max(data["weights"]), np.max(data["permuted_weights"]))
+    style.heatmap(data["weights"], data["tokens"], data["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
+                   title=" ".join(data["tokens"]), xlabel="key", ylabel="query")
+    style.heatmap(data["permuted_weights"], data["permuted_tokens"], data["permuted_tokens"], ax=axes[1], vmin=0, vmax=vmax,
+                   annotate="{:.2f}", title=" ".join(data["permuted_tokens"]), xlabel="key")
     return fig
 
 

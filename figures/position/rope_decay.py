@@ -6,13 +6,19 @@ a bound on the score, not the score itself. Page: RoPE.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(d_head: int = 128, base: float = 10000.0, max_distance: int = 256) -> dict:
+def data(d_head: Annotated[int, Range(2, 1024)] = 128, base: Annotated[float, Range(1.01, 1_000_000_000)] = 10000.0,
+         max_distance: Annotated[int, Range(1, 20_000)] = 256) -> dict:
+    if d_head % 2:
+        raise ValueError(f"d_head must be even (RoPE rotates pairs of dimensions), got {d_head}")
     theta = mhalib.rope_frequencies(d_head, base)  # (d/2,)
     r = np.arange(max_distance + 1)
     phases = np.exp(1j * np.outer(r, theta))  # (R, d/2)
@@ -22,13 +28,15 @@ def data(d_head: int = 128, base: float = 10000.0, max_distance: int = 256) -> d
                 at_max=float(bound[-1]))
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.8, 3.6)
-    ax.plot(d["distance"], d["bound"], lw=2)
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.8, 3.6)
+    ax.plot(data["distance"], data["bound"], lw=2)
     ax.set(xlabel="relative distance |n − m|", ylabel="(1/(d/2)) Σⱼ |Sⱼ|",
-           title=f"RoFormer's decay bound, d = {d['d_head']}, base = {d['base']:g}")
+           title=f"RoFormer's decay bound, d = {data['d_head']}, base = {data['base']:g}")
     ax.grid(alpha=0.4)
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -5,26 +5,34 @@ Page: RoPE.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(d_head: int = 128, base: float = 10000.0) -> dict:
+def data(d_head: Annotated[int, Range(2, 4096)] = 128,
+         base: Annotated[float, Range(1.01, 1_000_000_000)] = 10000.0) -> dict:
+    if d_head % 2:
+        raise ValueError(f"d_head must be even (RoPE rotates pairs of dimensions), got {d_head}")
     theta = mhalib.rope_frequencies(d_head, base)
     return dict(d_head=d_head, base=base, plane=np.arange(theta.size), theta=theta, wavelength=2 * np.pi / theta,
                 last_wavelength=float(2 * np.pi / theta[-1]))
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.8, 3.6)
-    ax.semilogy(d["plane"], d["theta"], lw=2, label="θᵢ (rad / position)")
-    ax.semilogy(d["plane"], d["wavelength"], lw=2, ls="--", label="wavelength 2π/θᵢ (positions)")
-    ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {d['d_head']}, base = {d['base']:g}")
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.8, 3.6)
+    ax.semilogy(data["plane"], data["theta"], lw=2, label="θᵢ (rad / position)")
+    ax.semilogy(data["plane"], data["wavelength"], lw=2, ls="--", label="wavelength 2π/θᵢ (positions)")
+    ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {data['d_head']}, base = {data['base']:g}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=9)
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

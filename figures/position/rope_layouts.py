@@ -6,15 +6,21 @@ and k the other (a classic weight-porting bug). Page: RoPE.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 PAIRS = (("interleaved", "interleaved"), ("half", "half"), ("interleaved", "half"))
 
 
-def data(d_head: int = 16, offset: int = 4, n_positions: int = 60, seed: int = 2) -> dict:
+def data(d_head: Annotated[int, Range(2, 1024)] = 16, offset: Annotated[int, Range(-10_000, 10_000)] = 4,
+         n_positions: Annotated[int, Range(1, 10_000)] = 60, seed: Annotated[int, Range(0, None)] = 2) -> dict:
+    if d_head % 2:
+        raise ValueError(f"d_head must be even (RoPE rotates pairs of dimensions), got {d_head}")
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=d_head), rng.normal(size=d_head)
     m = np.arange(n_positions)
@@ -30,15 +36,17 @@ def data(d_head: int = 16, offset: int = 4, n_positions: int = 60, seed: int = 2
     return dict(d_head=d_head, offset=offset, positions=m, curves=curves, permutation=perm, permuted_agreement=agree)
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(7.0, 3.6)
-    for c, ls in zip(d["curves"], ("-", "--", "-")):
-        ax.plot(d["positions"], c["scores"], ls=ls, lw=2, label=f"q: {c['q_layout']}, k: {c['k_layout']}")
-    ax.set(xlabel="query position m", ylabel=f"score at n − m = {d['offset']}",
-           title=f"d_head = {d['d_head']}: only matching layouts are relative")
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(7.0, 3.6)
+    for c, ls in zip(data["curves"], ("-", "--", "-")):
+        ax.plot(data["positions"], c["scores"], ls=ls, lw=2, label=f"q: {c['q_layout']}, k: {c['k_layout']}")
+    ax.set(xlabel="query position m", ylabel=f"score at n − m = {data['offset']}",
+           title=f"d_head = {data['d_head']}: only matching layouts are relative")
     ax.grid(alpha=0.4)
     ax.legend(fontsize=9)
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -6,14 +6,20 @@ offset give the same score, |q|^2 cos((n - m) theta). Page: RoPE.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from mhalib import examples
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(theta: float | None = None, n_positions: int = 8, k: tuple[float, ...] = (0.8, -0.5)) -> dict:
+def data(theta: float | None = None, n_positions: Annotated[int, Range(1, 64)] = 8,
+         k: tuple[float, ...] = (0.8, -0.5)) -> dict:
+    """``theta`` in radians per position; None takes the demo's 0.5 rad."""
+
     demo = examples.rope_demo()
     q = demo["q"]
     theta = demo["theta"] if theta is None else theta
@@ -30,20 +36,20 @@ def data(theta: float | None = None, n_positions: int = 8, k: tuple[float, ...] 
                 closed_form=float(q @ q) * np.cos(np.arange(-(n_positions - 1), n_positions) * theta))
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, (a, b) = style.new_figure(8.8, 3.9, ncols=2)
     c = style.colors()
     circle = np.linspace(0, 2 * np.pi, 200)
-    radius = float(np.linalg.norm(d["q"]))
+    radius = float(np.linalg.norm(data["q"]))
     a.plot(radius * np.cos(circle), radius * np.sin(circle), color=c["grid"], lw=1)
-    for i, (p, v) in enumerate(zip(d["positions"], d["rotated"])):
+    for i, (p, v) in enumerate(zip(data["positions"], data["rotated"])):
         color = style.OKABE_ITO[i % len(style.OKABE_ITO)]
         a.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, lw=2))
         a.text(v[0] * 1.15, v[1] * 1.15, f"m = {p}", color=color, ha="center", va="center", fontsize=10)
-    a.set(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), aspect="equal", title=f"R(m) q, θ = {d['theta']} rad")
+    a.set(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), aspect="equal", title=f"R(m) q, θ = {data['theta']:g} rad")
     a.axhline(0, color=c["grid"], lw=0.8), a.axvline(0, color=c["grid"], lw=0.8)
-    b.plot(d["closed_form_offsets"], d["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)θ)")
-    b.plot(d["offsets"], d["scores"], "o", ms=5, alpha=0.6, label="all pairs (m, n)")
+    b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)θ)")
+    b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, label="all pairs (m, n)")
     b.set(xlabel="offset n − m", ylabel="score", title="Same offset, same score")
     b.grid(alpha=0.4)
     b.legend(fontsize=9, loc="lower center")

@@ -6,14 +6,20 @@ Page: RoPE.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(d_head: int = 8, seed: int = 3) -> dict:
+def data(d_head: Annotated[int, Range(2, 4096)] = 8, seed: Annotated[int, Range(0, None)] = 3) -> dict:
+    if d_head % 2:
+        raise ValueError(f"d_head must be even (RoPE rotates pairs of dimensions), got {d_head}")
+
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=d_head), rng.normal(size=d_head)
 
@@ -26,8 +32,8 @@ def data(d_head: int = 8, seed: int = 3) -> dict:
     return dict(rows=rows, plus=rows[0]["score"], minus=rows[3]["score"])
 
 
-def table(d: dict) -> str:
-    rows = [[r["m"], r["n"], f"{r['offset']:+d}", f"{r['score']:.6f}", f"{r['identity']:.6f}"] for r in d["rows"]]
+def table(data: dict) -> str:
+    rows = [[r["m"], r["n"], f"{r['offset']:+d}", f"{r['score']:.6f}", f"{r['identity']:.6f}"] for r in data["rows"]]
     return markdown_table(["query position m", "key position n", "n − m", "(R(m)q)·(R(n)k)", "qᵀR(n−m)k"], rows, "rrrrr")
 
 

@@ -5,21 +5,27 @@ tutorial prints for the same rows. Page: sinusoidal positional encoding.
 """
 from __future__ import annotations
 
-import math
+from typing import Annotated
+
 
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 #: The column a popular tutorial prints as "wavelength" for d_model = 512, every 64 dims.
 MISPRINTED = (1.00, 3.98, 15.85, 63.10, 251.19, 1000.00, 3981.07, 15848.93)
 
 
-def data(d_model: int = 512, step: int = 64, base: float = 10000.0) -> dict:
+def data(d_model: Annotated[int, Range(2, 8192)] = 512, step: Annotated[int, Range(2, 8192)] = 64,
+         base: Annotated[float, Range(1.01, 1_000_000_000)] = 10000.0) -> dict:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
     if step < 2 or step % 2:
         raise ValueError(f"step must be an even number >= 2 (pairs start at even dims), got {step}")
+
     dims = np.arange(0, d_model, step)
     omega = mhalib.sinusoidal_frequencies(d_model, base)[dims // 2]
     lam = mhalib.wavelengths(d_model, base)[dims // 2]
@@ -31,13 +37,13 @@ def data(d_model: int = 512, step: int = 64, base: float = 10000.0) -> dict:
     return d
 
 
-def table(d: dict) -> str:
-    show_errata = "misprinted" in d
+def table(data: dict) -> str:
+    show_errata = "misprinted" in data
     header = ["dimension 2i", "angular frequency ω = base^(−2i/d)", "wavelength 2π/ω (positions)"]
-    rows = [[r["dim"], f"{r['omega']:.6g}", f"{r['wavelength']:,.2f}"] for r in d["rows"]]
+    rows = [[r["dim"], f"{r['omega']:.6g}", f"{r['wavelength']:,.2f}"] for r in data["rows"]]
     if show_errata:
         header.append("printed elsewhere (wrong)")
-        for row, wrong in zip(rows, d["misprinted"]):
+        for row, wrong in zip(rows, data["misprinted"]):
             row.append(f"~~{wrong:,.2f}~~")
     return markdown_table(header, rows, "r" * len(header))
 

@@ -30,8 +30,8 @@ def data() -> dict:
     return dict(rows=rows)
 
 
-def table(d: dict) -> str:
-    rows = [[r["constant"], f"{r['stored']:g}", r["partial_naive"], r["full_naive"], r["full_ours"]] for r in d["rows"]]
+def table(data: dict) -> str:
+    rows = [[r["constant"], f"{r['stored']:g}", r["partial_naive"], r["full_naive"], r["full_ours"]] for r in data["rows"]]
     return markdown_table(["mask constant", "stored in fp16", "naive softmax, one key kept", "naive, all keys masked",
                            "mhalib, all masked"], rows, "lrlll")
 

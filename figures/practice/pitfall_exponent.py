@@ -6,13 +6,19 @@ index (the 2 counted twice): the frequencies run down to base^-2. Page: numerics
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(d_model: int = 512, base: float = 10000.0) -> dict:
+def data(d_model: Annotated[int, Range(2, 8192)] = 512,
+         base: Annotated[float, Range(1.01, 1_000_000_000)] = 10000.0) -> dict:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
     i = np.arange(d_model // 2)
     correct = mhalib.wavelengths(d_model, base)
     forgot_two = 2 * np.pi * base ** (i / d_model)
@@ -21,15 +27,17 @@ def data(d_model: int = 512, base: float = 10000.0) -> dict:
                 longest=dict(correct=float(correct[-1]), forgot_two=float(forgot_two[-1]), counted_twice=float(twice[-1])))
 
 
-def draw(d: dict):
-    fig, ax = style.new_figure(6.8, 3.8)
-    ax.semilogy(d["pair"], d["correct"], lw=2.5, label="correct: base^(2i/d)")
-    ax.semilogy(d["pair"], d["forgot_two"], lw=2, ls="--", label="bug: base^(i/d)")
-    ax.semilogy(d["pair"], d["counted_twice"], lw=2, ls=":", label="bug: base^(2·(2i)/d)")
-    ax.set(xlabel="pair i", ylabel="wavelength 2π/ω (positions)", title=f"d_model = {d['d_model']}")
+def draw(data: dict, ax=None):
+    if ax is None:
+        _, ax = style.new_figure(6.8, 3.8)
+    ax.semilogy(data["pair"], data["correct"], lw=2.5, label="correct: base^(2i/d)")
+    ax.semilogy(data["pair"], data["forgot_two"], lw=2, ls="--", label="bug: base^(i/d)")
+    ax.semilogy(data["pair"], data["counted_twice"], lw=2, ls=":", label="bug: base^(2·(2i)/d)")
+    ax.set(xlabel="pair i", ylabel="wavelength 2π/ω (positions)", title=f"d_model = {data['d_model']}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=9)
-    return fig
+    return ax.figure
+
 
 
 main = cli.main_for(__name__)

@@ -5,14 +5,24 @@ wavelength divided by 2*pi. Page: numerics and pitfalls.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(d_model: int = 512, dims: tuple[int, ...] = (0, 64, 128, 256, 448)) -> dict:
+def data(d_model: Annotated[int, Range(2, 8192)] = 512,
+         dims: Annotated[tuple[int, ...], Range(0, 8191)] = (0, 64, 128, 256, 448)) -> dict:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
+    bad = [i for i in dims if i >= d_model]
+    if bad:
+        raise ValueError(f"dims must be dimensions below d_model = {d_model}, got {', '.join(map(str, bad))}")
+
     omega = mhalib.sinusoidal_frequencies(d_model)
     lam = mhalib.wavelengths(d_model)
     rows = [dict(dim=int(i), omega=float(omega[i // 2]), cycles=float(omega[i // 2] / (2 * np.pi)),
@@ -20,9 +30,9 @@ def data(d_model: int = 512, dims: tuple[int, ...] = (0, 64, 128, 256, 448)) -> 
     return dict(d_model=d_model, rows=rows)
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     rows = [[r["dim"], f"{r['omega']:.4g}", f"{r['cycles']:.4g}", f"{r['inverse']:,.4g}", f"**{r['wavelength']:,.2f}**"]
-            for r in d["rows"]]
+            for r in data["rows"]]
     return markdown_table(["dimension", "ω, rad / position", "f = ω/2π, cycles / position", "1/ω",
                            "wavelength 2π/ω = 1/f"], rows, "rrrrr")
 

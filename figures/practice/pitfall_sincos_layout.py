@@ -6,14 +6,20 @@ other as different features: the vectors themselves differ. Page: numerics and p
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(n_positions: int = 50, d_model: int = 16) -> dict:
+def data(n_positions: Annotated[int, Range(1, 4096)] = 50, d_model: Annotated[int, Range(2, 4096)] = 16) -> dict:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
+
     inter = mhalib.sinusoidal_encoding(n_positions, d_model)
     concat = np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1)  # (n, D): all sines, then all cosines
     return dict(d_model=d_model, n_positions=n_positions,
@@ -22,10 +28,10 @@ def data(n_positions: int = 50, d_model: int = 16) -> dict:
                 permutation=mhalib.layout_permutation(d_model))
 
 
-def table(d: dict) -> str:
-    return markdown_table([f"comparison at d = {d['d_model']}, {d['n_positions']} positions", "largest difference"], [
-        ["the vectors PE(p), interleaved vs concatenated", f"{d['max_vector_difference']:.3f}"],
-        ["the dot products PE(p)·PE(q)", f"{d['max_gram_difference']:.1e}"],
+def table(data: dict) -> str:
+    return markdown_table([f"comparison at d = {data['d_model']}, {data['n_positions']} positions", "largest difference"], [
+        ["the vectors PE(p), interleaved vs concatenated", f"{data['max_vector_difference']:.3f}"],
+        ["the dot products PE(p)·PE(q)", f"{data['max_gram_difference']:.1e}"],
     ], "lr")
 
 

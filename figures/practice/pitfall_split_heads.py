@@ -6,14 +6,21 @@ first T*d numbers in memory order, whole rows of the first tokens. Page: numeric
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from figures._kit import cli
+from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
 
-def data(T: int = 3, D: int = 4, n_heads: int = 2, seed: int = 0) -> dict:
+def data(T: Annotated[int, Range(1, 32)] = 3, D: Annotated[int, Range(1, 64)] = 4,
+         n_heads: Annotated[int, Range(1, 64)] = 2, seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    if D % n_heads:
+        raise ValueError(f"n_heads must divide D (d_head = D / n_heads), got D = {D} and n_heads = {n_heads}")
+
     labels = np.array([[f"t{t}d{j}" for j in range(D)] for t in range(T)])
     d = D // n_heads
     correct_labels = labels.reshape(T, n_heads, d).transpose(1, 0, 2)  # (T, D) -> (T, H, d) -> (H, T, d)
@@ -32,10 +39,10 @@ def data(T: int = 3, D: int = 4, n_heads: int = 2, seed: int = 0) -> dict:
                 correct_vs_reference=float(np.abs(good - ref).max()), wrong_vs_reference=float(np.abs(bad - ref).max()))
 
 
-def table(d: dict) -> str:
-    rows = [[f"head {h + 1}, row {t}", " ".join(d["correct"][h][t]), " ".join(d["wrong"][h][t])]
-            for h in range(d["n_heads"]) for t in range(d["T"])]
-    rows.append(["**output vs reference MHA**", f"{d['correct_vs_reference']:.1e}", f"{d['wrong_vs_reference']:.3f}"])
+def table(data: dict) -> str:
+    rows = [[f"head {h + 1}, row {t}", " ".join(data["correct"][h][t]), " ".join(data["wrong"][h][t])]
+            for h in range(data["n_heads"]) for t in range(data["T"])]
+    rows.append(["**output vs reference MHA**", f"{data['correct_vs_reference']:.1e}", f"{data['wrong_vs_reference']:.3f}"])
     return markdown_table(["head, row", "correct: split_heads", "wrong: reshape only"], rows, "lll")
 
 

@@ -31,9 +31,9 @@ def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) ->
                 float16_max=float(np.finfo(np.float16).max))
 
 
-def table(d: dict) -> str:
+def table(data: dict) -> str:
     keys = ("naive_float16", "stable_float16", "naive_float32", "stable_float32")
-    rows = [[f"{r['score']:g}"] + [r[k] for k in keys] for r in d["rows"]]
+    rows = [[f"{r['score']:g}"] + [r[k] for k in keys] for r in data["rows"]]
     return markdown_table(["score s", "naive, fp16", "stable, fp16", "naive, fp32", "stable, fp32"], rows, "rllll")
 
 

@@ -1,29 +1,45 @@
 """All 72 heads of all-MiniLM-L6-v2 on one sentence (6 layers x 12 heads), with one head enlarged.
 
 Left: every head's attention map as a thumbnail (rows: layers 1-6, columns: heads 1-12).
-Right: the head chosen by --layer/--head (by default the strongest previous-token head),
-drawn with its tokens. Computed by mhalib's own BERT forward pass. Page: what real heads learn.
+Right: the head chosen by --layer/--head, counted from 1 as in the grid (by default the
+strongest previous-token head; with only one of them, the strongest in that layer or
+among that head's layers), drawn with its tokens. Computed by mhalib's own BERT forward
+pass. Page: what real heads learn.
 """
 from __future__ import annotations
+
+from typing import Annotated
 
 import numpy as np
 
 from mhalib import examples
 from mhalib.models import bert
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
-def data(sentence: str = examples.REAL_SENTENCES[1], layer: int = 0, head: int = 0) -> dict:
+def data(sentence: str = examples.REAL_SENTENCES[1], layer: Annotated[int | None, Range(1, 6)] = None,
+         head: Annotated[int | None, Range(1, 12)] = None) -> dict:
+    """``layer`` (1-6) and ``head`` (1-12) count from 1, as the figure's labels do."""
     r = bert.encode(sentence)
-    scores = bert.corpus_scores(examples.REAL_SENTENCES)
-    if layer == 0 and head == 0:  # default: the head that best follows the previous token
-        layer, head = (int(v) + 1 for v in np.unravel_index(np.argmax(scores["previous token"]), scores["previous token"].shape))
+    L, H = np.shape(r["attentions"])[:2]
+    for name, value, n in (("layer", layer, L), ("head", head, H)):
+        if value is not None and not 1 <= value <= n:
+            raise ValueError(f"{name} counts from 1 to {n}, got {value}")
+    if layer is None or head is None:  # the head that best follows the previous token
+        prev = np.asarray(bert.corpus_scores(examples.REAL_SENTENCES)["previous token"], dtype=float)
+        allowed = np.full(prev.shape, -np.inf)
+        rows = slice(None) if layer is None else slice(layer - 1, layer)
+        cols = slice(None) if head is None else slice(head - 1, head)
+        allowed[rows, cols] = prev[rows, cols]
+        layer, head = (int(v) + 1 for v in np.unravel_index(np.argmax(allowed), allowed.shape))
     return dict(sentence=sentence, tokens=r["tokens"], attentions=r["attentions"], layer=layer, head=head,
                 zoom=r["attentions"][layer - 1, head - 1])
 
 
-def draw(d: dict):
-    A = np.asarray(d["attentions"])
+
+def draw(data: dict):
+    A = np.asarray(data["attentions"])
     L, H, T, _ = A.shape
     gap = 1
     mosaic = np.full((L * (T + gap) - gap, H * (T + gap) - gap), np.nan)
@@ -38,11 +54,11 @@ def draw(d: dict):
     a.tick_params(length=0)
     for s in a.spines.values():
         s.set_visible(False)
-    l, h = d["layer"] - 1, d["head"] - 1
+    l, h = data["layer"] - 1, data["head"] - 1
     a.add_patch(style.plt.Rectangle((h * (T + gap) - 0.5, l * (T + gap) - 0.5), T, T, fill=False,
                                      edgecolor=style.colors()["accent"], lw=2))
-    style.heatmap(d["zoom"], d["tokens"], d["tokens"], ax=b, vmin=0, vmax=1, xlabel="key", ylabel="query",
-                   title=f"layer {d['layer']}, head {d['head']}", fontsize=8)
+    style.heatmap(data["zoom"], data["tokens"], data["tokens"], ax=b, vmin=0, vmax=1, xlabel="key", ylabel="query",
+                   title=f"layer {data['layer']}, head {data['head']}", fontsize=8)
     b.tick_params(axis="x", labelrotation=90)
     return fig
 

@@ -60,8 +60,8 @@ def data() -> dict:
     return dict(rows=rows, early_positional=early, late_positional=late, drift_at_half=at_half)
 
 
-def table(d: dict) -> str:
-    rows = [[r["claim"], r["evidence"], f"**{r['verdict']}**"] for r in d["rows"]]
+def table(data: dict) -> str:
+    rows = [[r["claim"], r["evidence"], f"**{r['verdict']}**"] for r in data["rows"]]
     return markdown_table(["claim in the source material", "what this model shows", "verdict"], rows, "lll")
 
 

@@ -25,15 +25,15 @@ def data() -> dict:
                 argmax=[int(v) + 1 for v in np.unravel_index(np.argmax(imp), imp.shape)])
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, (a, b) = style.new_figure(11.0, 3.9, ncols=2, width_ratios=(1.5, 1))
-    imp = np.asarray(d["importance"])
+    imp = np.asarray(data["importance"])
     L, H = imp.shape
     style.heatmap(imp, [str(l + 1) for l in range(L)], [str(h + 1) for h in range(H)], ax=a,
                    annotate="{:.3f}", fontsize=6, colorbar="1 − cos", xlabel="head", ylabel="layer",
                    title="removing one head")
-    frac = [r["fraction"] * 100 for r in d["cumulative"]]
-    b.plot(frac, [r["drift"] for r in d["cumulative"]], "o-", lw=2)
+    frac = [r["fraction"] * 100 for r in data["cumulative"]]
+    b.plot(frac, [r["drift"] for r in data["cumulative"]], "o-", lw=2)
     b.set(xlabel="% of heads removed (least important first)", ylabel="1 − cos to the intact embedding",
           title="removing many heads")
     b.grid(alpha=0.4)

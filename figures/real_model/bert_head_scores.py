@@ -22,14 +22,14 @@ def data() -> dict:
                 layer_means={k: np.nanmean(v, axis=1) for k, v in scores.items()})
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, axes = style.new_figure(12.0, 6.4, nrows=2, ncols=4)
     for ax, key in zip(axes.flat, HEAD_TYPES):
-        v = np.asarray(d["scores"][key], dtype=float)
+        v = np.asarray(data["scores"][key], dtype=float)
         L, H = v.shape
         style.heatmap(v, [str(l + 1) for l in range(L)], [str(h + 1) for h in range(H)], ax=ax, vmin=0, vmax=1,
                        title=key, fontsize=7)
-        b = d["best"][key]
+        b = data["best"][key]
         ax.add_patch(style.plt.Rectangle((b["head"] - 1.5, b["layer"] - 1.5), 1, 1, fill=False,
                                           edgecolor=style.colors()["accent"], lw=2))
         ax.tick_params(labelsize=8)

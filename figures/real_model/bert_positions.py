@@ -6,11 +6,14 @@ similar other position sits at each offset. Page: what real heads learn.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 import mhalib
 from mhalib.models import bert
 from figures._kit import cli, style
+from figures._kit.contract import Range
 
 
 def _cosine(M: np.ndarray) -> np.ndarray:
@@ -24,7 +27,8 @@ def _nearest_offsets(S: np.ndarray) -> np.ndarray:
     return np.argmax(S, axis=1) - np.arange(S.shape[0])
 
 
-def data(step: int = 4) -> dict:
+def data(step: Annotated[int, Range(1, 512)] = 4) -> dict:
+
     """Similarity maps are kept at every ``step``-th position (the figure cannot show more);
     neighbours and summaries use all 512."""
     learned = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(np.float64)
@@ -40,13 +44,13 @@ def data(step: int = 4) -> dict:
                 learned_neighbour_cos=float(np.mean(np.diag(S_l, 1))), sinusoidal_neighbour_cos=float(np.mean(np.diag(S_s, 1))))
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig = style.plt.figure(figsize=(10.0, 7.6), layout="constrained")
     g = fig.add_gridspec(2, 2, height_ratios=(2.2, 1))
     for c, (key, title) in enumerate((("learned", "learned (all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal, d = 384"))):
         ax = fig.add_subplot(g[0, c])
-        n = len(d[key])
-        ax.imshow(d[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, d["n_positions"], d["n_positions"], 0),
+        n = len(data[key])
+        ax.imshow(data[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, data["n_positions"], data["n_positions"], 0),
                   interpolation="nearest")
         ax.set(xlabel="position", ylabel="position" if c == 0 else None, title=title)
         ax.set_xticks([0, 128, 256, 384, 512]), ax.set_yticks([0, 128, 256, 384, 512])
@@ -56,7 +60,7 @@ def draw(d: dict):
     ax = fig.add_subplot(g[1, :])
     offsets = np.arange(-5, 6)
     for shift, key, label in ((-0.2, "nearest_learned", "learned"), (0.2, "nearest_sinusoidal", "sinusoidal")):
-        near = np.asarray(d[key])
+        near = np.asarray(data[key])
         share = [np.mean(near == k) for k in offsets]
         ax.bar(offsets + shift, share, width=0.4, label=label)
     ax.set(xlabel="offset of each position's most similar other position", ylabel="share of positions",

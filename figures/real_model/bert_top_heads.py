@@ -23,10 +23,10 @@ def data(sentence: str = examples.REAL_SENTENCES[3]) -> dict:
     return dict(sentence=sentence, tokens=r["tokens"], panels=panels)
 
 
-def draw(d: dict):
+def draw(data: dict):
     fig, axes = style.new_figure(12.0, 8.4, nrows=2, ncols=3)
-    for ax, p in zip(axes.flat, d["panels"]):
-        style.heatmap(p["weights"], d["tokens"], d["tokens"], ax=ax, vmin=0, vmax=1,
+    for ax, p in zip(axes.flat, data["panels"]):
+        style.heatmap(p["weights"], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=1,
                        title=f"{p['type']}: layer {p['layer']}, head {p['head']} (score {p['score']:.2f})")
         ax.tick_params(axis="x", labelrotation=90, labelsize=8)
         ax.tick_params(axis="y", labelsize=8)
