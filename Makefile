@@ -29,7 +29,7 @@ site: deps    ## static build into site/
 	$(BIN)/mkdocs build --strict
 
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
-	$(BIN)/python -m pytest -m "not build" -q
+	$(BIN)/python -m pytest -m "not build and not slow" -q
 
 test: deps    ## the whole test suite (what CI runs), with coverage of mhalib
 	$(BIN)/python -m pytest --cov=mhalib --cov-report=term --cov-fail-under=95

@@ -222,22 +222,38 @@ def test_head_analysis_on_synthetic_patterns():
         ha.head_scores(np.eye(3), tokens)
 
 
-def test_bert_figures():
+@pytest.fixture(scope="module")
+def bert_scores():
+    return d("bert_head_scores")
+
+
+@pytest.mark.slow
+def test_bert_head_scores_match_the_attentions(bert_scores):
     from mhalib import examples
     from mhalib.models import bert
 
-    sc = d("bert_head_scores")
     # recompute the previous-token score of the top head straight from the attentions
-    b = sc["best"]["previous token"]
+    b = bert_scores["best"]["previous token"]
     direct = np.mean([np.mean(np.diag(bert.encode(s)["attentions"][b["layer"] - 1, b["head"] - 1], -1))
                       for s in examples.REAL_SENTENCES])
     assert b["value"] == pytest.approx(direct, abs=1e-6)
-    assert sc["n_sentences"] == len(examples.REAL_SENTENCES)
+    assert bert_scores["n_sentences"] == len(examples.REAL_SENTENCES)
+
+
+@pytest.mark.slow
+def test_bert_gallery_and_top_heads():
     gal = d("bert_attention_gallery")
     assert np.shape(gal["attentions"])[:2] == (6, 12)
     np.testing.assert_allclose(np.sum(gal["zoom"], axis=-1), 1.0, atol=1e-5)
     top = d("bert_top_heads")
     assert [p["type"] for p in top["panels"]][:2] == ["previous token", "next token"]
+
+
+@pytest.mark.slow
+def test_bert_head_ablation_equals_weight_surgery_and_feeds_the_claims(bert_scores):
+    from mhalib import examples
+    from mhalib.models import bert
+
     abl = d("bert_head_ablation")
     imp = np.asarray(abl["importance"])
     assert imp.shape == (6, 12) and np.all(imp >= -1e-6)
@@ -253,11 +269,18 @@ def test_bert_figures():
                      @ bert.encode(s)["embedding"] for s in examples.REAL_SENTENCES])
     assert imp[layer, head] == pytest.approx(drift, abs=1e-5)
     assert abl["cumulative"][0]["drift"] == pytest.approx(0.0, abs=1e-6)
+    claims = d("bert_claims_table")
+    b = bert_scores["best"]["previous token"]
+    assert {r["verdict"] for r in claims["rows"]} <= {"confirmed", "partly", "not seen", "not measured"}
+    assert claims["rows"][0]["verdict"] == ("confirmed" if b["value"] >= 0.5 else claims["rows"][0]["verdict"])
+
+
+@pytest.mark.slow
+def test_bert_positions_against_the_weights():
+    from mhalib.models import bert
+
     pos = d("bert_positions")
     P = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(float)
     i, j = 3, 10  # shown positions 12 and 40 at step 4
     assert pos["learned"][i][j] == pytest.approx(P[12] @ P[40] / np.linalg.norm(P[12]) / np.linalg.norm(P[40]), abs=1e-9)
     assert pos["sinusoidal_neighbour_cos"] > 0.9 and 0 <= pos["learned_adjacent_share"] <= 1
-    claims = d("bert_claims_table")
-    assert {r["verdict"] for r in claims["rows"]} <= {"confirmed", "partly", "not seen", "not measured"}
-    assert claims["rows"][0]["verdict"] == ("confirmed" if b["value"] >= 0.5 else claims["rows"][0]["verdict"])
