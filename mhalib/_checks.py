@@ -10,8 +10,6 @@ import numbers
 
 import numpy as np
 
-FLOAT_DTYPES = (np.float16, np.float32, np.float64)
-
 
 def positive_int(value, name: str) -> int:
     """Return ``value`` as an ``int`` if it is an integer >= 1."""
@@ -137,7 +135,3 @@ def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tu
         )
     return out
 
-
-def result_dtype(*arrays: np.ndarray) -> np.dtype:
-    """The float dtype arrays combine to (at least float16)."""
-    return np.result_type(*arrays, np.float16)

@@ -21,15 +21,15 @@ classic porting bug, and it breaks the relative-position property.
 from __future__ import annotations
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from . import _checks
+from .sinusoidal import DEFAULT_BASE
 
 LAYOUTS = ("interleaved", "half")
 
 
-def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
+def rope_frequencies(d_head: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Per-plane angular frequencies ``theta_i = base^(-2i/d)``, shape ``(d/2,)``.
 
     Example: ``rope_frequencies(4)`` is ``[1, 0.01]``.
@@ -58,7 +58,7 @@ def layout_permutation(d_head: int) -> np.ndarray:
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
-def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = 10000.0,
+def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = DEFAULT_BASE,
                layout: str = "interleaved") -> np.ndarray:
     """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
 
@@ -67,7 +67,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float 
             only, never to V, and in every layer.
         positions: ``(T,)`` (or broadcastable to ``(..., T)``) integer or real positions;
             defaults to ``0 .. T-1``.
-        base: the frequency base (10000 in RoFormer and LLaMA-2).
+        base: the frequency base (:data:`DEFAULT_BASE` = 10000 in RoFormer and LLaMA-2).
         layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
 
     Returns:

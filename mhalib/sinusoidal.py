@@ -15,8 +15,16 @@ import numpy as np
 
 from . import _checks
 
+DEFAULT_BASE = 10000.0
+"""The frequency base of "Attention Is All You Need" (sinusoidal PE) and of RoFormer (RoPE).
 
-def sinusoidal_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+Pair ``i`` of a ``D``-dimensional encoding turns by ``DEFAULT_BASE^(-2i/D)`` radians per
+position, so wavelengths run from ``2*pi`` to almost ``2*pi*10000`` positions (pages:
+sinusoidal positional encoding; RoPE).
+"""
+
+
+def sinusoidal_frequencies(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Angular frequencies ``omega_i = base^(-2i/D)``, shape ``(D/2,)``, in radians per position.
 
     Example: for ``d_model=4``, ``[1, 1/100]``: dims 0-1 turn 1 rad per position, dims 2-3 0.01.
@@ -27,7 +35,7 @@ def sinusoidal_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-two_i / D)
 
 
-def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+def wavelengths(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Wavelengths ``2*pi / omega_i`` in positions, shape ``(D/2,)``.
 
     Example: for ``d_model=512`` the pair starting at dimension 64 has angular frequency
@@ -36,7 +44,7 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     return 2.0 * np.pi / sinusoidal_frequencies(d_model, base)
 
 
-def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *, start: int = 0) -> np.ndarray:
+def sinusoidal_encoding(n_positions: int, d_model: int, base: float = DEFAULT_BASE, *, start: int = 0) -> np.ndarray:
     """The table ``PE`` of shape ``(n_positions, D)`` for positions ``start .. start+n-1``.
 
     Sine on even dimensions, cosine on odd ones, interleaved as in the original paper.
@@ -52,7 +60,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *
     return pe
 
 
-def offset_matrix(k: int, d_model: int, base: float = 10000.0) -> np.ndarray:
+def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The ``(D, D)`` block rotation with ``PE(p + k) = PE(p) @ M_k.T`` for every ``p``.
 
     Block ``i`` is ``[[cos(k w), sin(k w)], [-sin(k w), cos(k w)]]`` with ``w = omega_i``,
