@@ -9,6 +9,7 @@ position at or past that has no vector at all, which is the hard length limit of
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
@@ -22,7 +23,7 @@ def learned_position_table(max_positions: int, d_model: int, *, seed: int, std: 
     return np.random.default_rng(seed).normal(0.0, std, size=(n, D))
 
 
-def lookup_positions(table, n_positions: int, *, start: int = 0) -> np.ndarray:
+def lookup_positions(table: ArrayLike, n_positions: int, *, start: int = 0) -> np.ndarray:
     """Rows ``start .. start+n-1`` of ``table``; refuses positions the table does not have."""
     table = _checks.float_array(table, "table")
     if table.ndim != 2:

@@ -15,7 +15,6 @@ key/value heads, each shared by ``n_heads // n_kv_heads`` consecutive query head
 from __future__ import annotations
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from . import _checks
@@ -48,9 +47,12 @@ def _project(x, w, b):
     return y if b is None else y + b
 
 
-def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
-              context=None, mask=None, causal: bool = False, scale=None, bias=None,
-              b_q=None, b_k=None, b_v=None, b_o=None, head_mask=None) -> dict:
+def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike | None = None, *,
+              n_heads: int, n_kv_heads: int | None = None, context: ArrayLike | None = None,
+              mask: ArrayLike | None = None, causal: bool = False, scale: float | None = None,
+              bias: ArrayLike | None = None, b_q: ArrayLike | None = None, b_k: ArrayLike | None = None,
+              b_v: ArrayLike | None = None, b_o: ArrayLike | None = None,
+              head_mask: ArrayLike | None = None) -> dict:
     """Multi-head attention with every intermediate array kept, for figures and labs.
 
     Takes the same arguments as :func:`multi_head_attention` and returns a dict with
@@ -142,7 +144,7 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
     return t["out"], t["weights"]
 
 
-def per_head_output(heads_out, w_o) -> np.ndarray:
+def per_head_output(heads_out: ArrayLike, w_o: ArrayLike) -> np.ndarray:
     """Each head's output through its own block of rows of ``W_O``.
 
         concat(head_1..head_H) W_O = sum_h head_h W_O[h*d_v:(h+1)*d_v, :]

@@ -10,11 +10,12 @@ gets all-zero weights, never NaN.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
 
-def softmax(x, axis: int = -1) -> np.ndarray:
+def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     """Softmax along ``axis`` with the row maximum subtracted.
 
     Args:

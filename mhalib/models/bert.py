@@ -22,6 +22,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _checks
 from ..mha import mha_trace
@@ -57,14 +58,15 @@ def load_model(folder: str | None = None) -> dict:
                 weights=load_file(str(path / "model.safetensors")), tokenizer=tokenizer, path=str(path))
 
 
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> np.ndarray:
     """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis."""
+    x = np.asarray(x)
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     return gamma * (x - mean) / np.sqrt(var + eps) + beta
 
 
-def erf(x: np.ndarray) -> np.ndarray:
+def erf(x: ArrayLike) -> np.ndarray:
     """The error function, to within 1.5e-7 (Abramowitz and Stegun 7.1.26), vectorised in float64.
 
     numpy has no erf; this rational approximation is far below float32 resolution here.
@@ -75,8 +77,9 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * (1.0 - poly * np.exp(-x * x))
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: ArrayLike) -> np.ndarray:
     """Exact (erf) GELU, ``x/2 * (1 + erf(x / sqrt 2))``, returned in the dtype of ``x``."""
+    x = np.asarray(x)
     return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
 
 
@@ -88,7 +91,8 @@ def tokenize(model: dict, text: str) -> tuple[np.ndarray, list[str]]:
     return np.array(enc.ids), list(enc.tokens)
 
 
-def bert_forward(model: dict, input_ids, *, token_type_ids=None, attention_mask=None, head_mask=None) -> dict:
+def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike | None = None,
+                 attention_mask: ArrayLike | None = None, head_mask: ArrayLike | None = None) -> dict:
     """Run the encoder on one sequence; returns every hidden state and every head's attention.
 
     Args:
@@ -141,8 +145,9 @@ def bert_forward(model: dict, input_ids, *, token_type_ids=None, attention_mask=
     return dict(hidden_states=np.stack(hidden), attentions=np.stack(attentions))
 
 
-def sentence_embedding(hidden: np.ndarray, attention_mask=None) -> np.ndarray:
+def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = None) -> np.ndarray:
     """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised."""
+    hidden = np.asarray(hidden)
     m = np.ones(hidden.shape[0]) if attention_mask is None else np.asarray(attention_mask, dtype=float)
     v = (hidden * m[:, None]).sum(axis=0) / m.sum()
     return v / np.linalg.norm(v)

@@ -16,8 +16,10 @@ the attention goes there on average".
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _checks
 
@@ -25,7 +27,7 @@ HEAD_TYPES = ("previous token", "next token", "self", "to [CLS]", "to [SEP]", "t
 PUNCTUATION = set(string.punctuation)
 
 
-def head_scores(attention, tokens) -> dict:
+def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
     """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``."""
     A = _checks.float_array(attention, "attention", min_ndim=2)
     T = A.shape[-1]
