@@ -135,3 +135,17 @@ def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tu
         )
     return out
 
+
+
+def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
+    """Return ``arr`` if every entry is finite; otherwise refuse it.
+
+    For results computed from finite inputs: a non-finite entry means ``what`` overflowed
+    its float type. The message says so and names the arguments responsible (``blame``).
+    """
+    if not np.isfinite(arr).all():
+        raise ValueError(
+            f"{what} overflows {arr.dtype} (largest finite value {np.finfo(arr.dtype).max:.4g}): "
+            f"{int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
+        )
+    return arr

@@ -1,0 +1,191 @@
+"""Attention, softmax and positional encodings at the edges of floating point and of shapes.
+
+Every expected value is derived by hand. The recurring argument: float64 holds numbers up to
+about 1.8e308, and ``exp(-x)`` underflows to exactly 0 once ``x > 745``. Scores such as
+``-1e400`` and ``-2e400`` are not representable, yet their difference (1e400) is so large
+that softmax gives the larger one weight exactly 1 and the other exactly 0. Only the mask
+(or a ``-inf`` bias, which is documented as a mask) may empty a row.
+
+No computation here may warn: an overflow that the library handles is not an event.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import mhalib as m
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+E = math.e
+TWO = [[1.0], [2.0]]  # v: the output is 1 for weights [1, 0] and 2 for [0, 1]
+
+
+# --- scaled_dot_product_attention: scores beyond the float range -------------------------
+
+@pytest.mark.parametrize("q,k,v,kwargs,weights,out", [
+    # scores -1e400 and -2e400: the first is larger by 1e400, so it takes everything
+    pytest.param([[1e200]], [[-1e200], [-2e200]], TWO, dict(scale=1.0), [1.0, 0.0], [1.0],
+                 id="both-scores-below--max-float"),
+    # scores +1e400 and -1e400
+    pytest.param([[1e200]], [[1e200], [-1e200]], TWO, dict(scale=1.0), [1.0, 0.0], [1.0],
+                 id="one-score-above-max-float"),
+    # a tie at +1e400: equal weights, the output is the mean of v
+    pytest.param([[1e200]], [[1e200], [1e200]], [[1.0], [3.0]], dict(scale=1.0), [0.5, 0.5], [2.0],
+                 id="tie-above-max-float"),
+    # q.k_1 = 2^1200 - 2^1200 = 0 and q.k_2 = 0: a uniform row, although the partial
+    # products overflow (inf - inf). Powers of two keep every product exact.
+    pytest.param([[2.0**600, 2.0**600]], [[2.0**600, -(2.0**600)], [0.0, 0.0]], [[1.0], [3.0]], {}, [0.5, 0.5], [2.0],
+                 id="partial-products-overflow-dot-product-zero"),
+    # q.k = 2^600 * 2^474 = 2^1074 overflows, the scale 2^-1074 brings it back to 1:
+    # scores [1, 0], weights [e/(e+1), 1/(e+1)]
+    pytest.param([[2.0**600]], [[2.0**474], [0.0]], [[1.0], [0.0]], dict(scale=2.0**-1074),
+                 [E / (E + 1), 1 / (E + 1)], [E / (E + 1)], id="product-overflows-scale-brings-it-back"),
+    # scores [1e308, 0] plus bias [1e308, 0]: 2e308 against 0
+    pytest.param([[1e154]], [[1e154], [0.0]], TWO, dict(scale=1.0, bias=[1e308, 0.0]), [1.0, 0.0], [1.0],
+                 id="bias-pushes-a-score-above-max-float"),
+    # scores [-1e308, -1.5e308] plus bias -1e308 each: -2e308 against -2.5e308
+    pytest.param([[1e154]], [[-1e154], [-1.5e154]], TWO, dict(scale=1.0, bias=[-1e308, -1e308]), [1.0, 0.0], [1.0],
+                 id="bias-pushes-both-scores-below--max-float"),
+    # the mask still masks: only key 2 is allowed
+    pytest.param([[1e200]], [[-1e200], [-2e200]], TWO, dict(scale=1.0, mask=[[False, True]]), [0.0, 1.0], [2.0],
+                 id="mask-still-applies"),
+    # a -inf bias is a mask too
+    pytest.param([[1e200]], [[-1e200], [-2e200]], TWO, dict(scale=1.0, bias=[-np.inf, 0.0]), [0.0, 1.0], [2.0],
+                 id="minus-inf-bias-still-masks"),
+    # only the mask may empty a row
+    pytest.param([[1e200]], [[-1e200], [-2e200]], TWO, dict(scale=1.0, mask=[[False, False]]), [0.0, 0.0], [0.0],
+                 id="fully-masked-row-stays-zero"),
+    # causal: query 0 sees key 0 only, whatever the scores
+    pytest.param([[1e200]], [[-2e200], [-1e200]], TWO, dict(scale=1.0, causal=True), [1.0, 0.0], [1.0],
+                 id="causal-with-overflow"),
+])
+def test_sdpa_scores_beyond_the_float_range(q, k, v, kwargs, weights, out):
+    got_out, got_w = m.scaled_dot_product_attention(q, k, v, **kwargs)
+    np.testing.assert_allclose(got_w, [weights], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(got_out, [out], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("dtype,big", [
+    pytest.param("float32", 1e20, id="float32"),  # scores -1e40 and -2e40 overflow float32 (max 3.4e38)
+    pytest.param("float16", 300.0, id="float16"),  # scores -9e4 and -1.8e5 overflow float16 (max 65504)
+])
+def test_sdpa_overflow_in_low_precision_keeps_the_dtype(dtype, big):
+    q = np.array([[big]], dtype=dtype)
+    k = np.array([[-big], [-2 * big]], dtype=dtype)
+    v = np.array(TWO, dtype=dtype)
+    out, w = m.scaled_dot_product_attention(q, k, v, scale=1.0)
+    assert w.dtype == out.dtype == np.dtype(dtype)
+    assert w.tolist() == [[1.0, 0.0]] and out.tolist() == [[1.0]]
+
+
+def test_sdpa_overflow_in_one_row_leaves_the_other_rows_exact():
+    # row 0 overflows (1e400 against 0); row 1 is ordinary: scores [0, 1, 0] / sqrt(2)
+    q = np.array([[1e200, 0.0], [0.0, 1.0]])
+    k = np.array([[1e200, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    v = np.eye(3)
+    out, w = m.scaled_dot_product_attention(q, k, v)
+    r = math.exp(1 / math.sqrt(2))
+    np.testing.assert_array_equal(w[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(w[1], [1 / (2 + r), r / (2 + r), 1 / (2 + r)], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(out, w, rtol=1e-15, atol=0)  # v = I
+
+
+@pytest.mark.parametrize("n_keys", [2, 11, 12])
+def test_sdpa_output_at_the_top_of_the_float_range_is_never_inf(n_keys):
+    # Equal scores give weights 1/n, each rounded; for n = 11 and 12 the rounded weight is
+    # above 1/n, so sum_j w_j * max_float can round past the largest float although the
+    # exact average is max_float itself. The result must be max_float or a clear refusal.
+    top = np.finfo(np.float64).max
+    v = np.full((n_keys, 1), top)
+    try:
+        out, _ = m.scaled_dot_product_attention([[0.0]], np.zeros((n_keys, 1)), v)
+    except ValueError as exc:
+        assert "v" in str(exc) and "overflow" in str(exc)
+    else:
+        assert out[0, 0] == pytest.approx(top, rel=1e-15)
+
+
+# --- attention_scores: the scores themselves ---------------------------------------------
+
+@pytest.mark.parametrize("q,k,scale,expected", [
+    # 2^600 * 2^600 - 2^600 * 2^600 = 0 exactly, times 1/sqrt(2)
+    pytest.param([[2.0**600, 2.0**600]], [[2.0**600, -(2.0**600)]], None, 0.0, id="partial-products-overflow"),
+    # 2^600 * 2^474 * 2^-1074 = 1 exactly
+    pytest.param([[2.0**600]], [[2.0**474]], 2.0**-1074, 1.0, id="product-overflows-scale-brings-it-back"),
+    # 2^600 * 2^600 * 2^-300 = 2^900 < 2^1024
+    pytest.param([[2.0**600]], [[-(2.0**600)]], 2.0**-300, -(2.0**900), id="large-but-representable"),
+])
+def test_attention_scores_exact_when_representable(q, k, scale, expected):
+    assert m.attention_scores(q, k, scale=scale).tolist() == [[expected]]
+
+
+@pytest.mark.parametrize("q,k,scale", [
+    pytest.param([[1e200]], [[-1e200]], 1.0, id="minus-1e400"),
+    pytest.param([[1e200]], [[1e200]], 1.0, id="plus-1e400"),
+    pytest.param([[1e100]], [[1e100]], 1e200, id="scale-pushes-over"),
+])
+def test_attention_scores_beyond_the_float_range_are_refused(q, k, scale):
+    with pytest.raises(ValueError) as info:
+        m.attention_scores(q, k, scale=scale)
+    for word in ("q", "k", "scale", "overflow", "float64"):
+        assert word in str(info.value)
+
+
+# --- softmax ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x,expected", [
+    # differences of 2e308 overflow to -inf; exp of the true difference underflows to 0 anyway
+    pytest.param([1e308, -1e308], [1.0, 0.0], id="difference-overflows"),
+    pytest.param([-1e308, 1e308], [0.0, 1.0], id="difference-overflows-reversed"),
+    pytest.param([-1.7e308, -1.7e308], [0.5, 0.5], id="tie-at-the-bottom"),
+    pytest.param(np.array([60000.0, -60000.0], dtype=np.float16), [1.0, 0.0], id="float16-difference-overflows"),
+])
+def test_softmax_at_the_ends_of_the_float_range(x, expected):
+    assert m.softmax(x).tolist() == expected
+
+
+@pytest.mark.parametrize("shape,axis", [
+    pytest.param((2, 0), -1, id="rows-of-length-0"),
+    pytest.param((0, 3), -1, id="no-rows"),
+    pytest.param((0,), 0, id="empty-vector"),
+    pytest.param((3, 0, 2), 1, id="empty-middle-axis"),
+])
+def test_softmax_of_an_empty_axis_is_empty(shape, axis):
+    out = m.softmax(np.zeros(shape), axis=axis)
+    assert out.shape == shape and out.dtype == np.float64
+
+
+def test_softmax_refuses_a_0d_value():
+    with pytest.raises(ValueError, match=r"x must have at least 1 dimension.*shape \(\)"):
+        m.softmax(3.0)
+
+
+# --- empty sequences and empty heads ----------------------------------------------------
+
+@pytest.mark.parametrize("T,S", [pytest.param(0, 3, id="T=0"), pytest.param(3, 0, id="S=0"),
+                                 pytest.param(0, 0, id="T=S=0")])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_sdpa_empty_sequences(T, S, causal):
+    q, k, v = np.ones((2, T, 4)), np.ones((2, S, 4)), np.ones((2, S, 5))
+    out, w = m.scaled_dot_product_attention(q, k, v, causal=causal)
+    assert w.shape == (2, T, S) and out.shape == (2, T, 5)
+    # S = 0: a query with no key gets a zero output, like a fully masked row
+    assert np.array_equal(out, np.zeros((2, T, 5)))
+
+
+@pytest.mark.parametrize("T,S", [pytest.param(0, 3, id="T=0"), pytest.param(3, 0, id="S=0")])
+def test_attention_scores_empty_sequences(T, S):
+    assert m.attention_scores(np.ones((T, 2)), np.ones((S, 2))).shape == (T, S)
+
+
+@pytest.mark.parametrize("call", [
+    pytest.param(lambda: m.scaled_dot_product_attention(np.ones((3, 0)), np.ones((2, 0)), np.ones((2, 4))),
+                 id="sdpa-default-scale"),
+    pytest.param(lambda: m.scaled_dot_product_attention(np.ones((3, 0)), np.ones((2, 0)), np.ones((2, 4)), scale=1.0),
+                 id="sdpa-explicit-scale"),
+    pytest.param(lambda: m.attention_scores(np.ones((3, 0)), np.ones((2, 0))), id="attention-scores"),
+])
+def test_d_zero_is_refused_naming_q_and_k(call):
+    with pytest.raises(ValueError, match=r"q and k .*d >= 1.*\(3, 0\).*\(2, 0\)"):
+        call()
