@@ -189,3 +189,61 @@ def test_attention_scores_empty_sequences(T, S):
 def test_d_zero_is_refused_naming_q_and_k(call):
     with pytest.raises(ValueError, match=r"q and k .*d >= 1.*\(3, 0\).*\(2, 0\)"):
         call()
+
+
+# --- multi-head attention: overflow inside, and errors that name the caller's arguments --
+
+ONE = [[1.0]]  # a 1x1 identity projection
+
+
+@pytest.mark.parametrize("fn", [m.multi_head_attention, m.mha_trace], ids=["multi_head_attention", "mha_trace"])
+def test_mha_cross_attention_scores_beyond_the_float_range(fn):
+    # one head, d = 1, identity projections: q = 1e200, k = v = [-1e200, -2e200], so the
+    # scores are -1e400 and -2e400 and key 1 takes everything: the output is v_1 = -1e200
+    result = fn([[1e200]], ONE, ONE, ONE, n_heads=1, context=[[-1e200], [-2e200]], scale=1.0)
+    out, w = (result["out"], result["weights"]) if isinstance(result, dict) else result
+    assert w.tolist() == [[[1.0, 0.0]]]
+    assert out.tolist() == [[-1e200]]
+
+
+@pytest.mark.parametrize("call,words", [
+    pytest.param(lambda: m.multi_head_attention([[1e200]], [[1e200]], ONE, ONE, n_heads=1),
+                 ["x", "w_q", "overflow"], id="query-projection"),
+    pytest.param(lambda: m.multi_head_attention([[1.0]], ONE, [[1e200]], ONE, n_heads=1, context=[[1e200]]),
+                 ["context", "w_k", "overflow"], id="key-projection"),
+    pytest.param(lambda: m.multi_head_attention([[1.0]], ONE, ONE, ONE, n_heads=1, b_v=[1e308], context=[[1e308]]),
+                 ["w_v", "b_v", "overflow"], id="value-projection-bias"),
+    pytest.param(lambda: m.multi_head_attention([[1e200]], ONE, ONE, ONE, [[1e200]], n_heads=1),
+                 ["w_o", "overflow"], id="output-projection"),
+    pytest.param(lambda: m.mha_trace([[1e200]], ONE, ONE, ONE, n_heads=1, head_mask=[1e200]),
+                 ["head_mask", "overflow"], id="head-mask"),
+    pytest.param(lambda: m.per_head_output(np.full((1, 1, 1), 1e200), [[1e200]]),
+                 ["heads_out", "w_o", "overflow"], id="per-head-output"),
+])
+def test_mha_overflow_is_refused_naming_the_callers_arguments(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    for word in words:
+        assert word in str(info.value), f"{word!r} missing from: {info.value}"
+
+
+W4 = np.eye(4)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_mha_no_queries(causal):
+    out, w = m.multi_head_attention(np.ones((0, 4)), W4, W4, W4, W4, n_heads=2, causal=causal)
+    assert out.shape == (0, 4) and w.shape == (2, 0, 0)
+
+
+def test_mha_empty_context_gives_the_output_bias():
+    # no key at all: every head outputs 0, so the result is b_o in every row
+    b_o = np.array([1.0, 2.0, 3.0, 4.0])
+    out, w = m.multi_head_attention(np.ones((2, 4)), W4, W4, W4, W4, n_heads=2, context=np.ones((0, 4)), b_o=b_o)
+    assert w.shape == (2, 2, 0)
+    assert np.array_equal(out, np.tile(b_o, (2, 1)))
+
+
+def test_mha_zero_width_heads_are_refused_naming_w_q():
+    with pytest.raises(ValueError, match=r"w_q .*0 columns.*d_head"):
+        m.multi_head_attention(np.ones((2, 4)), np.ones((4, 0)), np.ones((4, 0)), W4, n_heads=2)
