@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import mhalib as m
+from mhalib import examples
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -247,3 +248,78 @@ def test_mha_empty_context_gives_the_output_bias():
 def test_mha_zero_width_heads_are_refused_naming_w_q():
     with pytest.raises(ValueError, match=r"w_q .*0 columns.*d_head"):
         m.multi_head_attention(np.ones((2, 4)), np.ones((4, 0)), np.ones((4, 0)), W4, n_heads=2)
+
+
+# --- positional encodings: parameters whose results would not be finite ----------------
+
+TINY = 5e-324  # the smallest positive float64 (subnormal)
+
+
+@pytest.mark.parametrize("call,words", [
+    pytest.param(lambda: m.sinusoidal_encoding(4, 512, base=TINY), ["base", "5e-324", "d_model", "512"], id="sinusoidal-encoding"),
+    pytest.param(lambda: m.sinusoidal_frequencies(512, base=TINY), ["base", "5e-324"], id="sinusoidal-frequencies"),
+    pytest.param(lambda: m.wavelengths(512, base=TINY), ["base", "5e-324"], id="wavelengths"),
+    pytest.param(lambda: m.offset_matrix(3, 512, base=TINY), ["base", "5e-324"], id="offset-matrix"),
+    pytest.param(lambda: m.rope_frequencies(512, base=TINY), ["base", "5e-324", "d_head"], id="rope-frequencies"),
+    pytest.param(lambda: m.apply_rope(np.ones((4, 512)), base=TINY), ["base", "5e-324"], id="apply-rope"),
+    # frequencies finite (up to 1e150), but position 1e160 times 1e150 overflows
+    pytest.param(lambda: m.sinusoidal_encoding(2, 4, base=1e-300, start=10**160), ["start", "base", "overflow"],
+                 id="sinusoidal-angle"),
+    pytest.param(lambda: m.offset_matrix(10**160, 4, base=1e-300), ["k", "base", "overflow"], id="offset-angle"),
+    pytest.param(lambda: m.apply_rope(np.ones((1, 4)), positions=[1e160], base=1e-300), ["positions", "base", "overflow"],
+                 id="rope-angle"),
+    # positions beyond the float range
+    pytest.param(lambda: m.sinusoidal_encoding(2, 4, start=10**400), ["start", "n_positions"], id="start-beyond-float"),
+    pytest.param(lambda: m.offset_matrix(10**400, 4), ["k", "float64"], id="offset-beyond-float"),
+    # frequencies down to base^(-(D-2)/D) ~ 1e-308: the wavelengths 2*pi/omega overflow
+    pytest.param(lambda: m.wavelengths(100_000, base=1.7e308), ["base", "1.7e+308", "wavelength"], id="wavelengths-huge-base"),
+    # a plane (1.5e308, 1.5e308) has norm 2.1e308: its rotation cannot be represented
+    pytest.param(lambda: m.apply_rope(np.full((3, 2), 1.5e308)), ["x", "overflow"], id="rope-rotation"),
+    pytest.param(lambda: m.learned_position_table(4, 4, seed=0, std=1e308), ["std", "1e+308"], id="learned-std"),
+    pytest.param(lambda: examples.heads_in_action("Identity", tau=1e-310), ["tau", "1e-310"], id="heads-in-action-tau"),
+])
+def test_parameters_whose_results_would_not_be_finite_are_refused(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    for word in words:
+        assert word in str(info.value), f"{word!r} missing from: {info.value}"
+
+
+BASES = [TINY, 1e-300, 1e-10, 0.5, 1.0, 2.0, 10_000.0, 1e100, 1e300, 1.7e308]
+FUNCTIONS = {
+    "sinusoidal_encoding": lambda b: m.sinusoidal_encoding(64, 128, b, start=1000),
+    "wavelengths": lambda b: m.wavelengths(2048, b),
+    "offset_matrix": lambda b: m.offset_matrix(-37, 64, b),
+    "rope_frequencies": lambda b: m.rope_frequencies(128, b),
+    "apply_rope": lambda b: m.apply_rope(np.ones((2, 5, 128)), np.arange(5) * 1000.0, base=b),
+}
+
+
+@pytest.mark.parametrize("base", BASES, ids=lambda b: f"base={b:g}")
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_positional_results_are_finite_or_refused(name, base):
+    try:
+        out = FUNCTIONS[name](base)
+    except ValueError as exc:
+        assert "base" in str(exc)
+    else:
+        assert np.all(np.isfinite(out))
+
+
+@pytest.mark.parametrize("base,d_model", [pytest.param(0.5, 8, id="base<1"), pytest.param(1.0, 8, id="base=1"),
+                                          pytest.param(1e300, 512, id="base=1e300")])
+def test_unusual_but_finite_bases_still_work(base, d_model):
+    # omega_i = base^(-2i/D), computed by hand for the last pair i = D/2 - 1
+    omega = m.sinusoidal_frequencies(d_model, base)
+    assert omega[0] == 1.0
+    assert omega[-1] == pytest.approx(base ** (-(d_model - 2) / d_model), rel=1e-12)
+
+
+@pytest.mark.parametrize("T", [1, 2, 7])
+@pytest.mark.parametrize("n_heads", [1, 3, 8, 12])
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "symmetric"])
+def test_alibi_bias_holds_no_nan_and_minus_inf_only_above_the_diagonal(T, n_heads, causal):
+    b = m.alibi_bias(T, n_heads, causal=causal)
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    assert not np.isnan(b).any() and not np.isposinf(b).any()
+    assert np.array_equal(np.isneginf(b), np.broadcast_to(causal & (j > i), b.shape))
