@@ -91,34 +91,71 @@ def tokenize(model: dict, text: str) -> tuple[np.ndarray, list[str]]:
     return np.array(enc.ids), list(enc.tokens)
 
 
+def _ids(values, name: str, limit: int, limit_name: str, T: int | None = None) -> np.ndarray:
+    """``values`` as a 1-D integer array (of length ``T`` if given) with entries in ``[0, limit)``."""
+    ids = np.asarray(values)
+    if ids.ndim != 1 or ids.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
+    if T is not None and ids.shape != (T,):
+        raise ValueError(f"{name} must have one entry per token, shape ({T},), got shape {ids.shape}")
+    bad = np.flatnonzero((ids < 0) | (ids >= limit))
+    if bad.size:
+        raise ValueError(
+            f"{name} must lie in [0, {limit_name}) = [0, {limit}); got {ids[bad[:5]].tolist()} at "
+            f"position(s) {bad[:5].tolist()}{' ...' if bad.size > 5 else ''}"
+        )
+    return ids
+
+
+def _binary_mask(values, name: str, T: int) -> np.ndarray:
+    """``values`` as a boolean ``(T,)`` array; refuses anything but a length-``T`` vector of 0/1 (or bools)."""
+    arr = np.asarray(values)
+    if arr.dtype != np.bool_ and arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold 0/1 numbers or booleans, got dtype {arr.dtype}")
+    if arr.shape != (T,):
+        raise ValueError(f"{name} must have one entry per token, shape ({T},), got shape {arr.shape}")
+    if not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0 (padding) and 1 (real token), got {np.unique(arr).tolist()[:5]}")
+    return arr > 0
+
+
 def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike | None = None,
                  attention_mask: ArrayLike | None = None, head_mask: ArrayLike | None = None) -> dict:
     """Run the encoder on one sequence; returns every hidden state and every head's attention.
 
     Args:
         model: from :func:`load_model`.
-        input_ids: ``(T,)`` token ids.
-        token_type_ids: ``(T,)`` segment ids, default all 0.
-        attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only).
-        head_mask: ``(L, H)`` multipliers of each head's output (0 ablates a head).
+        input_ids: ``(T,)`` token ids, integers in ``[0, vocab_size)``, ``1 <= T <= 512``.
+        token_type_ids: ``(T,)`` segment ids in ``[0, type_vocab_size)`` (0 or 1), default all 0.
+        attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only). If every
+            entry is 0, no query has a key to attend to: every head outputs zeros.
+        head_mask: ``(L, H)`` multipliers in ``[0, 1]`` of each head's output (0 ablates a head).
 
     Returns:
         ``hidden_states (L+1, T, D)`` (the embeddings first) and ``attentions (L, H, T, T)``.
+
+    Bad ids (negative ones would silently index from the end of the embedding table, ones past
+    it would raise a bare ``IndexError``), masks of the wrong length and empty inputs are
+    refused with a ``TypeError``/``ValueError`` naming the argument.
     """
     cfg, w = model["config"], model["weights"]
     L, H, eps = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
-    ids = np.asarray(input_ids)
-    if ids.ndim != 1 or ids.dtype.kind not in "iu":
-        raise TypeError(f"input_ids must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
+    ids = _ids(input_ids, "input_ids", cfg["vocab_size"], "vocab_size")
     T = ids.size
+    if T == 0:
+        raise ValueError("input_ids must hold at least one token, got an empty array")
     if T > cfg["max_position_embeddings"]:
         raise ValueError(f"input_ids has {T} tokens; the model has learned positions for {cfg['max_position_embeddings']}")
-    types = np.zeros(T, dtype=int) if token_type_ids is None else np.asarray(token_type_ids)
-    mask = None if attention_mask is None else (np.asarray(attention_mask) > 0)[None, None, :]  # (T,) -> (1, 1, T)
+    types = (np.zeros(T, dtype=int) if token_type_ids is None
+             else _ids(token_type_ids, "token_type_ids", cfg["type_vocab_size"], "type_vocab_size", T))
+    mask = None if attention_mask is None else _binary_mask(attention_mask, "attention_mask", T)[None, None, :]  # (T,) -> (1, 1, T)
     if head_mask is not None:
         head_mask = _checks.float_array(head_mask, "head_mask")
         if head_mask.shape != (L, H):
             raise ValueError(f"head_mask must have shape (layers, heads) = ({L}, {H}), got {head_mask.shape}")
+        if ((head_mask < 0) | (head_mask > 1)).any():
+            raise ValueError(f"head_mask must hold multipliers in [0, 1] (0 removes a head, 1 keeps it); "
+                             f"got values from {head_mask.min()} to {head_mask.max()}")
 
     def p(name):
         return w[name]
@@ -146,11 +183,25 @@ def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike
 
 
 def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = None) -> np.ndarray:
-    """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised."""
-    hidden = np.asarray(hidden)
-    m = np.ones(hidden.shape[0]) if attention_mask is None else np.asarray(attention_mask, dtype=float)
-    v = (hidden * m[:, None]).sum(axis=0) / m.sum()
-    return v / np.linalg.norm(v)
+    """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised.
+
+        v = sum_t m_t h_t / sum_t m_t,      embedding = v / |v|
+
+    ``hidden (T, D)``; ``attention_mask (T,)`` of 0/1, default all 1. A mask with no real
+    token, or a mean vector of norm 0, has no direction and is refused (rather than NaN).
+    """
+    hidden = _checks.float_array(hidden, "hidden")
+    if hidden.ndim != 2:
+        raise ValueError(f"hidden must be 2-D (tokens, d_model), got shape {hidden.shape}")
+    m = (np.ones(hidden.shape[0]) if attention_mask is None
+         else _binary_mask(attention_mask, "attention_mask", hidden.shape[0]).astype(float))
+    if m.sum() == 0:
+        raise ValueError("attention_mask marks no real token (or hidden has none): the mean over real tokens is undefined")
+    v = (hidden * m[:, None]).sum(axis=0) / m.sum()  # (T, D) * (T, 1) -> (D,)
+    norm = np.linalg.norm(v)
+    if norm == 0:
+        raise ValueError("the mean hidden state is the zero vector: it has no direction to normalise")
+    return v / norm
 
 
 @functools.lru_cache(maxsize=64)
