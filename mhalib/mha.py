@@ -63,7 +63,9 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
     ``heads_out (..., H, T, d_v)``, ``concat (..., T, H*d_v)`` and ``out``.
 
     ``head_mask`` (shape ``(H,)``) multiplies each head's output before the concatenation:
-    0 removes a head, as in head-ablation studies (Michel et al., 2019).
+    0 removes a head, as in head-ablation studies (Michel et al., 2019). A stack of masks
+    ``(M, H)`` gives ``M`` results at once: ``heads_out``, ``concat`` and ``out`` gain a
+    leading axis of size ``M`` (it broadcasts like any batch axis of ``x``).
 
     Edge cases as in :func:`multi_head_attention`.
     """
@@ -104,11 +106,13 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
         mask, causal=causal, scale=scale, bias=bias,
     )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
     if head_mask is not None:
-        head_mask = _checks.float_array(head_mask, "head_mask")
-        if head_mask.shape != (H,):
-            raise ValueError(f"head_mask must have shape (n_heads,) = ({H},), got {head_mask.shape}")
+        head_mask = _checks.float_array(head_mask, "head_mask", min_ndim=1)
+        if head_mask.shape[-1] != H:
+            raise ValueError(
+                f"head_mask must have shape (n_heads,) = ({H},), or (M, {H}) for M masks, got {head_mask.shape}"
+            )
         with np.errstate(over="ignore", invalid="ignore"):
-            heads_out = heads_out * head_mask.astype(heads_out.dtype)[:, None, None]  # (H,) -> (H, 1, 1)
+            heads_out = heads_out * head_mask.astype(heads_out.dtype)[..., None, None]  # (..., H) -> (..., H, 1, 1)
         _checks.no_overflow(heads_out, "the heads' outputs times head_mask", "head_mask is too large")
     concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
     if w_o is None:

@@ -184,3 +184,29 @@ def test_sentence_embedding_by_hand():
     # real tokens [3, 4] and [1, 0] (the third is padding): mean [2, 2], direction [1, 1]/sqrt(2)
     e = bert.sentence_embedding(np.array([[3.0, 4.0], [1.0, 0.0], [100.0, -7.0]]), np.array([1, 1, 0]))
     np.testing.assert_allclose(e, [2 ** -0.5, 2 ** -0.5], rtol=1e-15)
+
+
+def _head_ablation_reference(sentences):
+    """The straightforward head ablation: one full forward pass per (sentence, layer, head)."""
+    from mhalib.models import bert
+
+    model = bert.load_model()
+    L, H = 6, 12
+    out = np.zeros((L, H))
+    for s in sentences:
+        full = bert.encode(s)
+        for layer in range(L):
+            for head in range(H):
+                h = bert.bert_forward(model, full["ids"], head_mask=bert._mask_without(L, H, [(layer, head)]))
+                out[layer, head] += 1.0 - float(bert.sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+    return out / len(sentences)
+
+
+def test_fast_head_ablation_equals_the_straightforward_one():
+    from mhalib.models import bert
+
+    sentences = (SENTENCES[0], SENTENCES[4])
+    fast = bert.head_ablation(sentences)
+    reference = _head_ablation_reference(sentences)
+    assert fast.shape == (6, 12) and np.all(reference >= 0)
+    np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-6)  # bitwise equal on the machine it was written on

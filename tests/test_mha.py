@@ -120,6 +120,24 @@ def test_concat_then_w_o_equals_sum_of_per_head_projections():
     np.testing.assert_allclose(m.per_head_output(t["heads_out"], w_o).sum(axis=0), t["out"], atol=1e-13)
 
 
+def test_a_stack_of_head_masks_equals_one_mask_at_a_time():
+    rng = np.random.default_rng(11)
+    H, d = 3, 2
+    D = H * d
+    x = rng.normal(size=(4, D))
+    w_q, w_k, w_v, w_o = (_weights(rng, D, D) for _ in range(4))
+    masks = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.5]])
+    stacked = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H, head_mask=masks)
+    assert stacked["out"].shape == (3, 4, D) and stacked["weights"].shape == (H, 4, 4)
+    for i, mask in enumerate(masks):
+        one = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H, head_mask=mask)
+        np.testing.assert_allclose(stacked["out"][i], one["out"], rtol=0, atol=1e-15)
+    # removing head 0 by hand: the output is the other heads through their blocks of W_O
+    t = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H)
+    by_hand = m.per_head_output(t["heads_out"], w_o)[1:].sum(axis=0)
+    np.testing.assert_allclose(stacked["out"][0], by_hand, atol=1e-13)
+
+
 def test_permutation_equivariance():
     rng = np.random.default_rng(9)
     D, H, T = 8, 2, 5

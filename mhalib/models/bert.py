@@ -157,29 +157,39 @@ def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike
             raise ValueError(f"head_mask must hold multipliers in [0, 1] (0 removes a head, 1 keeps it); "
                              f"got values from {head_mask.min()} to {head_mask.max()}")
 
-    def p(name):
-        return w[name]
-
-    x = (p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T]
-         + p("embeddings.token_type_embeddings.weight")[types])  # (T, D)
-    x = layer_norm(x, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"), eps)
+    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:T]
+         + w["embeddings.token_type_embeddings.weight"][types])  # (T, D)
+    x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
     hidden, attentions = [x], []
     for layer in range(L):
-        pre = f"encoder.layer.{layer}."
-        att = pre + "attention."
-        t = mha_trace(
-            x, p(att + "self.query.weight").T, p(att + "self.key.weight").T, p(att + "self.value.weight").T,
-            p(att + "output.dense.weight").T, n_heads=H, mask=mask,
-            b_q=p(att + "self.query.bias"), b_k=p(att + "self.key.bias"), b_v=p(att + "self.value.bias"),
-            b_o=p(att + "output.dense.bias"), head_mask=None if head_mask is None else head_mask[layer],
-        )  # nn.Linear stores (out, in); .T gives mhalib's (in, out)
-        x = layer_norm(x + t["out"], p(att + "output.LayerNorm.weight"), p(att + "output.LayerNorm.bias"), eps)
-        ff = gelu(x @ p(pre + "intermediate.dense.weight").T + p(pre + "intermediate.dense.bias"))  # (T, 4D)
-        ff = ff @ p(pre + "output.dense.weight").T + p(pre + "output.dense.bias")  # (T, 4D) -> (T, D)
-        x = layer_norm(x + ff, p(pre + "output.LayerNorm.weight"), p(pre + "output.LayerNorm.bias"), eps)
+        x, weights = _encoder_layer(model, layer, x, mask=mask,
+                                    head_mask=None if head_mask is None else head_mask[layer])
         hidden.append(x)
-        attentions.append(t["weights"])  # (H, T, T)
+        attentions.append(weights)  # (H, T, T)
     return dict(hidden_states=np.stack(hidden), attentions=np.stack(attentions))
+
+
+def _encoder_layer(model: dict, layer: int, x: np.ndarray, *, mask=None, head_mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """One encoder layer: ``x (..., T, D)`` -> its output ``(..., T, D)`` and the weights ``(H, T, T)``.
+
+    ``head_mask`` is ``(H,)``, or ``(M, H)`` to run ``M`` ablations of this layer at once:
+    the output then gains a leading axis ``M`` (see :func:`mhalib.mha_trace`).
+    """
+    cfg, w = model["config"], model["weights"]
+    H, eps = cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    pre = f"encoder.layer.{layer}."
+    att = pre + "attention."
+    t = mha_trace(
+        x, w[att + "self.query.weight"].T, w[att + "self.key.weight"].T, w[att + "self.value.weight"].T,
+        w[att + "output.dense.weight"].T, n_heads=H, mask=mask,
+        b_q=w[att + "self.query.bias"], b_k=w[att + "self.key.bias"], b_v=w[att + "self.value.bias"],
+        b_o=w[att + "output.dense.bias"], head_mask=head_mask,
+    )  # nn.Linear stores (out, in); .T gives mhalib's (in, out)
+    x = layer_norm(x + t["out"], w[att + "output.LayerNorm.weight"], w[att + "output.LayerNorm.bias"], eps)
+    ff = gelu(x @ w[pre + "intermediate.dense.weight"].T + w[pre + "intermediate.dense.bias"])  # (..., T, 4D)
+    ff = ff @ w[pre + "output.dense.weight"].T + w[pre + "output.dense.bias"]  # (..., T, 4D) -> (..., T, D)
+    x = layer_norm(x + ff, w[pre + "output.LayerNorm.weight"], w[pre + "output.LayerNorm.bias"], eps)
+    return x, t["weights"]
 
 
 def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = None) -> np.ndarray:
@@ -232,18 +242,29 @@ def corpus_scores(sentences: tuple) -> dict:
 def head_ablation(sentences: tuple) -> np.ndarray:
     """Importance of each head: mean over sentences of ``1 - cos(e, e without that head)``, shape ``(L, H)``.
 
+        importance[l, h] = mean_s (1 - e_s . e_s(without head h of layer l))
+
     ``e`` is the normalised sentence embedding; a head is removed by zeroing its output
     (``head_mask``), in the spirit of Michel et al. (2019).
+
+    The straightforward way runs ``L * H`` full forward passes per sentence with
+    ``head_mask = _mask_without(L, H, [(l, h)])`` (``tests/test_bert.py`` keeps it as the
+    reference). This does the same arithmetic with less repetition: removing a head of
+    layer ``l`` leaves layers ``0 .. l-1`` unchanged, so it starts from the intact hidden
+    state entering layer ``l``, and it runs that layer's ``H`` ablations as one batch.
     """
     model = load_model()
     L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
+    without = 1.0 - np.eye(H, dtype=np.float32)  # (H, H): row h removes head h
     out = np.zeros((L, H))
     for s in sentences:
         full = encode(s)
         for layer in range(L):
+            x, _ = _encoder_layer(model, layer, full["hidden_states"][layer], head_mask=without)  # (T, D) -> (H, T, D)
+            for later in range(layer + 1, L):
+                x, _ = _encoder_layer(model, later, x)  # (H, T, D), one sequence per removed head
             for head in range(H):
-                h = bert_forward(model, full["ids"], head_mask=_mask_without(L, H, [(layer, head)]))
-                out[layer, head] += 1.0 - float(sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+                out[layer, head] += 1.0 - float(sentence_embedding(x[head]) @ full["embedding"])
     return out / len(sentences)
 
 
