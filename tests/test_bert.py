@@ -28,7 +28,7 @@ def models():
     return ours, theirs, torch
 
 
-@pytest.mark.parametrize("text", SENTENCES)
+@pytest.mark.parametrize("text", SENTENCES, ids=["cat-sat", "attention-is-all", "rotary", "short", "lawyer"])
 def test_hidden_states_and_attentions_match_transformers(models, text):
     ours, theirs, torch = models
     from mhalib.models import bert
