@@ -47,12 +47,13 @@ def torch_mha(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
                                       kdim=c.shape[-1], vdim=c.shape[-1]).to(dtype)
     with torch.no_grad():
         if mha._qkv_same_embed_dim:
+            # (D, 3D) -> (3D, D): nn.Linear stores (out, in)
             mha.in_proj_weight.copy_(_t(np.concatenate([w_q, w_k, w_v], axis=1).T, dtype))
         else:
-            mha.q_proj_weight.copy_(_t(np.asarray(w_q).T, dtype))
-            mha.k_proj_weight.copy_(_t(np.asarray(w_k).T, dtype))
-            mha.v_proj_weight.copy_(_t(np.asarray(w_v).T, dtype))
-        mha.out_proj.weight.copy_(_t(np.asarray(w_o).T, dtype))
+            mha.q_proj_weight.copy_(_t(np.asarray(w_q).T, dtype))  # (D, D) -> its transpose, (out, in)
+            mha.k_proj_weight.copy_(_t(np.asarray(w_k).T, dtype))  # (D_ctx, D) -> (D, D_ctx)
+            mha.v_proj_weight.copy_(_t(np.asarray(w_v).T, dtype))  # (D_ctx, D) -> (D, D_ctx)
+        mha.out_proj.weight.copy_(_t(np.asarray(w_o).T, dtype))  # (D, D_out) -> (D_out, D)
         if has_bias:
             mha.in_proj_bias.copy_(_t(np.concatenate([b_q, b_k, b_v]), dtype))
             mha.out_proj.bias.copy_(_t(b_o, dtype))

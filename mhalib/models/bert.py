@@ -166,7 +166,8 @@ def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike
                                     head_mask=None if head_mask is None else head_mask[layer])
         hidden.append(x)
         attentions.append(weights)  # (H, T, T)
-    return dict(hidden_states=np.stack(hidden), attentions=np.stack(attentions))
+    return dict(hidden_states=np.stack(hidden),  # (L+1) x (T, D) -> (L+1, T, D)
+                attentions=np.stack(attentions))  # L x (H, T, T) -> (L, H, T, T)
 
 
 def _encoder_layer(model: dict, layer: int, x: np.ndarray, *, mask=None, head_mask=None) -> tuple[np.ndarray, np.ndarray]:

@@ -54,6 +54,6 @@ def average_scores(per_sentence: list[dict]) -> dict:
     """Average each score over sentences (sentences without punctuation are left out of that score)."""
     out = {}
     for key in HEAD_TYPES:
-        stack = np.stack([s[key] for s in per_sentence])
+        stack = np.stack([s[key] for s in per_sentence])  # n_sentences x (...) -> (n_sentences, ...)
         out[key] = np.nanmean(stack, axis=0) if not np.all(np.isnan(stack)) else stack[0]
     return out
