@@ -210,3 +210,21 @@ def test_fast_head_ablation_equals_the_straightforward_one():
     reference = _head_ablation_reference(sentences)
     assert fast.shape == (6, 12) and np.all(reference >= 0)
     np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-6)  # bitwise equal on the machine it was written on
+
+
+@pytest.mark.parametrize("call,pattern", [
+    # an empty corpus used to give 0/0 = NaN importances
+    pytest.param(lambda b: b.head_ablation(()), r"sentences must be a non-empty tuple of strings", id="ablation-no-sentences"),
+    pytest.param(lambda b: b.corpus_scores(()), r"sentences must be a non-empty tuple of strings", id="scores-no-sentences"),
+    pytest.param(lambda b: b.corpus_scores((1, 2)), r"sentences must be a non-empty tuple of strings", id="scores-not-strings"),
+    # a negative fraction used to remove all but the most important heads (order[:-7])
+    pytest.param(lambda b: b.cumulative_ablation((SENTENCES[3],), fractions=(0.0, -0.1)), r"fractions must be real numbers in \[0, 1\]",
+                 id="cumulative-negative-fraction"),
+    pytest.param(lambda b: b.cumulative_ablation((SENTENCES[3],), fractions=(1.5,)), r"fractions must be real numbers in \[0, 1\]",
+                 id="cumulative-fraction-above-1"),
+])
+def test_corpus_tools_refuse_bad_input(call, pattern):
+    from mhalib.models import bert
+
+    with pytest.raises(ValueError, match=pattern):
+        call(bert)

@@ -19,6 +19,7 @@ import functools
 import importlib.util
 import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -231,11 +232,19 @@ def _mask_without(L: int, H: int, heads) -> np.ndarray:
     return mask
 
 
+def _sentences(sentences) -> tuple:
+    """Refuse anything but a non-empty tuple of strings (an empty one would average over nothing)."""
+    if not isinstance(sentences, tuple) or not sentences or not all(isinstance(s, str) for s in sentences):
+        raise ValueError(f"sentences must be a non-empty tuple of strings, got {sentences!r}")
+    return sentences
+
+
 @functools.lru_cache(maxsize=4)
 def corpus_scores(sentences: tuple) -> dict:
     """Head-type scores (see :mod:`mhalib.models.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
     from .head_analysis import average_scores, head_scores
 
+    _sentences(sentences)
     return average_scores([head_scores(encode(s)["attentions"], encode(s)["tokens"]) for s in sentences])
 
 
@@ -254,6 +263,7 @@ def head_ablation(sentences: tuple) -> np.ndarray:
     layer ``l`` leaves layers ``0 .. l-1`` unchanged, so it starts from the intact hidden
     state entering layer ``l``, and it runs that layer's ``H`` ablations as one batch.
     """
+    _sentences(sentences)
     model = load_model()
     L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
     without = 1.0 - np.eye(H, dtype=np.float32)  # (H, H): row h removes head h
@@ -270,7 +280,13 @@ def head_ablation(sentences: tuple) -> np.ndarray:
 
 
 def cumulative_ablation(sentences: tuple, fractions=(0.0, 0.1, 0.25, 0.5, 0.75, 0.9)) -> list[dict]:
-    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed."""
+    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed.
+
+    ``fractions`` are shares of all ``L * H`` heads, each a real number in ``[0, 1]``.
+    """
+    _sentences(sentences)
+    if not all(isinstance(f, numbers.Real) and not isinstance(f, bool) and 0 <= f <= 1 for f in fractions):
+        raise ValueError(f"fractions must be real numbers in [0, 1] (shares of all heads), got {fractions!r}")
     model = load_model()
     L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
     importance = head_ablation(sentences)

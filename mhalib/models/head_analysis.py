@@ -28,7 +28,12 @@ PUNCTUATION = set(string.punctuation)
 
 
 def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
-    """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``."""
+    """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``.
+
+    The formulas are in the module docstring. One score can be undefined: a sentence with no
+    punctuation token has no "to punctuation" weight, and that entry is NaN on purpose, as
+    "missing"; :func:`average_scores` leaves such sentences out of that score.
+    """
     A = _checks.float_array(attention, "attention", min_ndim=2)
     T = A.shape[-1]
     if A.shape[-2] != T or len(tokens) != T:
