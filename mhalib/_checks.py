@@ -136,7 +136,6 @@ def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tu
     return out
 
 
-
 def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
     """Return ``arr`` if every entry is finite; otherwise refuse it.
 
@@ -145,7 +144,7 @@ def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
     """
     if not np.isfinite(arr).all():
         raise ValueError(
-            f"{what} overflows {arr.dtype} (largest finite value {np.finfo(arr.dtype).max:.4g}): "
-            f"{int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
+            f"overflow in {what}: it exceeds the largest finite {arr.dtype} ({np.finfo(arr.dtype).max:.4g}) "
+            f"in {int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
         )
     return arr
