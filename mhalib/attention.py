@@ -11,8 +11,11 @@ At the edges of floating point: scores beyond the float range (``q k^T`` of ``1e
 ``-1e200``: ``-1e400``) cannot be stored, but their softmax is well defined. When the
 ordinary computation overflows, the scores are recomputed as ``t * 2**E`` with ``t``
 finite and one exponent ``E`` per query (q's rows and k are rescaled by powers of two,
-which is exact), and the softmax works on the differences ``t_j - t_max`` scaled back.
-Only the mask (or a ``-inf`` bias) empties a row.
+which changes no significant bit), and the softmax works on the differences
+``t_j - t_max`` scaled back. The result is what float64 arithmetic with an unbounded
+exponent would give: exact where the products are (``2^600 * 2^600 - 2^600 * 2^600 = 0``),
+and as sensitive to cancellation as any float64 dot product elsewhere. Only the mask (or a
+``-inf`` bias) empties a row.
 """
 from __future__ import annotations
 

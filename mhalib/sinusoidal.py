@@ -43,7 +43,7 @@ def _frequencies(dim: int, base: float, dim_name: str) -> np.ndarray:
         omega = base ** (-two_i / D)
     if not np.isfinite(omega).all():
         raise ValueError(
-            f"base={base!r} with {dim_name}={D} makes the angular frequencies base^(-2i/{dim_name}) "
+            f"base={base!r} with {dim_name} = {D} makes the angular frequencies base^(-2i/{D}) "
             f"overflow float64 (the largest, base^(-{D - 2}/{D}), exceeds {np.finfo(np.float64).max:.4g}); "
             "base must be a finite number > 0 that keeps every frequency finite: any base >= 1 does "
             f"(the usual one is {DEFAULT_BASE:g})"
