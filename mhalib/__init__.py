@@ -24,7 +24,7 @@ from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
 from .scaling import dot_product_variance, dot_products, max_attention_weight
-from .sinusoidal import offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
+from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
     "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "dtype_bytes",
-    "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
+    "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",
     "learned_position_table", "lookup_positions",

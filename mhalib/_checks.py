@@ -10,8 +10,6 @@ import numbers
 
 import numpy as np
 
-FLOAT_DTYPES = (np.float16, np.float32, np.float64)
-
 
 def positive_int(value, name: str) -> int:
     """Return ``value`` as an ``int`` if it is an integer >= 1."""
@@ -138,6 +136,15 @@ def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tu
     return out
 
 
-def result_dtype(*arrays: np.ndarray) -> np.dtype:
-    """The float dtype arrays combine to (at least float16)."""
-    return np.result_type(*arrays, np.float16)
+def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
+    """Return ``arr`` if every entry is finite; otherwise refuse it.
+
+    For results computed from finite inputs: a non-finite entry means ``what`` overflowed
+    its float type. The message says so and names the arguments responsible (``blame``).
+    """
+    if not np.isfinite(arr).all():
+        raise ValueError(
+            f"overflow in {what}: it exceeds the largest finite {arr.dtype} ({np.finfo(arr.dtype).max:.4g}) "
+            f"in {int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
+        )
+    return arr

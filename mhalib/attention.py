@@ -6,22 +6,31 @@
 
 Shapes: ``q (..., T, d)``, ``k (..., S, d)``, ``v (..., S, d_v)``; leading axes broadcast.
 Returns ``out (..., T, d_v)`` and ``weights (..., T, S)``, so a figure can draw the weights.
+
+At the edges of floating point: scores beyond the float range (``q k^T`` of ``1e200`` and
+``-1e200``: ``-1e400``) cannot be stored, but their softmax is well defined. When the
+ordinary computation overflows, the scores are recomputed as ``t * 2**E`` with ``t``
+finite and one exponent ``E`` per query (q's rows and k are rescaled by powers of two,
+which changes no significant bit), and the softmax works on the differences
+``t_j - t_max`` scaled back. The result is what float64 arithmetic with an unbounded
+exponent would give: exact where the products are (``2^600 * 2^600 - 2^600 * 2^600 = 0``),
+and as sensitive to cancellation as any float64 dot product elsewhere. Only the mask (or a
+``-inf`` bias) empties a row.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from . import _checks
 from .masks import causal_mask
-from .softmax import softmax
+from .softmax import _softmax_pow2, softmax
 
 
-def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) -> np.ndarray:
-    """Scaled scores ``(q @ k^T) * scale`` of shape ``(..., T, S)``; ``scale`` defaults to 1/sqrt(d)."""
+def _queries_and_keys(q, k, scale) -> tuple[np.ndarray, np.ndarray, float]:
+    """Check ``q (..., T, d)``, ``k (..., S, d)`` and ``scale``; return them with the scale resolved."""
     q = _checks.float_array(q, "q", min_ndim=2)
     k = _checks.float_array(k, "k", min_ndim=2)
     if q.shape[-1] != k.shape[-1]:
@@ -29,14 +38,84 @@ def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) 
             f"q and k must share their last dimension d; got q {q.shape} and k {k.shape}"
         )
     d = q.shape[-1]
+    if d == 0:
+        raise ValueError(
+            f"q and k must have d >= 1 features on their last axis; got q {q.shape} and k {k.shape} "
+            "(with d = 0 every score is an empty sum and the default scale 1/sqrt(d) is undefined)"
+        )
     scale = 1.0 / math.sqrt(d) if scale is None else _checks.positive_float(scale, "scale")
-    return (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
+    return q, k, scale
+
+
+def _raw_scores(q: np.ndarray, k: np.ndarray, scale: float) -> np.ndarray:
+    """``(q @ k^T) * scale``, which holds inf or NaN where it overflows (checked by the callers)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
+
+
+def _max_exponent(a: np.ndarray, axis) -> np.ndarray:
+    """The integer ``e`` with ``max |a| < 2**e`` along ``axis`` (kept as length-1 axes; 0 for all zeros)."""
+    return np.frexp(np.max(np.abs(a), axis=axis, keepdims=True))[1]
+
+
+def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The scores ``(q @ k^T) * scale`` as ``u * 2**E``, for when they overflow.
+
+    Each row of ``q`` and each key set ``k`` is divided by a power of two (exact) so that
+    every entry is below 1 in size; then ``|u| < d`` cannot overflow. Returns ``u (..., T, S)``
+    and the integer exponents ``E (..., T, 1)``, one per query.
+    """
+    e_q = _max_exponent(q, -1)  # (..., T, 1)
+    e_k = _max_exponent(k, (-2, -1))  # (..., 1, 1)
+    m_s, e_s = math.frexp(scale)  # scale = m_s * 2**e_s, 1/2 <= m_s < 1
+    q_n, k_n = np.ldexp(q, -e_q), np.ldexp(k, -e_k)  # same shapes, entries in (-1, 1)
+    u = (q_n @ np.swapaxes(k_n, -1, -2)) * m_s  # (..., T, d) @ (..., d, S) -> (..., T, S)
+    return u, e_q + e_k + e_s
+
+
+def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) -> np.ndarray:
+    """Scaled scores ``(q @ k^T) * scale`` of shape ``(..., T, S)``; ``scale`` defaults to 1/sqrt(d).
+
+    Empty sequences (``T = 0`` or ``S = 0``) give an empty ``(..., T, S)`` array; ``d = 0`` is
+    refused. Scores are exact even when ``q @ k^T`` alone would overflow but the scaled
+    result fits (``q = 2^600``, ``k = 2^474``, ``scale = 2^-1074`` gives 1); scores beyond the
+    float range are refused with a ``ValueError`` (:func:`scaled_dot_product_attention`
+    still computes the weights of such scores).
+    """
+    q, k, scale = _queries_and_keys(q, k, scale)
+    scores = _raw_scores(q, k, scale)  # (..., T, S)
+    if np.isfinite(scores).all():
+        return scores
+    u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E
+    with np.errstate(over="ignore"):
+        scores = np.ldexp(u, E)  # (..., T, S)
+    return _checks.no_overflow(
+        scores, "the scores (q @ k^T) * scale",
+        "they lie beyond the float range, so q, k or scale is too large to return them "
+        "(scaled_dot_product_attention computes the softmax of such scores exactly)",
+    )
+
+
+def _overflow_weights(q, k, scale, bias, allowed) -> np.ndarray:
+    """Attention weights when the scores (plus bias) overflow: softmax of ``t * 2**F``, row by row."""
+    u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E: u (..., T, S), E (..., T, 1)
+    if bias is None:
+        t, F = u, E
+    else:
+        finite = np.where(np.isfinite(bias), bias, 0.0)
+        F = np.maximum(E, _max_exponent(finite, -1))  # (..., T, 1): covers the scores and the bias
+        t = np.ldexp(u, E - F) + np.ldexp(bias, -F)  # (..., T, S), |t| < d + 1; -inf bias stays -inf
+    if allowed is not None:
+        t = np.where(allowed, t, -np.inf)
+    return _softmax_pow2(t, F)
 
 
 def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, *,
                                  causal: bool = False, scale: float | None = None,
                                  bias: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Attention of queries over keys: ``softmax(q k^T * scale + bias, masked) v``.
+
+        weights = softmax(q k^T * scale + bias, masked entries -inf)     out = weights v
 
     Args:
         q: queries ``(..., T, d)``.
@@ -48,17 +127,22 @@ def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask:
             pass ``mask=causal_mask(T, S, align="bottom_right")`` instead.
         scale: multiplies the scores; defaults to ``1/sqrt(d)``. The lecture's
             cat/sat/mat example uses ``scale=1``.
-        bias: additive float bias broadcastable to ``(..., T, S)`` (ALiBi uses it).
+        bias: additive float bias broadcastable to ``(..., T, S)`` (ALiBi uses it); a
+            ``-inf`` entry masks its key.
 
     Returns:
         The pair ``(out, weights)`` with shapes ``(..., T, d_v)`` and ``(..., T, S)``. A
-        query with no key to attend to gets zero weights and a zero output.
+        query with no key to attend to (every key masked, or ``S = 0``) gets zero weights
+        and a zero output. ``T = 0`` gives empty results; ``d = 0`` is refused.
+
+    Scores beyond the float range are handled exactly: ``q = [[1e200]]`` against keys
+    ``[[-1e200], [-2e200]]`` with ``scale=1`` has scores ``-1e400`` and ``-2e400``, and the
+    weights are ``[1, 0]`` (the gap, 1e400, is far beyond where ``exp`` underflows).
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1`` gives weights
     ``[[0.7311, 0.2689], [0.2689, 0.7311]]``.
     """
-    q = _checks.float_array(q, "q", min_ndim=2)
-    k = _checks.float_array(k, "k", min_ndim=2)
+    q, k, scale = _queries_and_keys(q, k, scale)
     v = _checks.float_array(v, "v", min_ndim=2)
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
@@ -71,22 +155,32 @@ def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask:
         raise ValueError(
             f"the leading (batch, head) axes of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
         ) from None
-    scores = attention_scores(q, k, scale=scale)  # (..., T, S)
+    scores = _raw_scores(q, k, scale)  # (..., T, S); inf or NaN where q k^T * scale overflows
+    overflow = not np.isfinite(scores).all()
     T, S = q.shape[-2], k.shape[-2]
     if bias is not None:
         bias = _checks.float_array(bias, "bias", finite=False)
         if np.isnan(bias).any() or np.isposinf(bias).any():
             raise ValueError("bias must not hold NaN or +inf (-inf is allowed and masks the entry)")
         _checks.scores_like(bias, scores.shape, "bias")
-        scores = scores + bias
+        with np.errstate(over="ignore"):
+            scores = scores + bias
+        # a finite score plus a finite bias may overflow too (-inf there would pose as a mask)
+        overflow = overflow or bool((np.isposinf(scores) | (np.isneginf(scores) & np.isfinite(bias))).any())
     allowed = None
     if mask is not None:
         allowed = _checks.bool_array(mask, "mask")
         _checks.scores_like(allowed, scores.shape, "mask")
-    if causal:
+    if causal and T and S:  # with T = 0 or S = 0 there is nothing to mask
         allowed = causal_mask(T, S) if allowed is None else allowed & causal_mask(T, S)
-    if allowed is not None:
-        scores = np.where(allowed, scores, -np.inf)
-    weights = softmax(scores, axis=-1)  # (..., T, S)
-    out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+    if overflow:
+        weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
+    else:
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        weights = softmax(scores, axis=-1)  # (..., T, S)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+    _checks.no_overflow(out, "the output weights @ v",
+                        "v holds values so close to the largest float that their weighted average rounds past it")
     return out, weights

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import _checks
 
@@ -15,7 +16,7 @@ from . import _checks
 DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1}
 
 
-def dtype_bytes(dtype) -> int:
+def dtype_bytes(dtype: DTypeLike) -> int:
     """Bytes per element of ``dtype`` (a name from :data:`DTYPE_BYTES` or a numpy float dtype)."""
     if isinstance(dtype, str) and dtype in DTYPE_BYTES:
         return DTYPE_BYTES[dtype]
@@ -53,7 +54,7 @@ def mha_param_count(d_model: int, n_heads: int, *, bias: bool = True, n_kv_heads
 
 
 def attention_scores_bytes(T: int, *, S: int | None = None, batch: int = 1, heads: int = 1,
-                           dtype="float32") -> int:
+                           dtype: DTypeLike = "float32") -> int:
     """Bytes needed to hold the full ``(batch, heads, T, S)`` score (or weight) tensor.
 
     Example: ``attention_scores_bytes(8192) == 8192**2 * 4 == 268_435_456`` bytes, 256 MiB.
@@ -65,7 +66,7 @@ def attention_scores_bytes(T: int, *, S: int | None = None, batch: int = 1, head
     return batch * heads * T * S * dtype_bytes(dtype)
 
 
-def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dtype="float16") -> int:
+def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dtype: DTypeLike = "float16") -> int:
     """Bytes of K and V cached per token during generation: ``2 * L * H_kv * d * bytes``.
 
     Example: LLaMA-2 70B (80 layers, 8 KV heads, d = 128, fp16) caches

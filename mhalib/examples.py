@@ -120,9 +120,12 @@ def heads_in_action(preset: str = "Identity", tau: float = math.sqrt(2.0), *, se
         single = softmax(Q K^T / tau),  head_h = softmax(Q_h K_h^T / tau)   (Q = X W_Q, K = X W_K)
 
     ``Q_1, K_1`` are columns 0-1 and ``Q_2, K_2`` columns 2-3. Returns ``single``, ``head1``,
-    ``head2`` (each 4x4) with the tokens, preset and tau.
+    ``head2`` (each 4x4) with the tokens, preset and tau. A ``tau`` so small that ``1/tau``
+    overflows (below about 5.6e-309) is refused.
     """
     tau = _checks.positive_float(tau, "tau")
+    if not math.isfinite(1.0 / tau):
+        raise ValueError(f"tau must be a number > 0 whose inverse 1/tau is finite, got tau={tau!r}")
     ex = the_cat_sat_down()
     w = heads_preset(preset, seed=seed)
     q, k = ex["X"] @ w["W_Q"], ex["X"] @ w["W_K"]  # (T, 4) each

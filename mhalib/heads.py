@@ -10,11 +10,12 @@ different tokens' features (the numerics page shows that bug next to the fix).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
 
-def split_heads(x, n_heads: int) -> np.ndarray:
+def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
     """Split the last axis into ``n_heads`` heads: ``(..., T, D) -> (..., H, T, D/H)``.
 
     Example: ``split_heads(np.eye(2), 2)`` gives head 0 = column 0 = ``[[1], [0]]`` and
@@ -28,7 +29,7 @@ def split_heads(x, n_heads: int) -> np.ndarray:
     return np.swapaxes(x, -3, -2)  # (..., T, H, d) -> (..., H, T, d)
 
 
-def combine_heads(x) -> np.ndarray:
+def combine_heads(x: ArrayLike) -> np.ndarray:
     """Inverse of :func:`split_heads`: ``(..., H, T, d) -> (..., T, H*d)``."""
     x = _checks.float_array(x, "x", min_ndim=3)
     *lead, H, T, d = x.shape
@@ -36,7 +37,7 @@ def combine_heads(x) -> np.ndarray:
     return x.reshape(*lead, T, H * d)  # (..., T, H, d) -> (..., T, D)
 
 
-def repeat_kv_heads(x, n_rep: int) -> np.ndarray:
+def repeat_kv_heads(x: ArrayLike, n_rep: int) -> np.ndarray:
     """Share each key/value head with ``n_rep`` consecutive query heads (grouped-query attention).
 
     ``(..., H_kv, S, d) -> (..., H_kv * n_rep, S, d)``; query head ``h`` reads KV head

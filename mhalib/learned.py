@@ -9,20 +9,26 @@ position at or past that has no vector at all, which is the hard length limit of
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
 
 def learned_position_table(max_positions: int, d_model: int, *, seed: int, std: float = 0.02) -> np.ndarray:
-    """A freshly initialised position table ``(max_positions, D)``, ``N(0, std^2)`` entries."""
+    """A freshly initialised position table ``(max_positions, D)``, ``N(0, std^2)`` entries.
+
+    A ``std`` so large that a draw overflows float64 (``1e308``) is refused.
+    """
     n = _checks.positive_int(max_positions, "max_positions")
     D = _checks.positive_int(d_model, "d_model")
     seed = _checks.nonnegative_int(seed, "seed")
     std = _checks.positive_float(std, "std")
-    return np.random.default_rng(seed).normal(0.0, std, size=(n, D))
+    with np.errstate(over="ignore", invalid="ignore"):
+        table = np.random.default_rng(seed).normal(0.0, std, size=(n, D))
+    return _checks.no_overflow(table, "the N(0, std^2) draws", f"std={std!r} is too large; choose a smaller std")
 
 
-def lookup_positions(table, n_positions: int, *, start: int = 0) -> np.ndarray:
+def lookup_positions(table: ArrayLike, n_positions: int, *, start: int = 0) -> np.ndarray:
     """Rows ``start .. start+n-1`` of ``table``; refuses positions the table does not have."""
     table = _checks.float_array(table, "table")
     if table.ndim != 2:

@@ -18,6 +18,7 @@ Two conventions exist and they differ only when the query and key lengths differ
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
@@ -39,7 +40,7 @@ def causal_mask(T: int, S: int | None = None, *, align: str = "top_left") -> np.
     return j <= i + offset
 
 
-def padding_mask(lengths, S: int) -> np.ndarray:
+def padding_mask(lengths: ArrayLike, S: int) -> np.ndarray:
     """Key-padding mask of shape ``(B, 1, 1, S)``: key ``j`` is real when ``j < lengths[b]``.
 
     The two singleton axes broadcast over heads and queries.

@@ -15,7 +15,6 @@ key/value heads, each shared by ``n_heads // n_kv_heads`` consecutive query head
 from __future__ import annotations
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from . import _checks
@@ -43,14 +42,19 @@ def _bias(b, name: str, width: int):
     return b
 
 
-def _project(x, w, b):
-    y = x @ w  # (..., T, D_in) @ (D_in, D_out) -> (..., T, D_out)
-    return y if b is None else y + b
+def _project(x, w, b, what: str, blame: str):
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x @ w  # (..., T, D_in) @ (D_in, D_out) -> (..., T, D_out)
+        y = y if b is None else y + b
+    return _checks.no_overflow(y, what, blame)
 
 
-def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | None = None,
-              context=None, mask=None, causal: bool = False, scale=None, bias=None,
-              b_q=None, b_k=None, b_v=None, b_o=None, head_mask=None) -> dict:
+def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike | None = None, *,
+              n_heads: int, n_kv_heads: int | None = None, context: ArrayLike | None = None,
+              mask: ArrayLike | None = None, causal: bool = False, scale: float | None = None,
+              bias: ArrayLike | None = None, b_q: ArrayLike | None = None, b_k: ArrayLike | None = None,
+              b_v: ArrayLike | None = None, b_o: ArrayLike | None = None,
+              head_mask: ArrayLike | None = None) -> dict:
     """Multi-head attention with every intermediate array kept, for figures and labs.
 
     Takes the same arguments as :func:`multi_head_attention` and returns a dict with
@@ -59,7 +63,11 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
     ``heads_out (..., H, T, d_v)``, ``concat (..., T, H*d_v)`` and ``out``.
 
     ``head_mask`` (shape ``(H,)``) multiplies each head's output before the concatenation:
-    0 removes a head, as in head-ablation studies (Michel et al., 2019).
+    0 removes a head, as in head-ablation studies (Michel et al., 2019). A stack of masks
+    ``(M, H)`` gives ``M`` results at once: ``heads_out``, ``concat`` and ``out`` gain a
+    leading axis of size ``M`` (it broadcasts like any batch axis of ``x``).
+
+    Edge cases as in :func:`multi_head_attention`.
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     c = x if context is None else _checks.float_array(context, "context", min_ndim=2)
@@ -68,6 +76,11 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
     n_rep = _checks.divisible(H, H_kv, "n_heads", "n_kv_heads")
     w_q = _matrix(w_q, "w_q", x.shape[-1], "x's last axis (d_model)")
     d = _checks.divisible(w_q.shape[1], H, "d_model (columns of w_q)", "n_heads")
+    if d == 0:
+        raise ValueError(
+            f"w_q has 0 columns, so each head would have d_head = 0 query/key features; "
+            f"attention needs d_head >= 1, got w_q of shape {w_q.shape}"
+        )
     w_k = _matrix(w_k, "w_k", c.shape[-1], "the context's last axis")
     if w_k.shape[1] != H_kv * d:
         raise ValueError(
@@ -77,9 +90,12 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
     d_v = _checks.divisible(w_v.shape[1], H_kv, "columns of w_v", "n_kv_heads")
     b_q, b_k, b_v = _bias(b_q, "b_q", H * d), _bias(b_k, "b_k", H_kv * d), _bias(b_v, "b_v", H_kv * d_v)
 
-    q = _project(x, w_q, b_q)  # (..., T, D) -> (..., T, H*d)
-    k = _project(c, w_k, b_k)  # (..., S, D_ctx) -> (..., S, H_kv*d)
-    v = _project(c, w_v, b_v)  # (..., S, D_ctx) -> (..., S, H_kv*d_v)
+    q = _project(x, w_q, b_q, "the queries x @ w_q + b_q",
+                 "x, w_q or b_q is too large")  # (..., T, D) -> (..., T, H*d)
+    k = _project(c, w_k, b_k, "the keys context @ w_k + b_k (context = x in self-attention)",
+                 "context (or x), w_k or b_k is too large")  # (..., S, D_ctx) -> (..., S, H_kv*d)
+    v = _project(c, w_v, b_v, "the values context @ w_v + b_v (context = x in self-attention)",
+                 "context (or x), w_v or b_v is too large")  # (..., S, D_ctx) -> (..., S, H_kv*d_v)
     q_heads = split_heads(q, H)  # (..., T, H*d) -> (..., H, T, d)
     k_heads = split_heads(k, H_kv)  # (..., S, H_kv*d) -> (..., H_kv, S, d)
     v_heads = split_heads(v, H_kv)  # (..., S, H_kv*d_v) -> (..., H_kv, S, d_v)
@@ -90,10 +106,14 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
         mask, causal=causal, scale=scale, bias=bias,
     )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
     if head_mask is not None:
-        head_mask = _checks.float_array(head_mask, "head_mask")
-        if head_mask.shape != (H,):
-            raise ValueError(f"head_mask must have shape (n_heads,) = ({H},), got {head_mask.shape}")
-        heads_out = heads_out * head_mask.astype(heads_out.dtype)[:, None, None]  # (H,) -> (H, 1, 1)
+        head_mask = _checks.float_array(head_mask, "head_mask", min_ndim=1)
+        if head_mask.shape[-1] != H:
+            raise ValueError(
+                f"head_mask must have shape (n_heads,) = ({H},), or (M, {H}) for M masks, got {head_mask.shape}"
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            heads_out = heads_out * head_mask.astype(heads_out.dtype)[..., None, None]  # (..., H) -> (..., H, 1, 1)
+        _checks.no_overflow(heads_out, "the heads' outputs times head_mask", "head_mask is too large")
     concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
     if w_o is None:
         if b_o is not None:
@@ -101,7 +121,8 @@ def mha_trace(x, w_q, w_k, w_v, w_o=None, *, n_heads: int, n_kv_heads: int | Non
         out = concat
     else:
         w_o = _matrix(w_o, "w_o", H * d_v, "n_heads * d_v (the concatenated heads)")
-        out = _project(concat, w_o, _bias(b_o, "b_o", w_o.shape[1]))  # (..., T, H*d_v) -> (..., T, D_out)
+        out = _project(concat, w_o, _bias(b_o, "b_o", w_o.shape[1]), "the output concat @ w_o + b_o",
+                       "w_o or b_o is too large for the heads' outputs")  # (..., T, H*d_v) -> (..., T, D_out)
     return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
                 weights=weights, heads_out=heads_out, concat=concat, out=out)
 
@@ -135,6 +156,12 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
     Returns:
         The pair ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
 
+    Edge cases: scores beyond the float range are handled exactly, as in
+    :func:`scaled_dot_product_attention`; a projection or output that overflows is refused
+    with a ``ValueError`` naming the arguments involved. ``T = 0`` gives empty results; an
+    empty context (``S = 0``) gives every head a zero output, so ``out`` is ``b_o`` (or 0);
+    ``w_q`` with fewer columns than heads (``d_head = 0``) is refused.
+
     Parameter count with biases: ``4 D^2 + 4 D`` for any ``H`` (see :func:`mha_param_count`).
     """
     t = mha_trace(x, w_q, w_k, w_v, w_o, n_heads=n_heads, n_kv_heads=n_kv_heads, context=context,
@@ -142,7 +169,7 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
     return t["out"], t["weights"]
 
 
-def per_head_output(heads_out, w_o) -> np.ndarray:
+def per_head_output(heads_out: ArrayLike, w_o: ArrayLike) -> np.ndarray:
     """Each head's output through its own block of rows of ``W_O``.
 
         concat(head_1..head_H) W_O = sum_h head_h W_O[h*d_v:(h+1)*d_v, :]
@@ -154,4 +181,6 @@ def per_head_output(heads_out, w_o) -> np.ndarray:
     *_, H, T, d_v = heads_out.shape
     w_o = _matrix(w_o, "w_o", H * d_v, "n_heads * d_v")
     blocks = w_o.reshape(H, d_v, w_o.shape[1])  # (H*d_v, D_out) -> (H, d_v, D_out)
-    return np.einsum("...htv,hvo->...hto", heads_out, blocks)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.einsum("...htv,hvo->...hto", heads_out, blocks)  # (..., H, T, D_out)
+    return _checks.no_overflow(out, "the per-head outputs heads_out @ w_o", "heads_out or w_o is too large")

@@ -8,11 +8,12 @@ ordinary; subtracting the row maximum first (:func:`mhalib.softmax`) never overf
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks
 
 
-def exp_overflow_threshold(dtype="float32") -> float:
+def exp_overflow_threshold(dtype: DTypeLike = "float32") -> float:
     """The largest ``x`` with finite ``exp(x)`` in ``dtype``: ``ln(finfo(dtype).max)``."""
     try:
         dt = np.dtype(dtype)
@@ -23,7 +24,7 @@ def exp_overflow_threshold(dtype="float32") -> float:
     return float(np.log(np.finfo(dt).max.astype(np.float64)))
 
 
-def naive_softmax(x, axis: int = -1) -> np.ndarray:
+def naive_softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     """DEMONSTRATION ONLY: ``exp(x) / sum(exp(x))`` without subtracting the maximum.
 
     Kept so the numerics page can show it failing: in float32 any score above ~88.72
@@ -36,7 +37,7 @@ def naive_softmax(x, axis: int = -1) -> np.ndarray:
         return e / e.sum(axis=axis, keepdims=True)
 
 
-def masked_fill_value(value: float, dtype="float16") -> float:
+def masked_fill_value(value: float, dtype: DTypeLike = "float16") -> float:
     """What a mask constant such as ``-1e9`` becomes when stored in ``dtype``.
 
     ``-1e9`` is below float16's range (min -65504) and becomes ``-inf``; that is harmless

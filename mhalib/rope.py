@@ -21,22 +21,21 @@ classic porting bug, and it breaks the relative-position property.
 from __future__ import annotations
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from . import _checks
+from .sinusoidal import DEFAULT_BASE, _frequencies
 
 LAYOUTS = ("interleaved", "half")
 
 
-def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
+def rope_frequencies(d_head: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Per-plane angular frequencies ``theta_i = base^(-2i/d)``, shape ``(d/2,)``.
 
-    Example: ``rope_frequencies(4)`` is ``[1, 0.01]``.
+    Example: ``rope_frequencies(4)`` is ``[1, 0.01]``. Any ``base >= 1`` gives finite
+    frequencies; a base so small that one overflows (``5e-324``) is refused.
     """
-    d = _checks.even_int(d_head, "d_head")
-    base = _checks.positive_float(base, "base")
-    return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    return _frequencies(d_head, base, "d_head")
 
 
 def rotation_matrix(angle: float) -> np.ndarray:
@@ -58,7 +57,7 @@ def layout_permutation(d_head: int) -> np.ndarray:
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
-def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = 10000.0,
+def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = DEFAULT_BASE,
                layout: str = "interleaved") -> np.ndarray:
     """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
 
@@ -67,16 +66,19 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float 
             only, never to V, and in every layer.
         positions: ``(T,)`` (or broadcastable to ``(..., T)``) integer or real positions;
             defaults to ``0 .. T-1``.
-        base: the frequency base (10000 in RoFormer and LLaMA-2).
+        base: the frequency base (:data:`DEFAULT_BASE` = 10000 in RoFormer and LLaMA-2).
         layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
 
     Returns:
         The rotated array, same shape. Norms are unchanged; position 0 is the identity.
+        ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
+        ``position * theta_i`` that overflow (a tiny base with far positions), and planes
+        whose norm exceeds the float range (their rotation cannot be represented).
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     layout = _checks.choice(layout, "layout", LAYOUTS)
     *lead, T, d = x.shape
-    theta = rope_frequencies(d, base)  # (d/2,)
+    theta = _frequencies(d, base, "d_head (the last axis of x)")  # (d/2,)
     if positions is None:
         pos = np.arange(T, dtype=np.float64)
     else:
@@ -87,13 +89,20 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float 
             ok = False
         if not ok:
             raise ValueError(f"positions of shape {pos.shape} does not broadcast to x's (..., T) = {x.shape[:-1]}")
-    angles = pos[..., None] * theta  # (..., T) -> (..., T, d/2)
+    with np.errstate(over="ignore"):
+        angles = pos[..., None] * theta  # (..., T) -> (..., T, d/2)
+    _checks.no_overflow(angles, "the angles position * theta_i",
+                        f"positions up to {np.abs(pos).max(initial=0):.4g} times frequencies up to "
+                        f"{theta.max():.4g} (base={base!r}); use nearer positions or a base >= 1")
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each: the planes (2i, 2i+1)
     else:
         a, b = x[..., : d // 2], x[..., d // 2:]  # (..., T, d/2) each: the planes (i, i+d/2)
-    ra, rb = a * cos - b * sin, a * sin + b * cos
+    with np.errstate(over="ignore", invalid="ignore"):
+        ra, rb = a * cos - b * sin, a * sin + b * cos  # (..., T, d/2) each
+    _checks.no_overflow(ra, "the rotated x", "a plane of x has a norm beyond the float range")
+    _checks.no_overflow(rb, "the rotated x", "a plane of x has a norm beyond the float range")
     out = np.empty(np.broadcast_shapes(x.shape, ra.shape[:-1] + (d,)), dtype=np.result_type(x, np.float64))
     if layout == "interleaved":
         out[..., 0::2], out[..., 1::2] = ra, rb

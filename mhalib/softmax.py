@@ -10,20 +10,29 @@ gets all-zero weights, never NaN.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
 
-def softmax(x, axis: int = -1) -> np.ndarray:
+def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     """Softmax along ``axis`` with the row maximum subtracted.
 
+        softmax(x)_j = exp(x_j - m) / sum_k exp(x_k - m),   m = max_k x_k
+
     Args:
-        x: real array; ``-inf`` marks a masked entry. NaN and ``+inf`` are refused.
+        x: real array with at least one dimension; ``-inf`` marks a masked entry. NaN
+            and ``+inf`` are refused.
         axis: the axis that sums to one.
 
     Returns:
         Array of the same shape and float dtype: non-negative, each slice along
-        ``axis`` sums to 1, or is all zeros when every entry was ``-inf``.
+        ``axis`` sums to 1, or is all zeros when every entry was ``-inf``. An empty
+        ``axis`` (length 0) gives an empty result of the same shape.
+
+    A difference ``x_j - m`` below the float range (``softmax([1e308, -1e308])``: the
+    difference is ``-2e308``) becomes ``-inf`` and its weight exactly 0, which is also
+    what the exact ``exp(-2e308)`` rounds to.
 
     Example: ``softmax([1.0, 0.0])`` is ``[e/(e+1), 1/(e+1)] = [0.7311, 0.2689]``.
     """
@@ -34,11 +43,36 @@ def softmax(x, axis: int = -1) -> np.ndarray:
             f"got {int(np.isnan(arr).sum())} NaN and {int(np.isposinf(arr).sum())} +inf"
         )
     _checks.integer(axis, "axis")
-    if not -arr.ndim <= axis < max(arr.ndim, 1):
+    if arr.ndim == 0:
+        raise ValueError(f"x must have at least 1 dimension (softmax normalises along an axis), got shape {arr.shape}")
+    if not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must be in [{-arr.ndim}, {arr.ndim - 1}] for x of shape {arr.shape}, got {axis}")
+    if arr.shape[axis] == 0:
+        return np.zeros_like(arr)  # nothing to normalise: the empty result
     row_max = np.max(arr, axis=axis, keepdims=True)
     # A fully masked row has max -inf; shift it by 0 instead so exp gives exact zeros.
     row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(arr.dtype)
-    e = np.exp(arr - row_max)
+    with np.errstate(over="ignore"):  # a difference below -max_float is -inf: weight 0, as exact
+        e = np.exp(arr - row_max)
     total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _softmax_pow2(t: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of scores too large for their float type, given as ``t * 2**F``.
+
+        softmax(s)_j = exp(2**F (t_j - t_max)) / sum_k exp(2**F (t_k - t_max)),   s = t * 2**F
+
+    ``t (..., T, S)`` holds finite mantissas (or ``-inf`` for masked entries) and
+    ``F (..., T, 1)`` integer exponents, one per row, so that ``s`` itself need never be
+    formed. Only the differences ``t_j - t_max`` are scaled back; where that overflows the
+    weight is exactly 0, as it is for the exact scores. Used by attention when ``q k^T``
+    overflows (private: :func:`mhalib.attention.scaled_dot_product_attention` calls it).
+    """
+    t_max = np.max(t, axis=-1, keepdims=True)  # (..., T, 1)
+    t_max = np.where(np.isfinite(t_max), t_max, 0.0).astype(t.dtype)  # a fully masked row: shift by 0
+    with np.errstate(over="ignore"):
+        z = np.ldexp(t - t_max, F)  # (..., T, S), <= 0; -inf where the gap is beyond the float range
+    e = np.exp(z)
+    total = np.sum(e, axis=-1, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)

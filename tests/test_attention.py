@@ -34,32 +34,40 @@ def test_softmax_other_axis():
     np.testing.assert_allclose(m.softmax(x, axis=0), np.full((2, 2), 0.5))
 
 
-def test_naive_softmax_overflows_above_threshold_in_float32():
+def test_float32_exp_threshold_is_just_under_128_ln_2():
     threshold = m.exp_overflow_threshold("float32")
     # float32's largest value is (2 - 2^-23) * 2^127, so ln(max) is just under 128 ln 2.
     assert threshold == pytest.approx(128 * math.log(2), abs=1e-6)
     assert threshold == pytest.approx(88.72, abs=0.005)
-    ok = m.naive_softmax(np.array([88.0, 0.0], dtype=np.float32))
-    assert np.all(np.isfinite(ok))
-    bad = m.naive_softmax(np.array([89.0, 0.0], dtype=np.float32))
-    assert np.isnan(bad).any()
-    assert np.all(np.isfinite(m.softmax(np.array([89.0, 0.0], dtype=np.float32))))
 
 
-def test_float16_threshold_and_mask_constant():
+@pytest.mark.parametrize("score,naive_overflows", [pytest.param(88.0, False, id="88-below-threshold"),
+                                                   pytest.param(89.0, True, id="89-above-threshold")])
+def test_naive_softmax_overflows_above_threshold_in_float32(score, naive_overflows):
+    x = np.array([score, 0.0], dtype=np.float32)
+    assert np.isnan(m.naive_softmax(x)).any() == naive_overflows
+    assert np.all(np.isfinite(m.softmax(x)))  # the stable softmax never does
+
+
+def test_float16_exp_threshold_is_ln_65504():
     assert m.exp_overflow_threshold("float16") == pytest.approx(math.log(65504), abs=1e-9)
-    assert m.masked_fill_value(-1e9, "float16") == -math.inf
-    assert m.masked_fill_value(-1e4, "float16") == -10000.0
 
 
-def test_causal_mask_square_and_rectangular():
-    assert np.array_equal(m.causal_mask(3), np.tril(np.ones((3, 3), bool)))
-    assert np.array_equal(m.causal_mask(2, 4), np.array([[1, 0, 0, 0], [1, 1, 0, 0]], bool))
-    assert np.array_equal(m.causal_mask(2, 4, align="bottom_right"),
-                          np.array([[1, 1, 1, 0], [1, 1, 1, 1]], bool))
+@pytest.mark.parametrize("value,stored", [pytest.param(-1e9, -math.inf, id="-1e9-becomes--inf"),
+                                          pytest.param(-1e4, -10000.0, id="-1e4-fits")])
+def test_mask_constant_stored_in_float16(value, stored):
+    assert m.masked_fill_value(value, "float16") == stored
+
+
+@pytest.mark.parametrize("T,S,align,expected", [
+    pytest.param(3, None, "top_left", np.tril(np.ones((3, 3), bool)), id="square"),
+    pytest.param(2, 4, "top_left", [[1, 0, 0, 0], [1, 1, 0, 0]], id="T<S-top-left"),
+    pytest.param(2, 4, "bottom_right", [[1, 1, 1, 0], [1, 1, 1, 1]], id="T<S-bottom-right"),
     # More queries than keys, bottom-right: the first T-S queries see nothing.
-    assert np.array_equal(m.causal_mask(3, 2, align="bottom_right"),
-                          np.array([[0, 0], [1, 0], [1, 1]], bool))
+    pytest.param(3, 2, "bottom_right", [[0, 0], [1, 0], [1, 1]], id="T>S-bottom-right"),
+])
+def test_causal_mask(T, S, align, expected):
+    assert np.array_equal(m.causal_mask(T, S, align=align), np.array(expected, bool))
 
 
 def test_causal_top_left_when_T_ne_S():
@@ -160,7 +168,7 @@ def test_scaled_example_default_scale():
     np.testing.assert_allclose(w[0], [math.exp(r) / z, 1 / z, math.exp(0.5 * r) / z], atol=1e-15)
 
 
-@pytest.mark.parametrize("d_k", [4, 64, 512])
+@pytest.mark.parametrize("d_k", [4, 64, 512], ids=lambda d: f"d_k={d}")
 def test_dot_product_variance_is_d_k(d_k):
     n = 100_000
     var = m.dot_product_variance(d_k, n, seed=d_k)

@@ -28,7 +28,7 @@ def models():
     return ours, theirs, torch
 
 
-@pytest.mark.parametrize("text", SENTENCES)
+@pytest.mark.parametrize("text", SENTENCES, ids=["cat-sat", "attention-is-all", "rotary", "short", "lawyer"])
 def test_hidden_states_and_attentions_match_transformers(models, text):
     ours, theirs, torch = models
     from mhalib.models import bert
@@ -100,15 +100,131 @@ def test_missing_model_package_says_how_to_install(monkeypatch):
         bert.model_dir()
 
 
-def test_bad_input_is_refused():
+IDS = np.array([101, 2000, 102])  # [CLS] "to" [SEP]
+VOCAB = 30522  # all-MiniLM-L6-v2's vocabulary: ids 0 .. 30521
+
+
+@pytest.mark.parametrize("kwargs,exc,pattern", [
+    pytest.param(dict(input_ids=np.array([[1.5]])), TypeError, r"input_ids must be a 1-D array of integers",
+                 id="input-ids-not-integers"),
+    pytest.param(dict(input_ids=np.array([], dtype=int)), ValueError, r"input_ids must hold at least one token",
+                 id="input-ids-empty"),
+    pytest.param(dict(input_ids=np.zeros(513, dtype=int)), ValueError, r"learned positions for 512",
+                 id="input-ids-too-long"),
+    # a negative id used to index from the end of the embedding table, silently
+    pytest.param(dict(input_ids=np.array([101, -1, 102])), ValueError,
+                 r"input_ids must lie in \[0, vocab_size\) = \[0, 30522\); got \[-1\] at position\(s\) \[1\]",
+                 id="input-id-negative"),
+    # one past the table used to raise a bare IndexError
+    pytest.param(dict(input_ids=np.array([101, VOCAB, 102])), ValueError,
+                 r"input_ids must lie in \[0, vocab_size\).*got \[30522\] at position\(s\) \[1\]",
+                 id="input-id-past-vocabulary"),
+    pytest.param(dict(token_type_ids=np.array([0, -1, 0])), ValueError,
+                 r"token_type_ids must lie in \[0, type_vocab_size\) = \[0, 2\); got \[-1\]", id="type-id-negative"),
+    pytest.param(dict(token_type_ids=np.array([0, 2, 0])), ValueError,
+                 r"token_type_ids must lie in \[0, type_vocab_size\) = \[0, 2\); got \[2\]", id="type-id-past-table"),
+    pytest.param(dict(token_type_ids=np.array([0.0, 1.0, 0.0])), TypeError, r"token_type_ids must be a 1-D array of integers",
+                 id="type-ids-not-integers"),
+    pytest.param(dict(token_type_ids=np.array([0, 0])), ValueError, r"token_type_ids must have one entry per token, shape \(3,\)",
+                 id="type-ids-too-short"),
+    pytest.param(dict(attention_mask=np.array([1, 1])), ValueError, r"attention_mask must have one entry per token, shape \(3,\)",
+                 id="attention-mask-too-short"),
+    pytest.param(dict(attention_mask=np.array([1, 2, 1])), ValueError, r"attention_mask must hold only 0 .* and 1",
+                 id="attention-mask-not-binary"),
+    pytest.param(dict(attention_mask=np.array(["a", "b", "c"])), TypeError, r"attention_mask must hold 0/1 numbers",
+                 id="attention-mask-strings"),
+    pytest.param(dict(head_mask=np.ones((2, 2))), ValueError, r"head_mask must have shape \(layers, heads\) = \(6, 12\)",
+                 id="head-mask-shape"),
+    # 1e38 times a head's output overflows float32 further on; multipliers live in [0, 1]
+    pytest.param(dict(head_mask=np.full((6, 12), 1e38)), ValueError, r"head_mask must hold multipliers in \[0, 1\]",
+                 id="head-mask-too-large"),
+    pytest.param(dict(head_mask=-np.ones((6, 12))), ValueError, r"head_mask must hold multipliers in \[0, 1\]",
+                 id="head-mask-negative"),
+])
+def test_bert_forward_refuses_bad_input(kwargs, exc, pattern):
+    from mhalib.models import bert
+
+    kwargs = dict(dict(input_ids=IDS), **kwargs)
+    with pytest.raises(exc, match=pattern):
+        bert.bert_forward(bert.load_model(), kwargs.pop("input_ids"), **kwargs)
+
+
+@pytest.mark.parametrize("ids", [pytest.param(np.array([0, 1, 2]), id="lowest-ids"),
+                                 pytest.param(np.array([101, VOCAB - 1, 102]), id="last-id")])
+def test_bert_forward_accepts_the_ends_of_the_vocabulary(ids):
+    from mhalib.models import bert
+
+    out = bert.bert_forward(bert.load_model(), ids, token_type_ids=np.array([0, 1, 1]))
+    assert out["hidden_states"].shape == (7, 3, 384) and np.isfinite(out["hidden_states"]).all()
+
+
+def test_tokenize_refuses_blank_text():
+    from mhalib.models import bert
+
+    with pytest.raises(ValueError, match="text must be a non-empty string"):
+        bert.tokenize(bert.load_model(), "  ")
+
+
+@pytest.mark.parametrize("hidden,mask,pattern", [
+    pytest.param(np.ones((3, 4)), np.zeros(3), r"attention_mask marks no real token", id="no-real-token"),
+    pytest.param(np.zeros((3, 4)), None, r"zero vector", id="zero-mean"),
+    pytest.param(np.ones(4), None, r"hidden must be 2-D", id="hidden-1d"),
+    pytest.param(np.ones((3, 4)), np.ones(2), r"attention_mask must have one entry per token", id="mask-too-short"),
+])
+def test_sentence_embedding_refuses_what_has_no_direction(hidden, mask, pattern):
+    from mhalib.models import bert
+
+    with pytest.raises(ValueError, match=pattern):
+        bert.sentence_embedding(hidden, mask)
+
+
+def test_sentence_embedding_by_hand():
+    from mhalib.models import bert
+
+    # real tokens [3, 4] and [1, 0] (the third is padding): mean [2, 2], direction [1, 1]/sqrt(2)
+    e = bert.sentence_embedding(np.array([[3.0, 4.0], [1.0, 0.0], [100.0, -7.0]]), np.array([1, 1, 0]))
+    np.testing.assert_allclose(e, [2 ** -0.5, 2 ** -0.5], rtol=1e-15)
+
+
+def _head_ablation_reference(sentences):
+    """The straightforward head ablation: one full forward pass per (sentence, layer, head)."""
     from mhalib.models import bert
 
     model = bert.load_model()
-    with pytest.raises(ValueError, match="text must be a non-empty string"):
-        bert.tokenize(model, "  ")
-    with pytest.raises(TypeError, match="input_ids must be a 1-D array of integers"):
-        bert.bert_forward(model, np.array([[1.5]]))
-    with pytest.raises(ValueError, match="head_mask must have shape"):
-        bert.bert_forward(model, np.array([101, 102]), head_mask=np.ones((2, 2)))
-    with pytest.raises(ValueError, match="learned positions for 512"):
-        bert.bert_forward(model, np.zeros(513, dtype=int))
+    L, H = 6, 12
+    out = np.zeros((L, H))
+    for s in sentences:
+        full = bert.encode(s)
+        for layer in range(L):
+            for head in range(H):
+                h = bert.bert_forward(model, full["ids"], head_mask=bert._mask_without(L, H, [(layer, head)]))
+                out[layer, head] += 1.0 - float(bert.sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+    return out / len(sentences)
+
+
+def test_fast_head_ablation_equals_the_straightforward_one():
+    from mhalib.models import bert
+
+    sentences = (SENTENCES[0], SENTENCES[4])
+    fast = bert.head_ablation(sentences)
+    reference = _head_ablation_reference(sentences)
+    assert fast.shape == (6, 12) and np.all(reference >= 0)
+    np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-6)  # bitwise equal on the machine it was written on
+
+
+@pytest.mark.parametrize("call,pattern", [
+    # an empty corpus used to give 0/0 = NaN importances
+    pytest.param(lambda b: b.head_ablation(()), r"sentences must be a non-empty tuple of strings", id="ablation-no-sentences"),
+    pytest.param(lambda b: b.corpus_scores(()), r"sentences must be a non-empty tuple of strings", id="scores-no-sentences"),
+    pytest.param(lambda b: b.corpus_scores((1, 2)), r"sentences must be a non-empty tuple of strings", id="scores-not-strings"),
+    # a negative fraction used to remove all but the most important heads (order[:-7])
+    pytest.param(lambda b: b.cumulative_ablation((SENTENCES[3],), fractions=(0.0, -0.1)), r"fractions must be real numbers in \[0, 1\]",
+                 id="cumulative-negative-fraction"),
+    pytest.param(lambda b: b.cumulative_ablation((SENTENCES[3],), fractions=(1.5,)), r"fractions must be real numbers in \[0, 1\]",
+                 id="cumulative-fraction-above-1"),
+])
+def test_corpus_tools_refuse_bad_input(call, pattern):
+    from mhalib.models import bert
+
+    with pytest.raises(ValueError, match=pattern):
+        call(bert)

@@ -17,9 +17,13 @@ def _weights(rng, D_in, cols):
     return rng.normal(scale=1 / math.sqrt(D_in), size=(D_in, cols))
 
 
-@pytest.mark.parametrize("seed", range(6))
+SEED_IDS = dict(ids=lambda s: f"seed={s}")
+
+
+@pytest.mark.parametrize("variant", ["plain", "mask", "causal", "scale=0.3"])
+@pytest.mark.parametrize("seed", range(6), **SEED_IDS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_sdpa_matches_torch(seed, dtype):
+def test_sdpa_matches_torch(seed, dtype, variant):
     rng = np.random.default_rng(seed)
     B, H = rng.integers(1, 3), rng.integers(1, 4)
     T, S = rng.integers(1, 7), rng.integers(1, 7)
@@ -31,11 +35,11 @@ def test_sdpa_matches_torch(seed, dtype):
     mask[..., 0] = True  # no fully masked rows: torch gives NaN there, we give zeros
     tol = F64 if dtype == "float64" else F32
     tdt = torch.float64 if dtype == "float64" else torch.float32
-    for kwargs in (dict(), dict(mask=mask), dict(causal=True), dict(scale=0.3)):
-        ours, _ = m.scaled_dot_product_attention(q, k, v, **kwargs)
-        assert ours.dtype == np.dtype(dtype)
-        theirs = torch_sdpa(q, k, v, dtype=tdt, **kwargs)
-        np.testing.assert_allclose(ours, theirs, **tol)
+    kwargs = {"plain": {}, "mask": dict(mask=mask), "causal": dict(causal=True), "scale=0.3": dict(scale=0.3)}[variant]
+    ours, _ = m.scaled_dot_product_attention(q, k, v, **kwargs)
+    assert ours.dtype == np.dtype(dtype)
+    theirs = torch_sdpa(q, k, v, dtype=tdt, **kwargs)
+    np.testing.assert_allclose(ours, theirs, **tol)
 
 
 def test_bottom_right_causal_matches_torch_lower_right():
@@ -50,8 +54,9 @@ def test_bottom_right_causal_matches_torch_lower_right():
     np.testing.assert_allclose(ours, theirs, **F64)
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("n_heads,n_kv", [(4, 2), (6, 1), (8, 4)])
+@pytest.mark.parametrize("seed", range(4), **SEED_IDS)
+@pytest.mark.parametrize("n_heads,n_kv", [pytest.param(4, 2, id="H=4-H_kv=2"), pytest.param(6, 1, id="H=6-MQA"),
+                                          pytest.param(8, 4, id="H=8-H_kv=4")])
 def test_gqa_matches_torch_enable_gqa(seed, n_heads, n_kv):
     rng = np.random.default_rng(seed)
     B, T, d = 2, rng.integers(2, 6), 4
@@ -68,9 +73,10 @@ def test_gqa_matches_torch_enable_gqa(seed, n_heads, n_kv):
     np.testing.assert_allclose(same_q["weights"][:, 0], same_q["weights"][:, g - 1], **F64)
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("variant", ["plain", "causal", "mask"])
+@pytest.mark.parametrize("seed", range(5), **SEED_IDS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_mha_matches_torch_multihead_attention(seed, dtype):
+def test_mha_matches_torch_multihead_attention(seed, dtype, variant):
     rng = np.random.default_rng(100 + seed)
     H = int(rng.integers(1, 5))
     D = H * int(rng.integers(1, 5))
@@ -82,14 +88,14 @@ def test_mha_matches_torch_multihead_attention(seed, dtype):
     tdt = torch.float64 if dtype == "float64" else torch.float32
     mask = rng.random((T, T)) > 0.3
     mask[:, 0] = True
-    for kwargs in (dict(), dict(causal=True), dict(mask=mask)):
-        ours, w_ours = m.multi_head_attention(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], **kwargs)
-        theirs, w_theirs = torch_mha(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], dtype=tdt, **kwargs)
-        np.testing.assert_allclose(ours, theirs, **tol)
-        np.testing.assert_allclose(w_ours, w_theirs, **tol)
+    kwargs = {"plain": {}, "causal": dict(causal=True), "mask": dict(mask=mask)}[variant]
+    ours, w_ours = m.multi_head_attention(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], **kwargs)
+    theirs, w_theirs = torch_mha(x, *w, n_heads=H, b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3], dtype=tdt, **kwargs)
+    np.testing.assert_allclose(ours, theirs, **tol)
+    np.testing.assert_allclose(w_ours, w_theirs, **tol)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(3), **SEED_IDS)
 def test_cross_attention_matches_torch(seed):
     rng = np.random.default_rng(200 + seed)
     H, d, D_ctx = 2, 3, 5
@@ -120,6 +126,24 @@ def test_concat_then_w_o_equals_sum_of_per_head_projections():
     np.testing.assert_allclose(m.per_head_output(t["heads_out"], w_o).sum(axis=0), t["out"], atol=1e-13)
 
 
+def test_a_stack_of_head_masks_equals_one_mask_at_a_time():
+    rng = np.random.default_rng(11)
+    H, d = 3, 2
+    D = H * d
+    x = rng.normal(size=(4, D))
+    w_q, w_k, w_v, w_o = (_weights(rng, D, D) for _ in range(4))
+    masks = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.5]])
+    stacked = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H, head_mask=masks)
+    assert stacked["out"].shape == (3, 4, D) and stacked["weights"].shape == (H, 4, 4)
+    for i, mask in enumerate(masks):
+        one = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H, head_mask=mask)
+        np.testing.assert_allclose(stacked["out"][i], one["out"], rtol=0, atol=1e-15)
+    # removing head 0 by hand: the output is the other heads through their blocks of W_O
+    t = m.mha_trace(x, w_q, w_k, w_v, w_o, n_heads=H)
+    by_hand = m.per_head_output(t["heads_out"], w_o)[1:].sum(axis=0)
+    np.testing.assert_allclose(stacked["out"][0], by_hand, atol=1e-13)
+
+
 def test_permutation_equivariance():
     rng = np.random.default_rng(9)
     D, H, T = 8, 2, 5
@@ -141,23 +165,41 @@ def test_split_combine_roundtrip_and_layout():
     assert np.array_equal(m.combine_heads(s), x)
 
 
-def test_param_counts():
+def test_param_count_of_one_head_without_w_o():
     assert m.mha_param_count(512, 1, bias=False, output_projection=False) == 3 * 512**2 == 786_432
-    for H in (1, 2, 8, 16, 512):
-        assert m.mha_param_count(512, H, bias=False) == 4 * 512**2 == 1_048_576
+
+
+@pytest.mark.parametrize("H", [1, 2, 8, 16, 512], ids=lambda h: f"H={h}")
+def test_param_count_does_not_depend_on_the_number_of_heads(H):
+    assert m.mha_param_count(512, H, bias=False) == 4 * 512**2 == 1_048_576
+
+
+def test_param_count_with_biases():
     assert m.mha_param_count(768, 12) == 4 * 768 * 768 + 4 * 768
+
+
+def test_param_count_grouped_query():
     # GQA: K and V shrink to n_kv_heads * d_head columns each
     assert m.mha_param_count(8192, 64, bias=False, n_kv_heads=8) == 2 * 8192**2 + 2 * 8192 * 1024
 
 
-def test_param_count_matches_torch_module():
-    for D, H in ((512, 8), (96, 3)):
-        mod = torch.nn.MultiheadAttention(D, H, bias=True)
-        assert m.mha_param_count(D, H) == sum(p.numel() for p in mod.parameters())
+@pytest.mark.parametrize("D,H", [pytest.param(512, 8, id="D=512-H=8"), pytest.param(96, 3, id="D=96-H=3")])
+def test_param_count_matches_torch_module(D, H):
+    mod = torch.nn.MultiheadAttention(D, H, bias=True)
+    assert m.mha_param_count(D, H) == sum(p.numel() for p in mod.parameters())
 
 
-def test_memory_counts():
-    assert m.attention_scores_bytes(8192) == 268_435_456 == 256 * 2**20
-    assert m.attention_scores_bytes(8192, dtype="float16", heads=2) == 8192**2 * 2 * 2
-    assert m.attention_scores_bytes(4, S=3, batch=2, dtype=np.float64) == 4 * 3 * 2 * 8
-    assert m.kv_cache_bytes_per_token(80, 8, 128) == 2 * 80 * 8 * 128 * 2 == 327_680
+@pytest.mark.parametrize("call,expected", [
+    pytest.param(lambda: m.attention_scores_bytes(8192), 256 * 2**20, id="8k-fp32-256MiB"),
+    pytest.param(lambda: m.attention_scores_bytes(8192, dtype="float16", heads=2), 8192**2 * 2 * 2, id="8k-fp16-2-heads"),
+    pytest.param(lambda: m.attention_scores_bytes(4, S=3, batch=2, dtype=np.float64), 4 * 3 * 2 * 8, id="T!=S-batch-fp64"),
+    pytest.param(lambda: m.kv_cache_bytes_per_token(80, 8, 128), 2 * 80 * 8 * 128 * 2, id="llama2-70b-kv-cache"),
+])
+def test_memory_counts(call, expected):
+    assert call() == expected
+
+
+def test_memory_counts_worked_values():
+    # the values the pages print: 256 MiB of fp32 scores at T = 8192, 320 KiB of KV cache per token
+    assert m.attention_scores_bytes(8192) == 268_435_456
+    assert m.kv_cache_bytes_per_token(80, 8, 128) == 327_680

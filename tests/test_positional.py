@@ -7,12 +7,16 @@ import pytest
 import mhalib as m
 
 
-def test_sinusoidal_formula_by_hand():
-    pe = m.sinusoidal_encoding(3, 4)
+@pytest.mark.parametrize("p", range(3), ids=lambda p: f"position={p}")
+def test_sinusoidal_formula_by_hand(p):
     # d=4: pairs (0,1) with frequency 1 and (2,3) with 10000^(-2/4) = 1/100
-    for p in range(3):
-        np.testing.assert_allclose(pe[p], [math.sin(p), math.cos(p), math.sin(p / 100), math.cos(p / 100)], atol=1e-15)
+    pe = m.sinusoidal_encoding(3, 4)
+    np.testing.assert_allclose(pe[p], [math.sin(p), math.cos(p), math.sin(p / 100), math.cos(p / 100)], atol=1e-15)
+
+
+def test_sinusoidal_frequencies_by_hand():
     np.testing.assert_allclose(m.sinusoidal_frequencies(4), [1.0, 0.01], rtol=1e-15)
+    assert m.DEFAULT_BASE == 10000.0
 
 
 def test_sinusoidal_bounded_and_distinct():
@@ -43,7 +47,7 @@ def test_wavelength_table_d512():
     assert np.all(np.abs(misprinted[1:] - lam[1:]) / lam[1:] > 0.2)
 
 
-@pytest.mark.parametrize("k", [1, 5, 37, -3])
+@pytest.mark.parametrize("k", [1, 5, 37, -3], ids=lambda k: f"k={k}")
 def test_offset_matrix_shifts_positions(k):
     D = 64
     pe = m.sinusoidal_encoding(200, D)
@@ -53,21 +57,21 @@ def test_offset_matrix_shifts_positions(k):
     np.testing.assert_allclose(M @ M.T, np.eye(D), atol=1e-13)
 
 
-def test_pe_dot_product_depends_on_distance_only():
+@pytest.mark.parametrize("p,q", [(0, 7), (100, 107), (250, 243)], ids=lambda v: str(v))
+def test_pe_dot_product_depends_on_distance_only(p, q):
     pe = m.sinusoidal_encoding(300, 128)
     omega = m.sinusoidal_frequencies(128)
-    for p, q in ((0, 7), (100, 107), (250, 243)):
-        # PE(p).PE(q) = sum_i cos((p-q) omega_i)
-        np.testing.assert_allclose(pe[p] @ pe[q], np.cos(7 * omega).sum(), atol=1e-12)
+    # PE(p).PE(q) = sum_i cos((p-q) omega_i), and |p - q| = 7 in every case
+    np.testing.assert_allclose(pe[p] @ pe[q], np.cos(7 * omega).sum(), atol=1e-12)
 
 
-def test_rope_norm_identity_and_relative():
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_keeps_norms_and_position_0(layout):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 6, 8))
-    for layout in ("interleaved", "half"):
-        r = m.apply_rope(x, layout=layout)
-        np.testing.assert_allclose(np.linalg.norm(r, axis=-1), np.linalg.norm(x, axis=-1), atol=1e-13)
-        np.testing.assert_allclose(r[:, 0], x[:, 0], atol=0)
+    r = m.apply_rope(x, layout=layout)
+    np.testing.assert_allclose(np.linalg.norm(r, axis=-1), np.linalg.norm(x, axis=-1), atol=1e-13)
+    np.testing.assert_allclose(r[:, 0], x[:, 0], atol=0)
 
 
 def _rot_by_hand(v, pos, theta):
@@ -80,42 +84,46 @@ def _rot_by_hand(v, pos, theta):
     return out
 
 
-def test_rope_matches_hand_rotation():
+@pytest.mark.parametrize("p", range(4), ids=lambda p: f"position={p}")
+def test_rope_matches_hand_rotation(p):
     rng = np.random.default_rng(1)
     v = rng.normal(size=6)
     theta = [10000 ** (-2 * i / 6) for i in range(3)]
     got = m.apply_rope(np.tile(v, (4, 1)))
-    for p in range(4):
-        np.testing.assert_allclose(got[p], _rot_by_hand(v, p, theta), atol=1e-14)
+    np.testing.assert_allclose(got[p], _rot_by_hand(v, p, theta), atol=1e-14)
 
 
-def test_rope_score_depends_on_signed_offset():
+def _rope_score(q, k, mq, nk):
+    """RoPE score of query q at position mq against key k at position nk."""
+    return m.apply_rope(q[None], np.array([mq]))[0] @ m.apply_rope(k[None], np.array([nk]))[0]
+
+
+@pytest.mark.parametrize("mq,nk", [(0, 3), (10, 13), (57, 60)], ids=lambda v: str(v))
+def test_rope_score_depends_on_the_offset_only(mq, nk):
     rng = np.random.default_rng(2)
     q, k = rng.normal(size=8), rng.normal(size=8)
-
-    def score(mq, nk):
-        rq = m.apply_rope(q[None], np.array([mq]))[0]
-        rk = m.apply_rope(k[None], np.array([nk]))[0]
-        return rq @ rk
-
-    for mq, nk in ((0, 3), (10, 13), (57, 60)):
-        # q^T R(n - m) k: rotate k by the signed offset n - m
-        expected = q @ m.apply_rope(k[None], np.array([nk - mq]))[0]
-        assert score(mq, nk) == pytest.approx(expected, abs=1e-12)
-    # the sign matters: offset +3 and -3 give different scores for generic q, k
-    assert abs(score(0, 3) - score(3, 0)) > 1e-3
+    # q^T R(n - m) k: rotate k by the signed offset n - m
+    expected = q @ m.apply_rope(k[None], np.array([nk - mq]))[0]
+    assert _rope_score(q, k, mq, nk) == pytest.approx(expected, abs=1e-12)
 
 
-def test_rope_2d_demo_matches_rotation_matrix():
+def test_rope_score_depends_on_the_sign_of_the_offset():
+    rng = np.random.default_rng(2)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    # offset +3 and -3 give different scores for generic q, k
+    assert abs(_rope_score(q, k, 0, 3) - _rope_score(q, k, 3, 0)) > 1e-3
+
+
+@pytest.mark.parametrize("p", m.examples.rope_demo()["positions"].tolist(), ids=lambda p: f"position={p}")
+def test_rope_2d_demo_matches_rotation_matrix(p):
     demo = m.examples.rope_demo()
     q, theta = demo["q"], demo["theta"]
-    for p in demo["positions"]:
-        # with d = 2 the only plane has theta_0 = base^0 = 1, so position p * theta turns by p * theta
-        rotated = m.apply_rope(q[None], np.array([p * theta]))[0]
-        a = p * theta
-        by_hand = [math.cos(a) * q[0] - math.sin(a) * q[1], math.sin(a) * q[0] + math.cos(a) * q[1]]
-        np.testing.assert_allclose(rotated, by_hand, atol=1e-15)
-        np.testing.assert_allclose(m.rotation_matrix(a) @ q, by_hand, atol=1e-15)
+    # with d = 2 the only plane has theta_0 = base^0 = 1, so position p * theta turns by p * theta
+    rotated = m.apply_rope(q[None], np.array([p * theta]))[0]
+    a = p * theta
+    by_hand = [math.cos(a) * q[0] - math.sin(a) * q[1], math.sin(a) * q[0] + math.cos(a) * q[1]]
+    np.testing.assert_allclose(rotated, by_hand, atol=1e-15)
+    np.testing.assert_allclose(m.rotation_matrix(a) @ q, by_hand, atol=1e-15)
 
 
 def test_rope_layouts_agree_after_permutation():
@@ -139,37 +147,54 @@ def test_mixing_layouts_breaks_relative_property():
     assert np.ptp(mixed) > 0.1
 
 
-def test_alibi_slopes():
-    np.testing.assert_allclose(m.alibi_slopes(8), [2.0**-h for h in range(1, 9)], rtol=1e-15)
-    twelve = [2.0**-h for h in range(1, 9)] + [2.0**-(h + 0.5) for h in range(0, 4)]
-    np.testing.assert_allclose(m.alibi_slopes(12), twelve, rtol=1e-15)
-    np.testing.assert_allclose(m.alibi_slopes(1), [2.0**-8], rtol=1e-15)
+@pytest.mark.parametrize("n_heads,expected", [
+    pytest.param(8, [2.0**-h for h in range(1, 9)], id="8-heads"),
+    # 12 heads: the 8 slopes of 8 heads, then every other slope of 16 heads
+    pytest.param(12, [2.0**-h for h in range(1, 9)] + [2.0**-(h + 0.5) for h in range(0, 4)], id="12-heads"),
+    pytest.param(1, [2.0**-8], id="1-head"),
+])
+def test_alibi_slopes(n_heads, expected):
+    np.testing.assert_allclose(m.alibi_slopes(n_heads), expected, rtol=1e-15)
+
+
+T_ALIBI, H_ALIBI = 6, 4
+I, J = np.arange(T_ALIBI)[:, None], np.arange(T_ALIBI)[None, :]
+
+
+@pytest.mark.parametrize("h", range(H_ALIBI), ids=lambda h: f"head={h}")
+def test_alibi_relative_bias_by_hand(h):
+    rel = m.alibi_bias(T_ALIBI, H_ALIBI)
+    slope = m.alibi_slopes(H_ALIBI)[h]
+    np.testing.assert_allclose(rel[h][J <= I], (-slope * (I - J))[J <= I], atol=0)
+    assert np.all(np.isneginf(rel[h][~(J <= I)]))
 
 
 def test_alibi_bias_forms_give_same_causal_attention():
-    T, H = 6, 4
-    rel = m.alibi_bias(T, H)
-    slopes = m.alibi_slopes(H)
-    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
-    for h in range(H):
-        np.testing.assert_allclose(rel[h][j <= i], (-slopes[h] * (i - j))[j <= i], atol=0)
-    assert np.all(np.isneginf(rel[:, ~(j <= i)]))
-    const = m.alibi_bias(T, H, form="row_constant")
+    rel = m.alibi_bias(T_ALIBI, H_ALIBI)
+    const = m.alibi_bias(T_ALIBI, H_ALIBI, form="row_constant")
     rng = np.random.default_rng(5)
-    q, k, v = rng.normal(size=(H, T, 4)), rng.normal(size=(H, T, 4)), rng.normal(size=(H, T, 3))
+    q, k = rng.normal(size=(H_ALIBI, T_ALIBI, 4)), rng.normal(size=(H_ALIBI, T_ALIBI, 4))
+    v = rng.normal(size=(H_ALIBI, T_ALIBI, 3))
     out_a, w_a = m.scaled_dot_product_attention(q, k, v, bias=rel)
     out_b, w_b = m.scaled_dot_product_attention(q, k, v, bias=const)
     np.testing.assert_allclose(w_a, w_b, atol=1e-14)
     np.testing.assert_allclose(out_a, out_b, atol=1e-14)
-    sym = m.alibi_bias(T, H, causal=False)
-    np.testing.assert_allclose(sym[1], -slopes[1] * np.abs(i - j), atol=0)
 
 
-def test_learned_table_seeded_and_limited():
+def test_alibi_symmetric_bias_by_hand():
+    sym = m.alibi_bias(T_ALIBI, H_ALIBI, causal=False)
+    np.testing.assert_allclose(sym[1], -m.alibi_slopes(H_ALIBI)[1] * np.abs(I - J), atol=0)
+
+
+def test_learned_table_is_seeded():
     a = m.learned_position_table(16, 8, seed=1)
-    b = m.learned_position_table(16, 8, seed=1)
-    assert np.array_equal(a, b) and a.shape == (16, 8)
+    assert a.shape == (16, 8)
+    assert np.array_equal(a, m.learned_position_table(16, 8, seed=1))
     assert not np.array_equal(a, m.learned_position_table(16, 8, seed=2))
+
+
+def test_learned_table_has_no_row_past_max_positions():
+    a = m.learned_position_table(16, 8, seed=1)
     assert np.array_equal(m.lookup_positions(a, 4, start=12), a[12:16])
     with pytest.raises(ValueError, match="max_positions=16"):
         m.lookup_positions(a, 5, start=12)

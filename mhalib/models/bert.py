@@ -19,9 +19,11 @@ import functools
 import importlib.util
 import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _checks
 from ..mha import mha_trace
@@ -57,14 +59,15 @@ def load_model(folder: str | None = None) -> dict:
                 weights=load_file(str(path / "model.safetensors")), tokenizer=tokenizer, path=str(path))
 
 
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> np.ndarray:
     """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis."""
+    x = np.asarray(x)
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     return gamma * (x - mean) / np.sqrt(var + eps) + beta
 
 
-def erf(x: np.ndarray) -> np.ndarray:
+def erf(x: ArrayLike) -> np.ndarray:
     """The error function, to within 1.5e-7 (Abramowitz and Stegun 7.1.26), vectorised in float64.
 
     numpy has no erf; this rational approximation is far below float32 resolution here.
@@ -75,8 +78,9 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * (1.0 - poly * np.exp(-x * x))
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: ArrayLike) -> np.ndarray:
     """Exact (erf) GELU, ``x/2 * (1 + erf(x / sqrt 2))``, returned in the dtype of ``x``."""
+    x = np.asarray(x)
     return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
 
 
@@ -88,64 +92,128 @@ def tokenize(model: dict, text: str) -> tuple[np.ndarray, list[str]]:
     return np.array(enc.ids), list(enc.tokens)
 
 
-def bert_forward(model: dict, input_ids, *, token_type_ids=None, attention_mask=None, head_mask=None) -> dict:
+def _ids(values, name: str, limit: int, limit_name: str, T: int | None = None) -> np.ndarray:
+    """``values`` as a 1-D integer array (of length ``T`` if given) with entries in ``[0, limit)``."""
+    ids = np.asarray(values)
+    if ids.ndim != 1 or ids.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
+    if T is not None and ids.shape != (T,):
+        raise ValueError(f"{name} must have one entry per token, shape ({T},), got shape {ids.shape}")
+    bad = np.flatnonzero((ids < 0) | (ids >= limit))
+    if bad.size:
+        raise ValueError(
+            f"{name} must lie in [0, {limit_name}) = [0, {limit}); got {ids[bad[:5]].tolist()} at "
+            f"position(s) {bad[:5].tolist()}{' ...' if bad.size > 5 else ''}"
+        )
+    return ids
+
+
+def _binary_mask(values, name: str, T: int) -> np.ndarray:
+    """``values`` as a boolean ``(T,)`` array; refuses anything but a length-``T`` vector of 0/1 (or bools)."""
+    arr = np.asarray(values)
+    if arr.dtype != np.bool_ and arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold 0/1 numbers or booleans, got dtype {arr.dtype}")
+    if arr.shape != (T,):
+        raise ValueError(f"{name} must have one entry per token, shape ({T},), got shape {arr.shape}")
+    if not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0 (padding) and 1 (real token), got {np.unique(arr).tolist()[:5]}")
+    return arr > 0
+
+
+def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike | None = None,
+                 attention_mask: ArrayLike | None = None, head_mask: ArrayLike | None = None) -> dict:
     """Run the encoder on one sequence; returns every hidden state and every head's attention.
 
     Args:
         model: from :func:`load_model`.
-        input_ids: ``(T,)`` token ids.
-        token_type_ids: ``(T,)`` segment ids, default all 0.
-        attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only).
-        head_mask: ``(L, H)`` multipliers of each head's output (0 ablates a head).
+        input_ids: ``(T,)`` token ids, integers in ``[0, vocab_size)``, ``1 <= T <= 512``.
+        token_type_ids: ``(T,)`` segment ids in ``[0, type_vocab_size)`` (0 or 1), default all 0.
+        attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only). If every
+            entry is 0, no query has a key to attend to: every head outputs zeros.
+        head_mask: ``(L, H)`` multipliers in ``[0, 1]`` of each head's output (0 ablates a head).
 
     Returns:
         ``hidden_states (L+1, T, D)`` (the embeddings first) and ``attentions (L, H, T, T)``.
+
+    Bad ids (negative ones would silently index from the end of the embedding table, ones past
+    it would raise a bare ``IndexError``), masks of the wrong length and empty inputs are
+    refused with a ``TypeError``/``ValueError`` naming the argument.
     """
     cfg, w = model["config"], model["weights"]
     L, H, eps = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
-    ids = np.asarray(input_ids)
-    if ids.ndim != 1 or ids.dtype.kind not in "iu":
-        raise TypeError(f"input_ids must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
+    ids = _ids(input_ids, "input_ids", cfg["vocab_size"], "vocab_size")
     T = ids.size
+    if T == 0:
+        raise ValueError("input_ids must hold at least one token, got an empty array")
     if T > cfg["max_position_embeddings"]:
         raise ValueError(f"input_ids has {T} tokens; the model has learned positions for {cfg['max_position_embeddings']}")
-    types = np.zeros(T, dtype=int) if token_type_ids is None else np.asarray(token_type_ids)
-    mask = None if attention_mask is None else (np.asarray(attention_mask) > 0)[None, None, :]  # (T,) -> (1, 1, T)
+    types = (np.zeros(T, dtype=int) if token_type_ids is None
+             else _ids(token_type_ids, "token_type_ids", cfg["type_vocab_size"], "type_vocab_size", T))
+    mask = None if attention_mask is None else _binary_mask(attention_mask, "attention_mask", T)[None, None, :]  # (T,) -> (1, 1, T)
     if head_mask is not None:
         head_mask = _checks.float_array(head_mask, "head_mask")
         if head_mask.shape != (L, H):
             raise ValueError(f"head_mask must have shape (layers, heads) = ({L}, {H}), got {head_mask.shape}")
+        if ((head_mask < 0) | (head_mask > 1)).any():
+            raise ValueError(f"head_mask must hold multipliers in [0, 1] (0 removes a head, 1 keeps it); "
+                             f"got values from {head_mask.min()} to {head_mask.max()}")
 
-    def p(name):
-        return w[name]
-
-    x = (p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T]
-         + p("embeddings.token_type_embeddings.weight")[types])  # (T, D)
-    x = layer_norm(x, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"), eps)
+    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:T]
+         + w["embeddings.token_type_embeddings.weight"][types])  # (T, D)
+    x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
     hidden, attentions = [x], []
     for layer in range(L):
-        pre = f"encoder.layer.{layer}."
-        att = pre + "attention."
-        t = mha_trace(
-            x, p(att + "self.query.weight").T, p(att + "self.key.weight").T, p(att + "self.value.weight").T,
-            p(att + "output.dense.weight").T, n_heads=H, mask=mask,
-            b_q=p(att + "self.query.bias"), b_k=p(att + "self.key.bias"), b_v=p(att + "self.value.bias"),
-            b_o=p(att + "output.dense.bias"), head_mask=None if head_mask is None else head_mask[layer],
-        )  # nn.Linear stores (out, in); .T gives mhalib's (in, out)
-        x = layer_norm(x + t["out"], p(att + "output.LayerNorm.weight"), p(att + "output.LayerNorm.bias"), eps)
-        ff = gelu(x @ p(pre + "intermediate.dense.weight").T + p(pre + "intermediate.dense.bias"))  # (T, 4D)
-        ff = ff @ p(pre + "output.dense.weight").T + p(pre + "output.dense.bias")  # (T, 4D) -> (T, D)
-        x = layer_norm(x + ff, p(pre + "output.LayerNorm.weight"), p(pre + "output.LayerNorm.bias"), eps)
+        x, weights = _encoder_layer(model, layer, x, mask=mask,
+                                    head_mask=None if head_mask is None else head_mask[layer])
         hidden.append(x)
-        attentions.append(t["weights"])  # (H, T, T)
-    return dict(hidden_states=np.stack(hidden), attentions=np.stack(attentions))
+        attentions.append(weights)  # (H, T, T)
+    return dict(hidden_states=np.stack(hidden),  # (L+1) x (T, D) -> (L+1, T, D)
+                attentions=np.stack(attentions))  # L x (H, T, T) -> (L, H, T, T)
 
 
-def sentence_embedding(hidden: np.ndarray, attention_mask=None) -> np.ndarray:
-    """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised."""
-    m = np.ones(hidden.shape[0]) if attention_mask is None else np.asarray(attention_mask, dtype=float)
-    v = (hidden * m[:, None]).sum(axis=0) / m.sum()
-    return v / np.linalg.norm(v)
+def _encoder_layer(model: dict, layer: int, x: np.ndarray, *, mask=None, head_mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """One encoder layer: ``x (..., T, D)`` -> its output ``(..., T, D)`` and the weights ``(H, T, T)``.
+
+    ``head_mask`` is ``(H,)``, or ``(M, H)`` to run ``M`` ablations of this layer at once:
+    the output then gains a leading axis ``M`` (see :func:`mhalib.mha_trace`).
+    """
+    cfg, w = model["config"], model["weights"]
+    H, eps = cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    pre = f"encoder.layer.{layer}."
+    att = pre + "attention."
+    t = mha_trace(
+        x, w[att + "self.query.weight"].T, w[att + "self.key.weight"].T, w[att + "self.value.weight"].T,
+        w[att + "output.dense.weight"].T, n_heads=H, mask=mask,
+        b_q=w[att + "self.query.bias"], b_k=w[att + "self.key.bias"], b_v=w[att + "self.value.bias"],
+        b_o=w[att + "output.dense.bias"], head_mask=head_mask,
+    )  # nn.Linear stores (out, in); .T gives mhalib's (in, out)
+    x = layer_norm(x + t["out"], w[att + "output.LayerNorm.weight"], w[att + "output.LayerNorm.bias"], eps)
+    ff = gelu(x @ w[pre + "intermediate.dense.weight"].T + w[pre + "intermediate.dense.bias"])  # (..., T, 4D)
+    ff = ff @ w[pre + "output.dense.weight"].T + w[pre + "output.dense.bias"]  # (..., T, 4D) -> (..., T, D)
+    x = layer_norm(x + ff, w[pre + "output.LayerNorm.weight"], w[pre + "output.LayerNorm.bias"], eps)
+    return x, t["weights"]
+
+
+def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = None) -> np.ndarray:
+    """all-MiniLM-L6-v2's pooling: mean over real tokens of the last hidden state, L2-normalised.
+
+        v = sum_t m_t h_t / sum_t m_t,      embedding = v / |v|
+
+    ``hidden (T, D)``; ``attention_mask (T,)`` of 0/1, default all 1. A mask with no real
+    token, or a mean vector of norm 0, has no direction and is refused (rather than NaN).
+    """
+    hidden = _checks.float_array(hidden, "hidden")
+    if hidden.ndim != 2:
+        raise ValueError(f"hidden must be 2-D (tokens, d_model), got shape {hidden.shape}")
+    m = (np.ones(hidden.shape[0]) if attention_mask is None
+         else _binary_mask(attention_mask, "attention_mask", hidden.shape[0]).astype(float))
+    if m.sum() == 0:
+        raise ValueError("attention_mask marks no real token (or hidden has none): the mean over real tokens is undefined")
+    v = (hidden * m[:, None]).sum(axis=0) / m.sum()  # (T, D) * (T, 1) -> (D,)
+    norm = np.linalg.norm(v)
+    if norm == 0:
+        raise ValueError("the mean hidden state is the zero vector: it has no direction to normalise")
+    return v / norm
 
 
 @functools.lru_cache(maxsize=64)
@@ -164,11 +232,19 @@ def _mask_without(L: int, H: int, heads) -> np.ndarray:
     return mask
 
 
+def _sentences(sentences) -> tuple:
+    """Refuse anything but a non-empty tuple of strings (an empty one would average over nothing)."""
+    if not isinstance(sentences, tuple) or not sentences or not all(isinstance(s, str) for s in sentences):
+        raise ValueError(f"sentences must be a non-empty tuple of strings, got {sentences!r}")
+    return sentences
+
+
 @functools.lru_cache(maxsize=4)
 def corpus_scores(sentences: tuple) -> dict:
     """Head-type scores (see :mod:`mhalib.models.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
     from .head_analysis import average_scores, head_scores
 
+    _sentences(sentences)
     return average_scores([head_scores(encode(s)["attentions"], encode(s)["tokens"]) for s in sentences])
 
 
@@ -176,23 +252,41 @@ def corpus_scores(sentences: tuple) -> dict:
 def head_ablation(sentences: tuple) -> np.ndarray:
     """Importance of each head: mean over sentences of ``1 - cos(e, e without that head)``, shape ``(L, H)``.
 
+        importance[l, h] = mean_s (1 - e_s . e_s(without head h of layer l))
+
     ``e`` is the normalised sentence embedding; a head is removed by zeroing its output
     (``head_mask``), in the spirit of Michel et al. (2019).
+
+    The straightforward way runs ``L * H`` full forward passes per sentence with
+    ``head_mask = _mask_without(L, H, [(l, h)])`` (``tests/test_bert.py`` keeps it as the
+    reference). This does the same arithmetic with less repetition: removing a head of
+    layer ``l`` leaves layers ``0 .. l-1`` unchanged, so it starts from the intact hidden
+    state entering layer ``l``, and it runs that layer's ``H`` ablations as one batch.
     """
+    _sentences(sentences)
     model = load_model()
     L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
+    without = 1.0 - np.eye(H, dtype=np.float32)  # (H, H): row h removes head h
     out = np.zeros((L, H))
     for s in sentences:
         full = encode(s)
         for layer in range(L):
+            x, _ = _encoder_layer(model, layer, full["hidden_states"][layer], head_mask=without)  # (T, D) -> (H, T, D)
+            for later in range(layer + 1, L):
+                x, _ = _encoder_layer(model, later, x)  # (H, T, D), one sequence per removed head
             for head in range(H):
-                h = bert_forward(model, full["ids"], head_mask=_mask_without(L, H, [(layer, head)]))
-                out[layer, head] += 1.0 - float(sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+                out[layer, head] += 1.0 - float(sentence_embedding(x[head]) @ full["embedding"])
     return out / len(sentences)
 
 
 def cumulative_ablation(sentences: tuple, fractions=(0.0, 0.1, 0.25, 0.5, 0.75, 0.9)) -> list[dict]:
-    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed."""
+    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed.
+
+    ``fractions`` are shares of all ``L * H`` heads, each a real number in ``[0, 1]``.
+    """
+    _sentences(sentences)
+    if not all(isinstance(f, numbers.Real) and not isinstance(f, bool) and 0 <= f <= 1 for f in fractions):
+        raise ValueError(f"fractions must be real numbers in [0, 1] (shares of all heads), got {fractions!r}")
     model = load_model()
     L, H = model["config"]["num_hidden_layers"], model["config"]["num_attention_heads"]
     importance = head_ablation(sentences)

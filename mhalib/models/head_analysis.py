@@ -16,8 +16,10 @@ the attention goes there on average".
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _checks
 
@@ -25,8 +27,13 @@ HEAD_TYPES = ("previous token", "next token", "self", "to [CLS]", "to [SEP]", "t
 PUNCTUATION = set(string.punctuation)
 
 
-def head_scores(attention, tokens) -> dict:
-    """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``."""
+def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
+    """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``.
+
+    The formulas are in the module docstring. One score can be undefined: a sentence with no
+    punctuation token has no "to punctuation" weight, and that entry is NaN on purpose, as
+    "missing"; :func:`average_scores` leaves such sentences out of that score.
+    """
     A = _checks.float_array(attention, "attention", min_ndim=2)
     T = A.shape[-1]
     if A.shape[-2] != T or len(tokens) != T:
@@ -52,6 +59,6 @@ def average_scores(per_sentence: list[dict]) -> dict:
     """Average each score over sentences (sentences without punctuation are left out of that score)."""
     out = {}
     for key in HEAD_TYPES:
-        stack = np.stack([s[key] for s in per_sentence])
+        stack = np.stack([s[key] for s in per_sentence])  # n_sentences x (...) -> (n_sentences, ...)
         out[key] = np.nanmean(stack, axis=0) if not np.all(np.isnan(stack)) else stack[0]
     return out
