@@ -31,8 +31,8 @@ site: deps    ## static build into site/
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
 	$(BIN)/python -m pytest -m "not build and not slow" -q
 
-test: deps    ## the whole test suite (what CI runs), with coverage of mhalib
-	$(BIN)/python -m pytest --cov=mhalib --cov-report=term --cov-fail-under=95
+test: deps    ## the whole test suite (what CI runs), on both cores, with coverage of mhalib
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov=mhalib --cov-report=term --cov-fail-under=95
 
 bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py

@@ -1,5 +1,9 @@
 """Shared fixtures: the project root and one strict build of the real site for every test
-that only reads a site (builds that test the machine itself use small fixture sites)."""
+that only reads a site (builds that test the machine itself use small fixture sites).
+
+Under pytest-xdist (``make test`` runs ``-n 2``) the workers share that one build: the
+first to need it builds it under a file lock, the others wait and reuse it.
+"""
 from __future__ import annotations
 
 import sys
@@ -17,10 +21,19 @@ def root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site(tmp_path_factory, request) -> Path:
     """One clean strict build of the real site (fresh caches), shared by the site tests."""
-    base = tmp_path_factory.mktemp("build-a")
-    result = mkdocs_build(ROOT / "mkdocs.yml", base / "site", base / "cache")
-    assert result.returncode == 0, result.stderr[-5000:]
-    (base / "log.txt").write_text(result.stderr)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):  # an xdist worker: one folder above the workers' own
+        shared = shared.parent
+    base = shared / "built-site"
+    with FileLock(str(shared / "built-site.lock")):
+        if not (base / "ok").is_file():
+            base.mkdir(exist_ok=True)
+            result = mkdocs_build(ROOT / "mkdocs.yml", base / "site", base / "cache")
+            (base / "log.txt").write_text(result.stderr)
+            assert result.returncode == 0, result.stderr[-5000:]
+            (base / "ok").write_text("built\n")
     return base / "site"

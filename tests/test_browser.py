@@ -22,7 +22,7 @@ from helpers import ROOT
 sys.path.insert(0, str(ROOT / "tools"))
 from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
 
-pytestmark = [pytest.mark.build, pytest.mark.browser]
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("browser")]  # one worker, one browser
 
 OUT = ROOT / "test-output"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
