@@ -239,7 +239,11 @@ def on_page_markdown(markdown, *, page, config, files):
 
 
 def on_serve(server, *, config, builder):
-    root = project_dir(config)
-    for folder in ("figures", "mhalib"):
-        server.watch(str(root / folder))
+    """Rebuild on edits to the figure scripts and to the mhalib that renders them."""
+    import importlib.util
+
+    lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
+    for folder in (project_dir(config) / "figures", lib):
+        if folder.is_dir():
+            server.watch(str(folder))
     return server

@@ -181,3 +181,69 @@ def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
     sub = (tmp_path / "site" / "sub" / "page" / "index.html").read_text()
     assert 'src="../../figures/small.svg#only-light"' in sub
     assert build_stats(tmp_path / "site")["rendered"] == 3
+
+
+# ---- mkdocs serve -----------------------------------------------------------------------------
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(predicate, what: str, timeout: float = 90.0):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_serve_shows_each_edit_reports_a_broken_script_and_recovers(tmp_path):
+    """Under `mkdocs serve`: edit a figure, edit it again, break it, fix it. Every served
+    SVG shows the source as saved; the broken save is reported naming the script; and a
+    later `mkdocs build` on the same cache publishes the last edit, not a stale one."""
+    import subprocess
+    import urllib.request
+
+    def titled(title: str) -> str:
+        return SMALL_FIGURE.replace('label: str = "line"', f'label: str = "{title}"')
+
+    proj = mini_project(tmp_path, {"small": titled("first edit")}, "# Home\n\n![a line](figures/small.svg)\n")
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    env = dict(os.environ, MHA_CACHE_DIR=str(tmp_path / "cache"), NO_MKDOCS_2_WARNING="1")
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-f", str(proj / "mkdocs.yml"),
+                                 "-a", f"127.0.0.1:{port}"], cwd=proj, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/figures/small.svg"
+
+    def served() -> str:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.read().decode()
+        except OSError:
+            return ""
+
+    try:
+        assert "first edit" in _wait_for(lambda: "first edit" in served() and served(), "the first render")
+        (proj / "figures" / "small.py").write_text(titled("second edit"))
+        _wait_for(lambda: "second edit" in served(), "the second edit to be served")
+        (proj / "figures" / "small.py").write_text(titled("second edit").replace("return dict(x=", "return dict(b=1 / 0, x="))
+        _wait_for(lambda: "ZeroDivisionError" in log.read_text(), "the broken script to be reported")
+        assert "figure 'small'" in log.read_text()
+        (proj / "figures" / "small.py").write_text(titled("third edit"))
+        _wait_for(lambda: "third edit" in served(), "the fixed script to be served")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode == 0, result.stderr[-3000:]
+    published = (tmp_path / "site" / "figures" / "small.svg").read_text()
+    assert "third edit" in published and "second edit" not in published
