@@ -18,8 +18,8 @@ and one is inline::
 Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
 sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
 is an error naming the page, the line and, for a misspelt keyword, a suggestion: a typo
-must fail the build, never publish raw text. Inline code and math are not scanned (a page
-shows the syntax itself in inline code); fenced code blocks are.
+must fail the build, never publish raw text. Only inline code is not scanned (a page
+shows the syntax itself in inline code); fenced code blocks and math are.
 
 This module knows nothing of MkDocs or of the figures: :func:`parse` returns
 :class:`Directive` objects and :func:`substitute` replaces them.
@@ -68,17 +68,18 @@ class Directive:
 
 
 def _mask(text: str) -> str:
-    """``text`` with inline code and math blanked out (same length, same lines).
+    """``text`` with inline code blanked out (same length, same lines).
 
     Inline code is how a page shows the syntax itself (`` `{{ table NAME }}` ``). Fenced
-    code blocks are scanned: a listing may show a computed value, e.g. an error message.
+    code blocks and math are scanned: a listing may show a computed value (an error
+    message), and a formula may hold one (``\\(T = {{ value ... }}\\)``). Math that
+    happens to contain ``{{x}}`` fails loudly as an unknown directive: write ``{ {x} }``.
     """
     out = list(text)
-    for regex in (r"(`+)[^`\n].*?\1", r"(?s)\$\$.*?\$\$", r"(?s)\\\[.*?\\\]", r"(?s)\\\(.*?\\\)"):
-        for m in re.finditer(regex, "".join(out)):
-            for i in range(m.start(), m.end()):
-                if out[i] != "\n":
-                    out[i] = " "
+    for m in re.finditer(r"(`+)[^`\n].*?\1", text):
+        for i in range(m.start(), m.end()):
+            if out[i] != "\n":
+                out[i] = " "
     return "".join(out)
 
 

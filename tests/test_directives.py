@@ -57,11 +57,17 @@ def test_lines_are_counted_and_spans_replace_exactly():
     assert out == "# T\n\nA <value:a> and <value:b>.\n\n<table:t>\n"
 
 
-def test_inline_code_and_math_are_not_scanned_but_fenced_code_is():
-    text = ("Write `{{ table NAME }}` for a table; \\(x^{{2}}\\) and $$\\frac{a}{{b}}$$ are math.\n"
+def test_inline_code_is_not_scanned_but_fenced_code_and_math_are():
+    text = ("Write `{{ table NAME }}` for a table; \\(T = {{ value a n , }}\\) and "
+            "\\(\\sqrt{d_{\\text{head}}}\\) are math.\n"
             "```\n{{ value learned_positions error_past_max }}\n```\n")
     found = D.parse(text, where="p.md")
-    assert [(d.keyword, d.name) for d in found] == [("value", "learned_positions")]
+    assert [(d.keyword, d.name) for d in found] == [("value", "a"), ("value", "learned_positions")]
+
+
+def test_math_that_looks_like_a_directive_fails_loudly():
+    with pytest.raises(D.DirectiveError, match="unknown directive 'x'"):
+        D.parse("\\(e^{{x}}\\)", where="p.md")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -73,6 +79,7 @@ def test_inline_code_and_math_are_not_scanned_but_fenced_code_is():
     pytest.param("see {{ table t }} inline", r"must stand on a line of its own", id="block-inline"),
     pytest.param("{{ table }}", r"table takes 1 arguments, got 0", id="table-without-name"),
     pytest.param("{{ table a b }}", r"table takes 1 arguments, got 2", id="table-two-names"),
+    pytest.param("\\(T = {{ vlue a n }}\\)", r"unknown directive 'vlue'.*did you mean 'value'", id="typo-inside-math"),
     pytest.param("{{ value a }}", r"value takes 2–3 arguments, got 1", id="value-without-path"),
     pytest.param("{{ gallery only=a only=b }}", r"option 'only' is given twice", id="gallery-duplicate-option"),
     pytest.param("{{ gallery first=a }}", r"gallery takes no option 'first'", id="gallery-unknown-option"),
@@ -86,8 +93,8 @@ def test_malformed_directives_are_refused_with_page_and_line(text, message):
         D.parse(text, where="p.md")
 
 
-def test_math_with_double_braces_is_not_a_directive():
-    assert D.parse("\\(\\sqrt{d_{\\text{head}}}\\) and \\(e^{{x}}\\)", where="p.md") == []
+def test_math_with_backslashed_double_braces_is_not_a_directive():
+    assert D.parse("\\(\\sqrt{d_{\\text{head}}}\\) and \\(x^{{\\alpha}}\\)", where="p.md") == []
 
 
 # ---- directives resolved against the course's scripts (the hook's resolver, no build) ----

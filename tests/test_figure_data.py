@@ -284,3 +284,104 @@ def test_bert_positions_against_the_weights():
     i, j = 3, 10  # shown positions 12 and 40 at step 4
     assert pos["learned"][i][j] == pytest.approx(P[12] @ P[40] / np.linalg.norm(P[12]) / np.linalg.norm(P[40]), abs=1e-9)
     assert pos["sinusoidal_neighbour_cos"] > 0.9 and 0 <= pos["learned_adjacent_share"] <= 1
+
+
+# ---- generation and speed: the KV cache and FlashAttention ----------------------------------------
+
+def _gpu_json(name):
+    import json
+
+    return json.loads((figures.FIGURES_DIR / "data" / name).read_text())
+
+
+def test_decode_step_time_against_the_stored_measurements():
+    raw = _gpu_json("decode_gqa_h100.json")
+    dst = d("decode_step_time")
+    by = {(r["context"], r["kv_heads"]): r for r in raw["rows"]}
+    longest = max(c for c, _ in by)
+    assert dst["longest"] == longest
+    assert dst["gqa_speedup_long"] == pytest.approx(by[longest, 32]["ms_median"] / by[longest, 8]["ms_median"])
+    assert dst["mqa_speedup_long"] == pytest.approx(by[longest, 32]["ms_median"] / by[longest, 1]["ms_median"])
+    assert dst["gqa_speedup_repeated_long"] == pytest.approx(
+        by[longest, 32]["ms_median"] / by[longest, 8]["ms_median_kv_repeated"])
+    # the stored rows are consistent: bytes = 2 (K, V) x batch x KV heads x context x d x 2 (bf16)
+    for (c, h), r in by.items():
+        assert r["kv_cache_bytes"] == 2 * raw["batch"] * h * c * raw["d_head"] * 2
+        assert r["achieved_GBps"] == pytest.approx(r["kv_cache_bytes"] / (r["ms_median"] * 1e-3) / 1e9, rel=1e-6)
+    assert dst["mha_long_share_of_spec"] == pytest.approx(by[longest, 32]["achieved_GBps"] / 3350.0)
+    # what the page claims: at long context the step is memory-bound and repeating K/V undoes GQA
+    assert dst["gqa_speedup_long"] > 3 and dst["mqa_speedup_long"] > 10 and dst["gqa_speedup_repeated_long"] < 1.1
+
+
+def test_decode_alignment_masks_by_hand():
+    da = d("decode_alignment")
+    br, tl = np.array(da["masks"]["bottom_right"]), np.array(da["masks"]["top_left"])
+    # query at absolute position 3 + i sees keys 0..3+i; top-left: keys 0..i
+    assert br.tolist() == [[j <= 3 + i for j in range(6)] for i in range(3)]
+    assert tl.tolist() == [[j <= i for j in range(6)] for i in range(3)]
+    assert da["bottom_right_is_right"] and not da["top_left_is_right"]
+
+
+def test_flash_memory_time_against_the_stored_measurements():
+    raw = _gpu_json("attention_gpu_h100.json")
+    fm = d("flash_memory_time")
+    one = next(s for s in raw["suites"] if s["H"] == 1)
+    at8192 = next(r for r in one["rows"] if r["T"] == 8192)
+    assert fm["naive_mib_8192"] == at8192["naive"]["peak_extra_bytes"] / 2**20 == 514.0
+    assert fm["efficient_mib_8192"] == 2.0 and fm["scores_bytes_8192"] == 256 * 2**20
+    layer = next(s for s in raw["suites"] if s["H"] == 32 and not s["backward"])
+    r16 = next(r for r in layer["rows"] if r["T"] == 16384)
+    assert fm["flash_speedup_16384"] == pytest.approx(r16["naive"]["ms_median"] / r16["flash"]["ms_median"])
+    assert round(fm["flash_speedup_16384"], 1) == 12.8 and round(fm["naive_gib_layer_16384"]) == 32
+    assert fm["slopes"]["naive"] == pytest.approx(2, abs=0.01) and fm["slopes"]["efficient"] == pytest.approx(1, abs=0.01)
+
+
+def test_flash_throughput_from_flops_and_time():
+    raw = _gpu_json("attention_gpu_h100.json")
+    layer = next(s for s in raw["suites"] if s["H"] == 32 and not s["backward"])
+    ft = d("flash_throughput")
+    for r, row in zip(layer["rows"], ft["rows"]):
+        flops = 4 * 32 * r["T"] ** 2 * 128 // 2  # two products, 2 FLOPs a multiply-add, halved for causal
+        assert row["flops"] == flops
+        assert row["flash"] == pytest.approx(flops / (r["flash"]["ms_median"] / 1e3) / 1e12)
+    assert 0 < ft["best_share"] < 1
+
+
+def test_kv_cache_table_by_hand():
+    kv = d("kv_cache_table", contexts=(4096,), batch=2)
+    llama2, llama3, falcon = kv["rows"]
+    assert llama2["per_token"] == 2 * 32 * 32 * 128 * 2 == 524_288  # 512 KiB
+    assert llama3["per_token"] == 2 * 32 * 8 * 128 * 2 and falcon["per_token"] == 2 * 32 * 1 * 64 * 2
+    assert llama2["at"]["4096"] == 2 * 4096 * 524_288  # batch 2: 4 GiB
+    assert kv["gqa_saving"] == 4 and kv["mqa_saving"] == 64
+
+
+def test_decode_cost_by_hand():
+    dc = d("decode_cost", d_model=64, n_heads=4, max_tokens=16, points=16)
+    D, d_head = 64, 16
+    for t, w, wo in zip(dc["steps"], dc["with_cache"], dc["without"]):
+        proj = 2 * D * 3 * D
+        assert w == proj + 4 * 4 * 1 * t * d_head
+        full = 4 * 4 * t * t * d_head // 2 if t > 1 else 4 * 4 * d_head
+        assert wo == t * proj + full
+
+
+def test_flash_online_softmax_by_hand():
+    fo = d("flash_online_softmax")
+    s = np.asarray(fo["scores"])
+    blocks = [s[a:b] for a, b in fo["key_blocks"]]
+    # running max and sum after each block, from the scores directly
+    for j in range(len(blocks)):
+        seen = np.concatenate(blocks[: j + 1])
+        assert fo["m"][j] == pytest.approx(seen.max(), abs=1e-12)
+        assert fo["l"][j] == pytest.approx(np.exp(seen - seen.max()).sum(), rel=1e-12)
+    assert fo["o"][-1] == pytest.approx(fo["exact_o"], abs=1e-12) and fo["final_error"] < 1e-12
+    assert fo["n_blocks"] == 4
+
+
+def test_flash_io_table_by_hand():
+    io = d("flash_io_table", lengths=(1024,), d=64, n_heads=2, block=128)
+    (row,) = io["rows"]
+    T, dh, H = 1024, 64, 2
+    assert row["naive"] == (4 * T * dh + 4 * T * T) * 2 * H
+    assert row["tiled"] == T * dh * (2 + 2 * (T // 128)) * 2 * H

@@ -124,10 +124,14 @@ def new_figure(width: float = 6.4, height: float = 4.0, **kwargs):
 
 
 def plain_log_ticks(ax, axis: str = "both") -> None:
-    """Label a log axis with plain numbers (512, 1024, ...) instead of powers."""
-    from matplotlib.ticker import ScalarFormatter
+    """Label a log axis with plain numbers (0.25, 0.5, 1, 2, ..., 512, 1024) instead of powers.
+
+    (matplotlib's ScalarFormatter would print 0.25 as "0" on a log axis.)
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    def plain(value, _pos) -> str:
+        return f"{value:.0f}" if value >= 1 else f"{value:g}"
 
     for name in ("x", "y") if axis == "both" else (axis,):
-        fmt = ScalarFormatter()
-        fmt.set_scientific(False)
-        getattr(ax, f"{name}axis").set_major_formatter(fmt)
+        getattr(ax, f"{name}axis").set_major_formatter(FuncFormatter(plain))

@@ -1,0 +1,1 @@
+"""Figures and tables of the generation chapter: the KV cache and FlashAttention."""

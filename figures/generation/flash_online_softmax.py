@@ -1,0 +1,65 @@
+"""One query row through four key blocks: the running maximum, running sum and output of the online softmax.
+
+For one query against 16 keys in blocks of 4 (random q, k, v, one seed), after each block:
+the running maximum m of the scores seen so far, the running sum l of exp(score - m), and
+the first output coordinate o, rescaled whenever m grows; after the last block o equals the
+exact softmax output (dashed). Computed with mhalib.tiled_attention(trace=True).
+Page: FlashAttention.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+from figures._kit.contract import Range
+
+
+def data(n_keys: Annotated[int, Range(2, 256)] = 16, block: Annotated[int, Range(1, 256)] = 4,
+         d: Annotated[int, Range(1, 64)] = 8, seed: Annotated[int, Range(0, None)] = 3) -> dict:
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(1, d))  # one query row
+    k = rng.normal(size=(n_keys, d)) * 1.5
+    v = rng.normal(size=(n_keys, d))
+    out, trace = mhalib.tiled_attention(q, k, v, block_q=1, block_k=block, trace=True)
+    exact, weights = mhalib.scaled_dot_product_attention(q, k, v)
+    scores = (q @ k.T)[0] / np.sqrt(d)
+    m = np.array([row[0] for row in trace["m"]])
+    l = np.array([row[0] for row in trace["l"]])
+    o = np.array([row[0, 0] for row in trace["o"]])
+    return dict(n_keys=n_keys, block=block, d=d, seed=seed, scores=scores, key_blocks=trace["key_blocks"],
+                m=m, l=l, o=o, exact_o=float(exact[0, 0]), exact_max=float(scores.max()),
+                exact_sum=float(np.exp(scores - scores.max()).sum()),
+                final_error=float(np.abs(out - exact).max()), n_blocks=len(trace["m"]))
+
+
+def draw(data: dict):
+    fig, (a, b, c) = style.new_figure(10.4, 3.4, ncols=3)
+    col = style.colors()
+    blocks = np.arange(1, data["n_blocks"] + 1)
+    s = np.asarray(data["scores"])
+    for j, (start, stop) in enumerate(data["key_blocks"]):
+        a.plot(np.full(stop - start, j + 1), s[start:stop], "o", color=col["muted"], ms=4, alpha=0.7)
+    a.plot(blocks, data["m"], "o-", color=style.OKABE_ITO[0], label="running max m")
+    a.set(xlabel="key block", ylabel="score", title="scores (grey) and running max")
+    a.legend(fontsize=9)
+    b.plot(blocks, data["l"], "s-", color=style.OKABE_ITO[1], label="running sum l")
+    b.axhline(data["exact_sum"], color=col["muted"], ls="--", lw=1, label="exact Σ exp(s − max s)")
+    b.set(xlabel="key block", title="sum of exp(score − m)")
+    b.legend(fontsize=9)
+    c.plot(blocks, data["o"], "^-", color=style.OKABE_ITO[2], label="output o (first coordinate)")
+    c.axhline(data["exact_o"], color=col["muted"], ls="--", lw=1, label="exact softmax output")
+    c.set(xlabel="key block", title="output after each block")
+    c.legend(fontsize=9)
+    for ax in (a, b, c):
+        ax.set_xticks(blocks)
+        ax.grid(alpha=0.4)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

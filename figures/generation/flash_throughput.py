@@ -1,0 +1,54 @@
+"""How close FlashAttention runs to the H100's limit: achieved TFLOP/s of the causal forward pass.
+
+For the 32-head x 128, bf16, causal layer measured on an NVIDIA H100 (figures/data/
+attention_gpu_h100.json), the FLOPs of the two attention products (mhalib.attention_flops,
+halved for causal) divided by the measured time, next to the GPU's measured bf16
+matrix-product rate (798 TFLOP/s for an 8192³ product on the same GPU model).
+Page: FlashAttention.
+"""
+from __future__ import annotations
+
+import json
+
+import mhalib
+from figures._kit import cli
+from figures._kit.contract import data_file
+from figures._kit.export import markdown_table
+
+SOURCE = data_file("attention_gpu_h100.json")
+#: bf16 8192³ matrix product on an H100 80GB HBM3, measured (see figures/data/README).
+MATMUL_TFLOPS = 798.0
+
+
+def data() -> dict:
+    gpu = json.loads(SOURCE.read_text())
+    layer = next(s for s in gpu["suites"] if s["H"] > 1 and not s["backward"])
+    rows = []
+    for r in layer["rows"]:
+        flops = mhalib.attention_flops(r["T"], r["T"], layer["d"], n_heads=layer["H"], batch=layer["B"],
+                                       causal=layer["causal"])
+        row = dict(T=r["T"], flops=flops)
+        for method in ("naive", "efficient", "flash"):
+            if "ms_median" in r.get(method, {}):
+                row[method] = flops / (r[method]["ms_median"] * 1e-3) / 1e12
+        rows.append(row)
+    best = max(rows, key=lambda x: x.get("flash", 0))
+    return dict(machine=gpu["machine"], layer={k: layer[k] for k in ("B", "H", "d", "dtype", "causal")},
+                rows=rows, matmul_tflops=MATMUL_TFLOPS, best_T=best["T"], best_flash=best["flash"],
+                best_share=best["flash"] / MATMUL_TFLOPS)
+
+
+def table(data: dict) -> str:
+    def cell(r, m):
+        return f"{r[m]:,.0f}" if m in r else "skipped (memory)"
+
+    rows = [[f"{r['T']:,}", f"{r['flops'] / 1e9:,.0f}", cell(r, "naive"), cell(r, "efficient"), cell(r, "flash"),
+             f"{r['flash'] / data['matmul_tflops']:.0%}"] for r in data["rows"]]
+    return markdown_table(["T", "GFLOP (causal)", "naive TFLOP/s", "memory-efficient TFLOP/s", "flash TFLOP/s",
+                           f"flash / {data['matmul_tflops']:.0f}"], rows, "rrrrrr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())
