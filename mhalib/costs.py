@@ -30,26 +30,35 @@ def dtype_bytes(dtype: DTypeLike) -> int:
 
 
 def mha_param_count(d_model: int, n_heads: int, *, bias: bool = True, n_kv_heads: int | None = None,
-                    output_projection: bool = True) -> int:
+                    output_projection: bool = True, d_head: int | None = None) -> int:
     """Number of learned parameters in one multi-head attention layer.
+
+        D*(H*d) + 2*D*(H_kv*d) + (H*d)*D      [+ H*d + 2*H_kv*d + D with biases]
+
+    ``d_head`` defaults to ``D / H``; models whose heads are wider or narrower than that
+    pass it (Gemma 7B: ``D = 3072``, 16 heads of ``d = 256``, so ``H*d = 4096 != D``).
 
     Example: ``mha_param_count(512, 8, bias=False) == 4 * 512**2 == 1_048_576`` and a
     single head without ``W_O``, ``mha_param_count(512, 1, bias=False,
-    output_projection=False) == 3 * 512**2 == 786_432``.
+    output_projection=False) == 3 * 512**2 == 786_432``; Gemma 7B's
+    ``mha_param_count(3072, 16, d_head=256, bias=False) == 4 * 3072 * 4096 == 50_331_648``.
     """
     D = _checks.positive_int(d_model, "d_model")
     H = _checks.positive_int(n_heads, "n_heads")
     H_kv = H if n_kv_heads is None else _checks.positive_int(n_kv_heads, "n_kv_heads")
-    d = _checks.divisible(D, H, "d_model", "n_heads")
+    if d_head is None:
+        d = _checks.divisible(D, H, "d_model", "n_heads")
+    else:
+        d = _checks.positive_int(d_head, "d_head")
     _checks.divisible(H, H_kv, "n_heads", "n_kv_heads")
     bias = _checks.boolean(bias, "bias")
     output_projection = _checks.boolean(output_projection, "output_projection")
-    kv = H_kv * d
-    count = D * D + 2 * D * kv  # W_Q, W_K, W_V
+    qo, kv = H * d, H_kv * d  # H*d = D unless d_head says otherwise
+    count = D * qo + 2 * D * kv  # W_Q, W_K, W_V
     if bias:
-        count += D + 2 * kv
+        count += qo + 2 * kv
     if output_projection:
-        count += D * D + (D if bias else 0)
+        count += qo * D + (D if bias else 0)
     return count
 
 

@@ -95,6 +95,24 @@ W = np.eye(4)
     pytest.param(lambda: examples.heads_preset("Mirror"), ValueError, ["name", "Identity", "Mirror"], id="heads_preset-unknown-name"),
     pytest.param(lambda: examples.heads_in_action("Identity", tau=0), ValueError, ["tau"], id="heads_in_action-tau=0"),
     pytest.param(lambda: examples.six_by_three(seed=-3), ValueError, ["seed"], id="six_by_three-negative-seed"),
+    # positions, RoPE, ALiBi and value_context inside multi-head attention
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, positions=np.arange(3)), ValueError, ["positions", "rope_base", "alibi"], id="mha-positions-without-rope-or-alibi"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_base=1e4, positions=np.arange(4)), ValueError, ["positions", "(3,)", "(4,)"], id="mha-positions-shape"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, alibi=True, key_positions=[0, 1]), ValueError, ["key_positions", "(3,)"], id="mha-key_positions-shape"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_base=1e4, positions=[0, np.nan, 1]), ValueError, ["positions", "NaN"], id="mha-NaN-position"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_base=0.0), ValueError, ["rope_base", "> 0"], id="mha-rope_base=0"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_base="big"), TypeError, ["rope_base"], id="mha-rope_base-string"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=4, rope_base=1e4), ValueError, ["rope_base", "even", "d_head = 1"], id="mha-rope-odd-d_head"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_base=1e4, rope_layout="rotate_half"), ValueError, ["rope_layout", "interleaved", "half", "rotate_half"], id="mha-unknown-rope_layout"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, rope_layout="half"), ValueError, ["rope_layout", "rope_base"], id="mha-rope_layout-without-rope_base"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, alibi=1), TypeError, ["alibi", "True or False"], id="mha-alibi-int"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, alibi=True, bias=np.ones((2, 2))), ValueError, ["bias", "(2, 2)", "(..., 2, 3, 3)"], id="mha-alibi-bias-does-not-broadcast"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, alibi=True, positions=[0, 1, 1e308], key_positions=[-1e308, 0, 1]), ValueError, ["overflow", "ALiBi", "positions"], id="mha-alibi-distance-overflow"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, alibi=True, bias=np.full((3, 3), -1.79e308), positions=[0, 0, 1e308], key_positions=[0, 0, 0]), ValueError, ["overflow", "bias", "ALiBi"], id="mha-alibi-plus-bias-overflow"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, value_context=np.ones((2, 4))), ValueError, ["value_context", "(2, 4)", "x", "(3, 4)"], id="mha-value_context-length"),
+    pytest.param(lambda: m.multi_head_attention(X, W, W, W, n_heads=2, value_context=np.ones((3, 5))), ValueError, ["w_v", "5 rows", "value_context"], id="mha-value_context-width"),
+    pytest.param(lambda: m.mha_param_count(512, 8, d_head=0), ValueError, ["d_head", ">= 1"], id="param_count-d_head=0"),
+    pytest.param(lambda: m.mha_param_count(10, 3, d_head=2.5), TypeError, ["d_head", "integer"], id="param_count-float-d_head"),
 ])
 def test_bad_input_is_refused_with_a_clear_message(call, exc, words):
     with pytest.raises(exc) as info:
