@@ -1,9 +1,11 @@
-"""Parameter, memory and KV-cache counts (page: multi-head attention; attention cost).
+"""Parameter, memory and KV-cache counts (pages: multi-head attention; attention cost;
+Generating text: the KV cache).
 
     params(MHA)  = D*(H*d) + 2*D*(H_kv*d) + (H*d)*D  [+ H*d + 2*H_kv*d + D with biases]
                  = 4 D^2 (+ 4 D)  when H_kv = H, whatever H is, since H*d = D
     scores bytes = batch * heads * T * S * bytes_per_element
     KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
+                   (times batch * tokens for the whole cache)
 """
 from __future__ import annotations
 
@@ -85,3 +87,20 @@ def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dty
     H_kv = _checks.positive_int(n_kv_heads, "n_kv_heads")
     d = _checks.positive_int(d_head, "d_head")
     return 2 * L * H_kv * d * dtype_bytes(dtype)
+
+def kv_cache_bytes(n_layers: int, n_kv_heads: int, d_head: int, n_tokens: int, *, batch: int = 1,
+                   dtype: DTypeLike = "float16") -> int:
+    """Bytes of K and V cached for ``n_tokens`` tokens of ``batch`` sequences (page: Generating
+    text: the KV cache).
+
+        batch * n_tokens * 2 * L * H_kv * d * bytes = batch * n_tokens * kv_cache_bytes_per_token(...)
+
+    Example: LLaMA-2 70B (80 layers, 8 KV heads, d = 128, fp16) holding a 4096-token context
+    caches ``4096 * 327,680 = 1,342,177,280`` bytes = 1.25 GiB per sequence. An empty cache
+    (``n_tokens=0``) holds 0 bytes.
+    """
+    per_token = kv_cache_bytes_per_token(n_layers, n_kv_heads, d_head, dtype=dtype)
+    n_tokens = _checks.nonnegative_int(n_tokens, "n_tokens")
+    batch = _checks.positive_int(batch, "batch")
+    return batch * n_tokens * per_token
+
