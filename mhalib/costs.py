@@ -1,11 +1,13 @@
-"""Parameter, memory and KV-cache counts (pages: multi-head attention; attention cost;
-Generating text: the KV cache).
+"""Parameter, memory, KV-cache, FLOP and memory-traffic counts (pages: multi-head attention;
+attention cost; Generating text: the KV cache; FlashAttention: exact attention, one tile at a time).
 
     params(MHA)  = D*(H*d) + 2*D*(H_kv*d) + (H*d)*D  [+ H*d + 2*H_kv*d + D with biases]
                  = 4 D^2 (+ 4 D)  when H_kv = H, whatever H is, since H*d = D
     scores bytes = batch * heads * T * S * bytes_per_element
     KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
                    (times batch * tokens for the whole cache)
+    FLOPs        = 4 * T * S * d per head (Q K^T and P V, 2 FLOPs per multiply-add)
+    HBM traffic  = (4 T d + 4 T^2) elements (naive) vs T d (2 + 2 ceil(T / block)) (tiled)
 """
 from __future__ import annotations
 
@@ -88,6 +90,7 @@ def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dty
     d = _checks.positive_int(d_head, "d_head")
     return 2 * L * H_kv * d * dtype_bytes(dtype)
 
+
 def kv_cache_bytes(n_layers: int, n_kv_heads: int, d_head: int, n_tokens: int, *, batch: int = 1,
                    dtype: DTypeLike = "float16") -> int:
     """Bytes of K and V cached for ``n_tokens`` tokens of ``batch`` sequences (page: Generating
@@ -104,3 +107,98 @@ def kv_cache_bytes(n_layers: int, n_kv_heads: int, d_head: int, n_tokens: int, *
     batch = _checks.positive_int(batch, "batch")
     return batch * n_tokens * per_token
 
+
+def attention_flops(T: int, S: int, d: int, *, n_heads: int = 1, batch: int = 1, causal: bool = False) -> int:
+    """Floating-point operations of attention's two matrix products, ``Q K^T`` and ``P V`` (page:
+    FlashAttention: exact attention, one tile at a time).
+
+        FLOPs = batch * heads * (2 T S d  +  2 T S d) = 4 * batch * heads * T * S * d
+
+    Each product has ``T S d`` multiply-adds, counted as 2 FLOPs each (the convention of
+    hardware peak figures). The softmax, the scaling and the mask (``O(T S)``) are not
+    counted, nor the projections. With ``causal=True`` (only for ``T == S``) the count is
+    halved, the convention of the FlashAttention papers; the ``T (T + 1) / 2`` allowed
+    pairs are slightly more than half, and only a kernel that skips masked blocks saves
+    the other half at all. ``d`` is the width of both queries/keys and values.
+
+    Example: ``attention_flops(1024, 1024, 64) == 4 * 1024 * 1024 * 64 == 268_435_456``
+    (0.27 GFLOP), ``134_217_728`` with ``causal=True``.
+    """
+    T = _checks.positive_int(T, "T")
+    S = _checks.positive_int(S, "S")
+    d = _checks.positive_int(d, "d")
+    heads = _checks.positive_int(n_heads, "n_heads")
+    batch = _checks.positive_int(batch, "batch")
+    causal = _checks.boolean(causal, "causal")
+    flops = 4 * batch * heads * T * S * d
+    if causal:
+        if T != S:
+            raise ValueError(
+                f"causal=True halves the count only for a square mask, T == S; got T={T} and S={S} "
+                "(count a rectangular mask's pairs yourself, or pass causal=False)"
+            )
+        flops //= 2
+    return flops
+
+
+def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None, sram_bytes: int | None = None,
+                        dtype: DTypeLike = "float16", n_heads: int = 1, batch: int = 1) -> int:
+    """Bytes that self-attention's forward pass reads from and writes to main memory (HBM) (page:
+    FlashAttention: exact attention, one tile at a time).
+
+    For ``T`` queries and ``T`` keys of width ``d`` (values too), per head, in elements:
+
+    * ``method="naive"`` (the FlashAttention paper's standard attention): read Q, K, V
+      (``3 T d``); write the scores S and read them back for the softmax (``2 T^2``); write
+      the probabilities P and read them back for ``P V`` (``2 T^2``); write O (``T d``):
+
+          naive = 4 T d + 4 T^2
+
+    * ``method="tiled"`` (exact attention one tile at a time, :func:`mhalib.tiled_attention`,
+      following the FlashAttention paper's analysis): read Q once and write O once
+      (``2 T d``); read all of K and V once per block of ``block`` queries:
+
+          tiled = 2 T d + 2 T d * ceil(T / block) = T d (2 + 2 ceil(T / block))
+
+      Give ``block`` (query rows per block), or ``sram_bytes``, the on-chip memory ``M``
+      from which the paper sizes blocks: ``block = floor(M / (4 d * bytes))``, the rows of
+      a Q, K, V and O tile of width ``d`` that fit in ``M`` together.
+
+    Counted: only the arrays above, each element once per pass over it. Not counted: the
+    per-row softmax statistics (``2 T`` elements, which the tiled forward also writes
+    for the backward pass), masks, the projections, caches and any rounding of reads to
+    cache lines. Multiply by ``n_heads * batch`` and the bytes per element of ``dtype``.
+
+    Example: ``T = 4096``, ``d = 64``, fp16: naive ``(4 * 4096 * 64 + 4 * 4096^2) * 2 =
+    136,314,880`` bytes (130 MiB); tiled with blocks of 128 rows ``4096 * 64 * (2 + 2 * 32)
+    * 2 = 34,603,008`` bytes (33 MiB), 3.9 x less.
+    """
+    T = _checks.positive_int(T, "T")
+    d = _checks.positive_int(d, "d")
+    method = _checks.choice(method, "method", ("naive", "tiled"))
+    heads = _checks.positive_int(n_heads, "n_heads")
+    batch = _checks.positive_int(batch, "batch")
+    size = dtype_bytes(dtype)
+    if method == "naive":
+        if block is not None or sram_bytes is not None:
+            raise ValueError(f"method='naive' uses no blocks; drop block={block!r} and sram_bytes={sram_bytes!r}")
+        elements = 4 * T * d + 4 * T * T
+    else:
+        if (block is None) == (sram_bytes is None):
+            raise ValueError(
+                f"method='tiled' needs exactly one of block (query rows per block) or sram_bytes "
+                f"(on-chip memory to size blocks from); got block={block!r} and sram_bytes={sram_bytes!r}"
+            )
+        if block is None:
+            sram = _checks.positive_int(sram_bytes, "sram_bytes")
+            block = sram // (4 * d * size)
+            if block < 1:
+                raise ValueError(
+                    f"sram_bytes={sram} cannot hold one row each of Q, K, V and O tiles of width d={d} "
+                    f"({4 * d * size} bytes of {dtype}); give sram_bytes >= {4 * d * size}"
+                )
+        else:
+            block = _checks.positive_int(block, "block")
+        n_blocks = -(-T // block)  # ceil(T / block)
+        elements = T * d * (2 + 2 * n_blocks)
+    return batch * heads * elements * size

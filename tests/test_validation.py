@@ -136,6 +136,21 @@ W = np.eye(4)
     pytest.param(lambda: m.decode_step(np.ones((1, 4)), m.KVCache(n_kv_heads=2, d_head=2), W, W, W, n_heads=2, rope_base=-1.0), ValueError, ["rope_base"], id="decode_step-negative-rope_base"),
     pytest.param(lambda: m.kv_cache_bytes(1, 1, 1, -1), ValueError, ["n_tokens", ">= 0", "-1"], id="kv_cache_bytes-negative-n_tokens"),
     pytest.param(lambda: m.kv_cache_bytes(1, 1, 1, 4, batch=0), ValueError, ["batch", ">= 1"], id="kv_cache_bytes-batch=0"),
+    # tiled attention and its counts
+    pytest.param(lambda: m.tiled_attention(X, X, X, causal="yes"), TypeError, ["causal", "True or False"], id="tiled-causal-string"),
+    pytest.param(lambda: m.tiled_attention(X, X, X, trace=1), TypeError, ["trace", "True or False"], id="tiled-trace-int"),
+    pytest.param(lambda: m.tiled_attention(X, X, np.ones((2, 4))), ValueError, ["k", "v", "number of keys"], id="tiled-k-v-different-S"),
+    pytest.param(lambda: m.tiled_attention(np.ones((2, 3, 4)), np.ones((3, 3, 4)), np.ones((3, 3, 4))), ValueError, ["leading", "do not broadcast"], id="tiled-leading-axes"),
+    pytest.param(lambda: m.tiled_attention(X, np.ones((3, 5)), X), ValueError, ["q", "k", "last dimension"], id="tiled-q-k-different-d"),
+    pytest.param(lambda: m.tiled_attention(X, X, X, scale=-1.0), ValueError, ["scale", "> 0"], id="tiled-negative-scale"),
+    pytest.param(lambda: m.attention_flops(4, 8, 2, causal=True), ValueError, ["causal", "T == S", "T=4", "S=8"], id="flops-causal-T-ne-S"),
+    pytest.param(lambda: m.attention_flops(0, 8, 2), ValueError, ["T", ">= 1"], id="flops-T=0"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="flash"), ValueError, ["method", "naive", "tiled", "flash"], id="hbm-unknown-method"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="tiled"), ValueError, ["block", "sram_bytes", "exactly one"], id="hbm-tiled-without-block"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="tiled", block=2, sram_bytes=1024), ValueError, ["block", "sram_bytes", "exactly one"], id="hbm-tiled-block-and-sram"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="tiled", block=0), ValueError, ["block", ">= 1"], id="hbm-block=0"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 64, method="tiled", sram_bytes=100), ValueError, ["sram_bytes=100", "512"], id="hbm-sram-too-small"),
+    pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="naive", block=2), ValueError, ["naive", "block"], id="hbm-naive-with-block"),
 ])
 def test_bad_input_is_refused_with_a_clear_message(call, exc, words):
     with pytest.raises(exc) as info:
