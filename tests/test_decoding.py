@@ -1,7 +1,9 @@
 """Cached decoding: KV-cache steps against the full causal pass, RoPE / ALiBi / value_context
 inside multi-head attention against hand computations, torch's SDPA (enable_gqa) and
-transformers' DynamicCache."""
+transformers' DynamicCache; the stored decode measurements (CPU and GPU) are consistent."""
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import torch
 import mhalib as m
 from mhalib.torch_ref import torch_sdpa
 
+ROOT = Path(__file__).resolve().parents[1]
 TOL = dict(rtol=0, atol=1e-12)
 HEADS = [pytest.param(4, 4, id="MHA-H_kv=4"), pytest.param(4, 2, id="GQA-H_kv=2"), pytest.param(4, 1, id="MQA-H_kv=1")]
 ROPE = [pytest.param(None, "interleaved", id="no-rope"), pytest.param(10000.0, "interleaved", id="rope-interleaved"),
@@ -335,3 +338,41 @@ def test_cache_contents_equal_transformers_dynamic_cache():
             np.testing.assert_allclose(ours.keys(li), k_all.numpy(), rtol=0, atol=1e-15)
             np.testing.assert_allclose(ours.values(li), v_all.numpy(), rtol=0, atol=1e-15)
             np.testing.assert_allclose(ours.keys(li), theirs.layers[li].keys.numpy(), rtol=0, atol=1e-15)
+
+
+# ---- the stored measurements -------------------------------------------------------------------
+
+def _decode_files():
+    cpu = ROOT / "figures" / "data" / "decode_cpu.json"
+    gpu = ROOT / "figures" / "data" / "decode_gqa_h100.json"
+    if not gpu.exists():
+        gpu = ROOT.parent / "shared" / "data" / "decode_gqa_h100.json"
+    return [pytest.param(cpu, id="decode_cpu"), pytest.param(gpu, id="decode_gqa_h100")]
+
+
+BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+@pytest.mark.parametrize("path", _decode_files())
+def test_stored_decode_measurements_are_consistent(path):
+    if not path.exists():
+        pytest.skip(f"{path.name} is in neither figures/data/ nor ../shared/data/ (the GPU measurements "
+                    "live beside the repository; copy it into figures/data/ to test it)")
+    data = json.loads(path.read_text())
+    assert {"batch", "q_heads", "d_head", "dtype", "rows", "machine"} <= data.keys()
+    B, d, size = data["batch"], data["d_head"], BYTES[data["dtype"]]
+    assert data["q_heads"] == 32 and d == 128
+    keys = [(r["context"], r["kv_heads"]) for r in data["rows"]]
+    assert len(keys) == len(set(keys)), "one row per (context, kv_heads)"
+    contexts = sorted({c for c, _ in keys})
+    assert set(keys) == {(c, h) for c in contexts for h in (32, 8, 1)} and len(contexts) >= 3
+    for r in data["rows"]:
+        assert set(r) == {"context", "kv_heads", "kv_cache_bytes", "ms_median", "achieved_GBps", "ms_median_kv_repeated"}
+        assert r["kv_cache_bytes"] == 2 * B * r["kv_heads"] * r["context"] * d * size
+        assert r["ms_median"] > 0 and r["ms_median_kv_repeated"] > 0
+        assert r["achieved_GBps"] == pytest.approx(r["kv_cache_bytes"] / (r["ms_median"] * 1e-3) / 1e9, rel=1e-9)
+    machine = data["machine"]
+    assert machine["device_copy_GBps_read_plus_write"] > 0 and machine["measured_on"][:2] == "20"
+    assert "torch" in machine and ("cpu" in machine or "gpu" in machine)
+    if "cpu" in machine:
+        assert machine["cores"] >= 1 and machine["threads"] >= 1
