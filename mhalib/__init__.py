@@ -11,12 +11,17 @@ Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of sh
 float32/float16; randomness only through an explicit ``seed``. Every public function
 checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
 
+Cached decoding (:class:`KVCache`, :func:`decode_step`) and exact attention in tiles
+(:func:`tiled_attention`) build on the same functions.
+
 Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """
 from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
-from .costs import attention_scores_bytes, dtype_bytes, kv_cache_bytes_per_token, mha_param_count
+from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, kv_cache_bytes,
+                    kv_cache_bytes_per_token, mha_param_count)
+from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
 from .learned import learned_position_table, lookup_positions
 from .masks import causal_mask, padding_mask
@@ -26,13 +31,16 @@ from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_mat
 from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
+from .tiled import tiled_attention
 
 __all__ = [
     "softmax", "naive_softmax", "exp_overflow_threshold", "masked_fill_value",
     "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
-    "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "dtype_bytes",
+    "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
+    "KVCache", "decode_step",
+    "tiled_attention", "attention_flops", "attention_hbm_bytes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",

@@ -1,9 +1,13 @@
-"""Parameter, memory and KV-cache counts (page: multi-head attention; attention cost).
+"""Parameter, memory, KV-cache, FLOP and memory-traffic counts (pages: multi-head attention;
+attention cost; Generating text: the KV cache; FlashAttention: exact attention, one tile at a time).
 
     params(MHA)  = D*(H*d) + 2*D*(H_kv*d) + (H*d)*D  [+ H*d + 2*H_kv*d + D with biases]
                  = 4 D^2 (+ 4 D)  when H_kv = H, whatever H is, since H*d = D
     scores bytes = batch * heads * T * S * bytes_per_element
     KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
+                   (times batch * tokens for the whole cache)
+    FLOPs        = 4 * T * S * d per head (Q K^T and P V, 2 FLOPs per multiply-add)
+    HBM traffic  = (4 T d + 4 T^2) elements (naive) vs T d (2 + 2 ceil(T / block)) (tiled)
 """
 from __future__ import annotations
 
@@ -30,26 +34,35 @@ def dtype_bytes(dtype: DTypeLike) -> int:
 
 
 def mha_param_count(d_model: int, n_heads: int, *, bias: bool = True, n_kv_heads: int | None = None,
-                    output_projection: bool = True) -> int:
+                    output_projection: bool = True, d_head: int | None = None) -> int:
     """Number of learned parameters in one multi-head attention layer.
+
+        D*(H*d) + 2*D*(H_kv*d) + (H*d)*D      [+ H*d + 2*H_kv*d + D with biases]
+
+    ``d_head`` defaults to ``D / H``; models whose heads are wider or narrower than that
+    pass it (Gemma 7B: ``D = 3072``, 16 heads of ``d = 256``, so ``H*d = 4096 != D``).
 
     Example: ``mha_param_count(512, 8, bias=False) == 4 * 512**2 == 1_048_576`` and a
     single head without ``W_O``, ``mha_param_count(512, 1, bias=False,
-    output_projection=False) == 3 * 512**2 == 786_432``.
+    output_projection=False) == 3 * 512**2 == 786_432``; Gemma 7B's
+    ``mha_param_count(3072, 16, d_head=256, bias=False) == 4 * 3072 * 4096 == 50_331_648``.
     """
     D = _checks.positive_int(d_model, "d_model")
     H = _checks.positive_int(n_heads, "n_heads")
     H_kv = H if n_kv_heads is None else _checks.positive_int(n_kv_heads, "n_kv_heads")
-    d = _checks.divisible(D, H, "d_model", "n_heads")
+    if d_head is None:
+        d = _checks.divisible(D, H, "d_model", "n_heads")
+    else:
+        d = _checks.positive_int(d_head, "d_head")
     _checks.divisible(H, H_kv, "n_heads", "n_kv_heads")
     bias = _checks.boolean(bias, "bias")
     output_projection = _checks.boolean(output_projection, "output_projection")
-    kv = H_kv * d
-    count = D * D + 2 * D * kv  # W_Q, W_K, W_V
+    qo, kv = H * d, H_kv * d  # H*d = D unless d_head says otherwise
+    count = D * qo + 2 * D * kv  # W_Q, W_K, W_V
     if bias:
-        count += D + 2 * kv
+        count += qo + 2 * kv
     if output_projection:
-        count += D * D + (D if bias else 0)
+        count += qo * D + (D if bias else 0)
     return count
 
 
@@ -76,3 +89,116 @@ def kv_cache_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, *, dty
     H_kv = _checks.positive_int(n_kv_heads, "n_kv_heads")
     d = _checks.positive_int(d_head, "d_head")
     return 2 * L * H_kv * d * dtype_bytes(dtype)
+
+
+def kv_cache_bytes(n_layers: int, n_kv_heads: int, d_head: int, n_tokens: int, *, batch: int = 1,
+                   dtype: DTypeLike = "float16") -> int:
+    """Bytes of K and V cached for ``n_tokens`` tokens of ``batch`` sequences (page: Generating
+    text: the KV cache).
+
+        batch * n_tokens * 2 * L * H_kv * d * bytes = batch * n_tokens * kv_cache_bytes_per_token(...)
+
+    Example: LLaMA-2 70B (80 layers, 8 KV heads, d = 128, fp16) holding a 4096-token context
+    caches ``4096 * 327,680 = 1,342,177,280`` bytes = 1.25 GiB per sequence. An empty cache
+    (``n_tokens=0``) holds 0 bytes.
+    """
+    per_token = kv_cache_bytes_per_token(n_layers, n_kv_heads, d_head, dtype=dtype)
+    n_tokens = _checks.nonnegative_int(n_tokens, "n_tokens")
+    batch = _checks.positive_int(batch, "batch")
+    return batch * n_tokens * per_token
+
+
+def attention_flops(T: int, S: int, d: int, *, n_heads: int = 1, batch: int = 1, causal: bool = False) -> int:
+    """Floating-point operations of attention's two matrix products, ``Q K^T`` and ``P V`` (page:
+    FlashAttention: exact attention, one tile at a time).
+
+        FLOPs = batch * heads * (2 T S d  +  2 T S d) = 4 * batch * heads * T * S * d
+
+    Each product has ``T S d`` multiply-adds, counted as 2 FLOPs each (the convention of
+    hardware peak figures). The softmax, the scaling and the mask (``O(T S)``) are not
+    counted, nor the projections. With ``causal=True`` (only for ``T == S``) the count is
+    halved, the convention of the FlashAttention papers; the ``T (T + 1) / 2`` allowed
+    pairs are slightly more than half, and only a kernel that skips masked blocks saves
+    the other half at all. ``d`` is the width of both queries/keys and values.
+
+    Example: ``attention_flops(1024, 1024, 64) == 4 * 1024 * 1024 * 64 == 268_435_456``
+    (0.27 GFLOP), ``134_217_728`` with ``causal=True``.
+    """
+    T = _checks.positive_int(T, "T")
+    S = _checks.positive_int(S, "S")
+    d = _checks.positive_int(d, "d")
+    heads = _checks.positive_int(n_heads, "n_heads")
+    batch = _checks.positive_int(batch, "batch")
+    causal = _checks.boolean(causal, "causal")
+    flops = 4 * batch * heads * T * S * d
+    if causal:
+        if T != S:
+            raise ValueError(
+                f"causal=True halves the count only for a square mask, T == S; got T={T} and S={S} "
+                "(count a rectangular mask's pairs yourself, or pass causal=False)"
+            )
+        flops //= 2
+    return flops
+
+
+def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None, sram_bytes: int | None = None,
+                        dtype: DTypeLike = "float16", n_heads: int = 1, batch: int = 1) -> int:
+    """Bytes that self-attention's forward pass reads from and writes to main memory (HBM) (page:
+    FlashAttention: exact attention, one tile at a time).
+
+    For ``T`` queries and ``T`` keys of width ``d`` (values too), per head, in elements:
+
+    * ``method="naive"`` (the FlashAttention paper's standard attention): read Q, K, V
+      (``3 T d``); write the scores S and read them back for the softmax (``2 T^2``); write
+      the probabilities P and read them back for ``P V`` (``2 T^2``); write O (``T d``):
+
+          naive = 4 T d + 4 T^2
+
+    * ``method="tiled"`` (exact attention one tile at a time, :func:`mhalib.tiled_attention`,
+      following the FlashAttention paper's analysis): read Q once and write O once
+      (``2 T d``); read all of K and V once per block of ``block`` queries:
+
+          tiled = 2 T d + 2 T d * ceil(T / block) = T d (2 + 2 ceil(T / block))
+
+      Give ``block`` (query rows per block), or ``sram_bytes``, the on-chip memory ``M``
+      from which the paper sizes blocks: ``block = floor(M / (4 d * bytes))``, the rows of
+      a Q, K, V and O tile of width ``d`` that fit in ``M`` together.
+
+    Counted: only the arrays above, each element once per pass over it. Not counted: the
+    per-row softmax statistics (``2 T`` elements, which the tiled forward also writes
+    for the backward pass), masks, the projections, caches and any rounding of reads to
+    cache lines. Multiply by ``n_heads * batch`` and the bytes per element of ``dtype``.
+
+    Example: ``T = 4096``, ``d = 64``, fp16: naive ``(4 * 4096 * 64 + 4 * 4096^2) * 2 =
+    136,314,880`` bytes (130 MiB); tiled with blocks of 128 rows ``4096 * 64 * (2 + 2 * 32)
+    * 2 = 34,603,008`` bytes (33 MiB), 3.9 x less.
+    """
+    T = _checks.positive_int(T, "T")
+    d = _checks.positive_int(d, "d")
+    method = _checks.choice(method, "method", ("naive", "tiled"))
+    heads = _checks.positive_int(n_heads, "n_heads")
+    batch = _checks.positive_int(batch, "batch")
+    size = dtype_bytes(dtype)
+    if method == "naive":
+        if block is not None or sram_bytes is not None:
+            raise ValueError(f"method='naive' uses no blocks; drop block={block!r} and sram_bytes={sram_bytes!r}")
+        elements = 4 * T * d + 4 * T * T
+    else:
+        if (block is None) == (sram_bytes is None):
+            raise ValueError(
+                f"method='tiled' needs exactly one of block (query rows per block) or sram_bytes "
+                f"(on-chip memory to size blocks from); got block={block!r} and sram_bytes={sram_bytes!r}"
+            )
+        if block is None:
+            sram = _checks.positive_int(sram_bytes, "sram_bytes")
+            block = sram // (4 * d * size)
+            if block < 1:
+                raise ValueError(
+                    f"sram_bytes={sram} cannot hold one row each of Q, K, V and O tiles of width d={d} "
+                    f"({4 * d * size} bytes of {dtype}); give sram_bytes >= {4 * d * size}"
+                )
+        else:
+            block = _checks.positive_int(block, "block")
+        n_blocks = -(-T // block)  # ceil(T / block)
+        elements = T * d * (2 + 2 * n_blocks)
+    return batch * heads * elements * size

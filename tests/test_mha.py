@@ -183,6 +183,30 @@ def test_param_count_grouped_query():
     assert m.mha_param_count(8192, 64, bias=False, n_kv_heads=8) == 2 * 8192**2 + 2 * 8192 * 1024
 
 
+def test_param_count_with_heads_wider_than_d_model_over_h():
+    # Gemma 7B: d_model 3072, 16 heads of d_head 256, so H*d = 4096 != D
+    assert m.mha_param_count(3072, 16, d_head=256, bias=False) == 4 * 3072 * 4096 == 50_331_648
+    # Gemma 2B: d_model 2048, 8 query heads and 1 key/value head of 256
+    assert m.mha_param_count(2048, 8, d_head=256, n_kv_heads=1, bias=False) == 2 * 2048 * 2048 + 2 * 2048 * 256
+    # with biases: H*d + 2*H_kv*d for Q, K, V and D for the output
+    assert m.mha_param_count(6, 2, d_head=5) == 6 * 10 * 4 + 10 * 3 + 6
+
+
+@pytest.mark.parametrize("D,H", [pytest.param(512, 8, id="D=512-H=8"), pytest.param(96, 3, id="D=96-H=3")])
+def test_param_count_with_d_head_d_model_over_h_changes_nothing(D, H):
+    for kw in (dict(), dict(bias=False), dict(output_projection=False)):
+        assert m.mha_param_count(D, H, d_head=D // H, **kw) == m.mha_param_count(D, H, **kw)
+
+
+def test_param_count_matches_transformers_gemma_attention():
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.gemma.modeling_gemma import GemmaAttention
+    cfg = transformers.GemmaConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=1, head_dim=32,
+                                   intermediate_size=8, num_hidden_layers=1, vocab_size=10)
+    module = GemmaAttention(cfg, layer_idx=0)  # q_proj (64 -> 128): H*d = 128 != D = 64
+    assert m.mha_param_count(64, 4, n_kv_heads=1, d_head=32, bias=False) == sum(p.numel() for p in module.parameters())
+
+
 @pytest.mark.parametrize("D,H", [pytest.param(512, 8, id="D=512-H=8"), pytest.param(96, 3, id="D=96-H=3")])
 def test_param_count_matches_torch_module(D, H):
     mod = torch.nn.MultiheadAttention(D, H, bias=True)
