@@ -163,7 +163,10 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
             mask aligned bottom-right, ``causal_mask(t, S, align="bottom_right")``.
         cache: the :class:`KVCache`; ``t`` tokens are appended to ``cache`` at ``layer``
             only when the step succeeds (a refused step leaves it unchanged).
-        w_q, w_k, w_v, w_o: the layer's projections, as in :func:`multi_head_attention`.
+        w_q: query projection ``(D, H*d)``, as in :func:`multi_head_attention`.
+        w_k: key projection ``(D, H_kv*d)``.
+        w_v: value projection ``(D, H_kv*d_v)``.
+        w_o: output projection ``(H*d_v, D_out)``, or None to return the concatenated heads.
         n_heads: query heads ``H``.
         n_kv_heads: key/value heads ``H_kv`` (default ``H``); must equal the cache's.
             Each K/V head serves ``H / H_kv`` consecutive query heads (GQA; 1 is MQA).
