@@ -61,7 +61,10 @@ def api_objects(built_site: Path) -> dict[str, str]:
 @pytest.mark.build
 @pytest.mark.parametrize("name", PUBLIC)
 def test_public_name_is_documented_on_the_api_page(api_objects, name):
-    kind = "doc-function" if callable(getattr(mhalib, name)) else "doc-attribute"
+    import inspect
+
+    obj = getattr(mhalib, name)
+    kind = "doc-class" if inspect.isclass(obj) else "doc-function" if callable(obj) else "doc-attribute"
     found = {a: api_objects[a] for a in _anchors(name) if a in api_objects}
     assert any(kind in classes.split() for classes in found.values()), (
         f"mhalib.{name} is not documented as a {kind[4:]} on the API page; anchors found: {found or 'none'}"
