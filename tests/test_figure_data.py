@@ -377,11 +377,14 @@ def test_flash_online_softmax_by_hand():
         assert fo["l"][j] == pytest.approx(np.exp(seen - seen.max()).sum(), rel=1e-12)
     assert fo["o"][-1] == pytest.approx(fo["exact_o"], abs=1e-12) and fo["final_error"] < 1e-12
     assert fo["n_blocks"] == 4
+    assert fo["rescale_example"] == pytest.approx(math.exp(-3))
 
 
 def test_flash_io_table_by_hand():
-    io = d("flash_io_table", lengths=(1024,), d=64, n_heads=2, block=128)
+    io = d("flash_io_table", lengths=(1024,), head_dims=(64,), n_heads=2, sram_kib=64)
     (row,) = io["rows"]
     T, dh, H = 1024, 64, 2
+    block = 64 * 1024 // (4 * dh * 2)  # 128 rows of Q, K, V and O in bf16 fit in 64 KiB
+    assert row["block"] == block == 128
     assert row["naive"] == (4 * T * dh + 4 * T * T) * 2 * H
-    assert row["tiled"] == T * dh * (2 + 2 * (T // 128)) * 2 * H
+    assert row["tiled"] == T * dh * (2 + 2 * (T // block)) * 2 * H

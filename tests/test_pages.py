@@ -12,7 +12,7 @@ import figures
 pytestmark = pytest.mark.build
 
 LECTURE = ["attention", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
-           "compare", "numerics"]
+           "compare", "kv_cache", "flash_attention", "numerics"]
 
 
 def text(site, page: str) -> str:
@@ -107,3 +107,46 @@ def test_labs_ran_and_match_torch(built_site):
     assert m and float(m.group(1)) < 1e-10
     t2 = text(built_site, "labs/lab2_positions")
     assert "largest error for k = 7" in t2
+
+
+def _gpu(name):
+    import json
+
+    return json.loads((figures.FIGURES_DIR / "data" / name).read_text())
+
+
+def test_kv_cache_page_numbers(built_site):
+    """The page's numbers, recomputed here from the stored measurements."""
+    t = text(built_site, "kv_cache")
+    rows = {(r["context"], r["kv_heads"]): r for r in _gpu("decode_gqa_h100.json")["rows"]}
+    L = max(c for c, _ in rows)
+    assert f"{rows[L, 32]['ms_median'] / rows[L, 8]['ms_median']:.1f}× and MQA" in t
+    assert f"{rows[L, 32]['ms_median'] / rows[L, 1]['ms_median']:.1f}× faster than MHA on the H100" in t
+    assert f"only {rows[L, 32]['ms_median'] / rows[L, 8]['ms_median_kv_repeated']:.2f}× faster" in t
+    assert f"{rows[L, 32]['achieved_GBps'] / 3350:.0%} of the GPU's specified memory" in t
+    cpu = {(r["context"], r["kv_heads"]): r for r in _gpu("decode_cpu.json")["rows"]}
+    C = max(c for c, _ in cpu)
+    assert f"GQA is only {cpu[C, 32]['ms_median'] / cpu[C, 8]['ms_median']:.2f}× faster" in t
+    # LLaMA-2 7B: 2 (K, V) x 32 layers x 32 heads x 128 x 2 bytes = 512 KiB per token
+    assert "512 KiB" in t and "2.00 GiB" in t and "128 KiB" in t
+    # the cost figure's ratio: (t x proj + causal attention) / (proj + one row) at t = 4096
+    D, H, d, n = 4096, 32, 128, 4096
+    proj = 2 * D * 3 * D
+    ratio = (n * proj + 4 * H * n * n * d // 2) / (proj + 4 * H * n * d)
+    assert f"costs {ratio:,.0f} times more" in t
+
+
+def test_flash_attention_page_numbers(built_site):
+    t = text(built_site, "flash_attention")
+    suites = _gpu("attention_gpu_h100.json")["suites"]
+    one = {r["T"]: r for r in suites[0]["rows"]}
+    assert f"{one[8192]['naive']['peak_extra_bytes'] / 2**20:,.0f} MiB naive" in t  # 514
+    assert f"against {one[8192]['efficient']['peak_extra_bytes'] / 2**20:.0f} MiB" in t
+    layer = {r["T"]: r for r in suites[1]["rows"]}
+    r = layer[16384]
+    assert f"{r['naive']['peak_extra_bytes'] / 2**30:.1f} GiB of extra" in t  # 32.2 (the issue's "32 GiB")
+    assert f"{r['naive']['ms_median'] / r['flash']['ms_median']:.1f}× faster" in t  # 12.8
+    assert f"{8192**2 * 4:,} bytes" in t  # the "256 MB" matrix
+    best = max(layer.values(), key=lambda x: 4 * 32 * x["T"] ** 2 * 128 / 2 / x["flash"]["ms_median"])
+    tflops = 4 * 32 * best["T"] ** 2 * 128 / 2 / (best["flash"]["ms_median"] * 1e-3) / 1e12
+    assert f"{tflops:,.0f} TFLOP/s, {tflops / 798:.0%}" in t

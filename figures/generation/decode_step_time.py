@@ -71,17 +71,18 @@ def _time_panel(ax, rows, kv_heads, bandwidths, title):
     for h in kv_heads:
         mine = [r for r in rows if r["kv_heads"] == h]
         ax.loglog([r["kv_cache_bytes"] / 2**30 for r in mine], [r["ms_median"] for r in mine], markers.get(h, "o"),
-                  label=LABELS.get(h, f"{h} KV heads"), ms=sizes.get(h, 6), mfc="none" if h == 32 else None, mew=1.6)
+                  label=LABELS.get(h, f"{h} KV heads").split(" (")[0], ms=sizes.get(h, 6),
+                  mfc="none" if h == 32 else None, mew=1.6)
     lo = min(r["kv_cache_bytes"] for r in rows) / 2**30
     hi = max(r["kv_cache_bytes"] for r in rows) / 2**30
     gib = np.logspace(np.log10(lo), np.log10(hi), 50)
     for (label, bw), ls in zip(bandwidths, ("--", ":")):
         ax.loglog(gib, gib * 2**30 / (bw * 1e9) * 1e3, color=c["muted"], ls=ls, lw=1.2,
-                  label=f"bytes ÷ {bw:,.0f} GB/s ({label})")
-    ax.set(xlabel="KV cache read per step (GiB)", ylabel="step time (ms)", title=title)
+                  label=f"bytes ÷ {bw:,.0f} GB/s{label}")
+    ax.set(xlabel="KV cache per step (GiB)", ylabel="step time (ms)", title=title)
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax, "y")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
 
 
 def _speedup_panel(ax, contexts, speedup, repeated, kv_heads, title):
@@ -91,27 +92,27 @@ def _speedup_panel(ax, contexts, speedup, repeated, kv_heads, title):
         name = LABELS.get(h, str(h)).split(" (")[0]
         ax.semilogx(contexts, speedup[str(h)], "o-", base=2, color=color, label=f"{name}")
         ax.semilogx(contexts, repeated[str(h)], "o:", base=2, color=color, alpha=0.6, mfc="none",
-                    label=f"{name}, K/V repeated to {kv_heads[0]}")
+                    label=f"{name}, K/V repeated")
     ax.axhline(1, color=c["muted"], lw=1)
     ax.set_xticks(contexts, [f"{n // 1024}k" for n in contexts])
     ax.set(xlabel="context length (tokens)", ylabel="speed-up over MHA", title=title)
     ax.grid(alpha=0.4)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=9, loc="best")
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(9.6, 7.6, nrows=2, ncols=2)
+    fig, axes = style.new_figure(7.6, 8.4, nrows=2, ncols=2)
     m, cpu = data["machine"], data["cpu"]
     _time_panel(axes[0][0], data["rows"], data["kv_heads"],
-                [("measured copy", data["bandwidth_GBps"]), ("specified HBM3", data["spec_GBps"])],
+                [(" (copy)", data["bandwidth_GBps"]), (" (spec)", data["spec_GBps"])],
                 f"H100: batch {data['batch']}, {data['dtype']}")
-    _time_panel(axes[0][1], cpu["rows"], data["kv_heads"], [("measured copy", cpu["bandwidth_GBps"])],
+    _time_panel(axes[0][1], cpu["rows"], data["kv_heads"], [(" (copy)", cpu["bandwidth_GBps"])],
                 f"CPU ({cpu['machine']['cores']} cores): batch {cpu['batch']}, {cpu['dtype']}")
     _speedup_panel(axes[1][0], data["contexts"], data["speedup"], data["speedup_repeated"], data["kv_heads"],
-                   "H100: fewer KV heads, faster steps")
+                   "H100: speed-up over MHA")
     _speedup_panel(axes[1][1], cpu["contexts"], cpu["speedup"], cpu["speedup_repeated"], data["kv_heads"],
-                   "CPU: arithmetic, not bytes, sets the pace")
-    fig.suptitle(f"One decode step, {data['q_heads']} query heads × {data['d_head']}: {m['gpu']} "
+                   "CPU: speed-up over MHA")
+    fig.suptitle(f"One decode step, {data['q_heads']} query heads × {data['d_head']}\n{m['gpu']} "
                  f"({m['measured_on']}) and this site's CPU ({cpu['machine']['measured_on']})", fontsize=10)
     return fig
 

@@ -32,7 +32,8 @@ def data(n_keys: Annotated[int, Range(2, 256)] = 16, block: Annotated[int, Range
     return dict(n_keys=n_keys, block=block, d=d, seed=seed, scores=scores, key_blocks=trace["key_blocks"],
                 m=m, l=l, o=o, exact_o=float(exact[0, 0]), exact_max=float(scores.max()),
                 exact_sum=float(np.exp(scores - scores.max()).sum()),
-                final_error=float(np.abs(out - exact).max()), n_blocks=len(trace["m"]))
+                final_error=float(np.abs(out - exact).max()), n_blocks=len(trace["m"]),
+                rescale_example=float(np.exp(2.0 - 5.0)))  # the factor when the maximum grows from 2 to 5
 
 
 def draw(data: dict):

@@ -44,11 +44,11 @@ def _size(n: int) -> str:
 
 def table(data: dict) -> str:
     batch = f", batch {data['batch']}" if data["batch"] != 1 else ""
-    header = ["model", "attention", "layers", "query heads", "KV heads", "d_head", "per token"] + \
-        [f"{n:,} tokens{batch}" for n in data["contexts"]]
-    rows = [[r["model"], r["kind"], r["layers"], r["heads"], r["kv_heads"], r["d_head"], _size(r["per_token"])] +
+    header = ["model (32 layers)" if len({r["layers"] for r in data["rows"]}) == 1 else "model",
+              "heads : KV heads", "d_head", "per token"] + [f"{n:,} tokens{batch}" for n in data["contexts"]]
+    rows = [[r["model"], f"{r['heads']} : {r['kv_heads']} ({r['kind']})", r["d_head"], _size(r["per_token"])] +
             [_size(r["at"][str(n)]) for n in data["contexts"]] for r in data["rows"]]
-    return markdown_table(header, rows, "llrrrrr" + "r" * len(data["contexts"]))
+    return markdown_table(header, rows, "llrr" + "r" * len(data["contexts"]))
 
 
 main = cli.main_for(__name__)
