@@ -309,6 +309,7 @@ def test_decode_step_time_against_the_stored_measurements():
         assert r["kv_cache_bytes"] == 2 * raw["batch"] * h * c * raw["d_head"] * 2
         assert r["achieved_GBps"] == pytest.approx(r["kv_cache_bytes"] / (r["ms_median"] * 1e-3) / 1e9, rel=1e-6)
     assert dst["mha_long_share_of_spec"] == pytest.approx(by[longest, 32]["achieved_GBps"] / 3350.0)
+    assert dst["floor_step_ms"] == min(r["ms_median"] for r in raw["rows"])
     # what the page claims: at long context the step is memory-bound and repeating K/V undoes GQA
     assert dst["gqa_speedup_long"] > 3 and dst["mqa_speedup_long"] > 10 and dst["gqa_speedup_repeated_long"] < 1.1
 
@@ -364,6 +365,8 @@ def test_decode_cost_by_hand():
         assert w == proj + 4 * 4 * 1 * t * d_head
         full = 4 * 4 * t * t * d_head // 2 if t > 1 else 4 * 4 * d_head
         assert wo == t * proj + full
+    # attention (2 H d t^2) outgrows t projections (t * 6 D^2) beyond t = 6 D^2 / (2 H d) = 3 D
+    assert dc["attention_dominates_after"] == 3 * D
 
 
 def test_flash_online_softmax_by_hand():

@@ -2,9 +2,9 @@
 # # Lab 3: decoding with a KV cache, and attention in tiles
 #
 # In this lab you generate with a cache one token at a time and check every step against
-# the full causal pass ([the KV cache](../kv_cache.md)), then compute attention one block
-# of keys at a time and check it against the exact softmax
-# ([FlashAttention](../flash_attention.md)).
+# the full causal pass (the page *Generating text: the KV cache*), then compute attention
+# one block of keys at a time and check it against the exact softmax (the page
+# *FlashAttention: exact attention in tiles*).
 #
 # Download this notebook with the link at the top of the page and run it next to an
 # install of this project (`pip install -e ".[test]"`).
@@ -28,7 +28,7 @@ w_k, w_v = (rng.normal(scale=D**-0.5, size=(D, H_kv * d)) for _ in range(2))  # 
 # %%
 full, _ = mhalib.multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=H, n_kv_heads=H_kv, causal=True,
                                       rope_base=mhalib.DEFAULT_BASE)
-full.shape  # (B, T, D)
+print(full.shape)  # (B, T, D)
 
 # %% [markdown]
 # ## One token at a time

@@ -34,15 +34,18 @@ def data(d_model: Annotated[int, Range(2, 65536)] = 4096, n_heads: Annotated[int
                                    else mhalib.attention_flops(1, 1, d, n_heads=n_heads)))
     with_cache, without = np.array(with_cache, dtype=float), np.array(without, dtype=float)
     total_with, total_without = float(with_cache.sum()), float(without.sum())
+    # the causal attention of t tokens, 2 H d t^2 FLOPs, outgrows t projections when t > proj / (2 H d)
+    attention_dominates_after = proj // (2 * n_heads * d)
     return dict(d_model=d_model, n_heads=n_heads, d_head=d, steps=steps, with_cache=with_cache, without=without,
-                projection_flops=proj, ratio_at_max=float(without[-1] / with_cache[-1]), max_tokens=int(steps[-1]))
+                projection_flops=proj, ratio_at_max=float(without[-1] / with_cache[-1]), max_tokens=int(steps[-1]),
+                attention_dominates_after=int(attention_dominates_after))
 
 
 def draw(data: dict, ax=None):
     fig, ax = style.new_figure(6.4, 3.8) if ax is None else (ax.figure, ax)
     ax.loglog(data["steps"], data["without"], "o-", ms=3, label="no cache: recompute the prefix")
     ax.loglog(data["steps"], data["with_cache"], "s-", ms=3, label="KV cache: one new token")
-    ax.set(xlabel="position t of the generated token", ylabel="FLOPs for that step (one layer)",
+    ax.set(xlabel="position t of the generated token", ylabel="FLOPs for that step (attention)",
            title=f"D = {data['d_model']}, {data['n_heads']} heads of {data['d_head']}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=9)

@@ -55,6 +55,7 @@ def data() -> dict:
                 mha_long_share_of_bandwidth=mha_long["achieved_GBps"] / bw, spec_GBps=SPEC_GBPS,
                 mha_long_share_of_spec=mha_long["achieved_GBps"] / SPEC_GBPS,
                 gqa_speedup_long=speedup[str(kv_heads[1])][-1], mqa_speedup_long=speedup[str(kv_heads[-1])][-1],
+                floor_step_ms=min(r["ms_median"] for r in rows),
                 gqa_speedup_repeated_long=speedup_repeated[str(kv_heads[1])][-1],
                 cpu=dict(machine=cpu["machine"], batch=cpu["batch"], dtype=cpu["dtype"], rows=cpu["rows"],
                          longest=cpu_longest, contexts=cpu_contexts, speedup=cpu_speedup, speedup_repeated=cpu_repeated,

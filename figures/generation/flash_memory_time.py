@@ -46,7 +46,7 @@ def data() -> dict:
     t16 = {m: dict(zip(s["T"], s["ms"])) for m, s in time.items()}
     layer_mem = {m: dict(zip(*_series(layer, m, "peak_extra_bytes"))) for m in METHODS}
     return dict(
-        machine=gpu["machine"], cpu_machine=cpu["machine"], one_head={k: one_head[k] for k in ("B", "H", "d", "dtype")},
+        machine=gpu["machine"], cpu_machine=cpu["machine"], gpu_memory_gib=gpu["machine"]["gpu_memory_bytes"] / 2**30, one_head={k: one_head[k] for k in ("B", "H", "d", "dtype")},
         layer={k: layer[k] for k in ("B", "H", "d", "dtype", "causal")}, memory=memory, time=time, slopes=slopes,
         cpu_rows=cpu["rows"], scores_bytes_8192=4 * 8192**2,
         naive_mib_8192=at["naive"][8192] / 2**20, efficient_mib_8192=at["efficient"][8192] / 2**20,
