@@ -33,7 +33,6 @@ def data(d_model: Annotated[int, Range(2, 65536)] = 4096, n_heads: Annotated[int
         without.append(t * proj + (mhalib.attention_flops(t, t, d, n_heads=n_heads, causal=True) if t > 1
                                    else mhalib.attention_flops(1, 1, d, n_heads=n_heads)))
     with_cache, without = np.array(with_cache, dtype=float), np.array(without, dtype=float)
-    total_with, total_without = float(with_cache.sum()), float(without.sum())
     # the causal attention of t tokens, 2 H d t^2 FLOPs, outgrows t projections when t > proj / (2 H d)
     attention_dominates_after = proj // (2 * n_heads * d)
     return dict(d_model=d_model, n_heads=n_heads, d_head=d, steps=steps, with_cache=with_cache, without=without,

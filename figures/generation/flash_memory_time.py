@@ -5,7 +5,7 @@ naive path holds the T x T scores (slope 2), the memory-efficient kernel only it
 and per-row statistics (slope 1); the CPU measurement of the same naive path and of
 torch's fused CPU kernel is drawn beside it, and the "256 MB" score matrix at T = 8192 is
 marked. Right: the time of a 32-head x 128 causal bf16 layer, forward. Data measured with
-tools/measure_attention.py (figures/data/attention_gpu_h100.json) and
+tools/measure_attention_gpu.py (figures/data/attention_gpu_h100.json) and
 tools/measure_attention_memory.py (figures/data/attention_memory_measured.json).
 Page: FlashAttention.
 """

@@ -49,7 +49,6 @@ def draw(data: dict):
     g = fig.add_gridspec(2, 2, height_ratios=(2.2, 1))
     for c, (key, title) in enumerate((("learned", "learned (all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal, d = 384"))):
         ax = fig.add_subplot(g[0, c])
-        n = len(data[key])
         ax.imshow(data[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, data["n_positions"], data["n_positions"], 0),
                   interpolation="nearest")
         ax.set(xlabel="position", ylabel="position" if c == 0 else None, title=title)
