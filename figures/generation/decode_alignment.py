@@ -36,7 +36,7 @@ def draw(data: dict):
                       xlabel="key position", ylabel="new token", title=titles[align])
         for i, row in enumerate(np.asarray(mask)):
             for j, ok in enumerate(row):
-                ax.text(j, i, "✓" if ok else "·", ha="center", va="center", fontsize=11,
+                ax.text(j, i, "✓" if ok else "✗", ha="center", va="center", fontsize=11,
                         color="#111111" if ok else "#ffffff")
     return fig
 
