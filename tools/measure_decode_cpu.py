@@ -30,21 +30,17 @@ import os
 import platform
 import statistics
 import time
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure_attention_memory import cpu_name  # noqa: E402  (one way to name the machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 Q_HEADS, D_HEAD, KV_HEADS = 32, 128, (32, 8, 1)
 WARMUP, CALLS = 3, 20
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def timer(device: str):
@@ -82,7 +78,6 @@ def copy_bandwidth(device: str, nbytes: int, time_ms) -> float:
     for _ in range(WARMUP):
         dst.copy_(src)
     ms = statistics.median(time_ms(lambda: dst.copy_(src), 10))
-    del src, dst
     return 2 * nbytes / (ms * 1e-3) / 1e9
 
 

@@ -39,7 +39,6 @@ def draw(data: dict, ax=None):
     return ax.figure
 
 
-
 main = cli.main_for(__name__)
 
 if __name__ == "__main__":
