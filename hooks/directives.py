@@ -9,7 +9,7 @@ Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of th
 
     {{ table NAME }}                        {{ table NAME?causal=true }}
     {{ explorer NAME alt="..." caption="..." }}   (NAME?params for the static figure)
-    {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}
+    {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}   {{ gallery chapter=attention,position }}
 
 and one is inline::
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 BLOCK = {"table": 1, "explorer": 1, "gallery": 0}  # keyword -> number of positional arguments
 INLINE = {"value": (2, 3)}  # keyword -> (min, max) positional arguments
-OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except"}}
+OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}}
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 
 FIGURE_RE = re.compile(

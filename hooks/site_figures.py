@@ -65,9 +65,17 @@ class _Page:
 
     def gallery(self, d) -> list:
         only, skip = d.options.get("only"), d.options.get("except")
+        chapters = d.options["chapter"].split(",") if "chapter" in d.options else None
+        known = {s.chapter for s in self.scripts.values()}
+        for chapter in chapters or ():
+            if chapter not in known:
+                raise PluginError(f"{self.where(d)}: no chapter {chapter!r}; chapters: {', '.join(sorted(known))}")
         chosen = [s for n, s in sorted(self.scripts.items())
                   if s.kind == "figure" and (only is None or n.startswith(only))
-                  and (skip is None or not n.startswith(skip))]
+                  and (skip is None or not n.startswith(skip))
+                  and (chapters is None or s.chapter in chapters)]
+        if chapters:  # in the order the directive names the chapters (the lecture's order)
+            chosen.sort(key=lambda s: chapters.index(s.chapter))
         if not chosen:
             raise PluginError(f"{self.where(d)}: the gallery selects no figure")
         return chosen

@@ -117,6 +117,7 @@ def resolver():
     pytest.param("{{ table wavelenght_table }}", r"unknown figure or table 'wavelenght_table'.*did you mean 'wavelength_table'",
                  id="misspelt-name"),
     pytest.param("{{ gallery only=zzz }}", r"the gallery selects no figure", id="empty-gallery"),
+    pytest.param("{{ gallery chapter=atention }}", r"no chapter 'atention'; chapters: attention", id="unknown-chapter"),
     pytest.param("{{ explorer wavelength_table }}", r"wavelength_table is a table, not a figure", id="explorer-of-a-table"),
     pytest.param("{{ explorer temperature_sweep }}", r"temperature_sweep has no explorer; scripts with one: heads_in_action", id="figure-without-explorer"),
     pytest.param("![x](figures/pe_heatmap.svg?d_model=abc)", r"p.md:1: .*parameter 'd_model' must be an integer",
