@@ -276,12 +276,25 @@ def _suggest(word: str, choices) -> str:
     return (f" (did you mean {close[0]!r}?" if close else " (") + f" known: {known})"
 
 
+#: Parsed scripts by (path, chapter, SHA-256 of the source): a script is parsed again only
+#: when its bytes change, so a render worker can re-read the contract for every job cheaply.
+_PARSED: dict = {}
+
+
 def read_script(path: Path, chapter: str | None = None) -> Script:
     """Read a script's contract from its source; :class:`ContractError` says what is missing."""
     path = Path(path).resolve()
+    source = path.read_bytes()
+    memo = (str(path), chapter, hashlib.sha256(source).hexdigest())
+    if memo not in _PARSED:
+        _PARSED[memo] = _parse_script(path, chapter, source.decode("utf-8"))
+    return _PARSED[memo]
+
+
+def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     where = str(path)
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=where)
+        tree = ast.parse(text, filename=where)
     except SyntaxError as exc:
         raise ContractError(f"{where}: cannot be read: {exc}") from None
     doc = ast.get_docstring(tree)
