@@ -150,3 +150,11 @@ def test_flash_attention_page_numbers(built_site):
     best = max(layer.values(), key=lambda x: 4 * 32 * x["T"] ** 2 * 128 / 2 / x["flash"]["ms_median"])
     tflops = 4 * 32 * best["T"] ** 2 * 128 / 2 / (best["flash"]["ms_median"] * 1e-3) / 1e12
     assert f"{tflops:,.0f} TFLOP/s, {tflops / 798:.0%}" in t
+
+
+def test_check_yourself_answers_on_the_generation_pages(built_site):
+    kv, fa = text(built_site, "kv_cache"), text(built_site, "flash_attention")
+    assert f"{32768 * 2 * 32 * 32 * 128 * 2:,} bytes (16 GiB)" in kv  # LLaMA-2 7B, 32k tokens
+    assert f"{16384**2 * 4:,} bytes (1 GiB)" in fa
+    for t in (kv, fa):
+        assert t.count("Check yourself") >= 1 and t.find("Check yourself") > t.find("Summary")
