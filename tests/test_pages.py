@@ -156,5 +156,8 @@ def test_check_yourself_answers_on_the_generation_pages(built_site):
     kv, fa = text(built_site, "kv_cache"), text(built_site, "flash_attention")
     assert f"{32768 * 2 * 32 * 32 * 128 * 2:,} bytes (16 GiB)" in kv  # LLaMA-2 7B, 32k tokens
     assert f"{16384**2 * 4:,} bytes (1 GiB)" in fa
-    for t in (kv, fa):
-        assert t.count("Check yourself") >= 1 and t.find("Check yourself") > t.find("Summary")
+    for page in ("kv_cache", "flash_attention"):
+        html = (built_site / page / "index.html").read_text()
+        questions = html.find('id="check-yourself"')
+        assert questions > html.find('class="admonition success"') > 0, f"{page}: questions after the summary"
+        assert html.count('class="admonition question"') + html.count("<details class=\"question\"") >= 3
