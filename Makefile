@@ -32,7 +32,7 @@ check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, p
 	$(BIN)/python -m pytest -m "not build and not slow" -q
 
 test: deps    ## the whole test suite (what CI runs), on both cores, with coverage of mhalib
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov=mhalib --cov-report=term --cov-fail-under=95
+	$(BIN)/python -m pytest -n 2 --cov=mhalib --cov-report=term --cov-fail-under=95
 
 bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py

@@ -37,3 +37,27 @@ def built_site(tmp_path_factory, request) -> Path:
             assert result.returncode == 0, result.stderr[-5000:]
             (base / "ok").write_text("built\n")
     return base / "site"
+
+
+def pytest_sessionstart(session):
+    """Remove the browser summary's parts from an earlier run (the controller only)."""
+    if not hasattr(session.config, "workerinput"):
+        for part in (ROOT / "test-output").glob("browser-summary.*.part.json"):
+            part.unlink()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Add up the browser tests' counts from every worker into test-output/browser-summary.json."""
+    import json
+
+    if hasattr(session.config, "workerinput"):
+        return
+    parts = sorted((ROOT / "test-output").glob("browser-summary.*.part.json"))
+    if not parts:
+        return
+    total: dict = {}
+    for part in parts:
+        for key, value in json.loads(part.read_text()).items():
+            total[key] = total.get(key, 0) + value
+        part.unlink()
+    (ROOT / "test-output" / "browser-summary.json").write_text(json.dumps(total, indent=1) + "\n")

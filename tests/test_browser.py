@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -22,7 +23,7 @@ from helpers import ROOT
 sys.path.insert(0, str(ROOT / "tools"))
 from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("browser")]  # one worker, one browser
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 OUT = ROOT / "test-output"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -93,8 +94,11 @@ def browser(chromium):
         b = pw.chromium.launch(executable_path=chromium, args=ARGS)
         yield b
         b.close()
+    # Under xdist several workers may run browser tests: each writes its part, and the
+    # controller adds the parts up into browser-summary.json (conftest.pytest_sessionfinish).
     OUT.mkdir(exist_ok=True)
-    (OUT / "browser-summary.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    (OUT / f"browser-summary.{worker}.part.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
 
 
 def _watch(page, base: str) -> dict:
