@@ -247,3 +247,18 @@ def test_serve_shows_each_edit_reports_a_broken_script_and_recovers(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     published = (tmp_path / "site" / "figures" / "small.svg").read_text()
     assert "third edit" in published and "second edit" not in published
+
+
+def test_an_explorer_payload_is_part_of_the_entry_and_cannot_close_its_script_element(tmp_path):
+    source = SMALL_FIGURE.replace("main = cli.main_for(__name__)", (
+        'EXPLORER = "demo"\n\n\ndef explorer(data):\n    return dict(label="</script><b>", n=len(data["x"]))\n\n\n'
+        "main = cli.main_for(__name__)"))
+    d = scripts_dir(tmp_path, small=source)
+    cache = tmp_path / "cache"
+    (result,), _ = render(d, cache, ("small", {}))
+    assert "</script>" not in result.explorer and '"n":3' in result.explorer
+    import json
+    assert json.loads(result.explorer)["label"] == "</script><b>"  # the same text once parsed
+    (_entry(cache, "small") / "small.explorer.json").unlink()
+    (again,), stats = render(d, cache, ("small", {}))
+    assert stats.repaired == 1 and again.explorer == result.explorer

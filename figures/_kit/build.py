@@ -71,8 +71,9 @@ class Result:
 
     @property
     def explorer(self) -> str | None:
-        raw = self.files.get(f"{self.request.stem}.explorer.json")
-        return raw.decode("utf-8") if raw is not None else None
+        """The explorer's payload as JSON text, safe inside an HTML ``<script>`` element."""
+        name = self.request.outputs(self.kind).get("explorer")
+        return self.files[name].decode("utf-8").replace("</", "<\\/") if name else None
 
 
 @dataclass
@@ -137,8 +138,7 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     (out / names["csv"]).write_text(export.to_csv(data), encoding="utf-8")
     if script.explorer:
         payload = module.explorer(data)
-        (out / f"{request.stem}.explorer.json").write_text(json.dumps(payload, separators=(",", ":")),
-                                                           encoding="utf-8")
+        (out / names["explorer"]).write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
     if script.kind == "table":
         export.write(module, data, out / names["md"])
         return

@@ -417,6 +417,8 @@ class Request:
             files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png")
         else:
             files["md"] = f"{s}.md"
+        if self.script is not None and self.script.explorer:
+            files["explorer"] = f"{s}.explorer.json"  # the payload of the figure's explorer
         return files
 
 
