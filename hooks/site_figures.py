@@ -11,7 +11,9 @@ page, the line and the directive, and stops the build.
 """
 from __future__ import annotations
 
+import html as html_lib
 import json
+import re
 import logging
 import os
 import posixpath
@@ -123,7 +125,7 @@ def on_files(files, *, config):
         raise PluginError(str(exc)) from None
     if os.environ.get("MHA_BUILD_STATS"):
         Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
-    _state.update(results={r.request: r for r in results}, scripts=scripts)
+    _state.update(results={r.request: r for r in results}, scripts=scripts, config=config)
     published = set()
     for r in results:
         roles = ("svg", "svg_dark", "png", "csv") if r.kind == "figure" else ("csv",)
@@ -153,7 +155,18 @@ def _reuse_row(page, request, kind: str) -> str:
                   f"[PNG]({_link(page, 'figures/' + names['png'])}){{ download }}"]
     links += [f"[CSV]({_link(page, 'figures/' + names['csv'])}){{ download }}",
               f"[script]({_link(page, 'figures/' + request.name + '.py')}){{ download }}"]
-    return f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`\n{{ .mha-reuse }}\n"
+    return (f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`"
+            f"<br>{_credit(page, request)}\n{{ .mha-reuse }}\n")
+
+
+def _credit(page, request) -> str:
+    """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks for one)."""
+    site = _state["config"]["site_name"]
+    url = (_state["config"]["site_url"] or "") + page.url
+    title = request.script.title.rstrip(".").replace("[", "(").replace("]", ")")
+    title = re.sub(r"([\\`*_])", r"\\\1", html_lib.escape(title))  # text, not Markdown emphasis
+    return (f'<span class="mha-credit">Credit: “{title}”, from <cite>{html_lib.escape(site)}</cite>, '
+            f'{html_lib.escape(url)}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
 
 
 def _figure(page, d, result) -> str:
