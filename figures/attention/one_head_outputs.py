@@ -42,12 +42,13 @@ def draw(data: dict):
     axes[0].axvline(1.5, color=c["accent"], lw=3)
 
     ax = axes[1]
+    blue = style.OKABE_ITO[4] if c == style.THEMES["dark"] else style.OKABE_ITO[0]  # sky blue reads on dark
     best = data["best_single"]["distance"]
     top = max(data["split_distance"]) * 1.16
     ax.axhspan(0, best, color=c["grid"], alpha=0.5, lw=0)
     ax.text(0.5, 0.5 * best, "out of reach\nof one head", ha="center", va="center", color=c["muted"], fontsize=10)
-    ax.plot(data["share"], data["split_distance"], lw=2, color=style.OKABE_ITO[0])
-    ax.text(0.5, top * 0.985, "one head, any split", ha="center", va="top", color=style.OKABE_ITO[0], fontsize=10)
+    ax.plot(data["share"], data["split_distance"], lw=2, color=blue)
+    ax.text(0.5, top * 0.985, "one head, any split", ha="center", va="top", color=blue, fontsize=10)
     ax.axhline(best, color=c["accent"], ls="--", lw=1.5)
     ax.plot([data["single_share"]], [dist["single"]], "o", ms=7, color=style.OKABE_ITO[5])
     ax.annotate("one head,\nas computed", (data["single_share"], dist["single"]), xytext=(0.5, 0.5 * (best + top * 0.9)),
