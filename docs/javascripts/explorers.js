@@ -232,7 +232,7 @@
   function initAll() {
     document.querySelectorAll(".mha-explorer[data-explorer]").forEach((box) => {
       const ui = box.querySelector(".mha-explorer-ui");
-      if (!ui || ui.dataset.ready) return;
+      if (!ui || ui.dataset.ready || !INIT[box.dataset.explorer]) return; // its widget may register later
       const data = JSON.parse(box.querySelector(".mha-explorer-data").textContent);
       INIT[box.dataset.explorer](ui, data);
       ui.dataset.ready = "1";
@@ -242,7 +242,13 @@
     });
   }
 
-  window.mhaExplorers = { softmaxRow, headsInAction, rotate, ropeScore, peTable, wavelengths };
+  // A widget in its own file registers with window.mhaExplorers.register("name", init).
+  function register(name, init) {
+    INIT[name] = init;
+    if (document.readyState !== "loading") initAll();
+  }
+
+  window.mhaExplorers = { softmaxRow, headsInAction, rotate, ropeScore, peTable, wavelengths, register, colour, el };
   if (typeof document$ !== "undefined") document$.subscribe(initAll); // Material's instant navigation
   else document.addEventListener("DOMContentLoaded", initAll);
 })();
