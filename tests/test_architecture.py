@@ -198,15 +198,19 @@ def test_block_diagram_is_readable_and_shows_both_models(arch):
         matplotlib.pyplot.close(fig)
 
 
-def test_real_heads_background_tokenization():
-    """The page spells out how a sentence is tokenized; hold it against the real tokenizer."""
+def test_real_heads_background_tokenization(arch):
+    """The page spells out how a sentence is tokenized and counts the heads; hold both."""
     from mhalib.models import bert
+
+    m = arch["encoder"]
+    page = re.sub(r"\s+", " ", (ROOT / "docs" / "real_heads.md").read_text())
+    assert (f"{m['layers']} blocks, each with one multi-head attention of {m['heads']} heads, so "
+            f"{m['layers'] * m['heads']} heads in all") in page
 
     tokens = bert.tokenize(bert.load_model(), "The lawyer questioned the witness about the crime.")[1]
     spelled = "[CLS] the lawyer questioned the witness about the crime . [SEP]"
     assert " ".join(tokens) == spelled and len(tokens) == 11
-    page = (ROOT / "docs" / "real_heads.md").read_text()
-    assert f"`{spelled}`" in re.sub(r"\s+", " ", page) and "the 11 tokens" in page
+    assert f"`{spelled}`" in page and "the 11 tokens" in page
 
 
 # ---- the built pages ---------------------------------------------------------------------------
@@ -256,9 +260,10 @@ def test_real_heads_comes_after_the_position_chapter(built_site):
     html = (built_site / "real_heads" / "index.html").read_text()
     prev = re.search(r'<a href="([^"]+)"[^>]*class="md-footer__link md-footer__link--prev"', html)
     assert prev and prev.group(1).rstrip("/").endswith("compare"), prev
-    t = text(built_site, "real_heads")
-    for word in ("[CLS]", "[SEP]", "Entropy", "Ablation", "Learned positions"):
-        assert t.find(word) < t.find("Every head on one sentence"), word
+    body = article(built_site, "real_heads")
+    first_result = body.index('id="every-head-on-one-sentence"')
+    for word in ("[CLS]", "[SEP]", "Entropy", "Ablation", "Learned positions", 'href="../learned/"'):
+        assert 0 < body.find(word) < first_result, word
 
 
 def yaml_nav() -> list[str]:
