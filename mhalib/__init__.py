@@ -20,7 +20,7 @@ from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, kv_cache_bytes,
-                    kv_cache_bytes_per_token, mha_param_count)
+                    kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
 from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
 from .learned import learned_position_table, lookup_positions
@@ -38,7 +38,7 @@ __all__ = [
     "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
-    "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
+    "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
