@@ -20,6 +20,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
@@ -51,7 +52,7 @@ def shaw_relative_index(T: int, S: int, k: int) -> np.ndarray:
     return np.clip(rel, -k, k) + k
 
 
-def _integer_positions(relative_position) -> np.ndarray:
+def _integer_positions(relative_position: ArrayLike) -> np.ndarray:
     """``relative_position`` as an int64 array; floats, booleans and values beyond int64 are refused."""
     if isinstance(relative_position, bool) or isinstance(relative_position, np.bool_):
         raise TypeError("relative_position must hold integers (key position - query position), got a bool")
@@ -75,7 +76,7 @@ def _integer_positions(relative_position) -> np.ndarray:
     return arr
 
 
-def t5_relative_position_bucket(relative_position, *, bidirectional: bool = True, num_buckets: int = 32,
+def t5_relative_position_bucket(relative_position: ArrayLike, *, bidirectional: bool = True, num_buckets: int = 32,
                                 max_distance: int = 128) -> np.ndarray:
     """T5's bucket, ``0 .. num_buckets - 1``, for each signed distance ``relative_position = j - i``.
 

@@ -172,6 +172,7 @@ def test_shaw_index_refuses_bad_input(args, error, name):
 
 def test_t5_buckets_figure_ranges_by_hand():
     t = d("t5_buckets")
+    assert (t["num_buckets"], t["max_distance"], t["span"]) == (32, 128, 160)  # the page's defaults
     bi, causal = t["backward_ranges"]["bidirectional"], t["backward_ranges"]["causal"]
     # bucket e + t starts at the smallest r with r >= e * (M/e)^(t/m): ceil of that
     for ranges, e, ratio, m_ in ((bi, 8, 16, 8), (causal, 16, 8, 16)):
@@ -184,6 +185,8 @@ def test_t5_buckets_figure_ranges_by_hand():
     assert bi[-1]["hi"] == causal[-1]["hi"] == t["span"] == 160
     # bucket 16 (a key "0 after" the query) never occurs: 31 of the 32 buckets are used
     assert t["n_used"] == {"bidirectional": 31, "causal": 32}
+    assert t["unused"] == {"bidirectional": [16], "causal": []}
+    assert t["first_after"] == 16 + 1  # a key one step after the query: upper half, distance 1
     assert 16 not in t["bidirectional"].tolist()
     rel = t["relative_position"]
     assert t["causal"][rel > 0].tolist() == [0] * 160
@@ -193,12 +196,12 @@ def test_t5_buckets_figure_ranges_by_hand():
 def test_shaw_clipping_figure_counts_by_hand():
     s = d("shaw_clipping")
     T, k = 12, 4
-    assert s["n_vectors"] == 9 and s["clipped"].min() == -4 and s["clipped"].max() == 4
+    assert (s["T"], s["k"]) == (T, k) and s["n_vectors"] == 2 * k + 1 == 9 and s["clipped"].min() == -4 and s["clipped"].max() == 4
     # distance d with |d| < k occurs T - |d| times; each end row takes every |d| >= k on its side
     ends = sum(T - dist for dist in range(k, T))
     assert ends == 36
     assert s["uses"].tolist() == [ends, 9, 10, 11, 12, 11, 10, 9, ends]
-    assert s["uses"].sum() == T * T
+    assert s["uses"].sum() == T * T == s["n_pairs"] == 144
     assert s["share_clipped"] == pytest.approx(2 * sum(T - dist for dist in range(k + 1, T)) / T**2)
     assert s["share_clipped"] == pytest.approx(56 / 144)
 
@@ -207,7 +210,7 @@ def test_shaw_clipping_figure_counts_by_hand():
 
 def test_binary_clock_by_hand():
     b = d("pe_binary_clock")
-    assert b["d_model"] == 8 and b["base"] == 16.0
+    assert b["d_model"] == 8 and b["base"] == 16.0 and b["n_positions"] == 16 and b["real_d_model"] == 512
     for p in range(16):
         assert b["bits"][p].tolist() == [(p // 2**bit) % 2 for bit in range(4)]
         for i in range(4):
@@ -217,8 +220,10 @@ def test_binary_clock_by_hand():
             turns = (p * omega / (2 * math.pi)) % 1.0
             assert min(abs(b["turns"][p][i] - turns), 1 - abs(b["turns"][p][i] - turns)) < 1e-12
     assert b["speed_ratio"] == pytest.approx(2.0)
+    # counting from 7 to 8 flips every one of the four bits (0111 -> 1000)
+    assert b["bits"][7].tolist() == [1, 1, 1, 0] and b["bits"][8].tolist() == [0, 0, 0, 1]
     np.testing.assert_allclose(b["wavelengths"], [2 * math.pi * 2**i for i in range(4)], rtol=1e-14)
-    assert b["real_speed_ratio"] == pytest.approx(10000 ** (2 / 512))
+    assert b["real_speed_ratio"] == pytest.approx(10000 ** (2 / 512)) and b["real_n_pairs"] == 256
     assert b["real_slowdown_percent"] == pytest.approx(100 * (1 - 10000 ** (-2 / 512)))
     assert 3.5 < b["real_slowdown_percent"] < 3.6
 
@@ -241,6 +246,7 @@ def test_sin_only_shift_default_against_torch():
     torch = pytest.importorskip("torch")
     r = d("pe_sin_only_shift")
     n, k, D = 256, 1, 16
+    assert (r["n_positions"], r["k"], r["d_model"], r["pair_show"]) == (n, k, D, 0)
     p = torch.arange(n + k, dtype=torch.float64)[:, None]
     omega = 10000.0 ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
     sin, cos = torch.sin(p * omega), torch.cos(p * omega)  # (n + k, D/2) each
@@ -251,6 +257,9 @@ def test_sin_only_shift_default_against_torch():
     fit2 = torch.linalg.lstsq(both[:n], both[k:]).solution
     res2 = torch.linalg.norm(both[:n] @ fit2 - both[k:]) / torch.linalg.norm(both[k:])
     assert float(res2) < 1e-12 and r["residual_pairs"] < 1e-12
+    # the fastest pair misses the cos term sin(k w) cos(p w): its share is |sin(1)| here too
+    assert r["per_pair_sin"][0] == pytest.approx(abs(math.sin(1)), abs=1e-3)
+    assert r["missing_term"][0] == pytest.approx(abs(math.sin(1)), rel=1e-14)
     assert r["residual_sin"] > 0.3 and max(r["per_pair_sin"]) > 0.8 and max(r["per_pair_both"]) < 1e-12
     ex = r["example"]
     assert ex["sin_p"] == pytest.approx(math.sin(ex["p"])) and ex["later_q"] == pytest.approx(math.sin(ex["q"] + 1))
@@ -265,12 +274,23 @@ def test_base_context_by_hand():
         assert row["longest"] == pytest.approx(2 * math.pi * base ** ((D - 2) / D), rel=1e-12)
         lams = [2 * math.pi * base ** (2 * i / D) for i in range(D // 2)]
         assert row["n_longer_than_context"] == sum(lam > T for lam in lams)
+        assert row["n_wrapping"] == sum(lam <= T for lam in lams)
         assert row["n_nearly_still"] == sum((T - 1) * base ** (-2 * i / D) < 0.5 for i in range(D // 2))
         for k in (0, 1, 17, 600):
             sim = sum(math.cos(k * base ** (-2 * i / D)) for i in range(D // 2)) / (D // 2)
             assert row["similarity"][k] == pytest.approx(sim, abs=1e-12)
+        # |PE(p+1) - PE(p)|^2 = sum_i |e^(i w) - 1|^2 = sum_i 2 (1 - cos w_i), the same for every p
+        step = math.sqrt(sum(2 * (1 - math.cos(base ** (-2 * i / D))) for i in range(D // 2)))
+        assert row["nearest_neighbours"] == pytest.approx(step, rel=1e-12)
+        assert row["nearest"] == pytest.approx(step, rel=1e-9)  # no two positions closer than neighbours
+        # first distance with similarity <= 0, by a direct search
+        first = next((k for k in range(T) if sum(math.cos(k * base ** (-2 * i / D)) for i in range(D // 2)) <= 0), None)
+        assert row["first_zero"] == first
     small, usual, large = b["rows"]
+    assert 10 < small["first_zero"] < 100 and usual["first_zero"] is None
     assert small["n_longer_than_context"] == 0 and small["longest"] < T  # base 100: every pair wraps
+    assert small["n_wrapping"] == b["n_pairs"] == 64 and [r["base"] for r in b["rows"]] == [100, 10000, 1e6]
+    assert b["d_model"] == D and b["context"] == T and b["still_angle"] == 0.5
     assert usual["n_longer_than_context"] == 28 and usual["n_nearly_still"] == 11
     assert large["n_nearly_still"] == 28
     assert abs(small["tail_mean"]) < 0.02 < usual["tail_mean"] < large["tail_mean"]
@@ -279,6 +299,7 @@ def test_base_context_by_hand():
 def test_four_terms_by_hand():
     f = d("pe_four_terms")
     T, D, dh = 8, 16, 8
+    assert (f["T"], f["d_model"], f["d_head"], f["seed"]) == (T, D, dh, 0)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((T, D))
     W_Q = rng.standard_normal((D, dh)) / math.sqrt(D)

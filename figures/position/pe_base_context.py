@@ -24,7 +24,12 @@ MAX_BASES = 4
 
 def data(d_model: Annotated[int, Range(2, 1024)] = 128, context: Annotated[int, Range(2, 16384)] = 1024,
          bases: Annotated[tuple[float, ...], Range(1.01, 1e12)] = (100.0, 10000.0, 1000000.0)) -> dict:
-    """One entry per base: wavelengths, similarity to position 0 for k = 0 .. context-1, and counts."""
+    """One entry per base: wavelengths, similarity to position 0 for k = 0 .. context-1, and counts.
+
+    ``nearest`` is the smallest distance |PE(p) - PE(q)| between two different positions of the
+    context, ``nearest_neighbours`` the smallest between neighbours p, p + 1. ``first_zero`` is the
+    first distance k whose similarity is <= 0 (None if there is none in the context).
+    """
     if d_model % 2:
         raise ValueError(f"d_model must be even (PE comes in sin/cos pairs), got {d_model}")
     if not 1 <= len(bases) <= MAX_BASES:
@@ -36,11 +41,19 @@ def data(d_model: Annotated[int, Range(2, 1024)] = 128, context: Annotated[int, 
         lam = mhalib.wavelengths(d_model, base)
         pe = mhalib.sinusoidal_encoding(context, d_model, base)  # (context, D)
         similarity = pe @ pe[0] / (d_model / 2)  # (context,) mean of cos(k omega_i)
+        gram = pe @ pe.T  # (context, context)
+        sq = np.diag(gram)
+        dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * gram, 0.0))  # |PE(p) - PE(q)|
+        np.fill_diagonal(dist, np.inf)
+        neighbour = float(np.diagonal(dist, 1).min())  # closest pair of neighbours
+        below = np.flatnonzero(similarity <= 0)
         rows.append(dict(base=base, wavelengths=lam, longest=float(lam[-1]),
                          longest_over_context=float(lam[-1] / context),
                          n_longer_than_context=int((lam > context).sum()),
+                         n_wrapping=int((lam <= context).sum()),
                          n_nearly_still=int(((context - 1) * omega < STILL_ANGLE).sum()),
-                         similarity=similarity,
+                         similarity=similarity, nearest=float(dist.min()), nearest_neighbours=neighbour,
+                         first_zero=int(below[0]) if below.size else None,
                          tail_mean=float(similarity[tail:].mean()), tail_std=float(similarity[tail:].std())))
     return dict(d_model=d_model, context=context, n_pairs=d_model // 2, still_angle=STILL_ANGLE, tail_from=tail,
                 rows=rows)
