@@ -38,7 +38,7 @@ def data(n_positions: Annotated[int, Range(2, 24)] = 16, n_pairs: Annotated[int,
     return dict(n_positions=n_positions, n_pairs=n_pairs, d_model=D, base=base, pe=pe, hand_x=x, hand_y=y,
                 turns=turns, bits=bits, omega=omega, wavelengths=mhalib.wavelengths(D, base),
                 speed_ratio=float(omega[0] / omega[1]) if n_pairs > 1 else 1.0,
-                real_d_model=real_d_model, real_speed_ratio=float(real_omega[0] / real_omega[1]),
+                real_d_model=real_d_model, real_n_pairs=real_d_model // 2, real_speed_ratio=float(real_omega[0] / real_omega[1]),
                 real_slowdown_percent=float(100 * (1 - real_omega[1] / real_omega[0])))
 
 

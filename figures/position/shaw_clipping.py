@@ -20,7 +20,7 @@ def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] =
     index = mhalib.shaw_relative_index(T, T, k)  # (T, T) table rows 0 .. 2k
     clipped = index - k  # (T, T) clipped distance -k .. k
     uses = np.bincount(index.ravel(), minlength=2 * k + 1)  # (2k+1,) pairs per table row
-    return dict(T=T, k=k, n_vectors=2 * k + 1, index=index, clipped=clipped,
+    return dict(T=T, k=k, n_vectors=2 * k + 1, n_pairs=T * T, index=index, clipped=clipped,
                 distances=np.arange(-k, k + 1), uses=uses,
                 share_clipped=float((np.abs(mhalib.relative_positions(T, T)) > k).mean()))
 

@@ -48,7 +48,11 @@ def data(num_buckets: Annotated[int, Range(4, 256)] = 32, max_distance: Annotate
                 bidirectional=bi, causal=causal,
                 max_exact=dict(bidirectional=num_buckets // 4, causal=num_buckets // 2),
                 backward_ranges=dict(bidirectional=_ranges(back, bi_back), causal=_ranges(back, causal_back)),
-                n_used=dict(bidirectional=int(np.unique(bi).size), causal=int(np.unique(causal).size)))
+                n_used=dict(bidirectional=int(np.unique(bi).size), causal=int(np.unique(causal).size)),
+                unused=dict(bidirectional=sorted(set(range(num_buckets)) - set(bi.tolist())),
+                            causal=sorted(set(range(num_buckets)) - set(causal.tolist()))),
+                first_after=int(mhalib.t5_relative_position_bucket(1, num_buckets=num_buckets,
+                                                                   max_distance=max_distance)))
 
 
 def draw(data: dict):
