@@ -27,6 +27,7 @@ from .learned import learned_position_table, lookup_positions
 from .masks import causal_mask, padding_mask
 from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
+from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
 from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
@@ -44,6 +45,7 @@ __all__ = [
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",
+    "relative_positions", "shaw_relative_index", "t5_relative_position_bucket",
     "learned_position_table", "lookup_positions",
     "dot_products", "dot_product_variance", "max_attention_weight",
     "examples",
