@@ -287,7 +287,7 @@ def test_no_errata_boxes_in_the_lesson_only_collapsed_source_notes(built_site, p
     assert "Erratum" not in h
     t = text(built_site, page)
     for phrase in ("The notes round", "A popular tutorial", "The source notebook", "The source tutorial",
-                   "The lecture notes", "The notes print", "The tutorial's"):
+                   "The lecture notes", "The notes print", "The tutorial's", "The notes give", "Like the notes"):
         assert phrase not in t, (page, phrase)
     for m in re.finditer(r'<details class="note">\s*<summary>([^<]*)</summary>', h):
         assert m.group(1) == "Note on common sources"
