@@ -197,7 +197,7 @@ def test_heads_cost_published_numbers():
 
 # ---- the built pages ------------------------------------------------------------------------
 
-LESSON = ["attention", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
+LESSON = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
           "compare", "kv_cache", "flash_attention", "numerics"]
 
 
