@@ -20,7 +20,7 @@ w_q, w_k, w_v, w_o = (rng.normal(scale=D**-0.5, size=(D, D)) for _ in range(4))
 
 # %% [markdown]
 # ## Step by step
-# Project, then split the width \(D\) into \(H\) heads of \(d = D/H\) columns each.
+# Project, then split the width \(d_{\text{model}}\) (`D` in the code) into \(H\) heads of \(d_{\text{head}} = d_{\text{model}}/H\) columns (`d`) each.
 
 # %%
 q, k, v = x @ w_q, x @ w_k, x @ w_v  # (T, D) each

@@ -19,7 +19,7 @@ print("table shape:", pe.shape, " range:", pe.min().round(3), "to", pe.max().rou
 
 # %% [markdown]
 # ## A shift is a rotation
-# `offset_matrix(k, d)` is the block rotation \(M_k\) with \(\mathrm{PE}(p+k) = \mathrm{PE}(p)\,M_k^\top\).
+# `offset_matrix(k, d_model)` is the block rotation \(M_k\) with \(\mathrm{PE}(p+k) = \mathrm{PE}(p)\,M_k^\top\).
 # Try other shifts `k`: the error stays at rounding level, for every position at once.
 
 # %%

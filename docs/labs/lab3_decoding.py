@@ -48,7 +48,7 @@ stepwise = np.stack(steps, axis=1)  # T x (B, D) -> (B, T, D)
 print("largest difference from the full pass:", float(np.abs(stepwise - full).max()))
 
 # %% [markdown]
-# The cache holds \(2 \times H_{kv} \times d\) numbers per token: with two K/V heads
+# The cache holds \(2 \times H_{\text{kv}} \times d_{\text{head}}\) numbers per token: with two K/V heads
 # instead of four, half of what multi-head attention would cache.
 
 # %%
