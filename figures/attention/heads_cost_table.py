@@ -1,4 +1,4 @@
-"""What H heads of width D/H cost, next to one head of width D and one head of width D/H.
+"""What H heads of width d_model/H cost, next to one head of width d_model and one head of width d_model/H.
 
 Weights, FLOPs of the four projections (2 T per weight: one multiply-add per weight and
 token), FLOPs of the two attention products (Q K^T and P V, mhalib.attention_flops) and
@@ -59,7 +59,7 @@ def _mib(n: int) -> str:
 def table(data: dict) -> str:
     rows = [[r["label"], f"{r['params']:,}", f"{r['proj_flops'] / 1e9:,.2f}", f"{r['attn_flops'] / 1e9:,.2f}",
              _mib(r["scores_bytes"])] for r in data["rows"]]
-    return markdown_table([f"attention layer (D = {data['d_model']:,}, T = {data['T']:,})", "weights",
+    return markdown_table([f"attention layer (d_model = {data['d_model']:,}, T = {data['T']:,})", "weights",
                            "projection GFLOPs", "attention GFLOPs", "score matrices (fp32)"], rows, "lrrrr")
 
 
