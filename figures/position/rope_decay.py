@@ -32,7 +32,7 @@ def draw(data: dict, ax=None):
     if ax is None:
         _, ax = style.new_figure(6.8, 3.6)
     ax.plot(data["distance"], data["bound"], lw=2)
-    ax.set(xlabel="relative distance |n − m|", ylabel=r"$\frac{1}{d_{\mathrm{head}}/2}\sum_j |S_j|$",
+    ax.set(xlabel="relative distance |n − m|", ylabel=r"mean of $|S_j|$, $j = 1 \dots d_{\mathrm{head}}/2$",
            title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {data['base']:g}")
     ax.grid(alpha=0.4)
     return ax.figure
