@@ -154,7 +154,7 @@
   }
 
   function initRope(ui, data) {
-    const theta = slider("θ (radians per position)", 0, 3.14, 0.01, data.theta, (v) => v.toFixed(2));
+    const theta = slider("ω (radians per position)", 0, 3.14, 0.01, data.theta, (v) => v.toFixed(2));
     const m = slider("query position m", 0, 15, 1, 1, (v) => String(v));
     const n = slider("key position n", 0, 15, 1, 3, (v) => String(v));
     const svgNS = "http://www.w3.org/2000/svg";
