@@ -83,7 +83,7 @@ def split_heads_identity() -> dict:
 
 
 def six_by_three(seed: int = 6) -> dict:
-    """The lecture's d = 6, h = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
+    """The lecture's d_model = 6, H = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
 
     The lecture names only the shapes; the four tokens and N(0, 1/D) weights are ours.
     """

@@ -1,7 +1,7 @@
 """Rotary position embedding, RoPE (page: RoPE).
 
-    theta_i = base^(-2i/d)                         i = 0 .. d/2 - 1
-    R(m) rotates plane i by the angle m * theta_i
+    omega_i = base^(-2i/d)                         i = 0 .. d/2 - 1
+    R(m) rotates plane i by the angle m * omega_i
     q'_m = R(m) q,   k'_n = R(n) k
     q'_m . k'_n = q^T R(m)^T R(n) k = q^T R(n - m) k
 
@@ -30,7 +30,7 @@ LAYOUTS = ("interleaved", "half")
 
 
 def rope_frequencies(d_head: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Per-plane angular frequencies ``theta_i = base^(-2i/d)``, shape ``(d/2,)``.
+    """Per-plane angular frequencies ``omega_i = base^(-2i/d)``, shape ``(d/2,)``.
 
     Example: ``rope_frequencies(4)`` is ``[1, 0.01]``. Any ``base >= 1`` gives finite
     frequencies; a base so small that one overflows (``5e-324``) is refused.
@@ -59,7 +59,7 @@ def layout_permutation(d_head: int) -> np.ndarray:
 
 def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = DEFAULT_BASE,
                layout: str = "interleaved") -> np.ndarray:
-    """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
+    """Rotate every plane of ``x (..., T, d)`` by ``position * omega_i``.
 
     Args:
         x: queries or keys, ``(..., T, d)`` with even ``d``. RoPE is applied to Q and K
@@ -72,7 +72,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float 
     Returns:
         The rotated array, same shape. Norms are unchanged; position 0 is the identity.
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
-        ``position * theta_i`` that overflow (a tiny base with far positions), and planes
+        ``position * omega_i`` that overflow (a tiny base with far positions), and planes
         whose norm exceeds the float range (their rotation cannot be represented).
     """
     x = _checks.float_array(x, "x", min_ndim=2)
