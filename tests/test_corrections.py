@@ -148,7 +148,7 @@ def test_embedding_scale_states_its_initialisation():
     data = module.data()
     assert data["init"] == "N(0, 1/d_model)"
     assert "N(0, 1/d)" in module.__doc__ and "tensor2tensor" in module.__doc__
-    assert "N(0, 1/d)" in module.table(data)
+    assert "N(0, 1/d_model)" in module.table(data)
     for r in data["rows"]:
         D = r["d_model"]
         assert r["emb_norm"] == pytest.approx(1.0, rel=0.05)               # E|x| ~ 1 for N(0, 1/D) entries
