@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from . import _checks
 
 
+# --8<-- [start:split_combine]
 def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
     """Split the last axis into ``n_heads`` heads: ``(..., T, D) -> (..., H, T, D/H)``.
 
@@ -24,7 +25,7 @@ def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
     x = _checks.float_array(x, "x", min_ndim=2)
     H = _checks.positive_int(n_heads, "n_heads")
     *lead, T, D = x.shape
-    d = _checks.divisible(D, H, "d_model (last axis of x)", "n_heads")
+    d = _checks.divisible(D, H, "d_model (last axis of x)", "n_heads")  # d = D / H, whole
     x = x.reshape(*lead, T, H, d)  # (..., T, D) -> (..., T, H, d)
     return np.swapaxes(x, -3, -2)  # (..., T, H, d) -> (..., H, T, d)
 
@@ -35,6 +36,7 @@ def combine_heads(x: ArrayLike) -> np.ndarray:
     *lead, H, T, d = x.shape
     x = np.swapaxes(x, -3, -2)  # (..., H, T, d) -> (..., T, H, d)
     return x.reshape(*lead, T, H * d)  # (..., T, H, d) -> (..., T, D)
+# --8<-- [end:split_combine]
 
 
 def repeat_kv_heads(x: ArrayLike, n_rep: int) -> np.ndarray:
