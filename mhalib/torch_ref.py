@@ -1,12 +1,17 @@
 """Torch counterparts, for cross-checking mhalib against the implementations people use.
 
 Importing this module needs ``torch`` (the ``test`` extra); the rest of mhalib does not.
-Both functions take and return numpy arrays in mhalib's conventions (row-vector weights
-``(in, out)``, boolean masks with True = may attend) and translate to torch's:
-``nn.Linear`` weights are ``(out, in)`` and ``nn.MultiheadAttention``'s boolean
-``attn_mask`` means the opposite, True = *blocked*.
+:func:`torch_sdpa` and :func:`torch_mha` take and return numpy arrays in mhalib's
+conventions (row-vector weights ``(in, out)``, boolean masks with True = may attend) and
+translate to torch's: ``nn.Linear`` weights are ``(out, in)`` and ``nn.MultiheadAttention``'s
+boolean ``attn_mask`` means the opposite, True = *blocked*.
+
+:class:`MultiHeadAttention`, :func:`torch_sinusoidal_encoding` and :func:`torch_rope`
+are short torch versions written to be read: the pages show them beside mhalib's code.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import torch
@@ -67,3 +72,86 @@ def torch_mha(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
         out, weights = mha(_t(x, dtype), _t(c, dtype), _t(c, dtype), attn_mask=blocked,
                            need_weights=True, average_attn_weights=False)
     return out.numpy(), weights.numpy()
+
+
+# The three pieces below are written for reading: the pages show them beside mhalib's numpy
+# code, and tests/test_torch_code.py holds them equal to it (and to torch's own module).
+
+# --8<-- [start:torch-mha]
+class MultiHeadAttention(torch.nn.Module):
+    """Multi-head self-attention, step by step (page: multi-head attention).
+
+    With the same weights it computes what ``mhalib.multi_head_attention`` (with biases)
+    and ``torch.nn.MultiheadAttention(D, H, batch_first=True)`` compute. ``nn.Linear``
+    stores its weight as ``(out, in)``: ``self.w_q.weight`` is ``W_Q`` transposed.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, *, bias: bool = True):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model must be a multiple of n_heads, "
+                             f"got d_model={d_model}, n_heads={n_heads}")
+        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.w_q = torch.nn.Linear(d_model, d_model, bias=bias)  # D -> H*d: every head
+        self.w_k = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.w_v = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.w_o = torch.nn.Linear(d_model, d_model, bias=bias)  # mixes the heads
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
+        """``x (B, T, D)``; ``mask`` broadcastable to ``(B, H, T, T)``, True = may attend.
+
+        Returns ``(out (B, T, D), weights (B, H, T, T))``.
+        """
+        B, T, D = x.shape
+        H, d = self.n_heads, self.d_head
+        q = self.w_q(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
+        k = self.w_k(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
+        v = self.w_v(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d)  # (B, H, T, T)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))  # forbidden keys: -inf
+        weights = torch.softmax(scores, dim=-1)  # (B, H, T, T), each row sums to 1
+        if mask is not None:  # a query with no key at all: zeros, not NaN (as in mhalib)
+            weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+        heads = weights @ v  # (B, H, T, T) @ (B, H, T, d) -> (B, H, T, d)
+        concat = heads.transpose(1, 2).reshape(B, T, D)  # (B, H, T, d) -> (B, T, H*d)
+        return self.w_o(concat), weights  # (B, T, D), (B, H, T, T)
+# --8<-- [end:torch-mha]
+
+
+# --8<-- [start:torch-sinusoidal]
+def torch_sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0,
+                              dtype=torch.float64) -> torch.Tensor:
+    """The sinusoidal table ``PE (n_positions, D)``: sin on even, cos on odd dims."""
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sin/cos pairs), got {d_model}")
+    p = torch.arange(n_positions, dtype=dtype)  # (n,) the positions 0 .. n-1
+    omega = base ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)  # (D/2,)
+    angles = p[:, None] * omega[None, :]  # (n, 1) * (1, D/2) -> (n, D/2)
+    pe = torch.empty(n_positions, d_model, dtype=dtype)
+    pe[:, 0::2] = torch.sin(angles)  # dimension 2i: sin(p * omega_i)
+    pe[:, 1::2] = torch.cos(angles)  # dimension 2i+1: cos(p * omega_i)
+    return pe
+# --8<-- [end:torch-sinusoidal]
+
+
+# --8<-- [start:torch-rope]
+def torch_rope(x: torch.Tensor, positions: torch.Tensor | None = None,
+               base: float = 10000.0) -> torch.Tensor:
+    """RoPE in the interleaved layout: plane i is dimensions (2i, 2i+1).
+
+    The pair ``(x[2i], x[2i+1])`` is read as the complex number ``x[2i] + 1j*x[2i+1]``;
+    multiplying it by ``exp(1j * p * theta_i)`` rotates it by the angle ``p * theta_i``.
+    ``x (..., T, d)`` with even ``d``; ``positions (T,)``, by default ``0 .. T-1``.
+    """
+    T, d = x.shape[-2:]
+    if d % 2:
+        raise ValueError(f"x's last axis d_head must be even (RoPE turns pairs), got {d}")
+    p = torch.arange(T, dtype=x.dtype) if positions is None else positions.to(x.dtype)
+    theta = base ** (-torch.arange(0, d, 2, dtype=x.dtype) / d)  # (d/2,)
+    angles = p[:, None] * theta[None, :]  # (T, 1) * (1, d/2) -> (T, d/2)
+    turn = torch.polar(torch.ones_like(angles), angles)  # (T, d/2) complex, e^{i angle}
+    pairs = x.reshape(*x.shape[:-1], d // 2, 2)  # (..., T, d) -> (..., T, d/2, 2)
+    z = torch.view_as_complex(pairs.contiguous())  # (..., T, d/2) complex
+    return torch.view_as_real(z * turn).flatten(-2)  # rotate, then back to (..., T, d)
+# --8<-- [end:torch-rope]
