@@ -28,10 +28,10 @@ def _power_of_two_slopes(n: int) -> list[float]:
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """Per-head slopes ``m_h``, shape ``(H,)``, following the ALiBi authors' recipe.
+    """Per-head slopes ``m_h``, shape ``(H,)``, by the ALiBi authors' recipe.
 
-    Example: 8 heads give ``[1/2, 1/4, ..., 1/256]``; 12 heads give those 8 followed by
-    ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other slope of 16 heads).
+    Example: 8 heads give ``[1/2, 1/4, ..., 1/256]``; 12 heads give those 8
+    followed by ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other one of 16).
     """
     H = _checks.positive_int(n_heads, "n_heads")
     low = 2 ** int(math.floor(math.log2(H)))
@@ -61,13 +61,13 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
     causal = _checks.boolean(causal, "causal")
     form = _checks.choice(form, "form", ("relative", "row_constant"))
     if form == "row_constant" and not causal:
-        raise ValueError("form='row_constant' is only equivalent under a causal mask; "
-                         "pass causal=True")
+        raise ValueError("form='row_constant' is only equivalent under a "
+                         "causal mask; pass causal=True")
     m = alibi_slopes(n_heads)[:, None, None]  # (H,) -> (H, 1, 1)
     i = np.arange(T)[:, None]  # (T, 1) query positions
     j = np.arange(T)[None, :]  # (1, T) key positions
     if form == "row_constant":
-        distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T): j in every row
+        distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T): rows = j
     else:
         distance = -np.abs(i - j).astype(np.float64)  # (T, T): -|i - j|
     bias = m * distance  # (H, 1, 1) * (T, T) -> (H, T, T)

@@ -112,9 +112,9 @@ def _overflow_weights(q, k, scale, bias, allowed) -> np.ndarray:
 
 # --8<-- [start:attention-signature]
 def scaled_dot_product_attention(
-        q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, *,
-        causal: bool = False, scale: float | None = None, bias: ArrayLike | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+        q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None,
+        *, causal: bool = False, scale: float | None = None,
+        bias: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
 # --8<-- [end:attention-signature]
     """Attention of queries over keys: ``softmax(q k^T * scale + bias, masked) v``.
 
@@ -149,30 +149,32 @@ def scaled_dot_product_attention(
     # Check the shapes of q, k and v; scale=None becomes 1/sqrt(d).
     q, k, v, scale, causal = _checked_inputs(q, k, v, causal, scale)
     T, S = q.shape[-2], k.shape[-2]
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught below
-        # (..., T, d) @ (..., d, S) -> (..., T, S): every query against every key
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: see below
+        # (..., T, d) @ (..., d, S) -> (..., T, S): each query against each key
         scores = (q @ np.swapaxes(k, -1, -2)) * scale
-    overflow = not np.isfinite(scores).all()  # beyond the float range (numerics page)
+    overflow = not np.isfinite(scores).all()  # beyond the float range?
     if bias is not None:
-        bias = _checked_bias(bias, scores.shape)  # (..., T, S); -inf masks a key
+        bias = _checked_bias(bias, scores.shape)  # (..., T, S); -inf: masked
         with np.errstate(over="ignore"):
             scores = scores + bias  # (..., T, S)
-        # a finite score plus a finite bias may overflow too (-inf would pose as a mask)
-        overflow = overflow or bool(
-            (np.isposinf(scores) | (np.isneginf(scores) & np.isfinite(bias))).any())
-    allowed = None if mask is None else _checked_mask(mask, scores.shape)  # (..., T, S)
+        overflow = overflow or _sum_overflowed(scores, bias)
+    allowed = None  # (..., T, S) booleans, True = may attend; None: all may
+    if mask is not None:
+        allowed = _checked_mask(mask, scores.shape)
     if causal and T and S:  # query i may attend to keys j <= i only
-        allowed = causal_mask(T, S) if allowed is None else allowed & causal_mask(T, S)
-    if overflow:  # the same softmax, computed on scores held as t * 2**E
+        past = causal_mask(T, S)  # (T, S), True on and below the diagonal
+        allowed = past if allowed is None else allowed & past
+    if overflow:  # the same softmax, on scores held as t * 2**E (numerics page)
         weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
     else:
         if allowed is not None:
-            scores = np.where(allowed, scores, -np.inf)  # a forbidden key gets weight 0
-        weights = softmax(scores, axis=-1)  # (..., T, S): each row sums to 1 (or to 0)
+            scores = np.where(allowed, scores, -np.inf)  # forbidden: weight 0
+        weights = softmax(scores, axis=-1)  # (..., T, S), rows sum to 1 (or 0)
     with np.errstate(over="ignore", invalid="ignore"):
         out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
-    _checks.no_overflow(out, "the output weights @ v", "v holds values so close to the "
-                        "largest float that their weighted average rounds past it")
+    _checks.no_overflow(out, "the output weights @ v",
+                        "v holds values so close to the largest float that "
+                        "their weighted average rounds past it")
     return out, weights
     # --8<-- [end:attention]
 
@@ -203,6 +205,12 @@ def _checked_bias(bias, scores_shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError("bias must not hold NaN or +inf (-inf is allowed and masks the entry)")
     _checks.scores_like(bias, scores_shape, "bias")
     return bias
+
+
+def _sum_overflowed(scores: np.ndarray, bias: np.ndarray) -> bool:
+    """Whether ``scores + bias`` overflowed: to +inf, or to -inf where the bias was finite
+    (only a ``-inf`` bias means "masked"; an overflow must not pose as a mask)."""
+    return bool((np.isposinf(scores) | (np.isneginf(scores) & np.isfinite(bias))).any())
 
 
 def _checked_mask(mask, scores_shape: tuple[int, ...]) -> np.ndarray:

@@ -210,35 +210,38 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
     say = _overflow_words(value_context is not None)  # what an overflow error would say
 
     # --8<-- [start:mha]
-    # Checked above: c is the keys' input (x itself in self-attention), c_v the values'
-    # (c, unless value_context is given); H_kv = n_kv_heads (H by default) and
-    # n_rep = H // H_kv; q_pos, k_pos are the positions of queries and keys.
+    # From the checks above: the queries come from x (..., T, D), the keys from
+    # c (..., S, D_c), which is x in self-attention, and the values from c_v (c
+    # unless value_context is given); H_kv = n_kv_heads (H by default) and
+    # n_rep = H // H_kv; q_pos and k_pos are the positions of queries and keys.
     # _project(a, w, b, ...) is a @ w + b, refusing a result that overflows.
-    q = _project(x, w_q, b_q, *say["q"])  # (..., T, D) -> (..., T, H*d)
-    k = _project(c, w_k, b_k, *say["k"])  # (..., S, D_ctx) -> (..., S, H_kv*d)
-    v = _project(c_v, w_v, b_v, *say["v"])  # (..., S, D_val) -> (..., S, H_kv*d_v)
+    q = _project(x, w_q, b_q, *say["q"])  # (..., T, H*d)
+    k = _project(c, w_k, b_k, *say["k"])  # (..., S, H_kv*d)
+    v = _project(c_v, w_v, b_v, *say["v"])  # (..., S, H_kv*d_v)
     q_heads = split_heads(q, H)  # (..., T, H*d) -> (..., H, T, d)
     k_heads = split_heads(k, H_kv)  # (..., S, H_kv*d) -> (..., H_kv, S, d)
     v_heads = split_heads(v, H_kv)  # (..., S, H_kv*d_v) -> (..., H_kv, S, d_v)
-    if rope_base is not None:  # rotate queries and keys by their positions (page: RoPE)
+    if rope_base is not None:  # rotate queries and keys (page: RoPE)
         q_heads = apply_rope(q_heads, q_pos, base=rope_base, layout=rope_layout)
         k_heads = apply_rope(k_heads, k_pos, base=rope_base, layout=rope_layout)
     if alibi:  # add -m_h |p_i - p_j| to head h's scores (page: ALiBi)
         bias = _with_alibi(bias, H, q_pos, k_pos)  # (..., H, T, S)
+    # Query head h reads key/value head h // n_rep (grouped-query attention):
+    # each is repeated n_rep times, (..., H_kv, S, .) -> (..., H, S, .)
+    k_all = repeat_kv_heads(k_heads, n_rep)  # (..., H, S, d)
+    v_all = repeat_kv_heads(v_heads, n_rep)  # (..., H, S, d_v)
     heads_out, weights = scaled_dot_product_attention(
-        q_heads,
-        repeat_kv_heads(k_heads, n_rep),  # (..., H_kv, S, d) -> (..., H, S, d)
-        repeat_kv_heads(v_heads, n_rep),  # (..., H_kv, S, d_v) -> (..., H, S, d_v)
-        mask, causal=causal, scale=scale, bias=bias,
+        q_heads, k_all, v_all, mask, causal=causal, scale=scale, bias=bias,
     )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
     if head_mask is not None:  # 0 switches a head off (ablation studies)
         heads_out = _times_head_mask(heads_out, head_mask)  # (..., H, T, d_v)
     concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
     out = concat  # without w_o, the concatenated heads
-    if w_o is not None:
-        out = _project(concat, w_o, b_o, *say["out"])  # (..., T, H*d_v) -> (..., T, D)
-    return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
-                weights=weights, heads_out=heads_out, concat=concat, out=out)
+    if w_o is not None:  # (..., T, H*d_v) -> (..., T, D_out)
+        out = _project(concat, w_o, b_o, *say["out"])
+    return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads,
+                v_heads=v_heads, weights=weights, heads_out=heads_out,
+                concat=concat, out=out)
     # --8<-- [end:mha]
 
 

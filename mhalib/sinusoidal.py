@@ -33,13 +33,14 @@ sinusoidal positional encoding; RoPE).
 
 # --8<-- [start:frequencies]
 def _frequencies(dim: int, base: float, dim_name: str) -> np.ndarray:
-    """``base^(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, refusing a base that overflows one.
+    """``base^(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, refusing a base that makes
+    one overflow.
 
     Shared by sinusoidal PE (``dim = d_model``) and RoPE (``dim = d_head``).
     """
     D = _checks.even_int(dim, dim_name)
     base = _checks.positive_float(base, "base")
-    two_i = np.arange(0, D, 2, dtype=np.float64)  # (D/2,) the even dimension indices 2i
+    two_i = np.arange(0, D, 2, dtype=np.float64)  # (D/2,) even dimensions 2i
     with np.errstate(over="ignore"):
         omega = base ** (-two_i / D)  # (D/2,) radians per position; omega_0 = 1
     if not np.isfinite(omega).all():
@@ -91,7 +92,8 @@ def wavelengths(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
 
 
 # --8<-- [start:sinusoidal-signature]
-def sinusoidal_encoding(n_positions: int, d_model: int, base: float = DEFAULT_BASE, *,
+def sinusoidal_encoding(n_positions: int, d_model: int,
+                        base: float = DEFAULT_BASE, *,
                         start: int = 0) -> np.ndarray:
 # --8<-- [end:sinusoidal-signature]
     """The table ``PE`` of shape ``(n_positions, D)`` for positions ``start .. start+n-1``.
@@ -104,17 +106,17 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = DEFAULT_BA
     n = _checks.positive_int(n_positions, "n_positions")
     start = _checks.nonnegative_int(start, "start")
     _positions_limit(start + n - 1, "the last position start + n_positions - 1")
-    omega = sinusoidal_frequencies(d_model, base)  # (D/2,) base^(-2i/D), i = 0 .. D/2 - 1
+    omega = sinusoidal_frequencies(d_model, base)  # (D/2,) frequencies omega_i
     p = np.arange(start, start + n, dtype=np.float64)  # (n,) the positions
     with np.errstate(over="ignore"):
         angles = p[:, None] * omega[None, :]  # (n, 1) * (1, D/2) -> (n, D/2)
     _checks.no_overflow(angles, "the angles position * omega_i",
-                        f"positions up to start + n_positions - 1 times frequencies up "
-                        f"to {omega.max():.4g} (base={base!r}); "
+                        "positions up to start + n_positions - 1 times "
+                        f"frequencies up to {omega.max():.4g} (base={base!r}); "
                         "use a smaller start or a base >= 1")
     pe = np.empty((n, 2 * omega.size))  # (n, D)
     pe[:, 0::2] = np.sin(angles)  # even dimensions 2i: sin(p * omega_i)
-    pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos(p * omega_i), same frequency
+    pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos of the same angle
     return pe
     # --8<-- [end:sinusoidal]
 

@@ -39,15 +39,15 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     Example: ``softmax([1.0, 0.0])`` is ``[e/(e+1), 1/(e+1)] = [0.7311, 0.2689]``.
     """
     # --8<-- [start:softmax]
-    arr = _checked_scores(x, axis)  # a float array; NaN, +inf or a bad axis is refused
+    arr = _checked_scores(x, axis)  # refuses NaN, +inf and a bad axis
     if arr.shape[axis] == 0:
         return np.zeros_like(arr)  # nothing to normalise: the empty result
-    row_max = np.max(arr, axis=axis, keepdims=True)  # the largest score of each row
-    # A fully masked row has max -inf; shift it by 0 instead so exp gives exact zeros.
+    row_max = np.max(arr, axis=axis, keepdims=True)  # the largest score per row
+    # A fully masked row has max -inf; shift it by 0: exp then gives exact 0s.
     row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(arr.dtype)
-    with np.errstate(over="ignore"):  # a gap below -max_float is -inf: weight 0, as exact
-        e = np.exp(arr - row_max)  # every exponent <= 0, so nothing overflows
-    total = np.sum(e, axis=axis, keepdims=True)  # >= 1 unless the row is fully masked
+    with np.errstate(over="ignore"):  # a gap below -max_float: -inf, weight 0
+        e = np.exp(arr - row_max)  # every exponent <= 0: nothing overflows
+    total = np.sum(e, axis=axis, keepdims=True)  # >= 1, or 0 if fully masked
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     # --8<-- [end:softmax]
 

@@ -81,9 +81,10 @@ def torch_mha(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
 class MultiHeadAttention(torch.nn.Module):
     """Multi-head self-attention, step by step (page: multi-head attention).
 
-    With the same weights it computes what ``mhalib.multi_head_attention`` (with biases)
-    and ``torch.nn.MultiheadAttention(D, H, batch_first=True)`` compute. ``nn.Linear``
-    stores its weight as ``(out, in)``: ``self.w_q.weight`` is ``W_Q`` transposed.
+    Given the same weights, it computes what ``mhalib.multi_head_attention``
+    (with biases) and ``torch.nn.MultiheadAttention(D, H, batch_first=True)``
+    compute. ``nn.Linear`` stores its weight as ``(out, in)``, so
+    ``self.w_q.weight`` is ``W_Q`` transposed.
     """
 
     def __init__(self, d_model: int, n_heads: int, *, bias: bool = True):
@@ -92,41 +93,47 @@ class MultiHeadAttention(torch.nn.Module):
             raise ValueError(f"d_model must be a multiple of n_heads, "
                              f"got d_model={d_model}, n_heads={n_heads}")
         self.n_heads, self.d_head = n_heads, d_model // n_heads
-        self.w_q = torch.nn.Linear(d_model, d_model, bias=bias)  # D -> H*d: every head
+        # D -> H*d = D: one matrix computes every head's queries (keys, values)
+        self.w_q = torch.nn.Linear(d_model, d_model, bias=bias)
         self.w_k = torch.nn.Linear(d_model, d_model, bias=bias)
         self.w_v = torch.nn.Linear(d_model, d_model, bias=bias)
-        self.w_o = torch.nn.Linear(d_model, d_model, bias=bias)  # mixes the heads
+        self.w_o = torch.nn.Linear(d_model, d_model, bias=bias)  # mixes heads
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
-        """``x (B, T, D)``; ``mask`` broadcastable to ``(B, H, T, T)``, True = may attend.
+        """x (B, T, D); mask broadcastable to (B, H, T, T), True = may attend.
 
-        Returns ``(out (B, T, D), weights (B, H, T, T))``.
+        Returns out (B, T, D) and the weights (B, H, T, T).
         """
         B, T, D = x.shape
         H, d = self.n_heads, self.d_head
-        q = self.w_q(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
-        k = self.w_k(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
-        v = self.w_v(x).view(B, T, H, d).transpose(1, 2)  # (B, T, D) -> (B, H, T, d)
+        # Split into heads, (B, T, D) -> (B, T, H, d) -> (B, H, T, d):
+        # head h gets columns h*d to (h+1)*d - 1 of every token.
+        q = self.w_q(x).view(B, T, H, d).transpose(1, 2)
+        k = self.w_k(x).view(B, T, H, d).transpose(1, 2)
+        v = self.w_v(x).view(B, T, H, d).transpose(1, 2)
         scores = q @ k.transpose(-2, -1) / math.sqrt(d)  # (B, H, T, T)
         if mask is not None:
-            scores = scores.masked_fill(~mask, float("-inf"))  # forbidden keys: -inf
-        weights = torch.softmax(scores, dim=-1)  # (B, H, T, T), each row sums to 1
-        if mask is not None:  # a query with no key at all: zeros, not NaN (as in mhalib)
+            scores = scores.masked_fill(~mask, float("-inf"))  # forbidden keys
+        weights = torch.softmax(scores, dim=-1)  # (B, H, T, T), rows sum to 1
+        if mask is not None:  # a query with no key: zeros, not NaN (as mhalib)
             weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
         heads = weights @ v  # (B, H, T, T) @ (B, H, T, d) -> (B, H, T, d)
-        concat = heads.transpose(1, 2).reshape(B, T, D)  # (B, H, T, d) -> (B, T, H*d)
+        # Concatenate, (B, H, T, d) -> (B, T, H, d) -> (B, T, D)
+        concat = heads.transpose(1, 2).reshape(B, T, D)
         return self.w_o(concat), weights  # (B, T, D), (B, H, T, T)
 # --8<-- [end:torch-mha]
 
 
 # --8<-- [start:torch-sinusoidal]
-def torch_sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0,
+def torch_sinusoidal_encoding(n_positions: int, d_model: int,
+                              base: float = 10000.0,
                               dtype=torch.float64) -> torch.Tensor:
-    """The sinusoidal table ``PE (n_positions, D)``: sin on even, cos on odd dims."""
+    """The sinusoidal table PE (n_positions, D): sin on even, cos on odd."""
     if d_model % 2:
         raise ValueError(f"d_model must be even (sin/cos pairs), got {d_model}")
     p = torch.arange(n_positions, dtype=dtype)  # (n,) the positions 0 .. n-1
-    omega = base ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)  # (D/2,)
+    two_i = torch.arange(0, d_model, 2, dtype=dtype)  # (D/2,) even dimensions
+    omega = base ** (-two_i / d_model)  # (D/2,) radians per position
     angles = p[:, None] * omega[None, :]  # (n, 1) * (1, D/2) -> (n, D/2)
     pe = torch.empty(n_positions, d_model, dtype=dtype)
     pe[:, 0::2] = torch.sin(angles)  # dimension 2i: sin(p * omega_i)
@@ -140,18 +147,19 @@ def torch_rope(x: torch.Tensor, positions: torch.Tensor | None = None,
                base: float = 10000.0) -> torch.Tensor:
     """RoPE in the interleaved layout: plane i is dimensions (2i, 2i+1).
 
-    The pair ``(x[2i], x[2i+1])`` is read as the complex number ``x[2i] + 1j*x[2i+1]``;
-    multiplying it by ``exp(1j * p * theta_i)`` rotates it by the angle ``p * theta_i``.
-    ``x (..., T, d)`` with even ``d``; ``positions (T,)``, by default ``0 .. T-1``.
+    x (..., T, d) with even d; positions (T,), by default 0 .. T-1. The pair
+    (x[2i], x[2i+1]) is read as the complex number x[2i] + 1j*x[2i+1], and
+    multiplying it by exp(1j*a) rotates it by the angle a = p * theta_i.
     """
     T, d = x.shape[-2:]
     if d % 2:
-        raise ValueError(f"x's last axis d_head must be even (RoPE turns pairs), got {d}")
-    p = torch.arange(T, dtype=x.dtype) if positions is None else positions.to(x.dtype)
+        raise ValueError(f"d_head (x's last axis) must be even, got {d}")
+    p = torch.arange(T, dtype=x.dtype) if positions is None else positions
     theta = base ** (-torch.arange(0, d, 2, dtype=x.dtype) / d)  # (d/2,)
-    angles = p[:, None] * theta[None, :]  # (T, 1) * (1, d/2) -> (T, d/2)
-    turn = torch.polar(torch.ones_like(angles), angles)  # (T, d/2) complex, e^{i angle}
-    pairs = x.reshape(*x.shape[:-1], d // 2, 2)  # (..., T, d) -> (..., T, d/2, 2)
+    angles = p.to(x.dtype)[:, None] * theta[None, :]  # (T, d/2)
+    turn = torch.polar(torch.ones_like(angles), angles)  # (T, d/2): e^(1j*a)
+    pairs = x.reshape(*x.shape[:-1], d // 2, 2)  # (..., T, d/2, 2): the planes
     z = torch.view_as_complex(pairs.contiguous())  # (..., T, d/2) complex
-    return torch.view_as_real(z * turn).flatten(-2)  # rotate, then back to (..., T, d)
+    # Rotate every plane; back to real: (..., T, d/2, 2) -> (..., T, d)
+    return torch.view_as_real(z * turn).flatten(-2)
 # --8<-- [end:torch-rope]
