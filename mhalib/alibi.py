@@ -66,10 +66,10 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
     m = alibi_slopes(n_heads)[:, None, None]  # (H,) -> (H, 1, 1)
     i = np.arange(T)[:, None]  # (T, 1) query positions
     j = np.arange(T)[None, :]  # (1, T) key positions
-    if form == "row_constant":
-        distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T): rows = j
-    else:
-        distance = -np.abs(i - j).astype(np.float64)  # (T, T): -|i - j|
+    if form == "row_constant":  # the authors' code: every row is m * j
+        distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T)
+    else:  # the paper's -m (i - j) on the causal side; -m |i - j| everywhere
+        distance = -np.abs(i - j).astype(np.float64)  # (T, T)
     bias = m * distance  # (H, 1, 1) * (T, T) -> (H, T, T)
     if causal:
         bias = np.where(j <= i, bias, -np.inf)  # future keys: -inf, weight 0
