@@ -74,7 +74,8 @@ def split_heads_by_hand(x, n_heads):
 
 for name, projected in [("q", q), ("k", k), ("v", v)]:
     want = mhalib.split_heads(projected, H)  # (H, T, d)
-    check(split_heads_by_hand(projected, H), want, f"split_heads_by_hand({name}, H)")
+    got = split_heads_by_hand(projected, H)
+    check(got, want, f"split_heads_by_hand({name}, H)")
 
 # %% [markdown] tags=["solution"] jupyter={"source_hidden": true}
 # A row of `x` is one token, so the reshape must keep rows together: `(T, D)` to
@@ -93,7 +94,8 @@ def split_heads_by_hand(x, n_heads):
 
 for name, projected in [("q", q), ("k", k), ("v", v)]:
     want = mhalib.split_heads(projected, H)  # (H, T, d)
-    check(split_heads_by_hand(projected, H), want, f"split_heads_by_hand({name}, H)")
+    got = split_heads_by_hand(projected, H)
+    check(got, want, f"split_heads_by_hand({name}, H)")
 
 # %% [markdown]
 # ### Exercise 2: one head, by hand
@@ -106,8 +108,8 @@ for name, projected in [("q", q), ("k", k), ("v", v)]:
 
 # %%
 def attention_by_hand(q, k, v):
-    """One head: q (T, d), k and v (S, d) -> output (T, d), weights (T, S)."""
-    # TODO: every query against every key, divided by the square root of d
+    """q (T, d), k and v (S, d) -> output (T, d), weights (T, S)."""
+    # TODO: every query against every key, divided by sqrt(d)
     scores = ...
     # TODO: softmax along each row (subtract the row's maximum first)
     weights = ...
@@ -123,9 +125,9 @@ for h in range(H):
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def attention_by_hand(q, k, v):
-    """One head: q (T, d), k and v (S, d) -> output (T, d), weights (T, S)."""
-    scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, d) @ (d, S) -> (T, S)
-    # the largest entry of each row becomes exp(0) = 1: nothing can overflow
+    """q (T, d), k and v (S, d) -> output (T, d), weights (T, S)."""
+    scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, S)
+    # each row's largest entry becomes exp(0) = 1: no overflow
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
     output = weights @ v  # (T, S) @ (S, d) -> (T, d)
@@ -162,7 +164,7 @@ for D_, H_ in [(8, 2), (512, 8), (512, 16), (768, 12)]:
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def mha_parameters(D, H):
-    # four D x D matrices and four biases of D numbers; H plays no part
+    # four D x D matrices, four biases of D numbers; no H
     return 4 * D * D + 4 * D
 
 

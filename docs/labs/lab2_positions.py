@@ -92,7 +92,7 @@ assert np.ptp(same) < 1e-9 and np.ptp(mixed) > 1e-3
 def pe_row(p, D, base=10_000.0):
     """Row p of the sinusoidal table, shape (D,)."""
     # TODO: the D/2 angular frequencies omega_i = base ** (-2i / D);
-    # sin(p * omega_i) goes to dimension 2i, cos(p * omega_i) to 2i + 1
+    # sin(p * omega_i) goes to dimension 2i, cos(p * omega_i) to 2i+1
     return ...
 
 
@@ -102,7 +102,7 @@ for p in (0, 1, 7, 299):
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def pe_row(p, D, base=10_000.0):
     """Row p of the sinusoidal table, shape (D,)."""
-    omega = base ** (-np.arange(0, D, 2) / D)  # (D/2,): the exponents -2i/D
+    omega = base ** (-np.arange(0, D, 2) / D)  # (D/2,)
     row = np.empty(D)
     row[0::2] = np.sin(p * omega)  # even dimensions
     row[1::2] = np.cos(p * omega)  # odd dimensions
@@ -122,7 +122,7 @@ for p in (0, 1, 7, 299):
 
 # %%
 def shift_block(k, omega):
-    """The 2x2 block of M_k for the pair with angular frequency omega."""
+    """Block of M_k for the pair with angular frequency omega."""
     # TODO: a 2x2 array built from cos(k * omega) and sin(k * omega)
     return ...
 
@@ -130,7 +130,8 @@ def shift_block(k, omega):
 omega = mhalib.sinusoidal_frequencies(D)  # (D/2,)
 for i in (0, 1, D // 2 - 1):
     want = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]  # block i of M_k
-    check(shift_block(k, omega[i]), want, f"shift_block(k, omega[{i}])")
+    got = shift_block(k, omega[i])
+    check(got, want, f"shift_block(k, omega[{i}])")
 
 # %% [markdown] tags=["solution"] jupyter={"source_hidden": true}
 # $\sin(p\omega + k\omega) = \sin p\omega \cos k\omega + \cos p\omega \sin k\omega$ and
@@ -141,7 +142,7 @@ for i in (0, 1, D // 2 - 1):
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def shift_block(k, omega):
-    """The 2x2 block of M_k for the pair with angular frequency omega."""
+    """Block of M_k for the pair with angular frequency omega."""
     c, s = np.cos(k * omega), np.sin(k * omega)
     return np.array([[c, s],  # new sine   = sin * c + cos * s
                      [-s, c]])  # new cosine = -sin * s + cos * c
@@ -149,7 +150,8 @@ def shift_block(k, omega):
 
 for i in (0, 1, D // 2 - 1):
     want = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]  # block i of M_k
-    check(shift_block(k, omega[i]), want, f"shift_block(k, omega[{i}])")
+    got = shift_block(k, omega[i])
+    check(got, want, f"shift_block(k, omega[{i}])")
 
 # %% [markdown]
 # ### Exercise 3: RoPE by hand
@@ -168,7 +170,7 @@ def rope_by_hand(x, m, base=10_000.0):
 
 
 for m in (0, 1, 5, 100):
-    want = mhalib.apply_rope(q[None], np.array([m]))[0]  # (1, d) -> (d,)
+    want = mhalib.apply_rope(q[None], np.array([m]))[0]  # (d,)
     check(rope_by_hand(q, m), want, f"rope_by_hand(q, {m})")
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
@@ -185,5 +187,5 @@ def rope_by_hand(x, m, base=10_000.0):
 
 
 for m in (0, 1, 5, 100):
-    want = mhalib.apply_rope(q[None], np.array([m]))[0]  # (1, d) -> (d,)
+    want = mhalib.apply_rope(q[None], np.array([m]))[0]  # (d,)
     check(rope_by_hand(q, m), want, f"rope_by_hand(q, {m})")

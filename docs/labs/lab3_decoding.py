@@ -110,8 +110,9 @@ def cache_bytes_per_token(n_layers, n_kv_heads, d_head, n_bytes):
     return ...
 
 
-measured = cache.nbytes // cache.length()  # this lab's cache, per token
-check(cache_bytes_per_token(1, H_kv, d, 8), measured, "this lab's cache")
+measured = cache.nbytes // cache.length()  # per token
+got = cache_bytes_per_token(1, H_kv, d, 8)
+check(got, measured, "this lab's cache")
 for model, L, H_kv_, d_ in [("LLaMA-2 7B (MHA)", 32, 32, 128),
                             ("Mistral 7B (GQA)", 32, 8, 128),
                             ("LLaMA-2 70B (GQA)", 80, 8, 128)]:
@@ -127,12 +128,13 @@ for model, L, H_kv_, d_ in [("LLaMA-2 7B (MHA)", 32, 32, 128),
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def cache_bytes_per_token(n_layers, n_kv_heads, d_head, n_bytes):
-    # K and V, for every layer, every K/V head and every number of a head
+    # K and V, in every layer, for every K/V head, d_head numbers
     return 2 * n_layers * n_kv_heads * d_head * n_bytes
 
 
-measured = cache.nbytes // cache.length()  # this lab's cache, per token
-check(cache_bytes_per_token(1, H_kv, d, 8), measured, "this lab's cache")
+measured = cache.nbytes // cache.length()  # per token
+got = cache_bytes_per_token(1, H_kv, d, 8)
+check(got, measured, "this lab's cache")
 for model, L, H_kv_, d_ in [("LLaMA-2 7B (MHA)", 32, 32, 128),
                             ("Mistral 7B (GQA)", 32, 8, 128),
                             ("LLaMA-2 70B (GQA)", 80, 8, 128)]:
@@ -148,9 +150,9 @@ for model, L, H_kv_, d_ in [("LLaMA-2 7B (MHA)", 32, 32, 128),
 
 # %%
 def chunk_mask(n_new, n_total):
-    """Boolean (n_new, n_total): the last n_new of n_total positions."""
-    # TODO: compare key positions (a row) with query positions (a column);
-    # broadcasting does the rest
+    """(n_new, n_total) mask: the last n_new of n_total positions."""
+    # TODO: compare key positions (a row) with query positions
+    # (a column); broadcasting does the rest
     return ...
 
 
@@ -161,7 +163,7 @@ for n_new, n_total in [(2, 6), (1, 5), (4, 4), (3, 8)]:
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def chunk_mask(n_new, n_total):
-    """Boolean (n_new, n_total): the last n_new of n_total positions."""
+    """(n_new, n_total) mask: the last n_new of n_total positions."""
     # (n_new, 1): the positions of the new tokens
     query_pos = np.arange(n_new)[:, None] + (n_total - n_new)
     key_pos = np.arange(n_total)[None, :]  # (1, n_total)
@@ -186,7 +188,7 @@ for n_new, n_total in [(2, 6), (1, 5), (4, 4), (3, 8)]:
 
 # %%
 def attend_in_blocks(step, q_row, k, v, block=16):
-    """Run `step` over the keys, one block at a time, for one query."""
+    """Run `step` over the keys one block at a time (one query)."""
     m, l, o = -np.inf, 0.0, np.zeros(v.shape[-1])  # nothing seen yet
     for start in range(0, len(k), block):
         k_j, v_j = k[start:start + block], v[start:start + block]
@@ -198,12 +200,14 @@ def attend_in_blocks(step, q_row, k, v, block=16):
 
 
 def online_step(m, l, o, scores, v_block):
-    """m, l: numbers; o: (d,); a block's scores (b,) and values (b, d)."""
+    """m, l numbers, o (d,); a block's scores (b,), values (b, d)."""
     # TODO: the larger of m and the block's largest score
     m_new = ...
-    # TODO: the old sum times exp(m - m_new), plus exp(scores - m_new) summed
+    # TODO: the old sum times exp(m - m_new),
+    # plus the sum of exp(scores - m_new)
     l_new = ...
-    # TODO: the old output rescaled alike, plus the block's weighted values
+    # TODO: the old output rescaled alike,
+    # plus the block's values weighted by exp(scores - m_new)
     o_new = ...
     return m_new, l_new, o_new
 
@@ -219,7 +223,7 @@ for i in (0, 17, 63):
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 def online_step(m, l, o, scores, v_block):
-    """m, l: numbers; o: (d,); a block's scores (b,) and values (b, d)."""
+    """m, l numbers, o (d,); a block's scores (b,), values (b, d)."""
     m_new = max(m, scores.max())
     # 0 on the first block (m = -inf), 1 when the maximum did not grow
     rescale = np.exp(m - m_new)
