@@ -195,3 +195,19 @@ def test_download_directive_replacement(tmp_path):
                        ("{{ download wheel?x=1 }}", "no parameters")]:
         with pytest.raises(PluginError, match=words):
             hook.on_page_markdown(bad, page=Page, config=Config, files=None)
+
+
+def test_serve_watches_every_folder_the_downloads_hold():
+    hook = _hook("site_downloads")
+    watched = []
+
+    class Server:
+        def watch(self, path):
+            watched.append(Path(path).relative_to(ROOT).as_posix())
+
+    class Config:
+        config_file_path = str(ROOT / "mkdocs.yml")
+
+    hook.on_serve(Server(), config=Config, builder=None)
+    assert {"tests", "hooks", "tools", "mhalib", "pyproject.toml", "README.md"} <= set(watched)
+    assert not {"node_modules", ".cache", "site"} & set(watched)
