@@ -49,7 +49,7 @@ stepwise = np.stack(steps, axis=1)  # T x (B, D) -> (B, T, D)
 print("largest difference from the full pass:", float(np.abs(stepwise - full).max()))
 
 # %% [markdown]
-# The cache holds $2 \times H_{kv} \times d_{\text{head}}$ numbers per token: with two K/V heads
+# The cache holds $2 \times H_{\text{kv}} \times d_{\text{head}}$ numbers per token: with two K/V heads
 # instead of four, half of what multi-head attention would cache.
 
 # %%
@@ -98,7 +98,7 @@ print("largest array allocated:", trace["largest_array_elements"], "elements; th
 #
 # ### Exercise 1: the size of the cache
 # Every layer caches, for every token, one key and one value vector of $d_{\text{head}}$
-# numbers per key/value head. Write the bytes per token for $L$ layers and $H_{kv}$
+# numbers per key/value head. Write the bytes per token for $L$ layers and $H_{\text{kv}}$
 # key/value heads, each number taking `n_bytes` bytes. The check measures this lab's
 # cache (one layer, float64: 8 bytes a number), then compares three published model
 # shapes in fp16 with `mhalib.kv_cache_bytes_per_token`. Which of the three caches least
@@ -121,7 +121,7 @@ for model, L, H_kv_, d_ in [("LLaMA-2 7B (MHA)", 32, 32, 128),
 
 # %% [markdown] tags=["solution"] jupyter={"source_hidden": true}
 # Keys and values (the factor 2), for every layer, every key/value head and every one of
-# its $d_{\text{head}}$ numbers: $2 \cdot L \cdot H_{kv} \cdot d_{\text{head}}$ numbers
+# its $d_{\text{head}}$ numbers: $2 \cdot L \cdot H_{\text{kv}} \cdot d_{\text{head}}$ numbers
 # per token. Mistral 7B caches a quarter of what LLaMA-2 7B does with the same layers and
 # head width, because its 32 query heads share 8 key/value heads; the number of query
 # heads does not enter the formula at all.
