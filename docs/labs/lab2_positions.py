@@ -156,16 +156,17 @@ for i in (0, 1, D // 2 - 1):
 # %% [markdown]
 # ### Exercise 3: RoPE by hand
 # RoPE cuts a query or key of head width $d_{\text{head}}$ into the planes
-# $(x_{2i}, x_{2i+1})$ and turns plane $i$ counter-clockwise by the angle $m\,\theta_i$,
-# with $\theta_i = 10000^{-2i/d_{\text{head}}}$, for a token at position $m$. A plane
+# $(x_{2i}, x_{2i+1})$ and turns plane $i$ counter-clockwise by the angle $m\,\omega_i$,
+# with $\omega_i = 10000^{-2i/d_{\text{head}}}$ (the sinusoidal table's frequencies, for
+# the head width), for a token at position $m$. A plane
 # $(a, b)$ turned by $\alpha$ becomes $(a\cos\alpha - b\sin\alpha,\ a\sin\alpha + b\cos\alpha)$.
 # Write it for one vector; the check compares it with `mhalib.apply_rope`.
 
 # %%
 def rope_by_hand(x, m, base=10_000.0):
     """x (d,) with even d, rotated to position m."""
-    # TODO: the d/2 frequencies theta_i, then turn each plane
-    # (x[2i], x[2i+1]) by the angle m * theta_i
+    # TODO: the d/2 frequencies omega_i, then turn each plane
+    # (x[2i], x[2i+1]) by the angle m * omega_i
     return ...
 
 
@@ -177,8 +178,8 @@ for m in (0, 1, 5, 100):
 def rope_by_hand(x, m, base=10_000.0):
     """x (d,) with even d, rotated to position m."""
     d = x.size
-    theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
-    c, s = np.cos(m * theta), np.sin(m * theta)
+    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    c, s = np.cos(m * omega), np.sin(m * omega)
     a, b = x[0::2], x[1::2]  # the planes (x[2i], x[2i+1])
     out = np.empty(d)
     out[0::2] = a * c - b * s
