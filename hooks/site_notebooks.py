@@ -208,10 +208,24 @@ def on_post_page(output, *, page, config):
 
     counter = itertools.count()
     output = CELL_ID_RE.sub(lambda m: f'id="cell-id={_numbered_id(next(counter))}"', output)
-    notebook = jupytext.read(page.file.abs_src_path)
-    for n, cell in enumerate(notebook.cells):
-        cell.id = _numbered_id(n)
     target = Path(page.file.abs_dest_path).parent / f"{Path(page.file.abs_src_path).stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    jupytext.write(notebook, target, fmt="ipynb")
+    target.write_text(downloadable_notebook(page.file.abs_src_path), encoding="utf-8")
     return output
+
+
+def downloadable_notebook(path) -> str:
+    """The ``.ipynb`` text of a jupytext notebook, the same in every process: numbered cell
+    ids, and the cell-metadata filter jupytext builds from a set (``tags,jupyter`` or
+    ``jupyter,tags`` by the string hash seed) in sorted order."""
+    import jupytext
+
+    notebook = jupytext.read(path)
+    for n, cell in enumerate(notebook.cells):
+        cell.id = _numbered_id(n)
+    meta = notebook.metadata.get("jupytext", {})
+    if meta.get("cell_metadata_filter"):
+        keys = meta["cell_metadata_filter"].split(",")
+        meta["cell_metadata_filter"] = ",".join(sorted(k for k in keys if not k.startswith("-"))
+                                                + [k for k in keys if k.startswith("-")])
+    return jupytext.writes(notebook, fmt="ipynb")

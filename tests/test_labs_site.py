@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import sys
 import tarfile
@@ -211,3 +212,20 @@ def test_serve_watches_every_folder_the_downloads_hold():
     hook.on_serve(Server(), config=Config, builder=None)
     assert {"tests", "hooks", "tools", "mhalib", "pyproject.toml", "README.md"} <= set(watched)
     assert not {"node_modules", ".cache", "site"} & set(watched)
+
+
+def test_downloadable_notebook_is_the_same_whatever_the_hash_seed(tmp_path):
+    """jupytext lists the cell metadata keys in set order, which the string hash seed sets;
+    the hook sorts them, so the .ipynb is the same bytes in every build process."""
+    import subprocess
+
+    code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('h', sys.argv[1]);"
+            "h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h);"
+            "sys.stdout.write(h.downloadable_notebook(sys.argv[2]))")
+    lab = ROOT / "docs" / "labs" / "lab2_positions.py"
+    outs = {subprocess.run([sys.executable, "-c", code, str(ROOT / "hooks" / "site_notebooks.py"), str(lab)],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(6)}
+    assert len(outs) == 1
+    assert '"cell_metadata_filter": "jupyter,tags,-all"' in outs.pop()
