@@ -86,14 +86,26 @@ def site_url(built_site):
     server.shutdown()
 
 
+_SHARED: dict = {}  # the one Playwright and browser of this process, and how many fixtures hold them
+
+
 @pytest.fixture(scope="session")
 def browser(chromium):
-    from playwright.sync_api import sync_playwright
+    """One Chromium for the whole process. Modules that import this fixture (test_search,
+    test_explorers_ui, ...) each register their own copy with pytest; Playwright's sync API
+    runs one instance per thread, so every copy shares the first one started."""
+    if not _SHARED:
+        from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=ARGS)
-        yield b
-        b.close()
+        pw = sync_playwright().start()
+        _SHARED.update(pw=pw, browser=pw.chromium.launch(executable_path=chromium, args=ARGS), users=0)
+    _SHARED["users"] += 1
+    yield _SHARED["browser"]
+    _SHARED["users"] -= 1
+    if not _SHARED["users"]:
+        _SHARED["browser"].close()
+        _SHARED["pw"].stop()
+        _SHARED.clear()
     # Under xdist several workers may run browser tests: each writes its part, and the
     # controller adds the parts up into browser-summary.json (conftest.pytest_sessionfinish).
     OUT.mkdir(exist_ok=True)
