@@ -88,8 +88,13 @@ def prose(markdown: str) -> str:
     return markdown
 
 
+DOLLAR_DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
+DOLLAR_INLINE = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$")
+
+
 def lab_markdown(source: str) -> str:
-    """The Markdown cells of a jupytext ``py:percent`` lab (``# `` stripped), code cells blanked."""
+    """The Markdown cells of a jupytext ``py:percent`` lab (``# `` stripped), code cells blanked,
+    code spans blanked and notebook math (``$...$``, ``$$...$$``) written as ``\\(...\\)``, ``\\[...\\]``."""
     out, in_markdown = [], False
     for line in source.split("\n"):
         if line.startswith("# %%"):
@@ -99,7 +104,9 @@ def lab_markdown(source: str) -> str:
             out.append(line[2:])
         else:
             out.append("")
-    return "\n".join(out)
+    text = prose("\n".join(out))
+    text = DOLLAR_DISPLAY.sub(lambda m: "\\[" + m.group(1) + "\\]", text)
+    return DOLLAR_INLINE.sub(lambda m: "\\(" + m.group(1) + "\\)", text)
 
 
 def problems(text: str, name: str = "") -> list[str]:
@@ -120,7 +127,7 @@ def problems(text: str, name: str = "") -> list[str]:
             if hit:
                 found.append(f"line {line_of(match.start())}: {match.group(0).strip()!r} ({hint})")
                 break
-        if tex.strip() == "h" and not re.search(r"\bheads?\s*$|\bof head\s*$", text[:match.start()]):
+        if tex.strip() == "h" and not re.search(r"\bheads?\s*$", text[:match.start()], re.I):
             found.append(f"line {line_of(match.start())}: {match.group(0)!r} (the number of heads is H)")
     for pattern, hint in TEXT_RULES:
         for hit in pattern.finditer(outside):
@@ -213,7 +220,7 @@ def test_the_checker_finds_each_forbidden_form(bad):
 @pytest.mark.parametrize("good", [
     r"\(\sqrt{d_{\text{head}}}\) and \(d_{\text{model}} = 512\), \(4d_{\text{model}}^2\)",
     r"\((B, H_{\text{kv}}, S, d_{\text{head}})\) and \(H / H_{\text{kv}}\)",
-    r"\(m_h = 2^{-8h/H}\) for \(h = 1, \dots, H\); \(\text{head}_h = A_h V_h\); head \(h\)",
+    r"\(m_h = 2^{-8h/H}\) for \(h = 1, \dots, H\); \(\text{head}_h = A_h V_h\); head \(h\); Head \(h\) owns",
     r"\(\omega_i = b^{-2i/d_{\text{model}}}\), \(d_{\text{ff}} = 4\, d_{\text{model}}\), \(\operatorname{diag}(1, -1)\)",
     r"\(\dots\), \(\mathrm{PE}(p + k)\), \(T_{\max}\)",
     "code is exempt: `split_heads(q, H)  # (B, T, D) -> (B, H, T, d)` and `d_k = 64`",
@@ -232,9 +239,10 @@ def test_the_notation_page_may_show_what_papers_write_and_nothing_else_may():
 
 
 def test_lab_markdown_is_read_and_code_cells_are_not():
-    lab = "# %% [markdown]\n# width \\(D\\)\n\n# %%\nd = D // H  # d_k\n# %% [markdown]\n# fine \\(H\\)\n"
+    lab = ("# %% [markdown]\n# width \\(D\\)\n\n# %%\nd = D // H  # d_k\n# %% [markdown]\n# fine \\(H\\)\n"
+           "# heads of width $d$, `$d_k$` is code, and $$\n# \\sqrt{d_k}\n# $$ costs $5.\n")
     text = lab_markdown(lab)
-    assert [p.split(":")[0] for p in problems(text)] == ["line 2"]
+    assert [p.split(":")[0] for p in problems(text)] == ["line 2", "line 8", "line 8"]
 
 
 def test_figure_checker_reads_titles_labels_and_table_headers():
