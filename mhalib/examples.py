@@ -26,7 +26,7 @@ def cat_sat_mat() -> dict:
     The lecture notes give X and the resulting q, k, v table but not the weights; these
     0/1 matrices are the simplest that reproduce that table exactly:
     ``q = x[0:2]``, ``k = x[2:4]``, ``v = x[0:2] + x[2:4]``. The lecture computes
-    ``softmax(q k^T)`` without the 1/sqrt(d_k) factor, so ``scale = 1``.
+    ``softmax(q k^T)`` without the 1/sqrt(d_head) factor, so ``scale = 1``.
     """
     X = np.array([[1.0, 0.0, 1.0, 0.0],    # cat
                   [0.0, 1.0, 0.0, 1.0],    # sat
