@@ -86,13 +86,24 @@ def site_url(built_site):
     server.shutdown()
 
 
+_RUNNING: list = []  # the one browser of this process
+
+
 @pytest.fixture(scope="session")
 def browser(chromium):
+    # Other modules import this fixture (``from test_browser import browser``), which gives
+    # each of them its own session fixture; Playwright allows one sync instance per process,
+    # so a second one shares the browser the first started.
+    if _RUNNING:
+        yield _RUNNING[0]
+        return
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        _RUNNING.append(b)
         yield b
+        _RUNNING.clear()
         b.close()
     # Under xdist several workers may run browser tests: each writes its part, and the
     # controller adds the parts up into browser-summary.json (conftest.pytest_sessionfinish).
