@@ -187,9 +187,12 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
 
     # choose a sentence and a layer with the selects, a head by clicking its thumbnail
     s, layer, head = 5, 2, 9  # "A dog bites a man, and a man bites a dog.", layer 2, head 9
-    page.get_by_label("Sentence").select_option(str(s))
-    page.get_by_label("Layer", exact=True).select_option(str(layer - 1))
+    page.get_by_label("Sentence").select_option(value=str(s + 1))  # option values count from 1, as shown
+    page.get_by_label("Layer", exact=True).select_option(value=str(layer))
+    said = page.text_content(".bv-live")  # one short line per change
+    assert said.startswith(f"Layer {layer}, head {ui.get_attribute('data-head')}: ") and len(said) <= 90
     page.click(f".bv-thumb[data-layer='{layer}'][data-head='{head}']")
+    assert page.text_content(".bv-live").startswith(f"Layer {layer}, head {head}: ")
     assert ui.get_attribute("data-sentence") == str(s + 1)
     assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == (str(layer), str(head))
     assert page.get_attribute(f".bv-thumb[data-layer='{layer}'][data-head='{head}']", "aria-checked") == "true"
@@ -206,7 +209,9 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     assert shown("k") == text3(A[3]) and shown("q") == [""] * len(tokens)
     live = page.text_content(".bv-live")
     j = int(np.argmax(A[3]))
-    assert live.startswith(f"“{tokens[3]}” (query 4 of {len(tokens)}) attends most to “{tokens[j]}” {A[3, j]:.3f}")
+    assert live.startswith(f"“{tokens[3]}”, query 4: most to “{tokens[j]}” {A[3, j]:.3f}") and len(live) <= 90
+    ring = "(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+    assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2  # a visible focus ring
     # a key shows its column: how much each query gives it
     page.keyboard.press("ArrowRight")
     assert shown("q") == text3(A[:, 3]) and shown("k") == [""] * len(tokens)
@@ -216,6 +221,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     page.focus(".bv-thumb[aria-checked=true]")
     page.keyboard.press("ArrowUp")  # layer 1, same head
     assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == ("1", str(head))
+    assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2
     value = page.text_content(".bv-thumb[aria-checked=true] .bv-val")
     assert page.text_content(".bv-live").startswith(f"Layer 1, head {head}: ") and page.text_content(".bv-live").endswith(f" {value}.")
     assert shown("k") == text3(reference[s]["attentions"][0, head - 1, 6])

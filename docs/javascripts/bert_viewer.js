@@ -63,9 +63,10 @@
       const wrap = el("div", { class: "mha-control" }, [el("label", { for: sel.id, text: label }), sel]);
       return { sel, wrap };
     }
-    const sentenceSel = select("Sentence", "sentence", sentences.map((s, k) => [String(k), `${k + 1}. ${s.text}`]));
-    const layerSel = select("Layer", "layer", Array.from({ length: L }, (_, k) => [String(k), String(k + 1)]));
-    const headSel = select("Head", "head", Array.from({ length: H }, (_, k) => [String(k), String(k + 1)]));
+    // option values count from 1, as the labels do
+    const sentenceSel = select("Sentence", "sentence", sentences.map((s, k) => [String(k + 1), `${k + 1}. ${s.text}`]));
+    const layerSel = select("Layer", "layer", Array.from({ length: L }, (_, k) => [String(k + 1), String(k + 1)]));
+    const headSel = select("Head", "head", Array.from({ length: H }, (_, k) => [String(k + 1), String(k + 1)]));
     sentenceSel.wrap.classList.add("bv-sentence");
 
     const summary = el("p", { class: "bv-summary" });
@@ -193,9 +194,9 @@
         t.b.setAttribute("aria-checked", on ? "true" : "false");
         t.b.tabIndex = on ? 0 : -1;
       }
-      layerSel.sel.value = String(state.l);
-      headSel.sel.value = String(state.h);
-      sentenceSel.sel.value = String(state.s);
+      layerSel.sel.value = String(state.l + 1);
+      headSel.sel.value = String(state.h + 1);
+      sentenceSel.sel.value = String(state.s + 1);
       summary.textContent = describeHead();
       ui.dataset.sentence = String(state.s + 1);
       ui.dataset.layer = String(state.l + 1);
@@ -217,7 +218,7 @@
         state.cursor = { side, i };
         roving();
         show();
-        announce(tokenSummary(side, i));
+        announce(tokenSummary(side, i, true));
       });
       b.addEventListener("blur", () => { state.focused = null; show(); });
       b.addEventListener("click", () => {
@@ -292,13 +293,18 @@
         : `Hover over, click or focus a token (Tab, then the arrow keys) to see its ${T} weights.`;
     }
 
-    // "“sat” (query 4 of 9) attends most to “cat” 0.612, “the” 0.201 and “[CLS]” 0.101."
-    function tokenSummary(side, i) {
+    // shown: "“sat” (query 4 of 9) attends most to “cat” 0.612, “the” 0.201 and “[CLS]” 0.101."
+    // said (one short line): "“sat”, query 4: most to “cat” 0.612, then “the” 0.201."
+    function tokenSummary(side, i, short) {
       const tokens = sentences[state.s].tokens, T = tokens.length;
       const ws = tokens.map((_, k) => ({ k, w: side === "q" ? q(i, k) : q(k, i) }));
       ws.sort((a, b) => b.w - a.w || a.k - b.k);
-      // the largest weight, then up to two more that reach 0.050
-      const top = ws.filter((x, r) => r === 0 || (r < 3 && x.w >= 50)).map((x) => `“${tokens[x.k]}” ${permille(x.w)}`);
+      // the largest weight, then up to two more (one when said) that reach 0.050
+      const n = short ? 2 : 3;
+      const top = ws.filter((x, r) => r === 0 || (r < n && x.w >= 50)).map((x) => `“${tokens[x.k]}” ${permille(x.w)}`);
+      if (short)
+        return `“${tokens[i]}”, ${side === "q" ? "query" : "key"} ${i + 1}: most ${side === "q" ? "to" : "from"} ` +
+          top.join(", then ") + ".";
       const list = top.length > 1 ? `${top.slice(0, -1).join(", ")} and ${top[top.length - 1]}` : top[0];
       return side === "q"
         ? `“${tokens[i]}” (query ${i + 1} of ${T}) attends most to ${list}.`
@@ -335,7 +341,7 @@
     });
 
     sentenceSel.sel.addEventListener("change", () => {
-      state.s = Number(sentenceSel.sel.value);
+      state.s = Number(sentenceSel.sel.value) - 1;
       state.pinned = null;
       drawThumbs();
       drawSelection();
@@ -343,8 +349,8 @@
       const s = sentences[state.s];
       announce(`Sentence ${state.s + 1}, ${s.tokens.length} tokens. ${shortHead()}.`);
     });
-    layerSel.sel.addEventListener("change", () => choose(Number(layerSel.sel.value), state.h, true));
-    headSel.sel.addEventListener("change", () => choose(state.l, Number(headSel.sel.value), true));
+    layerSel.sel.addEventListener("change", () => choose(Number(layerSel.sel.value) - 1, state.h, true));
+    headSel.sel.addEventListener("change", () => choose(state.l, Number(headSel.sel.value) - 1, true));
     bySel.sel.addEventListener("change", () => {
       state.by = bySel.sel.value;
       drawLabels();
