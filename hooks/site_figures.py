@@ -202,6 +202,7 @@ def _script_page(script, wheel: str | None) -> str:
     ext = "svg" if script.kind == "figure" else "md"
     src = f"scripts/{script.name}.md"
     title = script.title.rstrip(".")
+    seen = _state.get("first_seen", {}).get(script.name)
     return (f"---\ntitle: {json.dumps(script.name + '.py: ' + title)}\nsearch:\n  exclude: true\n---\n\n"
             f"# `{script.name}.py`\n\n{_md_text(title)}.\n\n"
             "Run it outside this repository: install the library wheel (it carries `mhalib` and the "
@@ -211,8 +212,9 @@ def _script_page(script, wheel: str | None) -> str:
             f"[Download {script.name}.py]({get_relative_url('figures/' + script.name + '.py', src)}){{ download }} · "
             + (f"[{posixpath.basename(wheel)}]({get_relative_url(wheel, src)}){{ download }} · "
                f"[Get the code]({get_relative_url('get_the_code.md', src)}) · " if wheel else "")
-            + f"`python {script.name}.py --help` lists its options.\n\n"
-            f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
+            + f"`python {script.name}.py --help` lists its options."
+            + (f" Shown on: [{_md_text(seen[2])}]({get_relative_url(seen[1], src)}).\n\n" if seen else "\n\n")
+            + f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
 
 
 def on_page_content(html, *, page, config, files):

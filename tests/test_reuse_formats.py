@@ -151,4 +151,4 @@ def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_si
             shown_text = unescape(re.sub(r"<[^>]+>", "", caption.group(1)))
             assert not re.search(r"\*\*|`|Page: |\]\(", shown_text), f"{name}: raw Markdown in the caption"
             shown += 1
-    assert shown >= 50
+    assert shown >= 35
