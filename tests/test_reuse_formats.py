@@ -126,7 +126,7 @@ def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_si
     first = _first_appearance()
     rank = {name: i for i, name in enumerate(first)}
     galleries = [p for p in _nav_order() if (ROOT / "docs" / p).is_file() and "{{ gallery" in (ROOT / "docs" / p).read_text()]
-    assert len(galleries) == 3
+    assert len(galleries) >= 3
     shown = 0
     for page in galleries:
         html_path = built_site / page.removesuffix(".md") / "index.html"
