@@ -6,7 +6,7 @@ code twice, and every page weighs the same. This hook
 
 - marks notebook prompts, copy buttons and the copy buttons' hidden text with ``data-search-exclude`` (Material skips such
   elements when it builds the index);
-- gives each page a search boost by its kind (``BOOST``): lecture pages above labs, labs
+- gives each page a search boost by its kind (``BOOST``): lecture pages above the pitfalls page, that above labs, labs
   above the reference pages (galleries, errata, API), unless the page's front matter sets
   ``search: boost:`` itself.
 
@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 
 # page kind -> Material search boost (1 is Material's default)
-BOOST = {"lecture": 4.0, "lab": 0.5, "reference": 0.25}
+BOOST = {"lecture": 4.0, "practice": 1.5, "lab": 0.5, "reference": 0.25}
+# pages about pitfalls name every concept they warn about; the concept's own page comes first
+PRACTICE_PAGES = ("numerics.md",)
 REFERENCE_PAGES = ("gallery", "errata.md", "api.md", "references.md", "notation.md")
 
 # notebook chrome: the input/output prompts and the copy button's container
@@ -29,6 +31,8 @@ CHROME = re.compile(r'<(div|span) class="(jp-InputPrompt[^"]*|jp-OutputPrompt[^"
 def page_kind(src_uri: str) -> str:
     if src_uri.startswith("labs/"):
         return "lab"
+    if src_uri in PRACTICE_PAGES:
+        return "practice"
     if src_uri.startswith(REFERENCE_PAGES) or src_uri == "index.md" or src_uri == "quiz.md":
         return "reference"
     return "lecture"

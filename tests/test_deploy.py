@@ -167,4 +167,5 @@ def test_search_hook_hides_notebook_chrome_and_weighs_pages_by_kind():
     assert site_search.page_kind("rope.md") == "lecture"
     assert site_search.page_kind("labs/lab2_positions.py") == "lab"
     assert site_search.page_kind("gallery_generation.md") == "reference"
-    assert site_search.BOOST["lecture"] > site_search.BOOST["lab"] > site_search.BOOST["reference"]
+    assert site_search.page_kind("numerics.md") == "practice"
+    assert site_search.BOOST["lecture"] > site_search.BOOST["practice"] > site_search.BOOST["lab"] > site_search.BOOST["reference"]
