@@ -22,8 +22,8 @@ DOCS = ROOT / "docs"
 
 # The concept pages whose questions this module holds; kv_cache and flash_attention had theirs
 # first (their numbers are held in tests/test_pages.py, and some of their answers are reasoning only).
-PAGES = ["attention", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope",
-         "alibi", "compare", "numerics"]
+PAGES = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned",
+         "rope", "alibi", "compare", "numerics"]
 CONCEPT_PAGES = PAGES + ["kv_cache", "flash_attention"]
 
 E = math.e
@@ -208,14 +208,48 @@ def test_attention_answers(built_site):
 
 
 @pytest.mark.build
+def test_architecture_answers(built_site):
+    t = section(built_site, "architecture")
+    D = 768  # GPT-2 small, d_ff = 4 D
+    ffn, attention = D * 4 * D + 4 * D + 4 * D * D + D, 4 * D * D + 4 * D
+    assert 1.99 < ffn / attention < 2.0
+    has(t, f"per block {ffn:,} against {attention:,} .")
+    D, H, T = 384, 12, 500  # MiniLM
+    assert H * T * T == 3_000_000 and T * D == 192_000
+    has(t, f"(1, {H}, 500, 500)", "= 3,000,000 numbers per layer", "= 192,000 numbers", "has 512 position vectors")
+    token, position, segment, norm = 30522 * D, 512 * D, 2 * D, 2 * D
+    block = (4 * D * D + 4 * D) + (8 * D * D + 5 * D) + 2 * 2 * D  # attention, feed-forward (d_ff = 4 D), two layer norms
+    total = token + position + segment + norm + 6 * block
+    has(t, f"More than half: {(token + position + segment + norm) / total:.0%} .", f"= {token:,} numbers",
+        f"together hold {6 * (4 * D * D + 4 * D) / total:.0%} of the model")
+
+
+def one_head_by_hand(s: float) -> dict:
+    """'The cat quietly sat' at query strength s, in closed form.
+
+    sat's query is (s, 0 || s, 0); cat's key is (s, 0 || 0, 0), quietly's (0, 0 || s, 0); the others are 0.
+    One head (width 4): cat and quietly both score s^2 / 2, the others 0. Each of the two heads (width 2):
+    its own token scores s^2 / sqrt(2), the other three 0. Values: cat (1, 0 || 1, 0), quietly (0, 1 || 0, 1).
+    """
+    a = math.exp(s * s / 2)
+    w1 = a / (2 * a + 2)  # one head: weight on cat = weight on quietly
+    single = math.sqrt(2 * ((1 - w1) ** 2 + w1**2))  # output (w1, w1 || w1, w1) against (1, 0 || 0, 1)
+    b = math.exp(s * s / SQRT2)
+    w2, other = b / (b + 3), 1 / (b + 3)  # each head: on its token, and on each other token
+    two = math.sqrt(2 * ((1 - w2) ** 2 + other**2))  # head 1 returns (w2, other), head 2 (other, w2)
+    return dict(w1=w1, single=single, w2=w2, two=two)
+
+
+@pytest.mark.build
 def test_one_head_answers(built_site):
     t = section(built_site, "one_head")
-    X, m, _ = heads_maps()
-    has(t, "(0.1, 0)", ", ".join(f"{w:.2f}" for w in m["head1"][0, :3]) + f" and {m['head1'][0, 3]:.2f}")
-    product = m["head1"][1] * m["head2"][1]
-    single = product / product.sum()  # adding scores multiplies the exponentials
-    np.testing.assert_allclose(single, m["single"][1], atol=1e-12)
-    has(t, f"{m['head1'][1, 2]:.4f} in head 1", f"{m['head2'][1, 2]:.4f} in head 2", f"{single[2]:.4f}")
+    assert one_head_by_hand(3.0)["two"] == pytest.approx(d("one_head_outputs")["distance"]["two"], rel=1e-9)  # the page's case
+    strong, weak = one_head_by_hand(6.0), one_head_by_hand(1.0)
+    has(t, f"now {strong['w1']:.4f} each", f"stays {strong['single']:.4f} away", "floor of 1 that",
+        f"does not want falls to {1 / (math.exp(36 / SQRT2) + 3):.1e},", f"only {strong['two']:.1e} away")
+    assert weak["two"] < 1 < weak["single"]
+    has(t, f"just {weak['w2']:.3f} on cat", f"output is {weak['two']:.3f} from", f"head is {weak['single']:.3f} away",
+        "best possible 1.")
 
 
 @pytest.mark.build
