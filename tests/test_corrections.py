@@ -232,7 +232,7 @@ def test_sinusoidal_page_corrections(built_site):
     assert "does not make every token lean towards its neighbours" in t
     # the initialisation behind the embedding-scale table, stated on the page
     assert "tensor2tensor" in t and "the table assumes that initialisation" in t
-    assert "entries drawn from N(0, 1/d)" in t
+    assert r"draws every entry from \(\mathcal N(0, 1/d_{\text{model}})\)" in t
     # what the base sets
     assert f"{2 * math.pi * 10000 ** (510 / 512):,.0f} positions" in t and f"{2 * math.pi * 10000:,.0f}" in t
     assert "10,000 tokens" in t  # the claim, quoted in the note
