@@ -245,13 +245,15 @@ def on_env(env, *, config, files):
         parts.append(f'<section class="mha-print-page" id="{keys[page.url]}">\n{body}\n</section>\n')
         if n == 0:
             parts.append(_contents(nav, keys, config) + "\n")
-        children = [AnchorLink(c.title, f"{keys[page.url]}--{c.id}", 2)
-                    for top in page.toc.items for c in top.children]
-        link = AnchorLink(page.title, keys[page.url], 1)
-        link.children = children
+        link = AnchorLink(page.title, keys[page.url], 2)
+        link.children = [AnchorLink(c.title, f"{keys[page.url]}--{c.id}", 3)
+                         for top in page.toc.items for c in top.children]
         toc.append(link)
     print_page.content = f'<div class="mha-print">\n{"".join(parts)}</div>\n'
-    print_page.toc = TableOfContents(toc)
+    # the theme's sidebar lists the children of the first top-level entry: one root, the pages under it
+    root = AnchorLink(print_page.title, keys[pages[0].url], 1)
+    root.children = toc
+    print_page.toc = TableOfContents([root])
     return env
 
 

@@ -144,6 +144,13 @@ def test_pdf_page_count_and_build_dates():
     assert fixed.count(b"(D:19700102000000+00'00')") == 2
 
 
+def test_pdf_structure_ids_are_numbered_by_rank():
+    one = b"<</ID (node00001315)>> <</ID (node00000007)>> [(node00000007) 1 0 R (node00001315) 2 0 R]"
+    two = b"<</ID (node00001317)>> <</ID (node00000009)>> [(node00000009) 1 0 R (node00001317) 2 0 R]"
+    assert make_pdf.fix_node_ids(one) == make_pdf.fix_node_ids(two)
+    assert make_pdf.fix_node_ids(one) == b"<</ID (node00000002)>> <</ID (node00000001)>> [(node00000001) 1 0 R (node00000002) 2 0 R]"
+
+
 def test_the_skipped_pages_are_in_the_nav():
     srcs = [src for src, _ in _nav()]
     assert all(s in srcs for s in site_print.SKIP)

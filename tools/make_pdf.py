@@ -10,7 +10,8 @@ Before printing it waits for what a reader's browser would finish first: the mat
 (KaTeX renders every formula in the browser), every lazy image, and the fonts. Links
 between pages of the lecture are links within the PDF; links to the rest of the site go
 to the published site (the page's canonical URL). The PDF's dates are the build's
-(``SOURCE_DATE_EPOCH``), so an unchanged site prints to the same bytes.
+(``SOURCE_DATE_EPOCH``) and its structure ids are numbered in order, so an unchanged site
+prints to the same bytes.
 """
 from __future__ import annotations
 
@@ -67,6 +68,15 @@ def fix_dates(pdf: bytes, epoch: int) -> bytes:
     return re.sub(rb"(/(?:CreationDate|ModDate)\s*\()([^)]*)(\))", repl, pdf)
 
 
+def fix_node_ids(pdf: bytes) -> bytes:
+    """Number the tagged PDF's structure ids (``(node00001315)``, Chromium's DOM node ids,
+    which shift with the order scripts create nodes in) by rank: same order, so the id tree
+    stays sorted, same width, so the offsets stay valid, and the same bytes every time."""
+    found = sorted(set(re.findall(rb"\(node(\d{8})\)", pdf)), key=int)
+    rank = {old: b"%08d" % n for n, old in enumerate(found, 1)}
+    return re.sub(rb"\(node(\d{8})\)", lambda m: b"(node" + rank[m.group(1)] + b")", pdf)
+
+
 def in_own_thread(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` run in a new thread: Playwright's sync API refuses to start in a
     thread where another instance runs (a test session's browser, say)."""
@@ -90,7 +100,7 @@ def build_pdf(site: Path, out: Path, *, paper: str = "A4", timeout_ms: int = 120
     site, out = Path(site), Path(out)
     if not (site / PAGE / "index.html").is_file():
         raise FileNotFoundError(f"{site / PAGE / 'index.html'} is missing: build the site first")
-    pdf = in_own_thread(_print, site, paper, timeout_ms)
+    pdf = fix_node_ids(in_own_thread(_print, site, paper, timeout_ms))
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or 0)
     if epoch:
         pdf = fix_dates(pdf, epoch)
