@@ -236,11 +236,12 @@ def on_env(env, *, config, files):
     _state["print_url"] = print_page.url
     pages = printed_pages(nav)
     keys = {p.url: page_key(p.url) for p in pages}
+    if any(page.content is None for page in pages):  # `mkdocs serve --dirty` converts edited pages only
+        log.info("print: print/ is assembled by full builds only")
+        return env
     seen_styles: set[str] = set()
     parts, toc = [], []
     for n, page in enumerate(pages):
-        if page.content is None:
-            raise PluginError(f"hooks/site_print.py: {page.file.src_uri} has no content to print")
         body = _dedupe_styles(_Rewriter(page, keys, print_page.url)(page.content), seen_styles)
         parts.append(f'<section class="mha-print-page" id="{keys[page.url]}">\n{body}\n</section>\n')
         if n == 0:
