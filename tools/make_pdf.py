@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
+from screenshots import ARGS, CHROMIUM, serve  # noqa: E402
 
 PAGE = "print/"
 
@@ -125,7 +125,15 @@ def _print(site: Path, paper: str, timeout_ms: int) -> bytes:
                 page.goto(base + PAGE, wait_until="load")
                 page.emulate_media(media="print", color_scheme="light")
                 page.wait_for_function(MATH_DONE, timeout=timeout_ms)
-                load_all_images(page)
+                bad_math = page.evaluate("Array.from(document.querySelectorAll('.katex-error')).map(e => e.title)")
+                if bad_math:
+                    raise RuntimeError(f"{len(bad_math)} formulas on {PAGE} failed to render, e.g. {bad_math[:2]}")
+                # every lazy image, now (the helper in screenshots.py, with this call's patience)
+                page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
+                page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=timeout_ms)
+                broken = page.evaluate("Array.from(document.images).filter(i => !i.naturalWidth).map(i => i.src)")
+                if broken:
+                    raise RuntimeError(f"{len(broken)} images on {PAGE} did not load, e.g. {broken[:3]}")
                 page.evaluate("document.fonts.ready.then(() => true)")
                 site_base = canonical.group(1)[: -len(PAGE)] if canonical else base
                 page.evaluate(SITE_LINKS, [base, site_base])
