@@ -44,10 +44,8 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs.utils import get_relative_url
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _paths import project_dir  # noqa: E402
-
 log = logging.getLogger("mkdocs.hooks.print")
+TOOLS = Path(__file__).resolve().parent.parent / "tools"  # tools/make_pdf.py prints the PDF
 
 PRINT_PAGE = "print.md"
 PDF_NAME = "lecture.pdf"
@@ -261,8 +259,7 @@ def on_env(env, *, config, files):
 def on_post_build(*, config):
     if not pdf_enabled():
         return
-    root = project_dir(config)
-    sys.path.insert(0, str(root / "tools"))
+    sys.path.insert(0, str(TOOLS))
     try:
         import make_pdf
     except ImportError as exc:

@@ -212,12 +212,42 @@ def test_print_page_opens_answers_and_names_what_it_leaves_out(built_site):
 
 
 @build
-def test_home_page_links_the_print_page_and_no_pdf_without_make_pdf(built_site):
+def test_home_page_links_the_print_page_and_the_pdf_only_when_the_build_made_it(built_site):
     home = (built_site / "index.html").read_text()
     assert re.search(r'<p class="mha-print-note">.*?href="print/"', home, re.S)
-    assert "lecture.pdf" not in home  # this build made no PDF (MHA_PDF unset), so it links none
-    assert not (built_site / "lecture.pdf").exists()
+    made = site_print.pdf_enabled()  # MHA_PDF=1 (make pdf); the test session's build normally has it unset
+    assert ('href="lecture.pdf"' in home) == made == (built_site / "lecture.pdf").is_file()
     assert "print/" not in [u for _, u in _nav()]  # a page of its own, not in the nav
+
+
+@build
+@browser
+def test_a_build_with_mha_pdf_prints_the_pdf_and_links_it(tmp_path):
+    """The whole path of `make pdf` on a small site: the hook prints print/ after the build
+    and the home page links the file."""
+    from helpers import mini_project, mkdocs_build
+
+    if not Path(make_pdf.CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {make_pdf.CHROMIUM}")
+    pages = {"index.md": "# Home\n\nA course.\n\nPrint it: [one page](print.md).\n{ .mha-print-note }\n",
+             "one.md": "# One\n\n## Summary\n\nSee [two](two.md#summary).\n",
+             "two.md": "# Two\n\n## Summary\n\nBack to [one](one.md).\n"}
+    pages.update({src: f"# {src}\n" for src in site_print.SKIP})
+    pages["stylesheets/print.css"] = (ROOT / "docs" / "stylesheets" / "print.css").read_text()
+    proj = mini_project(tmp_path, {}, pages)
+    config = proj / "mkdocs.yml"
+    config.write_text(config.read_text().replace(
+        "hooks: [", "site_url: https://example.org/course/\nextra_css: [stylesheets/print.css]\n"
+                    f"hooks: [\"{ROOT / 'hooks' / 'site_print.py'}\", "))
+    result = mkdocs_build(config, tmp_path / "site", tmp_path / "cache", env={"MHA_PDF": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    site = tmp_path / "site"
+    pdf = (site / "lecture.pdf").read_bytes()
+    assert make_pdf.page_count(pdf) >= 3  # home + contents, one, two: a sheet each
+    assert {"Home", "One", "Two"} <= set(_outline_titles(pdf))
+    assert '<a href="lecture.pdf" download>' in (site / "index.html").read_text()
+    printed = (site / "print" / "index.html").read_text()
+    assert 'href="#two--summary"' in printed and 'id="one--summary"' in printed and 'id="two--summary"' in printed
 
 
 @build
