@@ -21,6 +21,8 @@ Gluing pages together breaks what was unique per page, so each page's HTML is re
   identical inline stylesheet is kept once.
 
 Nothing here is a new number: the page only re-arranges the HTML the other pages built.
+On every page, links to other sites get ``data-print-url`` so that paper shows where they
+go (the theme makes every link absolute in the browser, so CSS alone cannot tell).
 
 The PDF: with ``MHA_PDF=1`` in the environment (``make pdf`` sets it) the build ends by
 printing ``print/`` with headless Chromium into ``site/lecture.pdf``
@@ -259,7 +261,8 @@ def on_env(env, *, config, files):
 def on_post_build(*, config):
     if not pdf_enabled():
         return
-    sys.path.insert(0, str(TOOLS))
+    if str(TOOLS) not in sys.path:
+        sys.path.insert(0, str(TOOLS))
     try:
         import make_pdf
     except ImportError as exc:
