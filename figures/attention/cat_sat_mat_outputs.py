@@ -37,7 +37,7 @@ def _pair(p, fmt="{:.2f}") -> str:
 def table(data: dict) -> str:
     rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], "{:.3f}"), f"**{_pair(r['exact'], '{:.4f}')}**"]
             for r in data["rows"]]
-    return markdown_table(["token", "printed in the notes", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
+    return markdown_table(["token", "as often printed", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
 
 
 main = cli.main_for(__name__)

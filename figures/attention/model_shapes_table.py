@@ -11,8 +11,17 @@ from figures._kit.export import markdown_table
 from figures.attention.transformer_block import data  # noqa: F401  (the same numbers as the diagram)
 
 
+#: How the symbolic sizes are written on the pages (the notation page's symbols).
+_TEX = {"d_model": r"d_{\text{model}}", "d_head": r"d_{\text{head}}", "d_ff": r"d_{\text{ff}}"}
+
+
 def _fmt(shape) -> str:
     return "(" + ", ".join(f"{s:,}" if isinstance(s, int) else s for s in shape) + ")"
+
+
+def _fmt_symbolic(shape) -> str:
+    """A symbolic shape as inline math, e.g. ``\\((B, T, d_{\\text{model}})\\)``."""
+    return r"\((" + ", ".join(_TEX.get(s, s) for s in shape) + r")\)"
 
 
 def table(data: dict) -> str:
@@ -20,10 +29,10 @@ def table(data: dict) -> str:
     rows = []
     for a, b in zip(enc["shapes"], dec["shapes"]):
         if a["tensor"].startswith("output"):
-            rows.append(["output", f"{_fmt(a['symbolic'])} / {_fmt(b['symbolic'])}",
+            rows.append(["output", f"{_fmt_symbolic(a['symbolic'])} / {_fmt_symbolic(b['symbolic'])}",
                          f"{_fmt(a['shape'])} sentence embedding", f"{_fmt(b['shape'])} logits"])
         else:
-            rows.append([a["tensor"], _fmt(a["symbolic"]), _fmt(a["shape"]), _fmt(b["shape"])])
+            rows.append([a["tensor"], _fmt_symbolic(a["symbolic"]), _fmt(a["shape"]), _fmt(b["shape"])])
     return markdown_table(["tensor", "shape", enc["name"], dec["name"]], rows, "llll")
 
 

@@ -61,17 +61,17 @@ def _gpt2() -> dict:
 def _shapes(m: dict) -> list[dict]:
     """Shapes of the tensors of one block (and the ends), symbolic and for this model; S = T here."""
     D, H, d, F, V = m["d_model"], m["heads"], m["d_head"], m["d_ff"], m["vocab"]
-    out = (["B", D], ("B", "D")) if m["kind"] == "encoder" else (["B", "T", V], ("B", "T", "V"))
+    out = (["B", D], ("B", "d_model")) if m["kind"] == "encoder" else (["B", "T", V], ("B", "T", "V"))
     return [
         dict(tensor="token ids", symbolic=("B", "T"), shape=["B", "T"]),
-        dict(tensor="hidden states X (into and out of every block)", symbolic=("B", "T", "D"), shape=["B", "T", D]),
-        dict(tensor="W_Q, W_K, W_V, W_O (each)", symbolic=("D", "D"), shape=[D, D]),
+        dict(tensor="hidden states X (into and out of every block)", symbolic=("B", "T", "d_model"), shape=["B", "T", D]),
+        dict(tensor="W_Q, W_K, W_V, W_O (each)", symbolic=("d_model", "d_model"), shape=[D, D]),
         dict(tensor="Q, K, V split into heads", symbolic=("B", "H", "T", "d_head"), shape=["B", H, "T", d]),
         dict(tensor="scores and attention weights", symbolic=("B", "H", "T", "S"), shape=["B", H, "T", "T"]),
-        dict(tensor="heads concatenated, then W_O", symbolic=("B", "T", "D"), shape=["B", "T", D]),
-        dict(tensor="feed-forward W_1", symbolic=("D", "d_ff"), shape=[D, F]),
+        dict(tensor="heads concatenated, then W_O", symbolic=("B", "T", "d_model"), shape=["B", "T", D]),
+        dict(tensor="feed-forward W_1", symbolic=("d_model", "d_ff"), shape=[D, F]),
         dict(tensor="feed-forward hidden layer", symbolic=("B", "T", "d_ff"), shape=["B", "T", F]),
-        dict(tensor="feed-forward W_2", symbolic=("d_ff", "D"), shape=[F, D]),
+        dict(tensor="feed-forward W_2", symbolic=("d_ff", "d_model"), shape=[F, D]),
         dict(tensor="output: " + m["output"], symbolic=out[1], shape=out[0]),
     ]
 

@@ -48,7 +48,7 @@ def draw(data: dict):
     bits = np.asarray(data["bits"]).T  # (n_pairs, n): one row per digit
     style.heatmap(bits, [f"bit {b} (×{2 ** b})" for b in range(m)], [str(p) for p in range(n)], ax=top,
                   cmap="Greys", vmin=-0.15, vmax=1.3, annotate="{:.0f}", fontsize=10,
-                  title="Binary counter: bit b flips every $2^b$ positions")
+                  title="Binary counter: bit j flips every $2^j$ positions")
     top.xaxis.tick_top()
     c = style.colors()
     omega = data["omega"]

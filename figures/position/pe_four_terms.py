@@ -1,7 +1,7 @@
 """Content and position in one score: the four terms of (x_i + p_i) W_Q W_K^T (x_j + p_j)^T.
 
-With A = W_Q W_K^T, the score of query i and key j (before the 1/sqrt(d_head) scale) is
-x_i A x_j^T + x_i A p_j^T + p_i A x_j^T + p_i A p_j^T: content with content, content with
+With W_QK = W_Q W_K^T (``A`` in the code), the score of query i and key j (before the
+1/sqrt(d_head) scale) is x_i W_QK x_j^T + x_i W_QK p_j^T + p_i W_QK x_j^T + p_i W_QK p_j^T: content with content, content with
 position, position with content, position with position. A small random example (seeded):
 token vectors x_i with entries N(0, 1) (embeddings of variance 1/D already scaled by sqrt(D)),
 W_Q and W_K with entries N(0, 1/D), p_i the sinusoidal encoding. Five panels: the four
@@ -19,11 +19,11 @@ from figures._kit.contract import Range
 
 TERMS = ("content_content", "content_position", "position_content", "position_position")
 TITLES = {
-    "content_content": ("content · content", r"$x_i A x_j^\top$"),
-    "content_position": ("content · position", r"$x_i A p_j^\top$"),
-    "position_content": ("position · content", r"$p_i A x_j^\top$"),
-    "position_position": ("position · position", r"$p_i A p_j^\top$"),
-    "total": ("the score (their sum)", r"$(x_i+p_i) A (x_j+p_j)^\top$"),
+    "content_content": ("content · content", r"$x_i W_{QK} x_j^\top$"),
+    "content_position": ("content · position", r"$x_i W_{QK} p_j^\top$"),
+    "position_content": ("position · content", r"$p_i W_{QK} x_j^\top$"),
+    "position_position": ("position · position", r"$p_i W_{QK} p_j^\top$"),
+    "total": ("the score (their sum)", r"$(x_i+p_i) W_{QK} (x_j+p_j)^\top$"),
 }
 
 
@@ -76,7 +76,7 @@ def draw(data: dict):
     cb = fig.colorbar(im, cax=info.inset_axes([0.0, 0.08, 0.08, 0.84]))
     cb.outline.set_visible(False)
     cb.set_label("score contribution")
-    info.text(0.5, 0.5, f"$A = W_Q W_K^\\top$\nd_model = {data['d_model']}\nd_head = {data['d_head']}\n"
+    info.text(0.5, 0.5, f"$W_{{QK}} = W_Q W_K^\\top$\nd_model = {data['d_model']}\nd_head = {data['d_head']}\n"
               f"seed = {data['seed']}", transform=info.transAxes, va="center", fontsize=10)
     return fig
 
