@@ -69,7 +69,7 @@ def fix_dates(pdf: bytes, epoch: int) -> bytes:
 
 
 def fix_node_ids(pdf: bytes) -> bytes:
-    """Number the tagged PDF's structure ids (``(node00001315)``, Chromium's DOM node ids,
+    """Number a tagged PDF's structure ids (``(node00001315)``, Chromium's DOM node ids,
     which shift with the order scripts create nodes in) by rank: same order, so the id tree
     stays sorted, same width, so the offsets stay valid, and the same bytes every time."""
     found = sorted(set(re.findall(rb"\(node(\d{8})\)", pdf)), key=int)
@@ -95,12 +95,12 @@ def in_own_thread(fn, *args, **kwargs):
     return box["value"]
 
 
-def build_pdf(site: Path, out: Path, *, paper: str = "A4", timeout_ms: int = 120_000) -> int:
+def build_pdf(site: Path, out: Path, *, paper: str = "A4", tagged: bool = True, timeout_ms: int = 120_000) -> int:
     """Print ``site``'s ``print/`` page to ``out``; returns the number of pages."""
     site, out = Path(site), Path(out)
     if not (site / PAGE / "index.html").is_file():
         raise FileNotFoundError(f"{site / PAGE / 'index.html'} is missing: build the site first")
-    pdf = fix_node_ids(in_own_thread(_print, site, paper, timeout_ms))
+    pdf = fix_node_ids(in_own_thread(_print, site, paper, tagged, timeout_ms))
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or 0)
     if epoch:
         pdf = fix_dates(pdf, epoch)
@@ -111,7 +111,7 @@ def build_pdf(site: Path, out: Path, *, paper: str = "A4", timeout_ms: int = 120
     return page_count(pdf)
 
 
-def _print(site: Path, paper: str, timeout_ms: int) -> bytes:
+def _print(site: Path, paper: str, tagged: bool, timeout_ms: int) -> bytes:
     from playwright.sync_api import sync_playwright
 
     canonical = re.search(r'<link rel="canonical" href="([^"]+)"', (site / PAGE / "index.html").read_text())
@@ -137,9 +137,11 @@ def _print(site: Path, paper: str, timeout_ms: int) -> bytes:
                 page.evaluate("document.fonts.ready.then(() => true)")
                 site_base = canonical.group(1)[: -len(PAGE)] if canonical else base
                 page.evaluate(SITE_LINKS, [base, site_base])
+                # tagged: a structure screen readers follow, and Chromium's bookmarks (one per
+                # heading) need it; it doubles the file (about 2.3 -> 4.7 MB), --untagged drops both
                 pdf = page.pdf(format=paper, print_background=True, prefer_css_page_size=True,
                                display_header_footer=True, header_template="<span></span>",
-                               footer_template=FOOTER, outline=True, tagged=True)
+                               footer_template=FOOTER, outline=tagged, tagged=tagged)
             finally:
                 browser.close()
     finally:
@@ -152,9 +154,10 @@ def main(argv=None) -> int:
     p.add_argument("site", type=Path, help="a built site (mkdocs build -d SITE_DIR)")
     p.add_argument("out", type=Path, help="the PDF to write")
     p.add_argument("--format", default="A4", help="paper size Chromium knows (A4, Letter, ...)")
+    p.add_argument("--untagged", action="store_true", help="no structure tree and no bookmarks: half the size")
     args = p.parse_args(argv)
     start = time.perf_counter()
-    pages = build_pdf(args.site, args.out, paper=args.format)
+    pages = build_pdf(args.site, args.out, paper=args.format, tagged=not args.untagged)
     print(f"{args.out}: {pages} pages, {args.out.stat().st_size / 1e6:.1f} MB, in {time.perf_counter() - start:.1f} s")
     return 0
 
