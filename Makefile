@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: deps serve site check test bench lock clean clean-cache
+.PHONY: deps serve site pdf check test bench lock clean clean-cache
 
 deps: $(VENV)/.installed node_modules/.installed
 
@@ -27,6 +27,10 @@ serve: deps   ## build and serve the site at http://127.0.0.1:8000 with live rel
 
 site: deps    ## static build into site/
 	$(BIN)/mkdocs build --strict
+
+pdf: deps     ## the site, plus the whole lecture as site/lecture.pdf (headless Chromium), linked from the home page
+	MHA_PDF=1 $(BIN)/mkdocs build --strict
+	@echo "site/lecture.pdf (look at its pages: pdftoppm -r 50 -png site/lecture.pdf /tmp/p, from poppler-utils)"
 
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
 	$(BIN)/python -m pytest -m "not build and not slow" -q
