@@ -115,12 +115,15 @@ def on_files(files, *, config):
     requests, asked_by = [], {}
     pages = [f for f in files.documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
     _state["first_seen"] = _first_seen(pages, config)
+    shown = set()  # requests a reader sees (figures, tables, explorers, galleries): their files are published
     for f in pages:
-        if True:
-            text = Path(f.abs_src_path).read_text(encoding="utf-8")
-            for request in _Page(f.src_uri, scripts).requests(_parse(text, f.src_uri)):
-                requests.append(request)
-                asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
+        text = Path(f.abs_src_path).read_text(encoding="utf-8")
+        found, resolver = _parse(text, f.src_uri), _Page(f.src_uri, scripts)
+        for request in resolver.requests(found):
+            requests.append(request)
+            asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
+        # a {{ value }} only reads data(): its variant's files are linked from nowhere, so not published
+        shown.update(resolver.requests([d for d in found if d.keyword != "value"]))
     try:
         results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
                                       log=log.info, scripts=scripts)
@@ -136,6 +139,8 @@ def on_files(files, *, config):
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
     for r in results:
+        if r.request not in shown:
+            continue
         for role, name in r.request.outputs(r.kind).items():
             if role not in ("md", "explorer"):  # those two live inside the pages
                 files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
