@@ -139,12 +139,10 @@ def on_files(files, *, config):
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
     for r in results:
-        if r.request not in shown:
-            continue
-        for role, name in r.request.outputs(r.kind).items():
+        for role, name in r.request.outputs(r.kind).items() if r.request in shown else ():
             if role not in ("md", "explorer"):  # those two live inside the pages
                 files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
-        if r.request.wide_csv() in r.files:
+        if r.request in shown and r.request.wide_csv() in r.files:
             files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
         if r.request.name not in published:
             published.add(r.request.name)
