@@ -122,7 +122,8 @@ def on_files(files, *, config):
         for request in resolver.requests(found):
             requests.append(request)
             asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
-        # a {{ value }} only reads data(): its variant's files are linked from nowhere, so not published
+        # a {{ value }} only reads data(): a variant with parameters is linked from nowhere, so its
+        # files are not published (they were hundreds of MB of position tables)
         shown.update(resolver.requests([d for d in found if d.keyword != "value"]))
     try:
         results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
@@ -139,10 +140,12 @@ def on_files(files, *, config):
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
     for r in results:
-        for role, name in r.request.outputs(r.kind).items() if r.request in shown else ():
+        # a script's default output is what its script page and CLI line make: always published
+        reachable = r.request in shown or not r.request.params
+        for role, name in r.request.outputs(r.kind).items() if reachable else ():
             if role not in ("md", "explorer"):  # those two live inside the pages
                 files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
-        if r.request in shown and r.request.wide_csv() in r.files:
+        if reachable and r.request.wide_csv() in r.files:
             files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
         if r.request.name not in published:
             published.add(r.request.name)
