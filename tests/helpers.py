@@ -97,3 +97,26 @@ def mini_project(base: Path, scripts: dict[str, str], pages: dict[str, str] | st
         markdown_extensions: [attr_list, md_in_html, tables]
         """))
     return proj
+
+
+def nav_pages() -> list[tuple[str, str]]:
+    """(source path, site URL) of every page in mkdocs.yml's nav, in reading order."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV, !relative: not needed here
+    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"]
+    out = []
+
+    def walk(items):
+        for item in items:
+            for value in item.values():
+                if isinstance(value, list):
+                    walk(value)
+                else:
+                    stem = value.rsplit(".", 1)[0]
+                    out.append((value, "" if stem == "index" else stem + "/"))
+    walk(nav)
+    return out

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import ROOT, nav_pages
 
 sys.path.insert(0, str(ROOT / "tools"))
 from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
@@ -33,23 +33,7 @@ SUMMARY: dict = {"pages": 0, "requests": 0, "failed_requests": 0, "external_requ
 
 def _nav_pages() -> list[str]:
     """Site URLs of every page in mkdocs.yml's nav, in order."""
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"]
-    out = []
-
-    def walk(items):
-        for item in items:
-            for value in item.values():
-                if isinstance(value, list):
-                    walk(value)
-                else:
-                    stem = value.rsplit(".", 1)[0]
-                    out.append("" if stem == "index" else stem + "/")
-    walk(nav)
-    return out
+    return [url for _, url in nav_pages()]
 
 
 PAGES = _nav_pages()

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import ROOT, nav_pages
 
 sys.path.insert(0, str(ROOT / "hooks"))
 sys.path.insert(0, str(ROOT / "tools"))
@@ -33,23 +33,7 @@ browser = pytest.mark.browser
 
 def _nav() -> list[tuple[str, str]]:
     """(source path, site URL) of every page in mkdocs.yml's nav, in order."""
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"]
-    out = []
-
-    def walk(items):
-        for item in items:
-            for value in item.values():
-                if isinstance(value, list):
-                    walk(value)
-                else:
-                    stem = value.rsplit(".", 1)[0]
-                    out.append((value, "" if stem == "index" else stem + "/"))
-    walk(nav)
-    return out
+    return nav_pages()
 
 
 PRINTED = [(src, url) for src, url in _nav() if src not in site_print.SKIP]
