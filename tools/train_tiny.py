@@ -57,7 +57,8 @@ FULL = dict(
     L_train=32,
     eval_factors=[1, 2, 4, 8],
     seeds=[0, 1, 2],
-    tasks={"repeat": dict(vocab=128), "kback": dict(vocab=32, k=3)},
+    # repeat: 192 = the most distinct tokens a sequence of 8 x 32 = 256 holds (a 64-token segment, twice)
+    tasks={"repeat": dict(vocab=192), "kback": dict(vocab=32, k=3)},
     model=dict(d_model=64, n_layers=2, n_heads=4, d_ff=128),
     train=dict(steps=1500, batch_size=32, lr=3e-3, warmup=50),
     eval=dict(n_seqs=64, seed=1000),
@@ -71,7 +72,7 @@ QUICK = dict(
     L_train=8,
     eval_factors=[1, 2],
     seeds=[0, 1],
-    tasks={"repeat": dict(vocab=16), "kback": dict(vocab=8, k=2)},
+    tasks={"repeat": dict(vocab=12), "kback": dict(vocab=8, k=2)},
     model=dict(d_model=16, n_layers=1, n_heads=2, d_ff=16),
     train=dict(steps=4, batch_size=4, lr=3e-3, warmup=1),
     eval=dict(n_seqs=4, seed=1000),
@@ -223,8 +224,23 @@ def units(cfg: dict) -> list:
     return out
 
 
+def check(cfg: dict) -> None:
+    """Refuse a configuration before any training: every task must be able to make every
+    evaluation length, and every model must be a valid config."""
+    from mhalib.models.tiny_tasks import make_batch
+
+    for task, spec in cfg["tasks"].items():
+        for f in cfg["eval_factors"]:
+            make_batch(task, 1, f * cfg["L_train"], vocab=spec["vocab"], k=spec.get("k", 3), rng=0)
+        for m in METHODS:
+            _config(cfg, task, m)
+    ic = cfg["induction"]
+    make_batch(ic["task"], 1, cfg["L_train"], vocab=ic["vocab"], rng=0)
+
+
 def run_experiment(cfg: dict, *, jobs: int = 2, progress: bool = True) -> tuple[dict, dict]:
     """Run every unit; return ``(results JSON, weights for the npz)``."""
+    check(cfg)
     started = time.perf_counter()
     load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
     work = units(cfg)
