@@ -79,14 +79,15 @@ def make_batch(task: str, n_seqs: int, length: int, *, vocab: int, rng: np.rando
         if V < L - n_min:
             raise ValueError(f"vocab must be >= length - n_min = {L} - {n_min} = {L - n_min} for the repeat task "
                              f"(a sequence holds up to {L - n_min} distinct tokens), got vocab={V}")
+        n = rng.integers(n_min, n_max + 1, size=B)  # (B,) segment lengths
+        ids = np.argsort(rng.random((B, V)), axis=1)  # (B, V): a random order of the vocabulary per row
         tokens = np.empty((B, L), dtype=np.int64)
         for b in range(B):
-            n = int(rng.integers(n_min, n_max + 1))  # segment length
-            r = L - 2 * n  # prefix length
-            ids = rng.permutation(V)[: r + n]  # distinct tokens: the prefix, then the segment
-            tokens[b] = np.concatenate([ids, ids[r:]])  # prefix, segment, segment
-            targets[b, :-1] = tokens[b, 1:]  # the next token
-            scored[b, r + n: L - 1] = True  # the repeat, but its last token
+            r = L - 2 * n[b]  # prefix length
+            first = ids[b, : r + n[b]]  # distinct tokens: the prefix, then the segment
+            tokens[b] = np.concatenate([first, first[r:]])  # prefix, segment, segment
+            scored[b, r + n[b]: L - 1] = True  # the repeat, but its last token
+        targets[:, :-1] = tokens[:, 1:]  # the next token
     else:
         if L <= k:
             raise ValueError(f"length must be > k = {k} for the kback task, got {L}")
