@@ -170,3 +170,28 @@ def test_induction_attention_maps():
         assert p["ind_score"] == pytest.approx(np.mean([A2[i, i - n + 1] for i in range(r0, d["T"])]), abs=1e-6)
     before, after = d["panels"]
     assert after["ind_score"] > before["ind_score"] and after["prev_score"] > before["prev_score"]
+
+
+def test_the_qualitative_claims_of_the_pages_hold():
+    """docs/compare.md and docs/extrapolation.md state these in words; a re-run that broke one
+    must fail here rather than leave a wrong sentence on the site."""
+    def mean(task, method, L, scaling=None):
+        return float(np.mean([r["accuracy"] for r in _records(task, method, L, scaling)]))
+
+    longest = LENGTHS[-1]
+    for task in C["tasks"]:
+        # ALiBi holds up best at 8x
+        assert mean(task, "alibi", longest) == max(mean(task, m, longest) for m in C["methods"] if m != "learned")
+        # RoPE is fine at 1x and falls off past it; NTK-aware scaling helps at every longer length,
+        # position interpolation helps at none (worse, or both near zero)
+        assert mean(task, "rope", L0) > 0.95 and mean(task, "rope", longest) < 0.5
+        for L in LENGTHS[1:]:
+            assert mean(task, "rope", L, "ntk") > mean(task, "rope", L)
+            assert mean(task, "rope", L, "interpolation") < max(mean(task, "rope", L), 0.05)
+        # NoPE never learnt either task at the training length
+        assert mean(task, "none", L0) < 0.5
+    # sinusoidal and learned learnt both at the training length; sinusoidal fell off past it
+    for task in C["tasks"]:
+        for m in ("sinusoidal", "learned"):
+            assert mean(task, m, L0) > 0.95
+        assert mean(task, "sinusoidal", 2 * L0) < 0.6

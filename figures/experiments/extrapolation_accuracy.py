@@ -71,6 +71,10 @@ def data() -> dict:
                 seeds=c["seeds"], n_seeds=len(c["seeds"]), accuracy=acc, loss=loss,
                 task_config=c["tasks"], model=c["model"], train=c["train"], eval=c["eval"],
                 n_models=len(train), wall_time_s=d["wall_time_s"], wall_time_min=d["wall_time_s"] / 60,
+                cpu_time_min=d["cpu_time_s"] / 60, jobs=d["machine"]["jobs"],
+                # on an otherwise idle machine the workers share the CPU time out between them
+                idle_estimate_min=d["cpu_time_s"] / min(d["machine"]["jobs"], d["machine"]["cores"]) / 60,
+                load_at_start=d["machine"]["load_average_at_start"][0],
                 machine=d["machine"], date=d["date"], median_train_s=float(np.median(train_s)),
                 chance={t: 1.0 / c["tasks"][t]["vocab"] for t in tasks},
                 repeat_segment_train=list(repeat_segment_range(L0)),
