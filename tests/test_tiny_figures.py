@@ -195,3 +195,16 @@ def test_the_qualitative_claims_of_the_pages_hold():
         for m in ("sinusoidal", "learned"):
             assert mean(task, m, L0) > 0.95
         assert mean(task, "sinusoidal", 2 * L0) < 0.6
+
+
+def test_the_constants_the_pages_write_in_words():
+    """docs/extrapolation.md and docs/induction.md say "1x, 2x, 4x and 8x", "three back",
+    "base 10000", "seed 0", two layers, and draw one panel per layer-1/layer-2 head."""
+    assert C["eval_factors"] == [1, 2, 4, 8]
+    assert C["tasks"]["kback"]["k"] == 3 and C["stored_seed"] == 0
+    assert C["model"]["n_layers"] == 2 and C["induction"]["model"]["n_layers"] == 2
+    assert C["induction"]["model"]["d_ff"] == 0  # attention-only
+    for info in RESULTS["weights"]["models"].values():
+        assert info["config"]["rope_base"] == 10000.0
+    d = figures.load("induction_loss_curve").data()
+    assert d["stored"]["window"] == d["stored"]["after"] - d["stored"]["before"]

@@ -80,9 +80,15 @@ def data() -> dict:
                 repeat_segment_train=list(repeat_segment_range(L0)),
                 repeat_segment_longest=list(repeat_segment_range(lengths[-1])),
                 alibi_slopes=mhalib.alibi_slopes(c["model"]["n_heads"]),
+                alibi_slopes_inverse=[int(round(1 / m)) for m in mhalib.alibi_slopes(c["model"]["n_heads"])],
                 alibi_bias_at_longest_lookup=-mhalib.alibi_slopes(c["model"]["n_heads"])
                 * repeat_segment_range(lengths[-1])[1],
-                d_head=c["model"]["d_model"] // c["model"]["n_heads"])
+                d_head=c["model"]["d_model"] // c["model"]["n_heads"], L_train_last=L0 - 1,
+                longest=lengths[-1], longest_factor=c["eval_factors"][-1],
+                # sinusoidal pairs whose angle p * omega_i stayed below half a turn for every trained position
+                sinusoidal_pairs=c["model"]["d_model"] // 2,
+                sinusoidal_pairs_within_half_turn=int(((L0 - 1) * mhalib.sinusoidal_frequencies(c["model"]["d_model"])
+                                                       < np.pi).sum()))
 
 
 def draw(data: dict):

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import numpy as np
 
+import mhalib
 from mhalib.models import head_analysis as ha
 from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights
 from mhalib.models.tiny_tasks import make_batch
@@ -55,7 +56,14 @@ def data(factor: Annotated[int, Range(2, 8)] = 4) -> dict:
             order = np.argsort(-counts, kind="stable")[:3]
             p["long_top_offsets"] = [[int(values[i]), float(counts[i] / len(far))] for i in order]
         panels.append(p)
-    return dict(L_train=L0, k=k, factor=factor, T=T, seed=info["seed"], panels=panels,
+    # RoPE: the far offset its head confuses with k, in turns of the fastest planes of the head
+    rope = next(p for p in panels if p["method"] == "rope")
+    alias = next((o for o, _ in rope["long_top_offsets"] if abs(o - k) > 1), None)
+    wavelengths = 2 * np.pi / mhalib.rope_frequencies(cfg.d_head, cfg.rope_base)
+    rope_alias = None if alias is None else dict(
+        offset=alias, share=dict(rope["long_top_offsets"])[alias], share_k=dict(rope["long_top_offsets"]).get(k, 0.0),
+        turns=[float((alias - k) / lam) for lam in wavelengths[:3]])
+    return dict(L_train=L0, k=k, factor=factor, T=T, seed=info["seed"], panels=panels, rope_alias=rope_alias,
                 by_method={p["method"]: dict(score_short=p["score_short"], score_long=p["score_long"],
                                              layer=p["layer"], head=p["head"],
                                              long_top_offsets=p["long_top_offsets"]) for p in panels})

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mhalib.models.tiny_tasks import repeat_segment_range
+
 from figures._kit import cli, style
 from figures.experiments.extrapolation_accuracy import METHOD_COLORS, METHOD_LABELS, METHOD_MARKERS, load, task_title
 
@@ -34,7 +36,9 @@ def data() -> dict:
             hi = [float(v) if ok else None for v, ok in zip(buckets.max(0), scored)]
             out[task][m] = dict(mean=mean, min=lo, max=hi)
     starts = list(range(0, longest, L0))
-    return dict(L_train=L0, length=longest, bucket_starts=starts, tasks=list(c["tasks"]), accuracy=out,
+    first_repeat = longest - repeat_segment_range(longest)[1]  # the repeat starts here at the earliest
+    return dict(L_train=L0, length=longest, bucket_starts=starts, repeat_first_scored=first_repeat,
+                block1_first=L0, block1_last=2 * L0 - 1, tasks=list(c["tasks"]), accuracy=out,
                 task_config=c["tasks"])
 
 

@@ -37,7 +37,9 @@ def data() -> dict:
     theta = mhalib.rope_frequencies(d_head)  # (d/2,) the models' base, 10000
     longest = lengths[-1]
     trained_angle = (L0 - 1) * theta  # the largest angle each plane turned through in training
-    return dict(theta=theta, wavelength=2 * np.pi / theta, trained_max_angle=trained_angle,
+    k = c["tasks"]["kback"]["k"]
+    return dict(k=k, pi_angle_k_2x=float(k * theta[0] / 2), pi_positions_k_2x=k / 2,
+                theta=theta, wavelength=2 * np.pi / theta, trained_max_angle=trained_angle,
                 longest_max_angle=(longest - 1) * theta, n_planes=len(theta),
                 planes_within_one_turn=int((trained_angle < 2 * np.pi).sum()),
                 planes_within_half_turn=int((trained_angle < np.pi).sum()),

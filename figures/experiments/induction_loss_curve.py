@@ -33,7 +33,7 @@ def data() -> dict:
         losses = [cp["loss"] for cp in cps]
         drops = np.diff(losses)
         steepest = int(np.argmin(drops))  # the interval with the largest fall
-        runs.append(dict(seed=r["seed"], steps=[cp["step"] for cp in cps], loss=losses,
+        runs.append(dict(seed=r["seed"], window=r["after"] - r["before"], steps=[cp["step"] for cp in cps], loss=losses,
                          accuracy=[cp["accuracy"] for cp in cps], before=r["before"], after=r["after"],
                          steepest_from=cps[steepest]["step"], steepest_to=cps[steepest + 1]["step"],
                          loss_start=losses[0], loss_end=losses[-1],
