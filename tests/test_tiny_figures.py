@@ -93,15 +93,20 @@ def test_extrapolation_rope_scaling():
 
 def test_extrapolation_table():
     mod = figures.load("extrapolation_table")
-    d = mod.data()
-    assert len(d["rows"]) == len(C["tasks"]) * (len(C["methods"]) + 2)
-    md = mod.table(d)
-    lines = md.splitlines()
-    assert len(lines) == 2 + len(d["rows"])
-    learned = [l for l in lines if "| learned |" in l]
-    assert len(learned) == len(C["tasks"]) and all(l.count("not defined") == len(LENGTHS) - 1 for l in learned)
-    accs = [r["accuracy"] for r in _records("kback", "rope", L0)]
-    assert f"{np.mean(accs):.2f} [{min(accs):.2f}–{max(accs):.2f}]" in md
+    for task in C["tasks"]:
+        d = mod.data(task=task)
+        assert len(d["rows"]) == len(C["methods"]) + 2 and {r["task"] for r in d["rows"]} == {task}
+        md = mod.table(d)
+        lines = md.splitlines()
+        assert len(lines) == 2 + len(d["rows"])
+        learned = [l for l in lines if l.startswith("| learned |")]
+        assert len(learned) == 1 and learned[0].count("not defined") == len(LENGTHS) - 1
+        accs = [r["accuracy"] for r in _records(task, "rope", 2 * L0)]
+        lo, hi = (f"{x:.2f}" for x in (min(accs), max(accs)))
+        lo, hi = (x[1:] if x.startswith("0.") else x for x in (lo, hi))
+        assert f"| {np.mean(accs):.2f} [{lo}–{hi}] |" in md
+    with pytest.raises(ValueError, match="task"):
+        mod.data(task="copy")
 
 
 def test_extrapolation_attention_maps():

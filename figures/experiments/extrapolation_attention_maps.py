@@ -62,7 +62,8 @@ def data(factor: Annotated[int, Range(2, 8)] = 4) -> dict:
     wavelengths = 2 * np.pi / mhalib.rope_frequencies(cfg.d_head, cfg.rope_base)
     rope_alias = None if alias is None else dict(
         offset=alias, share=dict(rope["long_top_offsets"])[alias], share_k=dict(rope["long_top_offsets"]).get(k, 0.0),
-        turns=[float((alias - k) / lam) for lam in wavelengths[:3]])
+        turns=[float((alias - k) / lam) for lam in wavelengths[:3]],
+        max_turn_error=float(max(abs(t - round(t)) for t in ((alias - k) / wavelengths[:3]))))
     return dict(L_train=L0, k=k, factor=factor, T=T, seed=info["seed"], panels=panels, rope_alias=rope_alias,
                 by_method={p["method"]: dict(score_short=p["score_short"], score_long=p["score_long"],
                                              layer=p["layer"], head=p["head"],
@@ -72,7 +73,7 @@ def data(factor: Annotated[int, Range(2, 8)] = 4) -> dict:
 def draw(data: dict):
     n = len(data["panels"])
     L0, T = data["L_train"], data["T"]
-    fig, axes = style.new_figure(7.2, 1.75 * n + 0.5, nrows=n, ncols=2, width_ratios=(1, data["factor"]))
+    fig, axes = style.new_figure(5.8, 1.55 * n + 0.5, nrows=n, ncols=2, width_ratios=(1, data["factor"]))
     for i, (row, p) in enumerate(zip(axes, data["panels"])):
         a, b = row
         name = METHOD_LABELS[p["method"]]
@@ -86,14 +87,14 @@ def draw(data: dict):
             style.heatmap(p["long"], ax=b, vmin=0, vmax=1)
             b.set_yticks([0, L0 - 1], [str(T - L0), str(T - 1)])
             b.set_xticks([0, L0, T - 1])
-            b.set_title(f"{T} tokens: weight {data['k']} back {p['score_short']:.2f} at {L0} tokens, "
-                        f"{p['score_long']:.2f} past {L0 - 1}", fontsize=10, loc="left")
+            b.set_title(f"{T} tokens; weight {data['k']} back: {p['score_short']:.2f} → {p['score_long']:.2f}",
+                        fontsize=10, loc="left")
         else:
             b.set_axis_off()
-            b.text(0.5, 0.5, f"not defined: the learned table has no rows past {L0 - 1}",
+            b.text(0.5, 0.5, f"not defined: the learned table\nhas no rows past {L0 - 1}",
                    ha="center", va="center", transform=b.transAxes, fontsize=11, color=style.colors()["muted"])
-    axes[-1][1].set_xlabel(f"key position (last {L0} queries of {T})")
-    axes[-1][0].set_xlabel(f"key ({L0} tokens)")
+    axes[-1][1].set_xlabel(f"key (last {L0} queries)")
+    axes[-1][0].set_xlabel("key")
     return fig
 
 

@@ -44,7 +44,7 @@ def data() -> dict:
 
 def draw(data: dict):
     tasks = data["tasks"]
-    fig, axes = style.new_figure(7.2, 4.0, ncols=len(tasks), sharey=True)
+    fig, axes = style.new_figure(5.6, 2.7 * len(tasks) + 0.8, nrows=len(tasks), sharex=True)
     axes = np.atleast_1d(axes)
     L0 = data["L_train"]
     centers = np.array(data["bucket_starts"]) + L0 / 2
@@ -60,14 +60,14 @@ def draw(data: dict):
                     label=METHOD_LABELS[m])
         ax.axvspan(0, L0, color=style.colors()["muted"], alpha=0.15, lw=0)
         ax.text(L0 + 3, 0.95, "← trained range", ha="left", va="center", fontsize=10, color=style.colors()["muted"])
-        ax.set(xlim=(0, data["length"]), ylim=(-0.03, 1.05), xlabel=f"position (blocks of {L0})",
+        ax.set(xlim=(0, data["length"]), ylim=(-0.03, 1.05), ylabel="accuracy in block",
                title=f"{task_title(task, data['task_config'])}, length {data['length']}")
         ax.set_xticks(range(0, data["length"] + 1, 2 * L0))
         ax.grid(alpha=0.4)
-    axes[0].set_ylabel("accuracy in the block")
+    axes[-1].set_xlabel(f"position (blocks of {L0})")
     handles, labels = axes[-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=10, columnspacing=1.2,
-               handlelength=2.0)
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=10, columnspacing=0.9,
+               handlelength=1.6)
     return fig
 
 

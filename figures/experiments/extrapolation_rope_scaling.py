@@ -50,7 +50,7 @@ def data() -> dict:
 
 def draw(data: dict):
     tasks = data["tasks"]
-    fig, axes = style.new_figure(7.2, 4.0, ncols=len(tasks), sharey=True)
+    fig, axes = style.new_figure(5.6, 2.8 * len(tasks) + 0.8, nrows=len(tasks), sharex=True)
     axes = np.atleast_1d(axes)
     x = np.array(data["lengths"])
     for ax, task in zip(axes, tasks):
@@ -63,12 +63,11 @@ def draw(data: dict):
         ax.set_xscale("log", base=2)
         ax.set_xticks(x, [f"{L}\n({f}×)" for L, f in zip(x, data["factors"])])
         ax.minorticks_off()
-        ax.set(ylim=(-0.03, 1.03), xlabel="evaluation length (× training length)",
-               title=f"RoPE, {task_title(task, data['task_config'])}")
+        ax.set(ylim=(-0.03, 1.03), ylabel="accuracy", title=f"RoPE, {task_title(task, data['task_config'])}")
         ax.grid(alpha=0.4)
-    axes[0].set_ylabel("accuracy on scored positions")
+    axes[-1].set_xlabel("evaluation length (× training length)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=10, columnspacing=1.2,
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=10, columnspacing=1.2,
                handlelength=2.4)
     return fig
 

@@ -52,26 +52,26 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.2, 7.0, nrows=2, ncols=2)
+    fig, axes = style.new_figure(5.6, 5.9, nrows=2, ncols=2)
     T = data["T"]
     fg = style.colors()["accent"]
     for row, p in zip(axes, data["panels"]):
-        for ax, key, title, score in ((row[0], "layer1", f"layer 1, head {data['prev_head']}",
-                                       f"previous-token {p['prev_score']:.2f}"),
-                                      (row[1], "layer2", f"layer 2, head {data['ind_head']}",
+        for ax, key, title, score in ((row[0], "layer1", f"L1 H{data['prev_head']}",
+                                       f"prev. token {p['prev_score']:.2f}"),
+                                      (row[1], "layer2", f"L2 H{data['ind_head']}",
                                        f"induction {p['ind_score']:.2f}")):
             style.heatmap(p[key], ax=ax, vmin=0, vmax=1)
             for pos in (data["segment_start"], data["repeat_start"]):
                 ax.axvline(pos - 0.5, color=fg, lw=1, ls="--")
                 ax.axhline(pos - 0.5, color=fg, lw=1, ls="--")
-            ax.set_title(f"{p['when']} (step {p['step']}): {title}\n{score}", fontsize=11)
-            ticks = [0, data["segment_start"], data["repeat_start"], T - 1]
+            ax.set_title(f"{p['when']}, step {p['step']}\n{title}: {score}", fontsize=10)
+            ticks = sorted({0, data["repeat_start"], T - 1} | ({data["segment_start"]} if data["segment_start"] >= 4 else set()))
             ax.set_xticks(ticks)
             ax.set_yticks(ticks)
     for ax in axes[1]:
-        ax.set_xlabel("key position")
+        ax.set_xlabel("key")
     for ax in axes[:, 0]:
-        ax.set_ylabel("query position")
+        ax.set_ylabel("query")
     return fig
 
 

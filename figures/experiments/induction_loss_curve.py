@@ -47,7 +47,7 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, ax = style.new_figure(7.0, 3.6)
+    fig, ax = style.new_figure(5.6, 3.6)
     muted = style.colors()["muted"]
     for i, r in enumerate(data["runs"]):
         stored = r["seed"] == data["stored_seed"]
@@ -56,11 +56,12 @@ def draw(data: dict):
     s = data["stored"]
     for step, text in ((s["before"], "before"), (s["after"], "after")):
         ax.axvline(step, color=muted, ls="--", lw=1.2)
-        ax.text(step, data["chance_loss"] * 1.02, f" {text}\n step {step}", color=muted, fontsize=10, va="bottom")
+        ax.annotate(f"{text}\nstep {step}", (step, data["chance_loss"] * 1.02), xytext=(4, 0),
+                    textcoords="offset points", color=muted, fontsize=10, va="bottom")
     ax.axhline(data["chance_loss"], color=muted, lw=1, ls=":")
-    ax.set(xlabel="training step", ylabel="loss on the repeated tokens (nats)",
+    ax.set(xlabel="training step", ylabel="loss on the repeat (nats)",
            ylim=(-0.1, data["chance_loss"] * 1.22),
-           title=f"2-layer attention-only decoder, repeat task, length {data['L_train']}")
+           title=f"{data['model']['n_layers']}-layer attention-only decoder, repeat task")
     ax.grid(alpha=0.4)
     ax.legend(fontsize=10, loc="center right")
     return fig

@@ -44,7 +44,7 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.2, 3.6, ncols=2, sharey=True)
+    fig, axes = style.new_figure(5.6, 6.0, nrows=2, sharex=True)
     steps = np.array(data["steps"])
     muted = style.colors()["muted"]
     panels = ((axes[0], np.asarray(data["previous_token"])[:, 0], data["best_prev_head"],
@@ -56,9 +56,9 @@ def draw(data: dict):
             strong = h + 1 == best
             ax.plot(steps, scores[:, h], "-", color=style.OKABE_ITO[h % 6], lw=2.4 if strong else 1.2,
                     alpha=1.0 if strong else 0.7, label=f"head {h + 1}")
-        ax.set(xlabel="training step", title=title, ylim=(0, 1))
+        ax.set(ylabel="mean weight", title=title, ylim=(0, 1))
         ax.grid(alpha=0.4)
-    axes[0].set_ylabel("mean attention weight")
+    axes[1].set_xlabel("training step")
     axes[1].legend(fontsize=10, loc="lower right")
     return fig
 
