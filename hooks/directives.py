@@ -11,9 +11,11 @@ Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of th
     {{ explorer NAME alt="..." caption="..." }}   (NAME?params for the static figure)
     {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}   {{ gallery chapter=attention,position }}
 
-and one is inline::
+and two are inline::
 
     {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec)
+    {{ download wheel }}  {{ download source name }}   (the site's downloads: link, name or size;
+                                             replaced by hooks/site_downloads.py)
 
 Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
 sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
@@ -32,7 +34,7 @@ import shlex
 from dataclasses import dataclass, field
 
 BLOCK = {"table": 1, "explorer": 1, "gallery": 0}  # keyword -> number of positional arguments
-INLINE = {"value": (2, 3)}  # keyword -> (min, max) positional arguments
+INLINE = {"value": (2, 3), "download": (1, 2)}  # keyword -> (min, max) positional arguments
 OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}}
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 
@@ -53,7 +55,7 @@ class DirectiveError(ValueError):
 
 @dataclass(frozen=True)
 class Directive:
-    keyword: str  # figure, table, value, explorer, gallery
+    keyword: str  # figure, table, value, explorer, gallery, download
     start: int
     end: int
     line: int

@@ -11,7 +11,9 @@ page, the line and the directive, and stops the build.
 """
 from __future__ import annotations
 
+import html as html_lib
 import json
+import re
 import logging
 import os
 import posixpath
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -74,8 +76,10 @@ class _Page:
                   if s.kind == "figure" and (only is None or n.startswith(only))
                   and (skip is None or not n.startswith(skip))
                   and (chapters is None or s.chapter in chapters)]
-        if chapters:  # in the order the directive names the chapters (the lecture's order)
-            chosen.sort(key=lambda s: chapters.index(s.chapter))
+        # In lecture order: where each figure first appears on a page, pages in nav order;
+        # figures on no page last, by name.
+        first = _state.get("first_seen", {})
+        chosen.sort(key=lambda s: (first[s.name][0], s.name) if s.name in first else (len(first) + 1, s.name))
         if not chosen:
             raise PluginError(f"{self.where(d)}: the gallery selects no figure")
         return chosen
@@ -83,6 +87,8 @@ class _Page:
     def requests(self, found) -> list:
         out = []
         for d in found:
+            if d.keyword == "download":  # hooks/site_downloads.py's, not a figure
+                continue
             if d.keyword == "gallery":
                 out += [s.request() for s in self.gallery(d)]
             else:
@@ -107,12 +113,18 @@ def on_files(files, *, config):
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
     requests, asked_by = [], {}
-    for f in files.documentation_pages():
-        if f.abs_src_path and f.abs_src_path.endswith(".md"):
-            text = Path(f.abs_src_path).read_text(encoding="utf-8")
-            for request in _Page(f.src_uri, scripts).requests(_parse(text, f.src_uri)):
-                requests.append(request)
-                asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
+    pages = [f for f in files.documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
+    _state["first_seen"] = _first_seen(pages, config)
+    shown = set()  # requests a reader sees (figures, tables, explorers, galleries): their files are published
+    for f in pages:
+        text = Path(f.abs_src_path).read_text(encoding="utf-8")
+        found, resolver = _parse(text, f.src_uri), _Page(f.src_uri, scripts)
+        for request in resolver.requests(found):
+            requests.append(request)
+            asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
+        # a {{ value }} only reads data(): a variant with parameters is linked from nowhere, so its
+        # files are not published (they were hundreds of MB of position tables)
+        shown.update(resolver.requests([d for d in found if d.keyword != "value"]))
     try:
         results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
                                       log=log.info, scripts=scripts)
@@ -123,18 +135,109 @@ def on_files(files, *, config):
         raise PluginError(str(exc)) from None
     if os.environ.get("MHA_BUILD_STATS"):
         Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
-    _state.update(results={r.request: r for r in results}, scripts=scripts)
+    _state.update(results={r.request: r for r in results}, scripts=scripts, config=config)
     published = set()
+    # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
+    wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
     for r in results:
-        roles = ("svg", "svg_dark", "png", "csv") if r.kind == "figure" else ("csv",)
-        for role in roles:
-            name = r.request.outputs(r.kind)[role]
-            files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
+        # a script's default output is what its script page and CLI line make: always published
+        reachable = r.request in shown or not r.request.params
+        for role, name in r.request.outputs(r.kind).items() if reachable else ():
+            if role not in ("md", "explorer"):  # those two live inside the pages
+                files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
+        if reachable and r.request.wide_csv() in r.files:
+            files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
         if r.request.name not in published:
             published.add(r.request.name)
             source = scripts[r.request.name].path.read_bytes()
             files.append(File.generated(config, f"figures/{r.request.name}.py", content=source))
+            files.append(File.generated(config, f"scripts/{r.request.name}.md", content=_script_page(scripts[r.request.name], wheel),
+                                        inclusion=InclusionLevel.NOT_IN_NAV))
     return files
+
+
+# ---- lecture order, script pages ----------------------------------------------------------------
+
+def _nav_paths(nav) -> list:
+    """The Markdown sources of ``mkdocs.yml``'s nav, in reading order."""
+    out = []
+    for item in nav or ():
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            for value in item.values():
+                out += _nav_paths(value) if isinstance(value, list) else [value] if isinstance(value, str) else []
+    return out
+
+
+def _nav_titles(nav) -> dict:
+    out = {}
+    for item in nav or ():
+        if isinstance(item, dict):
+            for title, value in item.items():
+                if isinstance(value, str):
+                    out[value] = title
+                elif isinstance(value, list):
+                    out.update(_nav_titles(value))
+    return out
+
+
+def _first_seen(pages, config) -> dict:
+    """Figure name -> (order, page src_uri, page title, caption) where it first appears: pages in
+    nav order (pages outside the nav after them, by path), gallery pages not counted."""
+    order = {p: i for i, p in enumerate(_nav_paths(config["nav"]))}
+    titles = _nav_titles(config["nav"])
+    seen: dict = {}
+    for f in sorted(pages, key=lambda f: (order.get(f.src_uri, len(order)), f.src_uri)):
+        text = Path(f.abs_src_path).read_text(encoding="utf-8")
+        found = _parse(text, f.src_uri)
+        if any(d.keyword == "gallery" for d in found):
+            continue
+        heading = re.search(r"^# (.+)$", text, flags=re.M)
+        title = titles.get(f.src_uri) or (heading.group(1).strip() if heading else f.src_uri)
+        for d in found:
+            if d.keyword in ("figure", "explorer") and d.name not in seen:
+                caption = d.caption if d.keyword == "figure" else d.options.get("caption", "")
+                seen[d.name] = (len(seen), f.src_uri, title, caption)
+    return seen
+
+
+def _script_page(script, wheel: str | None) -> str:
+    """The Markdown of ``scripts/NAME.md``: how to run the script, and its source (put in by
+    :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown)."""
+    ext = "svg" if script.kind == "figure" else "md"
+    src = f"scripts/{script.name}.md"
+    title = script.title.rstrip(".")
+    seen = _state.get("first_seen", {}).get(script.name)
+    return (f"---\ntitle: {json.dumps(script.name + '.py: ' + title)}\nsearch:\n  exclude: true\n---\n\n"
+            f"# `{script.name}.py`\n\n{_md_text(title)}.\n\n"
+            "Run it outside this repository: install the library wheel (it carries `mhalib` and the "
+            "figure kit the script imports; Python 3.11 or newer), then run the script with the "
+            f"file to write:\n\n```bash\npip install {posixpath.basename(wheel) if wheel else 'mhalib'}\n"
+            f"python {script.name}.py --out {script.name}.{ext}\n```\n\n"
+            f"[Download {script.name}.py]({get_relative_url('figures/' + script.name + '.py', src)}){{ download }} · "
+            + (f"[{posixpath.basename(wheel)}]({get_relative_url(wheel, src)}){{ download }} · "
+               f"[Get the code]({get_relative_url('get_the_code.md', src)}) · " if wheel else "")
+            + f"`python {script.name}.py --help` lists its options."
+            + (f" Shown on: [{_md_text(seen[2])}]({get_relative_url(seen[1], src)}).\n\n" if seen else "\n\n")
+            + f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
+
+
+def on_page_content(html, *, page, config, files):
+    """Put the highlighted source into a script page (see :func:`_script_page`)."""
+    if _skipped() or not page.file.src_uri.startswith("scripts/"):
+        return html
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    def source(m):
+        script = _state["scripts"][m.group(1)]
+        code = highlight(script.path.read_text(encoding="utf-8"), PythonLexer(), HtmlFormatter(nowrap=True))
+        return (f'<div class="language-python highlight mha-script-source"><pre><span></span>'
+                f"<code>{code}</code></pre></div>")
+
+    return re.sub(r'<div class="mha-script-source" data-script="([a-z0-9_]+)"></div>', source, html)
 
 
 # ---- Markdown for each directive ---------------------------------------------------------------
@@ -147,13 +250,33 @@ def _link(page, target: str) -> str:
 def _reuse_row(page, request, kind: str) -> str:
     _, contract = _kit()
     names = request.outputs(kind)
+    result = _state["results"][request]
+
+    def get(label, role, title):
+        return f'[{label}]({_link(page, "figures/" + names[role])} "{title}"){{ download }}'
+
     links = []
     if kind == "figure":
-        links += [f"[SVG]({_link(page, 'figures/' + names['svg'])}){{ download }}",
-                  f"[PNG]({_link(page, 'figures/' + names['png'])}){{ download }}"]
-    links += [f"[CSV]({_link(page, 'figures/' + names['csv'])}){{ download }}",
-              f"[script]({_link(page, 'figures/' + request.name + '.py')}){{ download }}"]
-    return f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`\n{{ .mha-reuse }}\n"
+        links += [f"SVG ({get('light', 'svg', 'SVG, light')} · {get('dark', 'svg_dark', 'SVG, dark')})",
+                  f"PNG ({get('light', 'png', 'PNG, light')} · {get('dark', 'png_dark', 'PNG, dark')})",
+                  get("PDF", "pdf", "PDF")]
+    links.append(get("CSV", "csv", "CSV, one value a row"))
+    if request.wide_csv() in result.files:
+        links.append(f'[wide CSV]({_link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
+    links += [get("JSON", "json", "JSON, every digit"),
+              f"[script]({_link(page, 'scripts/' + request.name + '.md')})"]
+    return (f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`"
+            f"<br>{_credit(page, request)}\n{{ .mha-reuse }}\n")
+
+
+def _credit(page, request) -> str:
+    """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks for one)."""
+    site = _state["config"]["site_name"]
+    url = (_state["config"]["site_url"] or "") + page.url
+    title = request.script.title.rstrip(".").replace("[", "(").replace("]", ")")
+    title = re.sub(r"([\\`*_])", r"\\\1", html_lib.escape(title))  # text, not Markdown emphasis
+    return (f'<span class="mha-credit">Credit: “{title}”, from <cite>{html_lib.escape(site)}</cite>, '
+            f'{html_lib.escape(url)}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
 
 
 def _figure(page, d, result) -> str:
@@ -210,12 +333,38 @@ def _explorer(page, d, result) -> str:
 
 
 def _gallery(page, d, resolver) -> str:
+    """Each figure: its title as the heading (anchor: the script's name), a thumbnail, the
+    caption of the page it first appears on (or its docstring), its reuse row and that page."""
     blocks = []
+    first = _state.get("first_seen", {})
     for script in resolver.gallery(d):
-        title = script.title.rstrip(".").replace("[", "(").replace("]", ")")
-        body = script.description.replace('"', "”")
-        blocks.append(f'## {script.name}\n\n![{title}]({_link(page, "figures/" + script.name + ".svg")} "{body}")\n')
+        title = script.title.rstrip(".")
+        heading = _md_text(title)
+        seen = first.get(script.name)
+        caption = _gallery_caption(page, resolver, seen[3]) if seen and seen[3] else \
+            _md_text(re.sub(r"\s*Page: [^.]*\.", "", script.description).strip())
+        alt = title.replace("[", "(").replace("]", ")")
+        static = directives.Directive("figure", 0, 0, d.line, d.raw, name=script.name, alt=alt,
+                                      caption=caption.replace('"', "”"),
+                                      prefix=_link(page, "figures/x")[: -len("figures/x")])
+        back = (f"Appears on: [{seen[2]}]({_link(page, seen[1])})" if seen else "Appears on no page yet.")
+        blocks.append(f"## {heading} {{ #{script.name} }}\n\n"
+                      f'<div class="mha-gallery-item" markdown="1">\n\n'
+                      f"{_figure(page, static, _state['results'][script.request()])}\n"
+                      f"{back}\n{{ .mha-appears }}\n\n</div>\n")
     return "\n".join(blocks)
+
+
+def _md_text(text: str) -> str:
+    """``text`` as Markdown that shows it as written (no emphasis, links, HTML or attributes)."""
+    return re.sub(r"([\\`*_{}\[\]#])", r"\\\1", html_lib.escape(text, quote=False))
+
+
+def _gallery_caption(page, resolver, caption: str) -> str:
+    """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
+    found = [x for x in _parse(caption, page.file.src_uri) if x.keyword == "value"]
+    return directives.substitute(caption, found, lambda x: _value(resolver.where(x), x,
+                                                                  _state["results"][resolver.request(x)]))
 
 
 def on_page_markdown(markdown, *, page, config, files):
@@ -241,6 +390,10 @@ def on_page_markdown(markdown, *, page, config, files):
     # Block and inline directives first (a gallery or an explorer writes figure references),
     # then the figure references, so each pass reads Markdown the grammar knows.
     first = [d for d in _parse(markdown, page.file.src_uri) if d.keyword != "figure"]
+    for d in first:
+        if d.keyword == "download":
+            raise PluginError(f"{resolver.where(d)}: download directives are replaced by hooks/site_downloads.py, "
+                              "which must come before hooks/site_figures.py in mkdocs.yml's hooks")
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)

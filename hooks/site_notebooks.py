@@ -5,8 +5,20 @@ it would serve outputs computed by the old code. This hook points the plugin's c
 folder named after a hash of ``mhalib``'s sources (and the shared figure code): any
 change there means a fresh folder, and so a fresh execution.
 
-Each notebook page gets download links under its title: the jupytext source (which
-mkdocs-jupyter copies next to the page) and the same notebook as ``.ipynb``.
+Each notebook page gets a box under its title: the notebook as ``.ipynb`` and as its
+jupytext source (which mkdocs-jupyter copies next to the page) and, when the site serves
+them (``hooks/site_downloads.py``), the ``mhalib`` wheel and the source archive with the
+exact line that installs what the lab imports.
+
+Math: nbconvert reads math between ``$ ... $`` and ``$$ ... $$`` (as Jupyter does; a lone
+``\\(`` is a Markdown escape and loses its backslash) and leaves it as raw text. Here each
+formula in a Markdown cell becomes the same ``<span class="arithmatex">\\( ... \\)</span>``
+(or ``<div class="arithmatex">\\[ ... \\]</div>``) that pymdownx.arithmatex writes on the
+Markdown pages, so the site's KaTeX renders both alike. Labs write ``$`` only for math.
+
+Exercises: cells tagged ``solution`` (``# %% tags=["solution"]``) are folded into a
+``<details>`` element ("Solution"), consecutive ones into one; mkdocs-jupyter can remove
+cells by tag but not fold them.
 
 It also makes notebook pages byte-for-byte reproducible. jupytext gives every cell of a
 ``.py`` notebook a random id (nbformat's ``uuid4``), which ends up in the HTML, and neither
@@ -59,17 +71,134 @@ def _is_notebook(page) -> bool:
     return getattr(page, "nb_url", None) is not None and page.file.abs_src_path.endswith(".py")
 
 
+# ---- math ----------------------------------------------------------------------------------
+
+MARKDOWN_CELL_RE = re.compile(r'<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>')
+CODE_RE = re.compile(r"<(code|pre)\b.*?</\1>", re.S)
+BLOCK_MATH_P_RE = re.compile(r"<p>\s*\$\$(.+?)\$\$\s*</p>", re.S)
+BLOCK_MATH_RE = re.compile(r"\$\$(.+?)\$\$", re.S)
+INLINE_MATH_RE = re.compile(r"\$(.+?)\$", re.S)
+
+
+def _div_end(html: str, start: int) -> int:
+    """Index just after the ``</div>`` that closes the ``<div`` opening at ``start``."""
+    depth = 0
+    for m in re.compile(r"<div\b|</div>").finditer(html, start):
+        depth += 1 if m.group(0) == "<div" else -1
+        if depth == 0:
+            return m.end()
+    raise ValueError(f"unclosed <div> at offset {start}")
+
+
+def _math_in_text(text: str) -> str:
+    text = BLOCK_MATH_P_RE.sub(lambda m: f'<div class="arithmatex">\\[{m.group(1)}\\]</div>', text)
+    text = BLOCK_MATH_RE.sub(lambda m: f'<span class="arithmatex">\\[{m.group(1)}\\]</span>', text)
+    return INLINE_MATH_RE.sub(lambda m: f'<span class="arithmatex">\\({m.group(1)}\\)</span>', text)
+
+
+def _math(cell_html: str) -> str:
+    """Formulas nbconvert left as ``$ ... $`` text, as arithmatex's markup; code untouched."""
+    out, pos = [], 0
+    for m in CODE_RE.finditer(cell_html):
+        out += [_math_in_text(cell_html[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(_math_in_text(cell_html[pos:]))
+    return "".join(out)
+
+
+def notebook_math(html: str) -> str:
+    """Every Markdown cell of a rendered notebook with its math in arithmatex's markup."""
+    out, pos = [], 0
+    for m in MARKDOWN_CELL_RE.finditer(html):
+        if m.start() < pos:
+            continue
+        end = _div_end(html, m.start())
+        out += [html[pos:m.end()], _math(html[m.end():end])]
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)
+
+
+# ---- solutions -------------------------------------------------------------------------------
+
+CELL_RE = re.compile(r'<div class="jp-Cell ')
+SOLUTION_RE = re.compile(r'class="[^"]*\bcelltag_solution\b')
+TOOLBAR_RE = re.compile(r'<div class="celltoolbar">.*?</span>\s*</span>\s*</div>\s*</div>', re.S)
+
+
+def fold_solutions(html: str) -> str:
+    """Cells tagged ``solution`` inside ``<details>`` (one for each run of consecutive ones)."""
+    cells, pos = [], 0  # (start, end, is_solution) of every top-level cell
+    while (m := CELL_RE.search(html, pos)) is not None:
+        end = _div_end(html, m.start())
+        cells.append((m.start(), end, bool(SOLUTION_RE.search(html, m.start(), end))))
+        pos = end
+    out, pos, open_ = [], 0, False
+    for start, end, solution in cells:
+        between = html[pos:start]
+        if open_ and (not solution or between.strip()):
+            out.append("</details>")
+            open_ = False
+        out.append(between)
+        if solution and not open_:
+            out.append('<details class="success mha-solution"><summary>Solution</summary>')
+            open_ = True
+        cell = html[start:end]
+        out.append(TOOLBAR_RE.sub("", cell) if solution else cell)  # the tag is said by the summary
+        pos = end
+    if open_:
+        out.append("</details>")
+    out.append(html[pos:])
+    return "".join(out)
+
+
+# ---- the box under the title -------------------------------------------------------------------
+
+TORCH_RE = re.compile(r"^\s*(?:import torch\b|from torch\b|from mhalib\.torch_ref\b|import mhalib\.torch_ref\b)", re.M)
+
+
+def _downloads(files) -> dict:
+    """The wheel and the source archive that hooks/site_downloads.py added, if any."""
+    import downloads
+
+    return downloads.served(files)
+
+
+def run_box(page, files) -> str:
+    import downloads
+
+    stem = Path(page.file.abs_src_path).stem
+    e = html_lib.escape
+    notebook = (f'<a href="{e(stem)}.ipynb" download>{e(stem)}.ipynb</a> (Jupyter), or as a jupytext '
+                f'script, <a href="{e(stem)}.py" download>{e(stem)}.py</a>')
+    served = _downloads(files)
+    if "wheel" not in served:
+        return f'<p class="mha-download">Download this lab: {notebook}.</p>'
+    from mkdocs.utils import get_relative_url
+
+    def link(kind):
+        f = served[kind]
+        return (f'<a href="{e(get_relative_url(f.url, page.url))}" download>{e(downloads.basename(f))}</a> '
+                f'({downloads.human_size(Path(f.abs_src_path).stat().st_size)})')
+
+    code = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    lines = [f"pip install {downloads.basename(served['wheel'])} jupyterlab"]
+    if TORCH_RE.search(code):
+        lines.append(f"pip install {downloads.TORCH_CPU}")
+    lines.append(f"jupyter lab {stem}.ipynb")
+    source = f'<p>The whole project, pages and tests included: {link("source")}.</p>' if "source" in served else ""
+    return ('<div class="admonition abstract mha-download"><p class="admonition-title">Run this lab yourself</p>'
+            f'<p>Download the notebook, {notebook}, and the library, {link("wheel")}; then, in that folder:</p>'
+            f'<pre><code>{e(chr(10).join(lines))}</code></pre>{source}</div>')
+
+
 def on_page_content(html, *, page, config, files):
     if not _is_notebook(page):
         return html
-    stem = Path(page.file.abs_src_path).stem
-    link = (
-        '<p class="mha-download">Download this lab: '
-        f'<a href="{stem}.ipynb" download>{html_lib.escape(stem)}.ipynb</a> (Jupyter) · '
-        f'<a href="{stem}.py" download>{html_lib.escape(stem)}.py</a> (jupytext percent script)</p>'
-    )
+    html = fold_solutions(notebook_math(html))
+    box = run_box(page, files)
     match = re.search(r"</h1>", html)
-    return html[: match.end()] + link + html[match.end():] if match else link + html
+    return html[: match.end()] + box + html[match.end():] if match else box + html
 
 
 def on_post_page(output, *, page, config):
@@ -79,10 +208,24 @@ def on_post_page(output, *, page, config):
 
     counter = itertools.count()
     output = CELL_ID_RE.sub(lambda m: f'id="cell-id={_numbered_id(next(counter))}"', output)
-    notebook = jupytext.read(page.file.abs_src_path)
-    for n, cell in enumerate(notebook.cells):
-        cell.id = _numbered_id(n)
     target = Path(page.file.abs_dest_path).parent / f"{Path(page.file.abs_src_path).stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    jupytext.write(notebook, target, fmt="ipynb")
+    target.write_text(downloadable_notebook(page.file.abs_src_path), encoding="utf-8")
     return output
+
+
+def downloadable_notebook(path) -> str:
+    """The ``.ipynb`` text of a jupytext notebook, the same in every process: numbered cell
+    ids, and the cell-metadata filter jupytext builds from a set (``tags,jupyter`` or
+    ``jupyter,tags`` by the string hash seed) in sorted order."""
+    import jupytext
+
+    notebook = jupytext.read(path)
+    for n, cell in enumerate(notebook.cells):
+        cell.id = _numbered_id(n)
+    meta = notebook.metadata.get("jupytext", {})
+    if meta.get("cell_metadata_filter"):
+        keys = meta["cell_metadata_filter"].split(",")
+        meta["cell_metadata_filter"] = ",".join(sorted(k for k in keys if not k.startswith("-"))
+                                                + [k for k in keys if k.startswith("-")])
+    return jupytext.writes(notebook, fmt="ipynb")

@@ -20,13 +20,14 @@ from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, kv_cache_bytes,
-                    kv_cache_bytes_per_token, mha_param_count)
+                    kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
 from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
 from .learned import learned_position_table, lookup_positions
 from .masks import causal_mask, padding_mask
 from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
+from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
 from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
@@ -38,12 +39,13 @@ __all__ = [
     "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
-    "mha_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
+    "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",
+    "relative_positions", "shaw_relative_index", "t5_relative_position_bucket",
     "learned_position_table", "lookup_positions",
     "dot_products", "dot_product_variance", "max_attention_weight",
     "examples",

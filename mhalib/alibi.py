@@ -21,26 +21,31 @@ import numpy as np
 from . import _checks
 
 
+# --8<-- [start:slopes]
 def _power_of_two_slopes(n: int) -> list[float]:
     start = 2.0 ** (-8.0 / n)
     return [start ** (h + 1) for h in range(n)]
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """Per-head slopes ``m_h``, shape ``(H,)``, following the ALiBi authors' recipe.
+    """Per-head slopes ``m_h``, shape ``(H,)``, by the ALiBi authors' recipe.
 
-    Example: 8 heads give ``[1/2, 1/4, ..., 1/256]``; 12 heads give those 8 followed by
-    ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other slope of 16 heads).
+    Example: 8 heads give ``[1/2, 1/4, ..., 1/256]``; 12 heads give those 8
+    followed by ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other one of 16).
     """
     H = _checks.positive_int(n_heads, "n_heads")
     low = 2 ** int(math.floor(math.log2(H)))
     slopes = _power_of_two_slopes(low)
     if low < H:
         slopes += _power_of_two_slopes(2 * low)[0::2][: H - low]
-    return np.array(slopes)
+    return np.array(slopes)  # (H,)
+# --8<-- [end:slopes]
 
 
-def alibi_bias(T: int, n_heads: int, *, causal: bool = True, form: str = "relative") -> np.ndarray:
+# --8<-- [start:bias-signature]
+def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
+               form: str = "relative") -> np.ndarray:
+# --8<-- [end:bias-signature]
     """ALiBi bias of shape ``(H, T, T)``, to add to the attention scores.
 
     Args:
@@ -51,16 +56,22 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True, form: str = "relati
         form: ``"relative"``, the paper's ``-m (i - j)``; or ``"row_constant"``, the
             authors' code's ``m * j`` (causal only), equal after softmax.
     """
+    # --8<-- [start:bias]
     T = _checks.positive_int(T, "T")
     causal = _checks.boolean(causal, "causal")
     form = _checks.choice(form, "form", ("relative", "row_constant"))
     if form == "row_constant" and not causal:
-        raise ValueError("form='row_constant' is only equivalent under a causal mask; pass causal=True")
+        raise ValueError("form='row_constant' is only equivalent under a "
+                         "causal mask; pass causal=True")
     m = alibi_slopes(n_heads)[:, None, None]  # (H,) -> (H, 1, 1)
     i = np.arange(T)[:, None]  # (T, 1) query positions
     j = np.arange(T)[None, :]  # (1, T) key positions
-    distance = (j * np.ones_like(i)).astype(np.float64) if form == "row_constant" else -np.abs(i - j).astype(np.float64)
+    if form == "row_constant":  # the authors' code: every row is m * j
+        distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T)
+    else:  # the paper's -m (i - j) on the causal side; -m |i - j| everywhere
+        distance = -np.abs(i - j).astype(np.float64)  # (T, T)
     bias = m * distance  # (H, 1, 1) * (T, T) -> (H, T, T)
     if causal:
-        bias = np.where(j <= i, bias, -np.inf)
+        bias = np.where(j <= i, bias, -np.inf)  # future keys: -inf, weight 0
     return bias
+    # --8<-- [end:bias]

@@ -110,9 +110,12 @@ def _overflow_weights(q, k, scale, bias, allowed) -> np.ndarray:
     return _softmax_pow2(t, F)
 
 
-def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, *,
-                                 causal: bool = False, scale: float | None = None,
-                                 bias: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+# --8<-- [start:attention-signature]
+def scaled_dot_product_attention(
+        q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None,
+        *, causal: bool = False, scale: float | None = None,
+        bias: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+# --8<-- [end:attention-signature]
     """Attention of queries over keys: ``softmax(q k^T * scale + bias, masked) v``.
 
         weights = softmax(q k^T * scale + bias, masked entries -inf)     out = weights v
@@ -142,6 +145,43 @@ def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask:
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1`` gives weights
     ``[[0.7311, 0.2689], [0.2689, 0.7311]]``.
     """
+    # --8<-- [start:attention]
+    # Check the shapes of q, k and v; scale=None becomes 1/sqrt(d).
+    q, k, v, scale, causal = _checked_inputs(q, k, v, causal, scale)
+    T, S = q.shape[-2], k.shape[-2]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: see below
+        # (..., T, d) @ (..., d, S) -> (..., T, S): each query against each key
+        scores = (q @ np.swapaxes(k, -1, -2)) * scale
+    overflow = not np.isfinite(scores).all()  # beyond the float range?
+    if bias is not None:
+        bias = _checked_bias(bias, scores.shape)  # (..., T, S); -inf: masked
+        with np.errstate(over="ignore"):
+            scores = scores + bias  # (..., T, S)
+        overflow = overflow or _sum_overflowed(scores, bias)
+    allowed = None  # (..., T, S) booleans, True = may attend; None: all may
+    if mask is not None:
+        allowed = _checked_mask(mask, scores.shape)
+    if causal and T and S:  # query i may attend to keys j <= i only
+        past = causal_mask(T, S)  # (T, S), True on and below the diagonal
+        allowed = past if allowed is None else allowed & past
+    if overflow:  # the same softmax, on scores held as t * 2**E (numerics page)
+        weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
+    else:
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)  # forbidden: weight 0
+        weights = softmax(scores, axis=-1)  # (..., T, S), rows sum to 1 (or 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+    _checks.no_overflow(out, "the output weights @ v",
+                        "v holds values so close to the largest float that "
+                        "their weighted average rounds past it")
+    return out, weights
+    # --8<-- [end:attention]
+
+
+def _checked_inputs(q, k, v, causal, scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]:
+    """Check ``q (..., T, d)``, ``k (..., S, d)``, ``v (..., S, d_v)``, ``causal`` and ``scale``;
+    return ``(q, k, v, scale, causal)`` with the scale resolved (default ``1/sqrt(d)``)."""
     q, k, scale = _queries_and_keys(q, k, scale)
     v = _checks.float_array(v, "v", min_ndim=2)
     if k.shape[-2] != v.shape[-2]:
@@ -155,32 +195,26 @@ def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, mask:
         raise ValueError(
             f"the leading (batch, head) axes of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
         ) from None
-    scores = _raw_scores(q, k, scale)  # (..., T, S); inf or NaN where q k^T * scale overflows
-    overflow = not np.isfinite(scores).all()
-    T, S = q.shape[-2], k.shape[-2]
-    if bias is not None:
-        bias = _checks.float_array(bias, "bias", finite=False)
-        if np.isnan(bias).any() or np.isposinf(bias).any():
-            raise ValueError("bias must not hold NaN or +inf (-inf is allowed and masks the entry)")
-        _checks.scores_like(bias, scores.shape, "bias")
-        with np.errstate(over="ignore"):
-            scores = scores + bias
-        # a finite score plus a finite bias may overflow too (-inf there would pose as a mask)
-        overflow = overflow or bool((np.isposinf(scores) | (np.isneginf(scores) & np.isfinite(bias))).any())
-    allowed = None
-    if mask is not None:
-        allowed = _checks.bool_array(mask, "mask")
-        _checks.scores_like(allowed, scores.shape, "mask")
-    if causal and T and S:  # with T = 0 or S = 0 there is nothing to mask
-        allowed = causal_mask(T, S) if allowed is None else allowed & causal_mask(T, S)
-    if overflow:
-        weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
-    else:
-        if allowed is not None:
-            scores = np.where(allowed, scores, -np.inf)
-        weights = softmax(scores, axis=-1)  # (..., T, S)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
-    _checks.no_overflow(out, "the output weights @ v",
-                        "v holds values so close to the largest float that their weighted average rounds past it")
-    return out, weights
+    return q, k, v, scale, causal
+
+
+def _checked_bias(bias, scores_shape: tuple[int, ...]) -> np.ndarray:
+    """``bias`` as a float array broadcastable to the scores; NaN and +inf are refused."""
+    bias = _checks.float_array(bias, "bias", finite=False)
+    if np.isnan(bias).any() or np.isposinf(bias).any():
+        raise ValueError("bias must not hold NaN or +inf (-inf is allowed and masks the entry)")
+    _checks.scores_like(bias, scores_shape, "bias")
+    return bias
+
+
+def _sum_overflowed(scores: np.ndarray, bias: np.ndarray) -> bool:
+    """Whether ``scores + bias`` overflowed: to +inf, or to -inf where the bias was finite
+    (only a ``-inf`` bias means "masked"; an overflow must not pose as a mask)."""
+    return bool((np.isposinf(scores) | (np.isneginf(scores) & np.isfinite(bias))).any())
+
+
+def _checked_mask(mask, scores_shape: tuple[int, ...]) -> np.ndarray:
+    """``mask`` as a boolean array (True = may attend) broadcastable to the scores."""
+    allowed = _checks.bool_array(mask, "mask")
+    _checks.scores_like(allowed, scores_shape, "mask")
+    return allowed

@@ -202,3 +202,30 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
         n_blocks = -(-T // block)  # ceil(T / block)
         elements = T * d * (2 + 2 * n_blocks)
     return batch * heads * elements * size
+
+
+def transformer_block_param_count(d_model: int, n_heads: int, d_ff: int, *, bias: bool = True) -> dict:
+    """Learned parameters of one transformer block of the BERT / GPT-2 kind (page: where attention lives).
+
+        attention     = mha_param_count(D, H, bias=bias)       = 4 D^2 (+ 4 D)
+        feed-forward  = D*d_ff + d_ff*D  (+ d_ff + D)           two matrices, GELU between
+        layer norms   = 2 * 2D                                  two LayerNorms, a gain and a bias each
+        total         = attention + feed-forward + layer norms
+
+    Pre-norm (GPT-2) and post-norm (BERT) blocks hold the same tensors; only the order in
+    which they are applied differs. Blocks with RMSNorm (a gain only) or a gated
+    feed-forward of three matrices (Llama's SwiGLU) are not of this kind.
+
+    Example: BERT-base and GPT-2 small (``D = 768``, 12 heads, ``d_ff = 3072``) both have
+    ``2,362,368 + 4,722,432 + 3,072 = 7,087,872`` parameters per block.
+
+    Returns a dict with keys ``attention``, ``feed_forward``, ``layer_norms`` and ``total``.
+    """
+    D = _checks.positive_int(d_model, "d_model")
+    F = _checks.positive_int(d_ff, "d_ff")
+    bias = _checks.boolean(bias, "bias")
+    attention = mha_param_count(D, n_heads, bias=bias)
+    feed_forward = 2 * D * F + ((F + D) if bias else 0)
+    layer_norms = 2 * 2 * D
+    return dict(attention=attention, feed_forward=feed_forward, layer_norms=layer_norms,
+                total=attention + feed_forward + layer_norms)

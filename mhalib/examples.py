@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
-from .attention import scaled_dot_product_attention
+from .attention import attention_scores, scaled_dot_product_attention
+from .mha import mha_trace, per_head_output
 
 #: Names of the heads-in-action presets, in the order the pages show them.
 HEADS_PRESETS = ("Identity", "Swap K blocks", "Head 2 flipped", "Random")
@@ -24,7 +26,7 @@ def cat_sat_mat() -> dict:
     The lecture notes give X and the resulting q, k, v table but not the weights; these
     0/1 matrices are the simplest that reproduce that table exactly:
     ``q = x[0:2]``, ``k = x[2:4]``, ``v = x[0:2] + x[2:4]``. The lecture computes
-    ``softmax(q k^T)`` without the 1/sqrt(d_k) factor, so ``scale = 1``.
+    ``softmax(q k^T)`` without the 1/sqrt(d_head) factor, so ``scale = 1``.
     """
     X = np.array([[1.0, 0.0, 1.0, 0.0],    # cat
                   [0.0, 1.0, 0.0, 1.0],    # sat
@@ -37,7 +39,7 @@ def cat_sat_mat() -> dict:
 
 
 def the_cat_sat_down() -> dict:
-    """"The cat sat down" with d_model = 4 and 2 heads (pages: why one head; position).
+    """"The cat sat down" with d_model = 4 and 2 heads (pages: heads in action; position).
 
     Designed for the course (the source notebook shows the picture, not the numbers):
     dims 0-1 carry a feature that "cat" and "sat" share and "The"/"down" lack; dims 2-3
@@ -81,7 +83,7 @@ def split_heads_identity() -> dict:
 
 
 def six_by_three(seed: int = 6) -> dict:
-    """The lecture's d = 6, h = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
+    """The lecture's d_model = 6, H = 3 example (d_head = 2), with seeded weights (page: multi-head attention).
 
     The lecture names only the shapes; the four tokens and N(0, 1/D) weights are ours.
     """
@@ -134,6 +136,136 @@ def heads_in_action(preset: str = "Identity", tau: float = math.sqrt(2.0), *, se
     for name, cols in (("single", slice(0, 4)), ("head1", slice(0, 2)), ("head2", slice(2, 4))):
         _, maps[name] = scaled_dot_product_attention(q[:, cols], k[:, cols], v, scale=1.0 / tau)
     return dict(tokens=ex["tokens"], preset=preset, tau=tau, **maps)
+
+
+#: The columns of the embeddings in :func:`cat_quietly_sat`: one-hot word classes.
+WORD_CLASSES = ("determiner", "noun", "adverb", "verb")
+#: The four output dimensions of :func:`cat_quietly_sat`: head 1's slot ("who sat?") and head 2's ("how?").
+ONE_HEAD_SLOTS = ("who: cat", "who: quietly", "how: cat", "how: quietly")
+
+
+def cat_quietly_sat(strength: float = 3.0) -> dict:
+    """"The cat quietly sat": one query that needs two different tokens (page: why one head is not enough).
+
+    Designed for the course. To understand *sat*, a model needs two answers from two
+    places: who sat (the subject, *cat*) and how (the word just before it, *quietly*).
+    ``d_model = 4`` and ``H = 2`` heads of ``d_head = 2``; columns 0-1 of every projection
+    belong to head 1 and columns 2-3 to head 2. Each embedding is the one-hot word class
+    of its token (:data:`WORD_CLASSES`), so ``X = I`` and row ``i`` of a projection is
+    what token ``i`` becomes (``s = strength``):
+
+    * ``W_Q``: the verb's query is ``(s, 0 | s, 0)``: head 1 asks for a noun, head 2 for an adverb;
+    * ``W_K``: the noun's key is ``(s, 0 | 0, 0)``, the adverb's ``(0, 0 | s, 0)``;
+    * ``W_V``: a token hands over which word it is, in both heads' slices: *cat*
+      ``(1, 0 | 1, 0)``, *quietly* ``(0, 1 | 0, 1)``; *The* and *sat* hand over zeros;
+    * ``W_O = I``: head 1's answer becomes output dims 0-1 ("who"), head 2's dims 2-3
+      ("how"), named in :data:`ONE_HEAD_SLOTS`.
+
+    The target output for *sat* (``query = 3``) is ``(1, 0 | 0, 1)``: who = cat, how = quietly.
+    """
+    s = _checks.positive_float(strength, "strength")
+    W_Q = np.zeros((4, 4))
+    W_Q[3] = [s, 0.0, s, 0.0]  # verb -> head 1 asks for a noun, head 2 for an adverb
+    W_K = np.zeros((4, 4))
+    W_K[1] = [s, 0.0, 0.0, 0.0]  # noun -> head 1's key
+    W_K[2] = [0.0, 0.0, s, 0.0]  # adverb -> head 2's key
+    W_V = np.zeros((4, 4))
+    W_V[1] = [1.0, 0.0, 1.0, 0.0]  # cat says "cat" in both slices
+    W_V[2] = [0.0, 1.0, 0.0, 1.0]  # quietly says "quietly" in both slices
+    return dict(tokens=["The", "cat", "quietly", "sat"], classes=list(WORD_CLASSES), X=np.eye(4),
+                W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=np.eye(4), n_heads=2, strength=s, query=3,
+                slots=list(ONE_HEAD_SLOTS),
+                targets=np.array([[1.0, 0.0], [0.0, 1.0]]),  # head 1: cat's code, head 2: quietly's
+                target=np.array([1.0, 0.0, 0.0, 1.0]))
+
+
+def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.ndarray, float]:
+    """The best one attention distribution can do: the weights whose average of ``values`` is closest to ``target``.
+
+    A head's output is ``sum_j a_j values[j]`` with ``a_j >= 0`` and ``sum_j a_j = 1``, a point
+    of the convex hull of the rows of ``values (S, n)``. This returns the weights ``(S,)``
+    of the hull's point nearest ``target (n,)`` and its distance: no choice of queries
+    and keys can bring that head closer. Exact, by trying every subset of rows: the
+    nearest point is the projection of ``target`` onto the affine hull of some affinely
+    independent subset, with non-negative weights. ``S`` is at most 12 (4,095 subsets).
+
+    Example: rows ``(1, 0)`` and ``(0, 1)`` and target ``(1, 1)`` give weights
+    ``(0.5, 0.5)`` at distance ``sqrt(0.5) = 0.7071``.
+    """
+    values = _checks.float_array(values, "values", min_ndim=2)
+    if values.ndim != 2 or not 1 <= values.shape[0] <= 12:
+        raise ValueError(f"values must be a 2-D array (S, n) with 1 <= S <= 12 rows, got shape {values.shape}")
+    target = _checks.float_array(target, "target", min_ndim=1)
+    if target.shape != values.shape[1:]:
+        raise ValueError(f"target must have shape ({values.shape[1]},), one entry per column of values, "
+                         f"got {target.shape}")
+    S = values.shape[0]
+    scale = max(1.0, float(np.abs(values).max()), float(np.abs(target).max()))
+    best_w, best = None, math.inf
+    for subset in range(1, 2**S):
+        rows = [j for j in range(S) if subset >> j & 1]
+        P = values[rows]  # (k, n)
+        edges = (P[1:] - P[0]).T  # (n, k-1): the directions of the subset's affine hull
+        if len(rows) > 1 and np.linalg.matrix_rank(edges, tol=1e-12 * scale) < len(rows) - 1:
+            continue  # affinely dependent: a smaller subset spans the same points
+        c = np.linalg.lstsq(edges, target - P[0], rcond=None)[0] if len(rows) > 1 else np.zeros(0)
+        w = np.concatenate([[1.0 - c.sum()], c])  # (k,) barycentric weights of the projection
+        if (w < -1e-12).any():
+            continue  # the projection lies outside this subset's hull
+        w = np.clip(w, 0.0, None)
+        w /= w.sum()
+        dist = float(np.linalg.norm(w @ P - target))
+        if dist < best - 1e-12 * scale:
+            best_w, best = np.zeros(S), dist
+            best_w[rows] = w
+    return best_w, best
+
+
+def one_head_vs_two(strength: float = 3.0) -> dict:
+    """*sat*'s output from one head and from two heads with the same weights, against the target.
+
+    Both runs call :func:`mhalib.mha_trace` on :func:`cat_quietly_sat` with the same
+    ``W_Q, W_K, W_V, W_O``: ``n_heads=1`` (one softmax over ``d_head = 4``, scale 1/2) and
+    ``n_heads=2`` (a softmax per head of ``d_head = 2``, scale ``1/sqrt(2)``). For the query
+    *sat* it returns the scaled scores and the weights (``single``, ``head1``, ``head2``),
+    the two heads' outputs and each one through its own rows of ``W_O``
+    (:func:`mhalib.per_head_output`), the outputs ``out_single`` and ``out_two``, and the
+    distances from the target, with ``best_single``: the weights and the distance of
+    :func:`closest_weighted_average` over the values through ``W_O`` (what any single
+    distribution could give).
+
+    Closed forms at the default ``strength = 3``: head 1's score for *cat* is
+    ``9/sqrt(2)``, so it puts ``e^(9/sqrt 2) / (e^(9/sqrt 2) + 3) = 0.9949`` on *cat*; the one
+    head scores *cat* and *quietly* both ``9/2`` and puts ``e^4.5 / (2 e^4.5 + 2) = 0.4945``
+    on each. Any single distribution ``a`` gives ``(a_cat, a_quietly | a_cat, a_quietly)``,
+    whose squared distance from ``(1, 0 | 0, 1)`` is
+    ``(1 - a_cat)^2 + a_cat^2 + (1 - a_quietly)^2 + a_quietly^2 >= 1/2 + 1/2``: never below 1.
+    """
+    ex = cat_quietly_sat(strength)
+    i = ex["query"]
+    weights = (ex["W_Q"], ex["W_K"], ex["W_V"], ex["W_O"])
+    one = mha_trace(ex["X"], *weights, n_heads=1)
+    two = mha_trace(ex["X"], *weights, n_heads=ex["n_heads"])
+    score_one = attention_scores(one["q_heads"], one["k_heads"])  # (1, T, S), scale 1/sqrt(4)
+    score_two = attention_scores(two["q_heads"], two["k_heads"])  # (2, T, S), scale 1/sqrt(2)
+    heads_out = two["heads_out"][:, i]  # (H, d_head): each head's answer for sat
+    per_head = per_head_output(two["heads_out"], ex["W_O"])[:, i]  # (H, D): through W_O's blocks
+    target = ex["target"]
+    out_one, out_two = one["out"][i], two["out"][i]
+    best_w, best_d = closest_weighted_average(one["v"] @ ex["W_O"], target)
+
+    def dist(a, b) -> float:
+        return float(np.linalg.norm(a - b))
+
+    return dict(tokens=ex["tokens"], query=i, strength=ex["strength"], slots=ex["slots"],
+                scores=dict(single=score_one[0, i], head1=score_two[0, i], head2=score_two[1, i]),
+                weights=dict(single=one["weights"][0, i], head1=two["weights"][0, i], head2=two["weights"][1, i]),
+                values=one["v"], heads_out=heads_out, per_head=per_head, concat_two=two["concat"][i],
+                out_single=out_one, out_two=out_two, target=target, targets=ex["targets"],
+                distance=dict(single=dist(out_one, target), two=dist(out_two, target),
+                              single_who=dist(out_one[:2], target[:2]), single_how=dist(out_one[2:], target[2:]),
+                              head1=dist(heads_out[0], ex["targets"][0]), head2=dist(heads_out[1], ex["targets"][1])),
+                best_single=dict(weights=best_w, distance=best_d))
 
 
 def rope_demo() -> dict:

@@ -15,16 +15,18 @@ from numpy.typing import ArrayLike
 from . import _checks
 
 
+# --8<-- [start:split_combine]
 def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
-    """Split the last axis into ``n_heads`` heads: ``(..., T, D) -> (..., H, T, D/H)``.
+    """Split the last axis into heads: ``(..., T, D) -> (..., H, T, d)``, where
+    ``H = n_heads`` and ``d = D / H``.
 
-    Example: ``split_heads(np.eye(2), 2)`` gives head 0 = column 0 = ``[[1], [0]]`` and
-    head 1 = column 1 = ``[[0], [1]]``.
+    Example: ``split_heads(np.eye(2), 2)`` gives head 0 = column 0 =
+    ``[[1], [0]]`` and head 1 = column 1 = ``[[0], [1]]``.
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     H = _checks.positive_int(n_heads, "n_heads")
     *lead, T, D = x.shape
-    d = _checks.divisible(D, H, "d_model (last axis of x)", "n_heads")
+    d = _checks.divisible(D, H, "d_model (last axis of x)", "n_heads")  # D / H
     x = x.reshape(*lead, T, H, d)  # (..., T, D) -> (..., T, H, d)
     return np.swapaxes(x, -3, -2)  # (..., T, H, d) -> (..., H, T, d)
 
@@ -35,6 +37,7 @@ def combine_heads(x: ArrayLike) -> np.ndarray:
     *lead, H, T, d = x.shape
     x = np.swapaxes(x, -3, -2)  # (..., H, T, d) -> (..., T, H, d)
     return x.reshape(*lead, T, H * d)  # (..., T, H, d) -> (..., T, D)
+# --8<-- [end:split_combine]
 
 
 def repeat_kv_heads(x: ArrayLike, n_rep: int) -> np.ndarray:

@@ -14,8 +14,11 @@ from numpy.typing import ArrayLike
 from . import _checks
 
 
-def learned_position_table(max_positions: int, d_model: int, *, seed: int, std: float = 0.02) -> np.ndarray:
-    """A freshly initialised position table ``(max_positions, D)``, ``N(0, std^2)`` entries.
+# --8<-- [start:learned]
+def learned_position_table(max_positions: int, d_model: int, *, seed: int,
+                           std: float = 0.02) -> np.ndarray:
+    """A freshly initialised position table ``(max_positions, D)``, drawn from
+    ``N(0, std^2)``.
 
     A ``std`` so large that a draw overflows float64 (``1e308``) is refused.
     """
@@ -25,20 +28,25 @@ def learned_position_table(max_positions: int, d_model: int, *, seed: int, std: 
     std = _checks.positive_float(std, "std")
     with np.errstate(over="ignore", invalid="ignore"):
         table = np.random.default_rng(seed).normal(0.0, std, size=(n, D))
-    return _checks.no_overflow(table, "the N(0, std^2) draws", f"std={std!r} is too large; choose a smaller std")
+    why = f"std={std!r} is too large; choose a smaller std"
+    return _checks.no_overflow(table, "the N(0, std^2) draws", why)  # (n, D)
 
 
-def lookup_positions(table: ArrayLike, n_positions: int, *, start: int = 0) -> np.ndarray:
-    """Rows ``start .. start+n-1`` of ``table``; refuses positions the table does not have."""
+def lookup_positions(table: ArrayLike, n_positions: int, *,
+                     start: int = 0) -> np.ndarray:
+    """Rows ``start .. start+n-1`` of ``table``; refuses rows it lacks."""
     table = _checks.float_array(table, "table")
     if table.ndim != 2:
-        raise ValueError(f"table must be 2-D (max_positions, d_model), got shape {table.shape}")
+        raise ValueError("table must be 2-D (max_positions, d_model), "
+                         f"got {table.shape}")
     n = _checks.positive_int(n_positions, "n_positions")
     start = _checks.nonnegative_int(start, "start")
     if start + n > table.shape[0]:
         raise ValueError(
-            f"positions {start}..{start + n - 1} requested, but the learned table has rows for "
-            f"0..{table.shape[0] - 1} only (max_positions={table.shape[0]}); a learned table "
-            "has no vector for a position it was not built with"
+            f"positions {start}..{start + n - 1} requested, but the learned "
+            f"table has rows for 0..{table.shape[0] - 1} only "
+            f"(max_positions={table.shape[0]}); a learned table has no vector "
+            "for a position it was not built with"
         )
-    return table[start:start + n]
+    return table[start:start + n]  # (n_positions, D): row p for position p
+# --8<-- [end:learned]

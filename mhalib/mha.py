@@ -205,42 +205,90 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
     k_pos = _positions(key_positions, S, "key_positions",
                        q_pos if context is None else np.arange(S, dtype=np.float64))  # (S,)
 
-    q = _project(x, w_q, b_q, "the queries x @ w_q + b_q",
-                 "x, w_q or b_q is too large")  # (..., T, D) -> (..., T, H*d)
-    k = _project(c, w_k, b_k, "the keys context @ w_k + b_k (context = x in self-attention)",
-                 "context (or x), w_k or b_k is too large")  # (..., S, D_ctx) -> (..., S, H_kv*d)
-    if value_context is None:
-        v = _project(c, w_v, b_v, "the values context @ w_v + b_v (context = x in self-attention)",
-                     "context (or x), w_v or b_v is too large")  # (..., S, D_ctx) -> (..., S, H_kv*d_v)
-    else:
-        v = _project(c_v, w_v, b_v, "the values value_context @ w_v + b_v",
-                     "value_context, w_v or b_v is too large")  # (..., S, D_val) -> (..., S, H_kv*d_v)
+    w_o, b_o = _output_weights(w_o, b_o, H * d_v)
+    head_mask = _head_mask(head_mask, H)
+    say = _overflow_words(value_context is not None)  # what an overflow error would say
+
+    # --8<-- [start:mha]
+    # From the checks above: the queries come from x (..., T, D), the keys from
+    # c (..., S, D_c), which is x in self-attention, and the values from c_v (c
+    # unless value_context is given); H_kv = n_kv_heads (H by default) and
+    # n_rep = H // H_kv; q_pos and k_pos are the positions of queries and keys.
+    # _project(a, w, b, ...) is a @ w + b, refusing a result that overflows.
+    q = _project(x, w_q, b_q, *say["q"])  # (..., T, H*d)
+    k = _project(c, w_k, b_k, *say["k"])  # (..., S, H_kv*d)
+    v = _project(c_v, w_v, b_v, *say["v"])  # (..., S, H_kv*d_v)
     q_heads = split_heads(q, H)  # (..., T, H*d) -> (..., H, T, d)
     k_heads = split_heads(k, H_kv)  # (..., S, H_kv*d) -> (..., H_kv, S, d)
     v_heads = split_heads(v, H_kv)  # (..., S, H_kv*d_v) -> (..., H_kv, S, d_v)
-    if rope_base is not None:
-        q_heads = apply_rope(q_heads, q_pos, base=rope_base, layout=rope_layout)  # (..., H, T, d)
-        k_heads = apply_rope(k_heads, k_pos, base=rope_base, layout=rope_layout)  # (..., H_kv, S, d)
-    if alibi:
+    if rope_base is not None:  # rotate queries and keys (page: RoPE)
+        q_heads = apply_rope(q_heads, q_pos, base=rope_base, layout=rope_layout)
+        k_heads = apply_rope(k_heads, k_pos, base=rope_base, layout=rope_layout)
+    if alibi:  # add -m_h |p_i - p_j| to head h's scores (page: ALiBi)
         bias = _with_alibi(bias, H, q_pos, k_pos)  # (..., H, T, S)
+    # Query head h reads key/value head h // n_rep (grouped-query attention):
+    # each is repeated n_rep times, (..., H_kv, S, .) -> (..., H, S, .)
+    k_all = repeat_kv_heads(k_heads, n_rep)  # (..., H, S, d)
+    v_all = repeat_kv_heads(v_heads, n_rep)  # (..., H, S, d_v)
     heads_out, weights = scaled_dot_product_attention(
-        q_heads,
-        repeat_kv_heads(k_heads, n_rep),  # (..., H_kv, S, d) -> (..., H, S, d)
-        repeat_kv_heads(v_heads, n_rep),  # (..., H_kv, S, d_v) -> (..., H, S, d_v)
-        mask, causal=causal, scale=scale, bias=bias,
+        q_heads, k_all, v_all, mask, causal=causal, scale=scale, bias=bias,
     )  # heads_out (..., H, T, d_v), weights (..., H, T, S)
-    if head_mask is not None:
-        head_mask = _checks.float_array(head_mask, "head_mask", min_ndim=1)
-        if head_mask.shape[-1] != H:
-            raise ValueError(
-                f"head_mask must have shape (n_heads,) = ({H},), or (M, {H}) for M masks, got {head_mask.shape}"
-            )
-        with np.errstate(over="ignore", invalid="ignore"):
-            heads_out = heads_out * head_mask.astype(heads_out.dtype)[..., None, None]  # (..., H) -> (..., H, 1, 1)
-        _checks.no_overflow(heads_out, "the heads' outputs times head_mask", "head_mask is too large")
-    concat, out = _output(heads_out, w_o, b_o, H, d_v)
-    return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
-                weights=weights, heads_out=heads_out, concat=concat, out=out)
+    if head_mask is not None:  # 0 switches a head off (ablation studies)
+        heads_out = _times_head_mask(heads_out, head_mask)  # (..., H, T, d_v)
+    concat = combine_heads(heads_out)  # (..., H, T, d_v) -> (..., T, H*d_v)
+    out = concat  # without w_o, the concatenated heads
+    if w_o is not None:  # (..., T, H*d_v) -> (..., T, D_out)
+        out = _project(concat, w_o, b_o, *say["out"])
+    return dict(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads,
+                v_heads=v_heads, weights=weights, heads_out=heads_out,
+                concat=concat, out=out)
+    # --8<-- [end:mha]
+
+
+def _output_weights(w_o, b_o, rows: int):
+    """Check ``w_o (H*d_v, D_out)`` and ``b_o (D_out,)``; ``b_o`` needs ``w_o``."""
+    if w_o is None:
+        if b_o is not None:
+            raise ValueError("b_o was given without w_o; pass w_o too or drop b_o")
+        return None, None
+    w_o = _matrix(w_o, "w_o", rows, "n_heads * d_v (the concatenated heads)")
+    return w_o, _bias(b_o, "b_o", w_o.shape[1])
+
+
+def _head_mask(head_mask, H: int):
+    """Check ``head_mask``: shape ``(H,)``, or ``(M, H)`` for ``M`` masks at once."""
+    if head_mask is None:
+        return None
+    head_mask = _checks.float_array(head_mask, "head_mask", min_ndim=1)
+    if head_mask.shape[-1] != H:
+        raise ValueError(
+            f"head_mask must have shape (n_heads,) = ({H},), or (M, {H}) for M masks, got {head_mask.shape}"
+        )
+    return head_mask
+
+
+def _times_head_mask(heads_out: np.ndarray, head_mask: np.ndarray) -> np.ndarray:
+    """``heads_out (..., H, T, d_v)`` times ``head_mask (..., H)``, one factor per head."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        heads_out = heads_out * head_mask.astype(heads_out.dtype)[..., None, None]  # (..., H) -> (..., H, 1, 1)
+    return _checks.no_overflow(heads_out, "the heads' outputs times head_mask", "head_mask is too large")
+
+
+def _overflow_words(own_values: bool) -> dict[str, tuple[str, str]]:
+    """For each projection, what overflowed and which arguments to blame (``own_values``:
+    the values come from ``value_context``)."""
+    if own_values:
+        v = ("the values value_context @ w_v + b_v", "value_context, w_v or b_v is too large")
+    else:
+        v = ("the values context @ w_v + b_v (context = x in self-attention)",
+             "context (or x), w_v or b_v is too large")
+    return dict(
+        q=("the queries x @ w_q + b_q", "x, w_q or b_q is too large"),
+        k=("the keys context @ w_k + b_k (context = x in self-attention)",
+           "context (or x), w_k or b_k is too large"),
+        v=v,
+        out=("the output concat @ w_o + b_o", "w_o or b_o is too large for the heads' outputs"),
+    )
 
 
 def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike,

@@ -1,7 +1,7 @@
 """Rotary position embedding, RoPE (page: RoPE).
 
-    theta_i = base^(-2i/d)                         i = 0 .. d/2 - 1
-    R(m) rotates plane i by the angle m * theta_i
+    omega_i = base^(-2i/d)                         i = 0 .. d/2 - 1
+    R(m) rotates plane i by the angle m * omega_i
     q'_m = R(m) q,   k'_n = R(n) k
     q'_m . k'_n = q^T R(m)^T R(n) k = q^T R(n - m) k
 
@@ -23,9 +23,9 @@ Running a model on ``s`` times its training length ``L_train`` without retrainin
 
 * ``"interpolation"``, position interpolation (Chen et al., 2023): every position is
   squeezed back into the trained range, ``m -> m / s = m * L_train / L``; the same as
-  dividing every frequency by ``s``, ``theta'_i = theta_i / s``.
+  dividing every frequency by ``s``, ``omega'_i = omega_i / s``.
 * ``"ntk"``, NTK-aware scaling (bloc97, 2023): a larger base, ``base' = base * s^(d/(d-2))``,
-  so ``theta'_i = theta_i * s^(-2i/(d-2))``: the fastest plane (``i = 0``) is unchanged and
+  so ``omega'_i = omega_i * s^(-2i/(d-2))``: the fastest plane (``i = 0``) is unchanged and
   the slowest (``i = d/2 - 1``) is divided by exactly ``s``, as in interpolation.
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ SCALINGS = (None, "interpolation", "ntk")
 
 
 def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: float, d_name: str) -> np.ndarray:
-    """``theta_i`` for plain RoPE, position interpolation or NTK-aware scaling (module docstring)."""
+    """``omega_i`` for plain RoPE, position interpolation or NTK-aware scaling (module docstring)."""
     if scaling is not None and not isinstance(scaling, str):
         raise TypeError(f"scaling must be None, 'interpolation' or 'ntk', got {scaling!r} ({type(scaling).__name__})")
     if scaling not in SCALINGS:
@@ -56,7 +56,7 @@ def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: f
     if s < 1.0:
         raise ValueError(f"factor must be >= 1 (the new length over the training length, L / L_train), got {factor!r}")
     if scaling == "interpolation":
-        return _frequencies(d_head, base, d_name) / s  # theta_i / s: positions m read as m / s
+        return _frequencies(d_head, base, d_name) / s  # omega_i / s: positions m read as m / s
     d = _checks.even_int(d_head, d_name)
     if d == 2:
         raise ValueError(f"scaling='ntk' needs {d_name} >= 4: its exponent d/(d-2) is undefined for d = 2")
@@ -66,7 +66,7 @@ def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: f
 
 def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | None = None,
                      factor: float = 1.0) -> np.ndarray:
-    """Per-plane angular frequencies ``theta_i = base^(-2i/d)``, shape ``(d/2,)``.
+    """Per-plane angular frequencies ``omega_i = base^(-2i/d)``, shape ``(d/2,)``.
 
     Args:
         d_head: the head width ``d`` (even).
@@ -74,8 +74,8 @@ def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | 
         scaling: None (plain RoPE), ``"interpolation"`` or ``"ntk"``, for running at
             ``factor`` times the training length without retraining:
 
-                interpolation:  theta'_i = theta_i / s            (positions m -> m L_train / L)
-                ntk:            theta'_i = (base s^(d/(d-2)))^(-2i/d) = theta_i s^(-2i/(d-2))
+                interpolation:  omega'_i = omega_i / s            (positions m -> m L_train / L)
+                ntk:            omega'_i = (base s^(d/(d-2)))^(-2i/d) = omega_i s^(-2i/(d-2))
 
         factor: ``s = L / L_train >= 1``; only with a ``scaling``.
 
@@ -106,9 +106,13 @@ def layout_permutation(d_head: int) -> np.ndarray:
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
-def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float = DEFAULT_BASE,
-               layout: str = "interleaved", scaling: str | None = None, factor: float = 1.0) -> np.ndarray:
-    """Rotate every plane of ``x (..., T, d)`` by ``position * theta_i``.
+# --8<-- [start:rope-signature]
+def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
+               base: float = DEFAULT_BASE,
+               layout: str = "interleaved",
+               scaling: str | None = None, factor: float = 1.0) -> np.ndarray:
+# --8<-- [end:rope-signature]
+    """Rotate every plane of ``x (..., T, d)`` by ``position * omega_i``.
 
     Args:
         x: queries or keys, ``(..., T, d)`` with even ``d``. RoPE is applied to Q and K
@@ -126,40 +130,53 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *, base: float 
     Returns:
         The rotated array, same shape. Norms are unchanged; position 0 is the identity.
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
-        ``position * theta_i`` that overflow (a tiny base with far positions), and planes
+        ``position * omega_i`` that overflow (a tiny base with far positions), and planes
         whose norm exceeds the float range (their rotation cannot be represented).
     """
+    # --8<-- [start:rope]
     x = _checks.float_array(x, "x", min_ndim=2)
     layout = _checks.choice(layout, "layout", LAYOUTS)
-    *lead, T, d = x.shape
-    theta = _scaled_frequencies(d, base, scaling, factor, "d_head (the last axis of x)")  # (d/2,)
-    if positions is None:
-        pos = np.arange(T, dtype=np.float64)
-    else:
-        pos = _checks.float_array(positions, "positions", min_ndim=1)
-        try:
-            ok = np.broadcast_shapes(pos.shape, x.shape[:-1]) == x.shape[:-1]
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ValueError(f"positions of shape {pos.shape} does not broadcast to x's (..., T) = {x.shape[:-1]}")
+    d = x.shape[-1]  # x is (..., T, d)
+    theta = _scaled_frequencies(d, base, scaling, factor,
+                                "d_head (the last axis of x)")  # (d/2,)
+    pos = _rope_positions(positions, x)  # (T,) or (..., T); 0 .. T-1 by default
     with np.errstate(over="ignore"):
-        angles = pos[..., None] * theta  # (..., T) -> (..., T, d/2)
+        angles = pos[..., None] * theta  # (..., T, 1) * (d/2,) -> (..., T, d/2)
     _checks.no_overflow(angles, "the angles position * theta_i",
-                        f"positions up to {np.abs(pos).max(initial=0):.4g} times frequencies up to "
-                        f"{theta.max():.4g} (base={base!r}); use nearer positions or a base >= 1")
-    cos, sin = np.cos(angles), np.sin(angles)
+                        f"positions up to {np.abs(pos).max(initial=0):.4g} "
+                        f"times frequencies up to {theta.max():.4g} "
+                        f"(base={base!r}); use nearer positions or a base >= 1")
+    cos, sin = np.cos(angles), np.sin(angles)  # (..., T, d/2) each
     if layout == "interleaved":
-        a, b = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each: the planes (2i, 2i+1)
+        # (..., T, d/2) each: plane i is dimensions (2i, 2i+1)
+        a, b = x[..., 0::2], x[..., 1::2]
     else:
-        a, b = x[..., : d // 2], x[..., d // 2:]  # (..., T, d/2) each: the planes (i, i+d/2)
+        # (..., T, d/2) each: plane i is dimensions (i, i + d/2)
+        a, b = x[..., : d // 2], x[..., d // 2:]
     with np.errstate(over="ignore", invalid="ignore"):
-        ra, rb = a * cos - b * sin, a * sin + b * cos  # (..., T, d/2) each
-    _checks.no_overflow(ra, "the rotated x", "a plane of x has a norm beyond the float range")
-    _checks.no_overflow(rb, "the rotated x", "a plane of x has a norm beyond the float range")
-    out = np.empty(np.broadcast_shapes(x.shape, ra.shape[:-1] + (d,)), dtype=np.result_type(x, np.float64))
+        ra, rb = a * cos - b * sin, a * sin + b * cos  # each plane turned
+    for r in (ra, rb):
+        _checks.no_overflow(r, "the rotated x",
+                            "a plane of x has a norm beyond the float range")
+    out = np.empty(np.broadcast_shapes(x.shape, ra.shape[:-1] + (d,)),
+                   dtype=np.result_type(x, np.float64))  # (..., T, d)
     if layout == "interleaved":
-        out[..., 0::2], out[..., 1::2] = ra, rb
+        out[..., 0::2], out[..., 1::2] = ra, rb  # planes back where they were
     else:
         out[..., : d // 2], out[..., d // 2:] = ra, rb
     return out
+    # --8<-- [end:rope]
+
+
+def _rope_positions(positions, x: np.ndarray) -> np.ndarray:
+    """``positions`` as floats broadcastable to ``x``'s ``(..., T)``; ``0 .. T-1`` when None."""
+    if positions is None:
+        return np.arange(x.shape[-2], dtype=np.float64)
+    pos = _checks.float_array(positions, "positions", min_ndim=1)
+    try:
+        ok = np.broadcast_shapes(pos.shape, x.shape[:-1]) == x.shape[:-1]
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"positions of shape {pos.shape} does not broadcast to x's (..., T) = {x.shape[:-1]}")
+    return pos

@@ -1,9 +1,9 @@
-"""Why scores are divided by sqrt(d_k) (page: attention).
+"""Why scores are divided by sqrt(d_head) (page: attention).
 
 For ``q, k`` with independent N(0, 1) entries, ``q . k = sum_i q_i k_i`` is a sum of
-``d_k`` independent terms of mean 0 and variance 1, so ``Var(q . k) = d_k``: the scores'
-spread grows like ``sqrt(d_k)`` and softmax saturates (one weight near 1). Dividing by
-``sqrt(d_k)`` brings the variance back to 1.
+``d_head`` independent terms of mean 0 and variance 1, so ``Var(q . k) = d_head``: the scores'
+spread grows like ``sqrt(d_head)`` and softmax saturates (one weight near 1). Dividing by
+``sqrt(d_head)`` brings the variance back to 1.
 """
 from __future__ import annotations
 
@@ -15,35 +15,35 @@ from . import _checks
 from .softmax import softmax
 
 
-def dot_products(d_k: int, n_samples: int, *, seed: int) -> np.ndarray:
-    """``n_samples`` values of ``q . k`` for independent unit-normal ``q, k`` of length ``d_k``."""
-    d_k = _checks.positive_int(d_k, "d_k")
+def dot_products(d_head: int, n_samples: int, *, seed: int) -> np.ndarray:
+    """``n_samples`` values of ``q . k`` for independent unit-normal ``q, k`` of length ``d_head``."""
+    d_head = _checks.positive_int(d_head, "d_head")
     n = _checks.positive_int(n_samples, "n_samples")
     rng = np.random.default_rng(_checks.nonnegative_int(seed, "seed"))
-    q = rng.standard_normal((n, d_k))
-    k = rng.standard_normal((n, d_k))
+    q = rng.standard_normal((n, d_head))
+    k = rng.standard_normal((n, d_head))
     return np.einsum("nd,nd->n", q, k)
 
 
-def dot_product_variance(d_k: int, n_samples: int = 100_000, *, seed: int = 0) -> float:
-    """Sample variance of ``q . k``; close to ``d_k`` (relative std. error ``sqrt((2 + 6/d_k)/n)``)."""
-    return float(np.var(dot_products(d_k, n_samples, seed=seed)))
+def dot_product_variance(d_head: int, n_samples: int = 100_000, *, seed: int = 0) -> float:
+    """Sample variance of ``q . k``; close to ``d_head`` (relative std. error ``sqrt((2 + 6/d_head)/n)``)."""
+    return float(np.var(dot_products(d_head, n_samples, seed=seed)))
 
 
-def max_attention_weight(d_k: int, *, n_keys: int = 16, n_queries: int = 2000, scaled: bool, seed: int = 0) -> float:
+def max_attention_weight(d_head: int, *, n_keys: int = 16, n_queries: int = 2000, scaled: bool, seed: int = 0) -> float:
     """Mean over queries of the largest softmax weight, for unit-normal q and keys.
 
-    With ``scaled=False`` and large ``d_k`` this approaches 1 (saturation: one key takes
-    everything); with ``scaled=True`` it stays well below 1 for every ``d_k``.
+    With ``scaled=False`` and large ``d_head`` this approaches 1 (saturation: one key takes
+    everything); with ``scaled=True`` it stays well below 1 for every ``d_head``.
     """
-    d_k = _checks.positive_int(d_k, "d_k")
+    d_head = _checks.positive_int(d_head, "d_head")
     S = _checks.positive_int(n_keys, "n_keys")
     n = _checks.positive_int(n_queries, "n_queries")
     scaled = _checks.boolean(scaled, "scaled")
     rng = np.random.default_rng(_checks.nonnegative_int(seed, "seed"))
-    q = rng.standard_normal((n, 1, d_k))  # (n, 1, d_k)
-    k = rng.standard_normal((n, S, d_k))  # (n, S, d_k)
+    q = rng.standard_normal((n, 1, d_head))  # (n, 1, d_head)
+    k = rng.standard_normal((n, S, d_head))  # (n, S, d_head)
     scores = np.einsum("nod,nsd->ns", q, k)  # (n, S)
     if scaled:
-        scores = scores / math.sqrt(d_k)
+        scores = scores / math.sqrt(d_head)
     return float(softmax(scores, axis=-1).max(axis=-1).mean())

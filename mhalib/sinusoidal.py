@@ -31,24 +31,31 @@ sinusoidal positional encoding; RoPE).
 """
 
 
+# --8<-- [start:frequencies]
 def _frequencies(dim: int, base: float, dim_name: str) -> np.ndarray:
-    """``base^(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, refusing a base that makes one overflow.
+    """``base^(-2i/dim)`` for ``i = 0 .. dim/2 - 1``, refusing a base that makes
+    one overflow.
 
     Shared by sinusoidal PE (``dim = d_model``) and RoPE (``dim = d_head``).
     """
     D = _checks.even_int(dim, dim_name)
     base = _checks.positive_float(base, "base")
-    two_i = np.arange(0, D, 2, dtype=np.float64)  # (D/2,) the even dimension indices 2i
+    two_i = np.arange(0, D, 2, dtype=np.float64)  # (D/2,) even dimensions 2i
     with np.errstate(over="ignore"):
-        omega = base ** (-two_i / D)
+        omega = base ** (-two_i / D)  # (D/2,) radians per position; omega_0 = 1
     if not np.isfinite(omega).all():
-        raise ValueError(
-            f"base={base!r} with {dim_name} = {D} makes the angular frequencies base^(-2i/{D}) "
-            f"overflow float64 (the largest, base^(-{D - 2}/{D}), exceeds {np.finfo(np.float64).max:.4g}); "
-            "base must be a finite number > 0 that keeps every frequency finite: any base >= 1 does "
-            f"(the usual one is {DEFAULT_BASE:g})"
-        )
+        raise _frequency_overflow(base, D, dim_name)
     return omega
+# --8<-- [end:frequencies]
+
+
+def _frequency_overflow(base: float, D: int, dim_name: str) -> ValueError:
+    return ValueError(
+        f"base={base!r} with {dim_name} = {D} makes the angular frequencies base^(-2i/{D}) "
+        f"overflow float64 (the largest, base^(-{D - 2}/{D}), exceeds {np.finfo(np.float64).max:.4g}); "
+        "base must be a finite number > 0 that keeps every frequency finite: any base >= 1 does "
+        f"(the usual one is {DEFAULT_BASE:g})"
+    )
 
 
 def _positions_limit(last: int, what: str) -> None:
@@ -84,26 +91,34 @@ def wavelengths(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     return lam
 
 
-def sinusoidal_encoding(n_positions: int, d_model: int, base: float = DEFAULT_BASE, *, start: int = 0) -> np.ndarray:
+# --8<-- [start:sinusoidal-signature]
+def sinusoidal_encoding(n_positions: int, d_model: int,
+                        base: float = DEFAULT_BASE, *,
+                        start: int = 0) -> np.ndarray:
+# --8<-- [end:sinusoidal-signature]
     """The table ``PE`` of shape ``(n_positions, D)`` for positions ``start .. start+n-1``.
 
     Sine on even dimensions, cosine on odd ones, interleaved as in the original paper.
     Every entry lies in [-1, 1]; parameters whose angles ``p * omega_i`` would overflow
     (a tiny base with far positions) are refused.
     """
+    # --8<-- [start:sinusoidal]
     n = _checks.positive_int(n_positions, "n_positions")
     start = _checks.nonnegative_int(start, "start")
     _positions_limit(start + n - 1, "the last position start + n_positions - 1")
-    omega = sinusoidal_frequencies(d_model, base)  # (D/2,)
+    omega = sinusoidal_frequencies(d_model, base)  # (D/2,) frequencies omega_i
+    p = np.arange(start, start + n, dtype=np.float64)  # (n,) the positions
     with np.errstate(over="ignore"):
-        angles = np.arange(start, start + n, dtype=np.float64)[:, None] * omega[None, :]  # (n, D/2)
+        angles = p[:, None] * omega[None, :]  # (n, 1) * (1, D/2) -> (n, D/2)
     _checks.no_overflow(angles, "the angles position * omega_i",
-                        f"positions up to start + n_positions - 1 times frequencies up to {omega.max():.4g} "
-                        f"(base={base!r}); use a smaller start or a base >= 1")
-    pe = np.empty((n, 2 * omega.size))
-    pe[:, 0::2] = np.sin(angles)
-    pe[:, 1::2] = np.cos(angles)
+                        "positions up to start + n_positions - 1 times "
+                        f"frequencies up to {omega.max():.4g} (base={base!r}); "
+                        "use a smaller start or a base >= 1")
+    pe = np.empty((n, 2 * omega.size))  # (n, D)
+    pe[:, 0::2] = np.sin(angles)  # even dimensions 2i: sin(p * omega_i)
+    pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos of the same angle
     return pe
+    # --8<-- [end:sinusoidal]
 
 
 def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:

@@ -15,7 +15,9 @@ from numpy.typing import ArrayLike
 from . import _checks
 
 
+# --8<-- [start:softmax-signature]
 def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
+# --8<-- [end:softmax-signature]
     """Softmax along ``axis`` with the row maximum subtracted.
 
         softmax(x)_j = exp(x_j - m) / sum_k exp(x_k - m),   m = max_k x_k
@@ -36,6 +38,22 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
     Example: ``softmax([1.0, 0.0])`` is ``[e/(e+1), 1/(e+1)] = [0.7311, 0.2689]``.
     """
+    # --8<-- [start:softmax]
+    arr = _checked_scores(x, axis)  # refuses NaN, +inf and a bad axis
+    if arr.shape[axis] == 0:
+        return np.zeros_like(arr)  # nothing to normalise: the empty result
+    row_max = np.max(arr, axis=axis, keepdims=True)  # the largest score per row
+    # A fully masked row has max -inf; shift it by 0: exp then gives exact 0s.
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(arr.dtype)
+    with np.errstate(over="ignore"):  # a gap below -max_float: -inf, weight 0
+        e = np.exp(arr - row_max)  # every exponent <= 0: nothing overflows
+    total = np.sum(e, axis=axis, keepdims=True)  # >= 1, or 0 if fully masked
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    # --8<-- [end:softmax]
+
+
+def _checked_scores(x: ArrayLike, axis: int) -> np.ndarray:
+    """``x`` as a float array with at least one dimension, after checking it and ``axis``."""
     arr = _checks.float_array(x, "x", finite=False)
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError(
@@ -47,15 +65,7 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
         raise ValueError(f"x must have at least 1 dimension (softmax normalises along an axis), got shape {arr.shape}")
     if not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must be in [{-arr.ndim}, {arr.ndim - 1}] for x of shape {arr.shape}, got {axis}")
-    if arr.shape[axis] == 0:
-        return np.zeros_like(arr)  # nothing to normalise: the empty result
-    row_max = np.max(arr, axis=axis, keepdims=True)
-    # A fully masked row has max -inf; shift it by 0 instead so exp gives exact zeros.
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(arr.dtype)
-    with np.errstate(over="ignore"):  # a difference below -max_float is -inf: weight 0, as exact
-        e = np.exp(arr - row_max)
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return arr
 
 
 def _softmax_pow2(t: np.ndarray, F: np.ndarray) -> np.ndarray:

@@ -168,14 +168,14 @@ def test_scaled_example_default_scale():
     np.testing.assert_allclose(w[0], [math.exp(r) / z, 1 / z, math.exp(0.5 * r) / z], atol=1e-15)
 
 
-@pytest.mark.parametrize("d_k", [4, 64, 512], ids=lambda d: f"d_k={d}")
-def test_dot_product_variance_is_d_k(d_k):
+@pytest.mark.parametrize("d_head", [4, 64, 512], ids=lambda d: f"d_head={d}")
+def test_dot_product_variance_is_d_head(d_head):
     n = 100_000
-    var = m.dot_product_variance(d_k, n, seed=d_k)
+    var = m.dot_product_variance(d_head, n, seed=d_head)
     # Var of the sample variance of s = q.k: E s^4 - (E s^2)^2 = (3d^2 + 6d) - d^2 = 2d^2 + 6d,
     # so the relative standard error is sqrt((2 + 6/d) / n) (0.45% to 0.6% here). Allow 5 of them.
-    rel_se = math.sqrt((2 + 6 / d_k) / n)
-    assert abs(var / d_k - 1) < 5 * rel_se
+    rel_se = math.sqrt((2 + 6 / d_head) / n)
+    assert abs(var / d_head - 1) < 5 * rel_se
 
 
 def test_softmax_saturates_without_scaling():

@@ -86,14 +86,26 @@ def site_url(built_site):
     server.shutdown()
 
 
+_SHARED: dict = {}  # the one Playwright and browser of this process, and how many fixtures hold them
+
+
 @pytest.fixture(scope="session")
 def browser(chromium):
-    from playwright.sync_api import sync_playwright
+    """One Chromium for the whole process. Modules that import this fixture (test_search,
+    test_explorers_ui, ...) each register their own copy with pytest; Playwright's sync API
+    runs one instance per thread, so every copy shares the first one started."""
+    if not _SHARED:
+        from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=ARGS)
-        yield b
-        b.close()
+        pw = sync_playwright().start()
+        _SHARED.update(pw=pw, browser=pw.chromium.launch(executable_path=chromium, args=ARGS), users=0)
+    _SHARED["users"] += 1
+    yield _SHARED["browser"]
+    _SHARED["users"] -= 1
+    if not _SHARED["users"]:
+        _SHARED["browser"].close()
+        _SHARED["pw"].stop()
+        _SHARED.clear()
     # Under xdist several workers may run browser tests: each writes its part, and the
     # controller adds the parts up into browser-summary.json (conftest.pytest_sessionfinish).
     OUT.mkdir(exist_ok=True)
@@ -127,14 +139,25 @@ def test_page_in_the_browser(browser, site_url, url):
     assert all(i["w"] > 0 for i in images), [i["src"] for i in images if i["w"] == 0]
     assert all(i["alt"].strip() for i in images), [i["src"] for i in images if not i["alt"].strip()]
 
-    # math: every arithmatex block rendered by KaTeX, no raw delimiters left on the page
+    # math: every arithmatex block rendered by KaTeX, no raw delimiters or TeX commands left in the
+    # text outside code (notebook pages included: their Markdown cells go through nbconvert, which
+    # ate the backslashes of \\( \\) once), no KaTeX error
     math_state = page.evaluate("""(() => {
-        const blocks = Array.from(document.querySelectorAll('.arithmatex'));
-        const text = document.querySelector('.md-content').innerText;
+        const content = document.querySelector('.md-content');
+        const blocks = Array.from(content.querySelectorAll('.arithmatex'));
+        const prose = content.cloneNode(true);
+        prose.querySelectorAll('.katex, pre, code, script, style, .clipboard-copy-txt').forEach(e => e.remove());
+        const text = prose.textContent;
         return {blocks: blocks.length, rendered: blocks.filter(b => b.querySelector('.katex')).length,
-                raw: ['$$', '\\\\(', '\\\\['].filter(d => text.includes(d))};
+                raw: ['$$', '\\\\(', '\\\\[', '\\\\)', '\\\\]'].filter(d => text.includes(d)),
+                commands: (text.match(/\\\\[A-Za-z]{2,}/g) || []).slice(0, 5),
+                errors: content.querySelectorAll('.katex-error').length,
+                notebook: !!content.querySelector('.jupyter-wrapper'),
+                notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
     })()""")
     assert math_state["rendered"] == math_state["blocks"] and not math_state["raw"], math_state
+    assert not math_state["commands"] and not math_state["errors"], math_state
+    assert not math_state["notebook"] or math_state["notebook_math"] > 0, math_state
 
     # accessibility: axe-core, serious and critical violations
     page.add_script_tag(path=str(AXE))
@@ -297,3 +320,26 @@ def test_without_javascript_the_static_figure_is_shown(browser, site_url):
         assert page.locator(".mha-explorer-static img").first.is_visible()
         assert not page.is_visible(".mha-explorer-ui")
     ctx.close()
+
+
+def test_lab_solutions_stay_folded_until_asked(page, site_url):
+    """A lab's exercise shows its unfinished check; its solution opens on a click, with its
+    math rendered and its check saying right."""
+    page.goto(site_url + "labs/lab2_positions/", wait_until="networkidle")
+    folds = page.locator("details.mha-solution")
+    assert folds.count() == 3
+    first = folds.first
+    assert first.evaluate("d => d.open") is False
+    assert not first.locator(".jp-CodeCell").first.is_visible()
+    exercise = page.locator(".jp-CodeCell:has-text('TODO')").first
+    assert "not yet:" in exercise.inner_text()
+    first.locator("summary").click()
+    assert first.evaluate("d => d.open") is True
+    assert first.locator(".jp-CodeCell").first.is_visible()
+    assert "right:" in first.inner_text() and "not yet:" not in first.inner_text()
+    second = folds.nth(1)  # its explanation holds math
+    second.locator("summary").click()
+    assert second.locator(".arithmatex .katex").count() >= 4
+    # the install line at the top, before the notebook
+    box = page.locator(".mha-download").first
+    assert box.is_visible() and "pip install mhalib-" in box.inner_text()

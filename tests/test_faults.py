@@ -102,6 +102,8 @@ def _entry(cache: Path, stem: str) -> Path:
     pytest.param(lambda e: (e / "manifest.json").write_text("not json"), id="garbled-manifest"),
     pytest.param(lambda e: [p.unlink() for p in e.iterdir()], id="empty-entry"),
     pytest.param(lambda e: (e / "small.csv").write_text("name,index,value\nx,0,999\n"), id="same-size-other-bytes"),
+    pytest.param(lambda e: (e / "small.pdf").write_bytes((e / "small.pdf").read_bytes()[:100]), id="truncated-pdf"),
+    pytest.param(lambda e: (e / "small-dark.png").unlink(), id="missing-dark-png"),
 ])
 def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, damage):
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
@@ -115,6 +117,22 @@ def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, damage)
     assert again.files == good.files
     (third,), stats = render(d, cache, ("small", {}))
     assert stats.cached == 1 and third.files == good.files
+
+
+MATRIX_FIGURE = SMALL_FIGURE.replace("return dict(x=list(range(n))",
+                                     "return dict(grid=[[i * n + j for j in range(n)] for i in range(n)], x=list(range(n))")
+
+
+def test_a_damaged_wide_csv_is_caught_although_only_matrix_figures_have_one(tmp_path):
+    d = scripts_dir(tmp_path, small=MATRIX_FIGURE)
+    cache = tmp_path / "cache"
+    (good,), _ = render(d, cache, ("small", {"n": 3}))
+    wide = good.request.wide_csv()
+    assert good.files[wide].decode().splitlines()[:2] == ["grid,0,1,2", "0,0,1,2"]
+    entry = _entry(cache, good.request.stem)
+    (entry / wide).write_text((entry / wide).read_text().replace("0,0,1,2", "0,0,1,9"))
+    (again,), stats = render(d, cache, ("small", {"n": 3}))
+    assert stats.repaired == 1 and again.files == good.files
 
 
 def test_two_builds_on_one_cold_cache_both_succeed_with_identical_sites(tmp_path):

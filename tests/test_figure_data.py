@@ -37,7 +37,7 @@ def test_cat_sat_mat_figures():
 
 def test_scaling_and_memory():
     s = d("scaling_variance", n_samples=20_000)
-    for dk, var in zip(s["d_k"], s["variance"]):
+    for dk, var in zip(s["d_head"], s["variance"]):
         # relative standard error sqrt((2 + 6/d)/n); 5 of them
         assert abs(var / dk - 1) < 5 * math.sqrt((2 + 6 / dk) / 20_000)
     assert s["max_weight_unscaled"][-1] > 0.9 and max(s["max_weight_scaled"]) < 0.4

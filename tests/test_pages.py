@@ -11,7 +11,7 @@ import figures
 
 pytestmark = pytest.mark.build
 
-LECTURE = ["attention", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
+LECTURE = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
            "compare", "kv_cache", "flash_attention", "numerics"]
 
 

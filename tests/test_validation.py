@@ -90,7 +90,7 @@ W = np.eye(4)
     pytest.param(lambda: m.masked_fill_value("big"), TypeError, ["value"], id="masked_fill_value-string"),
     pytest.param(lambda: m.rotation_matrix("a"), TypeError, ["angle"], id="rotation_matrix-string"),
     pytest.param(lambda: m.rotation_matrix(math.inf), ValueError, ["angle", "finite"], id="rotation_matrix-inf"),
-    pytest.param(lambda: m.dot_product_variance(0), ValueError, ["d_k"], id="dot_product_variance-d_k=0"),
+    pytest.param(lambda: m.dot_product_variance(0), ValueError, ["d_head"], id="dot_product_variance-d_head=0"),
     pytest.param(lambda: m.max_attention_weight(4, scaled="yes"), TypeError, ["scaled"], id="max_attention_weight-scaled-string"),
     pytest.param(lambda: examples.heads_preset("Mirror"), ValueError, ["name", "Identity", "Mirror"], id="heads_preset-unknown-name"),
     pytest.param(lambda: examples.heads_in_action("Identity", tau=0), ValueError, ["tau"], id="heads_in_action-tau=0"),

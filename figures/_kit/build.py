@@ -142,10 +142,16 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     if script.kind == "table":
         export.write(module, data, out / names["md"])
         return
-    # One draw per file: a figure saved twice is laid out again, and its second file would
-    # differ from what the command line writes.
-    for role, theme, salt in (("svg", "light", ""), ("svg_dark", "dark", "-dark"), ("png", "light", "")):
-        export.write(module, data, out / names[role], theme=theme, salt=request.stem + salt)
+    wide = export.to_wide_csv(data)
+    if wide is not None:
+        (out / request.wide_csv()).write_text(wide, encoding="utf-8")
+    # The SVGs and the light PNG get one draw each, as the command line makes them (a figure
+    # saved twice is laid out again). The PDF and the dark PNG are extra saves of the light
+    # and dark SVG's drawing: two more formats for the price of two saves, not two draws.
+    export.write_many(module, data, [out / names["svg"], out / names["pdf"]], theme="light", salt=request.stem)
+    export.write_many(module, data, [out / names["svg_dark"], out / names["png_dark"]], theme="dark",
+                      salt=request.stem + "-dark")
+    export.write(module, data, out / names["png"], theme="light", salt=request.stem)
 
 
 def _memoized(data_fn):

@@ -414,12 +414,18 @@ class Request:
         s = self.stem
         files = {"csv": f"{s}.csv", "json": f"{s}.json"}
         if kind == "figure":
-            files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png")
+            files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png", png_dark=f"{s}-dark.png",
+                         pdf=f"{s}.pdf")
         else:
             files["md"] = f"{s}.md"
         if self.script is not None and self.script.explorer:
             files["explorer"] = f"{s}.explorer.json"  # the payload of the figure's explorer
         return files
+
+    def wide_csv(self) -> str:
+        """The file name of the grid CSV, written when ``data()`` holds a 2-D array (optional:
+        it is in the entry's manifest, and so verified, only when it was written)."""
+        return f"{self.stem}.wide.csv"
 
 
 def cli_line(request: Request, ext: str | None = None) -> str:

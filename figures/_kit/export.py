@@ -70,6 +70,68 @@ def to_csv(data: dict) -> str:
     return buf.getvalue()
 
 
+#: Arrays larger than this stay out of the wide CSV (the long CSV and the JSON hold them).
+WIDE_MAX_CELLS = 1_000_000
+
+
+def _grids(prefix: str, value, siblings: dict):
+    """``(name, 2-D array, row labels, column labels)`` for every numeric 2-D array in ``value``
+    (a 3-D array gives one grid per slice). Labels are a sibling list of texts as long as the
+    rows (columns); without one, positions 0, 1, ... label them."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _grids(f"{prefix}.{k}" if prefix else str(k), v, value)
+        return
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
+        for i, v in enumerate(value):
+            yield from _grids(f"{prefix}.{i}", v, {})
+        return
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        return
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return  # ragged, or not numbers
+    if arr.ndim not in (2, 3) or arr.size == 0 or arr.size > WIDE_MAX_CELLS:
+        return
+
+    def labels(n):
+        for v in siblings.values():
+            if isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(t, str) for t in v):
+                return [str(t) for t in v]
+        return list(range(n))
+
+    rows, cols = labels(arr.shape[-2]), labels(arr.shape[-1])
+    if arr.ndim == 2:
+        yield prefix, arr, rows, cols
+    else:
+        for i, grid in enumerate(arr):
+            yield f"{prefix}[{i}]", grid, rows, cols
+
+
+def to_wide_csv(data: dict) -> str | None:
+    """Every 2-D array of ``data`` as a grid a spreadsheet opens as rows x columns, or ``None``
+    when ``data`` holds none. Each grid starts with a header row (its name, then the column
+    labels) and each row with its label; grids are separated by an empty line."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    found = False
+    for name, grid, rows, cols in _grids("", data, {}):
+        if found:
+            w.writerow([])
+        found = True
+        w.writerow([name, *cols])
+        for label, row in zip(rows, grid):
+            w.writerow([label, *(_cell(v) for v in row)])
+    return buf.getvalue() if found else None
+
+
+def _cell(v: float) -> str:
+    if np.isnan(v):
+        return ""
+    return f"{v:.7g}"
+
+
 def markdown_table(header, rows, align: str) -> str:
     """A Markdown table: ``header`` and each row are lists of cell strings; ``align`` has one
     letter per column, ``l`` (left) or ``r`` (right)."""
@@ -95,7 +157,28 @@ def save_figure(fig, path: Path, *, salt: str) -> None:
         # A PNG may travel to slides: give it an opaque background in its theme's colour.
         kwargs["facecolor"] = style.colors()["bg"]
     with plt.rc_context({"svg.hashsalt": salt}):
-        fig.savefig(path, format=fmt, metadata=meta, **kwargs)
+        if fmt != "png":
+            fig.savefig(path, format=fmt, metadata=meta, **kwargs)
+            return
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=fmt, metadata=meta, **kwargs)
+    path.write_bytes(_palette_png(buffer.getvalue()))
+
+
+def _palette_png(png: bytes) -> bytes:
+    """The same picture as a 256-colour PNG: a third of the bytes, no visible change for a chart.
+
+    A figure is flat colours, anti-aliased edges and at most one colour map, which 256
+    median-cut colours hold without dithering. Deterministic: same input, same bytes.
+    """
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as im:
+        quantized = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                               dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    quantized.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str) -> None:
@@ -105,6 +188,19 @@ def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str) -> 
         fig = module.draw(data)
         try:
             save_figure(fig, path, salt=salt)
+        finally:
+            plt.close(fig)
+
+
+def write_many(module, data: dict, paths, *, theme: str, salt: str) -> None:
+    """One drawing of ``data`` saved to each of ``paths`` (image formats by suffix), in order."""
+    import matplotlib.pyplot as plt
+
+    with style.theme(theme):
+        fig = module.draw(data)
+        try:
+            for path in paths:
+                save_figure(fig, Path(path), salt=salt)
         finally:
             plt.close(fig)
 

@@ -31,7 +31,7 @@ def draw(data: dict, ax=None):
         _, ax = style.new_figure(6.4, 3.8)
     T = [r["T"] for r in data["rows"]]
     mib = 2**20
-    ax.loglog(T, [r["naive"] / mib for r in data["rows"]], "o-", base=2, label="naive: softmax(QKᵀ/√d) V")
+    ax.loglog(T, [r["naive"] / mib for r in data["rows"]], "o-", base=2, label=r"naive: softmax($QK^\top/\sqrt{d_{\mathrm{head}}}$) V")
     ax.loglog(T, [r["sdpa"] / mib for r in data["rows"]], "s-", base=2, label="F.scaled_dot_product_attention")
     ax.loglog(T, [b / mib for b in data["scores_bytes"]], ls=":", color=style.colors()["muted"], base=2,
               label="one T×T fp32 matrix")

@@ -1,7 +1,7 @@
 """The embeddings X of "The cat sat down" (d_model = 4) with the boundary between the two heads' dimensions.
 
 Dims 0-1 carry a feature shared by "cat" and "sat"; dims 2-3 one shared by "The" and
-"down". Page: why one head is not enough.
+"down". Shown in the figure gallery; the heads-in-action page uses these embeddings.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The cat/sat/mat score table q_i . k_j, optionally with the causal mask (-inf above the diagonal).
 
-The lecture uses raw dot products here (no 1/sqrt(d_k)); each cell shows the products it
+The lecture uses raw dot products here (no 1/sqrt(d_head)); each cell shows the products it
 sums. Page: attention.
 """
 from __future__ import annotations

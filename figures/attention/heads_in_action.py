@@ -2,7 +2,7 @@
 
 Rows are the presets (Identity, Swap K blocks, Head 2 flipped, Random), columns the
 single head over all four dims and the two 2-dim heads; all at temperature tau.
-Pages: why one head is not enough (Identity row), heads in action (all).
+Page: heads in action (all presets, and the explorer).
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def draw(data: dict):
         panel(fig.add_subplot(grid[r, 1]), data[key], f"{key.upper()} = X W_{key.upper()}  ({_shape(data[key])})", rows=False)
     for h in range(H):
         panel(fig.add_subplot(grid[h, 2]), data["q_heads"][h], f"Q head {h + 1} ({_shape(data['q_heads'][h])})", rows=False)
-        panel(fig.add_subplot(grid[h, 3]), data["weights"][h], f"A{h + 1} = softmax(Q Kᵀ/√d) ({_shape(data['weights'][h])})",
+        panel(fig.add_subplot(grid[h, 3]), data["weights"][h], f"A{h + 1} = softmax(Q Kᵀ/√d_head) ({_shape(data['weights'][h])})",
               rows=False, cmap=style.SEQUENTIAL, vmin=0, vmax=1)
         panel(fig.add_subplot(grid[h, 4]), data["heads_out"][h], f"head {h + 1} = A{h + 1} V ({_shape(data['heads_out'][h])})",
               rows=False)
@@ -59,7 +59,7 @@ def draw(data: dict):
         if s:
             fig.text((i + 1.5) / 7, 1.01, f"→ {s}", ha="center", va="bottom", color=c["accent"], fontsize=10,
                      fontweight="bold")
-    fig.suptitle(f"Multi-head attention, T = {len(tok)}, D = {np.shape(data['X'])[1]}, H = {H}", y=1.08)
+    fig.suptitle(f"Multi-head attention, T = {len(tok)}, d_model = {np.shape(data['X'])[1]}, H = {H}", y=1.08)
     return fig
 
 

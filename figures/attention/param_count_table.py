@@ -35,7 +35,7 @@ def data(d_model: Annotated[int, Range(1, None)] = 512,
 def table(data: dict) -> str:
     D = data["d_model"]
     rows = [[r["label"], D // r["heads"], f"{r['params']:,}", f"{r['with_bias']:,}"] for r in data["rows"]]
-    return markdown_table([f"layer (D = {D})", "d_head", "weights only", "with biases"], rows, "lrrr")
+    return markdown_table([f"layer (d_model = {D})", "d_head", "weights only", "with biases"], rows, "lrrr")
 
 
 main = cli.main_for(__name__)

@@ -38,7 +38,7 @@ def _gib(n: int) -> str:
 def table(data: dict) -> str:
     rows = [[f"{r['T']:,}", r["d"], r["block"], _gib(r["naive"]), _gib(r["tiled"]), f"{r['ratio']:.1f}×"]
             for r in data["rows"]]
-    return markdown_table(["T", "d", "query rows per block", "naive: bytes moved", "tiled: bytes moved",
+    return markdown_table(["T", "d_head", "query rows per block", "naive: bytes moved", "tiled: bytes moved",
                            "naive / tiled"], rows, "rrrrrr")
 
 

@@ -73,7 +73,7 @@ def draw(data: dict):
                arrowprops=dict(arrowstyle="-", color=c["accent"]))
     oh = data["one_head"]
     a.set(xlabel="sequence length T", ylabel="peak extra memory (MiB)",
-          title=f"Memory: {oh['H']} head, d = {oh['d']}, {oh['dtype']}")
+          title=f"Memory: {oh['H']} head, d_head = {oh['d']}, {oh['dtype']}")
     a.grid(alpha=0.4, which="both")
     a.legend(fontsize=8, loc="upper left")
     for m, s in data["time"].items():

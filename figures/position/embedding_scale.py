@@ -1,9 +1,15 @@
 """Why the Transformer multiplies embeddings by sqrt(d_model) before adding PE: the two parts' norms.
 
-A PE row has norm sqrt(d/2) exactly (each sin/cos pair contributes sin^2 + cos^2 = 1). An
-embedding row initialised with N(0, 1/d) entries has norm near 1, so without the scale the
-position would drown the token; times sqrt(d) it has norm near sqrt(d). Page: sinusoidal
-positional encoding.
+The comparison assumes an initialisation: embedding entries drawn from N(0, 1/d), that is
+with standard deviation d^(-1/2), as in the original Transformer's reference code
+(tensor2tensor's symbol embeddings); the paper itself does not state one. A PE row has
+norm sqrt(d/2) exactly (each sin/cos pair contributes sin^2 + cos^2 = 1). An embedding row
+with N(0, 1/d) entries has norm near 1, so without the scale the position would drown the
+token; times sqrt(d) it has norm near sqrt(d). Under another initialisation the argument
+changes: with N(0, 1) entries (PyTorch's ``nn.Embedding`` default) the norm is already
+near sqrt(d) without the factor (the same numbers as the third column), and with it near
+d (``unit_init_scaled_norm``): the token would then outweigh the position by about
+sqrt(2d). Page: sinusoidal positional encoding.
 """
 from __future__ import annotations
 
@@ -26,19 +32,21 @@ def data(d_models: Annotated[tuple[int, ...], Range(2, 8192)] = (64, 512, 4096),
     rng = np.random.default_rng(seed)
     rows = []
     for D in d_models:
-        emb = rng.normal(scale=1 / np.sqrt(D), size=(n_tokens, D))
+        unit = rng.normal(size=(n_tokens, D))  # entries N(0, 1)
+        emb = unit / np.sqrt(D)                # entries N(0, 1/d): the assumed initialisation
         pe = mhalib.sinusoidal_encoding(n_tokens, D)
         rows.append(dict(d_model=D, emb_norm=float(np.linalg.norm(emb, axis=1).mean()),
                          scaled_norm=float(np.linalg.norm(emb * np.sqrt(D), axis=1).mean()),
+                         unit_init_scaled_norm=float(np.linalg.norm(unit * np.sqrt(D), axis=1).mean()),
                          pe_norm=float(np.linalg.norm(pe, axis=1).mean()), pe_norm_closed=float(np.sqrt(D / 2))))
-    return dict(rows=rows, n_tokens=n_tokens, seed=seed)
+    return dict(rows=rows, n_tokens=n_tokens, seed=seed, init="N(0, 1/d_model)", init_std="d_model^(-1/2)")
 
 
 def table(data: dict) -> str:
     rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
              f"{r['pe_norm_closed']:.2f}"] for r in data["rows"]]
-    return markdown_table(["d_model", "‖embedding‖, N(0, 1/d) init", "‖√d · embedding‖", "‖PE(p)‖", "√(d/2)"],
-                          rows, "rrrrr")
+    return markdown_table(["d_model", "‖embedding‖, entries drawn from N(0, 1/d_model)", "‖√d_model · embedding‖",
+                           "‖PE(p)‖", "√(d_model/2)"], rows, "rrrrr")
 
 
 main = cli.main_for(__name__)

@@ -1,6 +1,12 @@
 """How adding sinusoidal PE changes the attention of "The cat sat down" (single head, W_Q = W_K = I, tau = sqrt(2)).
 
 Left: weights from X alone. Right: from X + PE (d = 4). Page: sinusoidal positional encoding.
+
+For each token the data also split its weights into three parts, without and with PE:
+on itself (``self_weight``), on its immediate neighbours at positions i - 1 and i + 1
+(``neighbour_weight``) and on tokens two or more positions away (``far_weight``). Adding
+PE raises the self part for all four tokens and lowers the far part for all four; the
+neighbour part rises for some tokens and falls for others.
 """
 from __future__ import annotations
 
@@ -19,8 +25,15 @@ def data() -> dict:
     pe = mhalib.sinusoidal_encoding(len(X), X.shape[1])
     _, w = mhalib.scaled_dot_product_attention(X, X, X, scale=1 / math.sqrt(2))
     _, w_pe = mhalib.scaled_dot_product_attention(X + pe, X + pe, X + pe, scale=1 / math.sqrt(2))
+    T = len(X)
+    offset = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :])  # |i - j|, (T, T)
+
+    def part(select):  # each token's total weight on the keys that `select` picks, (no PE, with PE)
+        return [(float(w[i][select[i]].sum()), float(w_pe[i][select[i]].sum())) for i in range(T)]
+
     return dict(tokens=ex["tokens"], X=X, pe=pe, weights=w, weights_pe=w_pe,
-                the_to_cat=(float(w[0, 1]), float(w_pe[0, 1])), max_change=float(np.abs(w_pe - w).max()))
+                the_to_cat=(float(w[0, 1]), float(w_pe[0, 1])), max_change=float(np.abs(w_pe - w).max()),
+                self_weight=part(offset == 0), neighbour_weight=part(offset == 1), far_weight=part(offset >= 2))
 
 
 def draw(data: dict):

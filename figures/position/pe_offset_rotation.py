@@ -37,11 +37,11 @@ def data(k_show: Annotated[int, Range(-1000, 1000)] = 3, d_show: Annotated[int, 
 def draw(data: dict):
     fig, (a, b) = style.new_figure(8.6, 3.6, ncols=2, width_ratios=(1, 1.2))
     style.heatmap(data["M"], ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=7,
-                   title=f"M_k for d = {data['d_show']}, k = {data['k_show']}")
+                   title=f"M_k for d_model = {data['d_show']}, k = {data['k_show']}")
     a.set_xticks([]), a.set_yticks([])
     b.bar([str(k) for k in data["ks"]], data["errors"], color=style.OKABE_ITO[0])
     b.set_yscale("log")
-    b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d = {data['d_model']} (float64)")
+    b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d_model = {data['d_model']} (float64)")
     b.grid(alpha=0.4, axis="y")
     return fig
 

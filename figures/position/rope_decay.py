@@ -1,4 +1,4 @@
-"""RoFormer's long-term decay bound: (1/(d/2)) sum_j |S_j| against the relative distance, S_j = sum_{k<j} e^{i r theta_k}.
+"""RoFormer's long-term decay bound: (1/(d_head/2)) sum_j |S_j| against the relative distance, S_j = sum_{k<j} e^{i r omega_k}.
 
 The RoFormer paper (Su et al. 2021, section 3.4.3) bounds the RoPE score by a quantity
 proportional to this average; it shrinks (with ripples) as the distance r grows. It is
@@ -32,8 +32,8 @@ def draw(data: dict, ax=None):
     if ax is None:
         _, ax = style.new_figure(6.8, 3.6)
     ax.plot(data["distance"], data["bound"], lw=2)
-    ax.set(xlabel="relative distance |n − m|", ylabel="(1/(d/2)) Σⱼ |Sⱼ|",
-           title=f"RoFormer's decay bound, d = {data['d_head']}, base = {data['base']:g}")
+    ax.set(xlabel="relative distance |n − m|", ylabel=r"mean of $|S_j|$, $j = 1 \dots d_{\mathrm{head}}/2$",
+           title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {data['base']:g}")
     ax.grid(alpha=0.4)
     return ax.figure
 

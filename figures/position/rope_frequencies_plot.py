@@ -1,4 +1,4 @@
-"""RoPE's per-plane angular frequencies theta_i = base^(-2i/d) and wavelengths 2*pi/theta_i, for d_head = 128.
+"""RoPE's per-plane angular frequencies omega_i = base^(-2i/d_head) and wavelengths 2*pi/omega_i, for d_head = 128.
 
 The first plane turns 1 rad per position (wavelength 2*pi); the last one barely turns.
 Page: RoPE.
@@ -26,8 +26,8 @@ def data(d_head: Annotated[int, Range(2, 4096)] = 128,
 def draw(data: dict, ax=None):
     if ax is None:
         _, ax = style.new_figure(6.8, 3.6)
-    ax.semilogy(data["plane"], data["theta"], lw=2, label="θᵢ (rad / position)")
-    ax.semilogy(data["plane"], data["wavelength"], lw=2, ls="--", label="wavelength 2π/θᵢ (positions)")
+    ax.semilogy(data["plane"], data["theta"], lw=2, label="ωᵢ (rad / position)")
+    ax.semilogy(data["plane"], data["wavelength"], lw=2, ls="--", label="wavelength 2π/ωᵢ (positions)")
     ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {data['d_head']}, base = {data['base']:g}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=9)

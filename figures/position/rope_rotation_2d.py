@@ -1,4 +1,4 @@
-"""RoPE in two dimensions: q = [1, 0.3] rotated to positions 0-3 by theta = 0.5 rad, and the score against the offset.
+"""RoPE in two dimensions: q = [1, 0.3] rotated to positions 0-3 by omega = 0.5 rad, and the score against the offset.
 
 Left: the rotated query R(m) q for m = 0..3. Right: the score (R(m) q) . (R(n) q) for
 every pair of positions 0..7, plotted against the offset n - m: all pairs with the same
@@ -46,9 +46,9 @@ def draw(data: dict):
         color = style.OKABE_ITO[i % len(style.OKABE_ITO)]
         a.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, lw=2))
         a.text(v[0] * 1.15, v[1] * 1.15, f"m = {p}", color=color, ha="center", va="center", fontsize=10)
-    a.set(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), aspect="equal", title=f"R(m) q, θ = {data['theta']:g} rad")
+    a.set(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), aspect="equal", title=f"R(m) q, ω = {data['theta']:g} rad")
     a.axhline(0, color=c["grid"], lw=0.8), a.axvline(0, color=c["grid"], lw=0.8)
-    b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)θ)")
+    b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)ω)")
     b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, label="all pairs (m, n)")
     b.set(xlabel="offset n − m", ylabel="score", title="Same offset, same score")
     b.grid(alpha=0.4)

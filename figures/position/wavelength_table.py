@@ -1,7 +1,9 @@
 """Wavelength table of sinusoidal PE: dimension, angular frequency and wavelength 2*pi/omega.
 
 For d_model = 512 at dimensions 0, 64, ..., 448, next to the values a widely copied
-tutorial prints for the same rows. Page: sinusoidal positional encoding.
+tutorial prints for the same rows. ``longest_wavelength`` is the last pair's (dims
+d - 2, d - 1), and ``wavelength_limit`` = 2 pi base the bound it approaches as d grows.
+Page: sinusoidal positional encoding.
 """
 from __future__ import annotations
 
@@ -31,7 +33,11 @@ def data(d_model: Annotated[int, Range(2, 8192)] = 512, step: Annotated[int, Ran
     lam = mhalib.wavelengths(d_model, base)[dims // 2]
     rows = [dict(dim=int(i), omega=float(w), wavelength=float(l), cycles_per_1000=float(1000 / l))
             for i, w, l in zip(dims, omega, lam)]
-    d = dict(d_model=d_model, base=base, rows=rows)
+    all_lam = mhalib.wavelengths(d_model, base)
+    # The slowest pair's wavelength, 2*pi * base^((d-2)/d), approaches 2*pi * base as d grows:
+    # the base sets the longest wavelength, not a length the model can learn.
+    d = dict(d_model=d_model, base=base, rows=rows, longest_wavelength=float(all_lam[-1]),
+             wavelength_limit=float(2 * np.pi * base))
     if d_model == 512 and step == 64 and base == 10000.0:
         d["misprinted"] = list(MISPRINTED)
     return d

@@ -29,7 +29,7 @@ def data(n_positions: Annotated[int, Range(1, 4096)] = 50, d_model: Annotated[in
 
 
 def table(data: dict) -> str:
-    return markdown_table([f"comparison at d = {data['d_model']}, {data['n_positions']} positions", "largest difference"], [
+    return markdown_table([f"comparison at d_model = {data['d_model']}, {data['n_positions']} positions", "largest difference"], [
         ["the vectors PE(p), interleaved vs concatenated", f"{data['max_vector_difference']:.3f}"],
         ["the dot products PE(p)·PE(q)", f"{data['max_gram_difference']:.1e}"],
     ], "lr")

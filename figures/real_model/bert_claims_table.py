@@ -62,7 +62,7 @@ def data() -> dict:
 
 def table(data: dict) -> str:
     rows = [[r["claim"], r["evidence"], f"**{r['verdict']}**"] for r in data["rows"]]
-    return markdown_table(["claim in the source material", "what this model shows", "verdict"], rows, "lll")
+    return markdown_table(["common claim", "what this model shows", "verdict"], rows, "lll")
 
 
 main = cli.main_for(__name__)

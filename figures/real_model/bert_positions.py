@@ -30,17 +30,30 @@ def _nearest_offsets(S: np.ndarray) -> np.ndarray:
 def data(step: Annotated[int, Range(1, 512)] = 4) -> dict:
 
     """Similarity maps are kept at every ``step``-th position (the figure cannot show more);
-    neighbours and summaries use all 512."""
+    neighbours and summaries use all 512.
+
+    ``learned_not_adjacent`` lists the positions whose most similar other position is not
+    an immediate neighbour (only position 0, where ``[CLS]`` always sits); ``first_*``
+    describe position 0: its most similar position, that cosine, its cosine with position
+    1, and its norm next to the median norm of the others."""
     learned = bert.load_model()["weights"]["embeddings.position_embeddings.weight"].astype(np.float64)
     n, D = learned.shape
     sin = mhalib.sinusoidal_encoding(n, D)
     S_l, S_s = _cosine(learned), _cosine(sin)
     off_l, off_s = _nearest_offsets(S_l), _nearest_offsets(S_s)
+    adjacent = np.abs(off_l) == 1
+    first_nearest = int(off_l[0])  # position 0's offset is its nearest position
+    norms = np.linalg.norm(learned, axis=1)
     return dict(n_positions=n, d_model=D, step=step, shown_positions=np.arange(0, n, step),
                 learned=S_l[::step, ::step], sinusoidal=S_s[::step, ::step],
                 nearest_learned=off_l, nearest_sinusoidal=off_s,
-                learned_adjacent_share=float(np.mean(np.abs(off_l) == 1)),
+                learned_adjacent_share=float(np.mean(adjacent)),
+                learned_adjacent_count=int(adjacent.sum()),
+                learned_not_adjacent=[int(p) for p in np.flatnonzero(~adjacent)],
+                first_nearest=first_nearest, first_nearest_cos=float(S_l[0, first_nearest]),
+                first_next_cos=float(S_l[0, 1]), first_norm=float(norms[0]), median_norm=float(np.median(norms[1:])),
                 sinusoidal_adjacent_share=float(np.mean(np.abs(off_s) == 1)),
+                sinusoidal_adjacent_count=int((np.abs(off_s) == 1).sum()),
                 learned_neighbour_cos=float(np.mean(np.diag(S_l, 1))), sinusoidal_neighbour_cos=float(np.mean(np.diag(S_s, 1))))
 
 

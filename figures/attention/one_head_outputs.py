@@ -1,0 +1,72 @@
+"""What sat receives: the target, the one head's blend and the two heads' output, with their distances from the target.
+
+Left: the four output numbers (who: cat, who: quietly, how: cat, how: quietly). Right: the
+distance from the target for every way one head can split its weight between cat and
+quietly: it never drops below the best any single distribution can do, while two heads
+land almost on the target. Page: why one head is not enough.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+
+from mhalib import examples
+from figures._kit import cli, style
+from figures._kit.contract import Range
+
+
+def data(strength: Annotated[float, Range(0.1, 20)] = 3.0, n_splits: Annotated[int, Range(3, 2001)] = 201) -> dict:
+    r = examples.one_head_vs_two(strength)
+    ex = examples.cat_quietly_sat(strength)
+    cat, quietly = ex["tokens"].index("cat"), ex["tokens"].index("quietly")
+    v_out = r["values"] @ ex["W_O"]  # (T, D): what each token would add to sat's output with all the weight
+    share = np.linspace(0.0, 1.0, n_splits)  # weight on cat; the rest on quietly
+    blends = share[:, None] * v_out[cat] + (1 - share[:, None]) * v_out[quietly]  # (n_splits, D)
+    w = r["weights"]["single"]
+    return dict(slots=r["slots"], target=r["target"], out_single=r["out_single"], out_two=r["out_two"],
+                distance=r["distance"], best_single=r["best_single"], strength=r["strength"],
+                share=share, split_distance=np.linalg.norm(blends - r["target"], axis=1),
+                single_share=float(w[cat] / (w[cat] + w[quietly])))
+
+
+def draw(data: dict):
+    c = style.colors()
+    fig, axes = style.new_figure(7.4, 3.1, ncols=2, width_ratios=[1.15, 1])
+    dist = data["distance"]
+    rows = [data["target"], data["out_single"], data["out_two"]]
+    labels = ["target", f"one head\n({dist['single']:.2f} away)", f"two heads\n({dist['two']:.3f} away)"]
+    cols = [s.replace(": ", ":\n") for s in data["slots"]]
+    style.heatmap(rows, labels, cols, ax=axes[0], vmin=0, vmax=1, annotate="{:.3f}", fontsize=11,
+                  title="sat's output")
+    axes[0].axvline(1.5, color=c["accent"], lw=3)
+
+    ax = axes[1]
+    blue = style.OKABE_ITO[4] if c == style.THEMES["dark"] else style.OKABE_ITO[0]  # sky blue reads on dark
+    best = data["best_single"]["distance"]
+    top = max(data["split_distance"]) * 1.16
+    ax.axhspan(0, best, color=c["grid"], alpha=0.5, lw=0)
+    ax.text(0.5, 0.5 * best, "out of reach\nof one head", ha="center", va="center", color=c["muted"], fontsize=10)
+    ax.plot(data["share"], data["split_distance"], lw=2, color=blue)
+    ax.text(0.5, top * 0.985, "one head, any split", ha="center", va="top", color=blue, fontsize=10)
+    ax.axhline(best, color=c["accent"], ls="--", lw=1.5)
+    ax.plot([data["single_share"]], [dist["single"]], "o", ms=7, color=style.OKABE_ITO[5])
+    ax.annotate("one head,\nas computed", (data["single_share"], dist["single"]), xytext=(0.5, 0.5 * (best + top * 0.9)),
+                ha="center", va="center", color=style.OKABE_ITO[5], fontsize=10,
+                arrowprops=dict(arrowstyle="-", color=style.OKABE_ITO[5], lw=1))
+    ax.axhline(dist["two"], ls=":", lw=2.5, color=style.OKABE_ITO[2])
+    ax.text(0.5, dist["two"] + 0.04 * top, f"two heads: {dist['two']:.3f}", ha="center", va="bottom",
+            color=style.OKABE_ITO[2], fontsize=10, fontweight="bold")
+    ax.set_xlabel("one head's weight on cat\n(the rest on quietly)")
+    ax.set_ylabel("distance from target")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, top)
+    ax.set_title(f"best any one head can do: {best:.2f}", fontsize=11)
+    ax.grid(alpha=0.4)
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""Temperature on the smallest example: two keys with scores 2 and 0, weights softmax(s / tau).
+
+The first key's weight is 1 / (1 + e^(-2 / tau)): almost 1 at small tau, one half at large
+tau. The row entropy goes from 0 (all weight on one key) to ln 2 (uniform over two keys).
+Page: heads in action.
+"""
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli
+from figures._kit.contract import Range
+from figures._kit.export import markdown_table
+
+
+def data(scores: tuple[float, ...] = (2.0, 0.0),
+         taus: Annotated[tuple[float, ...], Range(0.01, 100)] = (0.5, 1.0, 2.0, 4.0)) -> dict:
+    if len(scores) < 2:
+        raise ValueError(f"scores must hold at least two keys' scores, got {len(scores)}: {scores!r}")
+    s = np.asarray(scores, dtype=float)
+    rows = []
+    for tau in taus:
+        w = mhalib.softmax(s / tau)  # (S,)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            entropy = float(np.where(w > 0, -w * np.log(w), 0.0).sum())
+        rows.append(dict(tau=tau, weights=w, entropy=entropy))
+    return dict(scores=list(scores), rows=rows, uniform=math.log(len(scores)))
+
+
+def table(data: dict) -> str:
+    keys = [f"weight on key {j + 1} (score {s:g})" for j, s in enumerate(data["scores"])]
+    rows = [[f"{r['tau']:g}"] + [f"{w:.4f}" for w in r["weights"]] + [f"{r['entropy']:.3f}"] for r in data["rows"]]
+    return markdown_table(["τ", *keys, "entropy"], rows, "r" * (len(keys) + 2))
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

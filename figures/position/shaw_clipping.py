@@ -1,0 +1,46 @@
+"""Shaw et al.'s clipped relative positions: which of the 2k+1 learned vectors each (query, key) pair uses.
+
+Left: the clipped distance clip(j - i, -k, k) for every query i and key j (the table row is
+that plus k, from ``mhalib.shaw_relative_index``): one value per diagonal near the main
+diagonal, and the two corners where every farther distance shares the end vectors.
+Right: how many of the T*T pairs use each vector. Page: comparing the methods.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+
+import mhalib
+from figures._kit import cli, style
+from figures._kit.contract import Range
+
+
+def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] = 4) -> dict:
+    index = mhalib.shaw_relative_index(T, T, k)  # (T, T) table rows 0 .. 2k
+    clipped = index - k  # (T, T) clipped distance -k .. k
+    uses = np.bincount(index.ravel(), minlength=2 * k + 1)  # (2k+1,) pairs per table row
+    return dict(T=T, k=k, n_vectors=2 * k + 1, n_pairs=T * T, index=index, clipped=clipped,
+                distances=np.arange(-k, k + 1), uses=uses,
+                share_clipped=float((np.abs(mhalib.relative_positions(T, T)) > k).mean()))
+
+
+def draw(data: dict):
+    T, k = data["T"], data["k"]
+    fig, (a, b) = style.new_figure(7.0, 3.9, ncols=2, width_ratios=(1.35, 1))
+    labels = [str(i) for i in range(T)]
+    style.heatmap(data["clipped"], labels, labels, ax=a, cmap=style.DIVERGING, vmin=-k - 0.5, vmax=k + 0.5,
+                  annotate="{:.0f}" if T <= 16 else False, fontsize=10, xlabel="key j", ylabel="query i",
+                  title=f"clip(j − i, −{k}, {k}), T = {T}")
+    b.bar(data["distances"], data["uses"], color=style.OKABE_ITO[0])
+    b.set_xticks(data["distances"])
+    b.set(xlabel="clipped distance (table row − k)", ylabel="(query, key) pairs",
+          title=f"{data['n_vectors']} vectors, {T * T} pairs")
+    b.grid(alpha=0.4, axis="y")
+    return fig
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

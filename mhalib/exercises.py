@@ -1,0 +1,82 @@
+"""Self-checks for the labs' exercises (pages: the labs under *Practice*).
+
+:func:`check` compares an answer with the expected value, prints one line that starts
+with ``right:`` or ``not yet:``, and returns ``True`` or ``False``. It never raises: an
+unfinished exercise (a ``...`` placeholder, ``None``, a wrong shape, a wrong number)
+gets a message saying what is missing, so a notebook run from top to bottom does not
+stop at the first exercise (the site executes every lab when it is built).
+
+    >>> check(np.eye(2), np.eye(2), "identity")
+    right: identity matches (shape (2, 2), largest difference 0)
+    True
+    >>> check(..., np.eye(2), "weights")
+    not yet: weights is still ...: fill in the TODO
+    False
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check"]
+
+
+def _number(x) -> str:
+    """``1,050,624`` for a whole number, ``0.25`` or ``1.5e-07`` otherwise."""
+    x = float(x)
+    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+
+
+def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str]:
+    if answer is ... or answer is None:
+        what = "..." if answer is ... else "None"
+        return False, f"{name} is still {what}: fill in the TODO"
+    want = np.asarray(expected)
+    try:
+        got = np.asarray(answer)
+    except Exception as exc:  # noqa: BLE001 - anything a reader may return
+        return False, f"{name} cannot be read as an array ({type(exc).__name__}: {exc})"
+    if got.dtype == object or not (np.issubdtype(got.dtype, np.number) or got.dtype == bool):
+        return False, f"{name} is of type {type(answer).__name__}, expected numbers of shape {want.shape}"
+    if got.shape != want.shape:
+        return False, f"{name} has shape {got.shape}, expected {want.shape}"
+    if want.dtype == bool:
+        wrong = got != want
+        if wrong.any():
+            first = tuple(int(i) for i in np.argwhere(wrong)[0])
+            return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
+                           f"{first}: got {got[first]}, expected {want[first]}")
+        return True, f"{name} matches (shape {want.shape})"
+    got, want = got.astype(np.result_type(got, np.float64)), want.astype(np.result_type(want, np.float64))
+    if not np.isfinite(got).all():
+        first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
+        return False, f"{name} holds {got[first]} at index {first} (NaN or infinity)"
+    diff = np.abs(got - want)
+    close = diff <= atol + rtol * np.abs(want)
+    largest = float(diff.max(initial=0.0))
+    if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
+        off = f"{largest / abs(float(want)):.1%} off" if want != 0 else f"off by {largest:.3g}"
+        return False, f"{name} is {_number(got)}, not the expected value ({off})"
+    if want.ndim == 0:
+        return True, f"{name} = {_number(got)} is the expected value"
+    if not close.all():
+        first = tuple(int(i) for i in np.argwhere(~close)[0])
+        return False, (f"{name} differs by up to {largest:.3g}; the first wrong entry is at index {first}: "
+                       f"got {got[first]:.6g}, expected {want[first]:.6g}")
+    return True, f"{name} matches (shape {want.shape}, largest difference {largest:.2g})"
+
+
+def check(answer, expected, name: str = "your answer", *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+    """Print whether ``answer`` equals ``expected`` and return ``True`` if it does.
+
+    Arrays (or numbers) must have the expected shape; boolean ``expected`` values (masks)
+    must match exactly, numbers within ``atol + rtol * |expected|`` entry by entry. The
+    printed line starts with ``right:`` or ``not yet:`` and says what differs: a
+    placeholder left in (``...`` or ``None``), the shape, a NaN, or the first wrong entry.
+    Never raises for any ``answer``.
+    """
+    try:
+        ok, message = _verdict(answer, expected, str(name), rtol, atol)
+    except Exception as exc:  # noqa: BLE001 - a check must report, not stop the notebook
+        ok, message = False, f"{name} could not be compared ({type(exc).__name__}: {exc})"
+    print(("right: " if ok else "not yet: ") + message)
+    return ok

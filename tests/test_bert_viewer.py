@@ -1,0 +1,278 @@
+"""The real-model attention viewer ("bert_viewer"): its payload against a fresh run of mhalib's
+forward pass, its size, its head-type scores and labels, the page's claims, and the viewer
+itself in Chromium (the weights it shows are mhalib's, exactly as rounded)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mhalib import examples
+from mhalib.models import bert
+from mhalib.models.head_analysis import HEAD_TYPES, head_scores
+
+HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
+B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+@pytest.fixture(scope="module")
+def viewer():
+    from figures.real_model import bert_viewer
+
+    return bert_viewer
+
+
+@pytest.fixture(scope="module")
+def data(viewer):
+    return viewer.data()
+
+
+@pytest.fixture(scope="module")
+def payload(viewer, data):
+    # as the build writes it (figures/_kit/build.py): compact JSON, parsed back
+    return json.loads(json.dumps(viewer.explorer(data), separators=(",", ":")))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """Tokens and attentions of every built-in sentence, from a fresh forward pass (no cache)."""
+    model = bert.load_model()
+    out = []
+    for text in examples.REAL_SENTENCES:
+        ids, tokens = bert.tokenize(model, text)
+        out.append(dict(text=text, tokens=tokens, attentions=bert.bert_forward(model, ids)["attentions"]))
+    return out
+
+
+def per_mille(codes: str, shape) -> np.ndarray:
+    """Read the payload's codes by hand: two base64url digits a, b per weight, q = 64 a + b."""
+    assert len(codes) % 2 == 0
+    digits = [B64URL.index(c) for c in codes]
+    q = np.array([64 * a + b for a, b in zip(digits[::2], digits[1::2])])
+    return q.reshape(shape)
+
+
+def test_payload_weights_equal_the_forward_pass(payload, reference):
+    assert [s["text"] for s in payload["sentences"]] == list(examples.REAL_SENTENCES)
+    assert len(payload["sentences"]) >= 8 and payload["scale"] == 1000 and payload["alphabet"] == B64URL
+    L, H = payload["layers"], payload["heads"]
+    assert (L, H) == (6, 12)
+    for s, ref in zip(payload["sentences"], reference):
+        assert s["tokens"] == ref["tokens"]
+        T = len(ref["tokens"])
+        q = per_mille(s["codes"], (L, H, T, T))
+        A = ref["attentions"].astype(np.float64)  # (L, H, T, T)
+        assert np.abs(q / 1000 - A).max() <= HALF + 1e-9
+        # and it is the nearest per-mille value, the one the viewer's text "0.xyz" shows
+        assert np.array_equal(q, [[[[int(f"{w:.3f}".replace(".", "")) for w in row] for row in head] for head in layer]
+                                  for layer in A])
+
+
+def test_rows_sum_to_one_within_rounding(payload):
+    for s in payload["sentences"]:
+        T = len(s["tokens"])
+        sums = per_mille(s["codes"], (6, 12, T, T)).sum(axis=-1) / 1000  # (L, H, T)
+        assert np.abs(sums - 1).max() <= T * HALF
+        assert np.abs(sums - 1).max() > 0 or T == 0  # rounding is visible somewhere: the test can fail
+
+
+def test_payload_is_under_400_kb(viewer, data):
+    size = len(json.dumps(viewer.explorer(data), separators=(",", ":")).encode("utf-8"))
+    assert size <= 400_000, f"the bert viewer's payload is {size / 1000:.0f} KB"
+    assert size >= 100_000  # every weight of every sentence is in it, not a sample
+
+
+def test_scores_and_labels_match_head_analysis(payload, reference):
+    per_sentence = [head_scores(r["attentions"], r["tokens"]) for r in reference]
+    assert set(payload["scores"]) == set(HEAD_TYPES)
+    for key in HEAD_TYPES:
+        mean = np.nanmean(np.stack([s[key] for s in per_sentence]), axis=0)  # (L, H)
+        np.testing.assert_allclose(payload["scores"][key], mean, atol=HALF + 1e-9, rtol=0)
+        for got, want in zip(payload["sentence_scores"], per_sentence):
+            np.testing.assert_allclose(np.array(got[key], dtype=float), want[key], atol=HALF + 1e-9, rtol=0)
+    # one score by hand: the previous-token score of layer 1, head 3 is the mean of A[i, i-1]
+    by_hand = np.mean([np.mean([r["attentions"][0, 2, i, i - 1] for i in range(1, len(r["tokens"]))]) for r in reference])
+    assert payload["scores"]["previous token"][0][2] == pytest.approx(by_hand, abs=HALF + 1e-9)
+    # labels: the kind of key with at least half of the weight on average, else "broad" (with its spread)
+    kinds = [k for k in HEAD_TYPES if k != "entropy"]
+    for l in range(6):
+        for h in range(12):
+            means = {k: np.nanmean([s[k][l, h] for s in per_sentence]) for k in kinds}
+            top = max(means, key=means.get)
+            want = top if means[top] >= 0.5 else "broad"
+            value = means[top] if want != "broad" else np.mean([s["entropy"][l, h] for s in per_sentence])
+            assert payload["label"][l][h] == want, (l, h)
+            assert payload["label_value"][l][h] == pytest.approx(value, abs=HALF + 1e-9)
+
+
+def test_the_page_claims(data, reference):
+    """What docs/viewer.md says about the heads, checked on every built-in sentence."""
+    best = data["best"]
+    assert data["n_sentences"] == len(examples.REAL_SENTENCES) >= 8 and data["n_heads"] == 72
+    assert data["start"] == dict(sentence=2, layer=best["previous token"]["layer"], head=best["previous token"]["head"])
+    pl, ph = best["previous token"]["layer"] - 1, best["previous token"]["head"] - 1
+    for r in reference:
+        A = r["attentions"][pl, ph]
+        T = len(r["tokens"])
+        # every word puts weight 1.000 "or very close" on the token before; [CLS] looks at itself
+        assert min(A[i, i - 1] for i in range(1, T)) >= 0.99 and A[0, 0] >= 0.99
+        # the strongest [CLS] head: every query's lines converge on the first key
+        cl, ch = best["to [CLS]"]["layer"] - 1, best["to [CLS]"]["head"] - 1
+        assert r["attentions"][cl, ch, :, 0].min() > 0.5
+    assert best["next token"]["value"] < best["previous token"]["value"]  # "less sharp"
+    cls, spread = np.asarray(data["layer_means"]["to [CLS]"]), np.asarray(data["layer_means"]["entropy"])
+    assert cls[1:5].min() > max(cls[0], cls[5])  # the middle layers lean on [CLS] more than layers 1 and 6
+    assert spread[0] > spread[1:5].max() and spread[5] > spread[1:5].max()  # layers 1 and 6 spread more
+    labels = np.array(data["label"])
+    assert (labels[0] == "broad").sum() > 6 and (labels[5] == "broad").sum() > 6  # "mostly spread"
+    assert data["counts"]["to [CLS]"] == (labels == "to [CLS]").sum() and sum(data["counts"].values()) == 72
+
+
+def test_codes_round_trip_and_refuse_bad_input(viewer):
+    A = np.array([[[[0.0, 1.0], [0.0625, 0.9375]]]], dtype=np.float32)  # (1, 1, 2, 2); 62.5 per mille is a tie
+    codes = viewer.encode_weights(A)
+    assert codes == "AAPo" + "A-Oq"  # 0, 1000 = 15*64+40; 62.5 -> 62 = 0*64+62, 937.5 -> 938 = 14*64+42 (ties to even)
+    assert viewer.decode_weights(codes, 1, 1, 2).tolist() == [[[[0, 1000], [62, 938]]]]
+    assert f"{0.0625:.3f}" == "0.062"  # Python's text rounds the same tie the same way
+    with pytest.raises(ValueError, match="attentions must be weights in"):
+        viewer.encode_weights(np.array([[-0.1, 1.1]]))
+    with pytest.raises(ValueError, match="codes must hold 2 characters per weight"):
+        viewer.decode_weights(codes, 1, 1, 3)
+
+
+def test_data_parameters(viewer):
+    d = viewer.data(sentence=1, layer=2)  # strongest previous-token head within layer 2
+    prev = np.asarray(d["scores"]["previous token"])
+    assert d["start"] == dict(sentence=1, layer=2, head=int(np.argmax(prev[1])) + 1)
+    assert d["tokens"] == bert.encode(examples.REAL_SENTENCES[0])["tokens"]
+    np.testing.assert_array_equal(d["zoom"], bert.encode(examples.REAL_SENTENCES[0])["attentions"][1, d["start"]["head"] - 1])
+    for kwargs, match in (({"sentence": 9}, "sentence counts the built-in sentences from 1 to 8"),
+                          ({"layer": 7}, "layer counts from 1 to 6"), ({"head": 0}, "head counts from 1 to 12")):
+        with pytest.raises(ValueError, match=match):
+            viewer.data(**kwargs)
+
+
+def test_bert_viewer_is_a_figure_with_an_explorer():
+    import figures
+
+    script = figures.scripts()["bert_viewer"]
+    assert script.kind == "figure" and script.explorer == "bert" and script.chapter == "real_model"
+
+
+# ---- the viewer in a browser ----------------------------------------------------------------
+
+from test_browser import browser, chromium, site_url  # noqa: E402,F401
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_url + "viewer/", wait_until="networkidle")
+    ui = page.locator(".mha-explorer-ui")
+    assert ui.is_visible() and not page.is_visible(".mha-explorer-static")
+    embedded = page.eval_on_selector(".mha-explorer[data-explorer=bert] .mha-explorer-data", "s => s.textContent")
+    assert len(embedded.encode("utf-8")) <= 400_000
+    assert page.locator(".bv-thumb").count() == 72
+
+    def shown(side):
+        return page.eval_on_selector_all(f".bv-{side} .bv-tok .bv-w", "ws => ws.map(w => w.textContent)")
+
+    def text3(values):
+        return [f"{float(w):.3f}" for w in values]
+
+    # choose a sentence and a layer with the selects, a head by clicking its thumbnail
+    s, layer, head = 5, 2, 9  # "A dog bites a man, and a man bites a dog.", layer 2, head 9
+    page.get_by_label("Sentence").select_option(value=str(s + 1))  # option values count from 1, as shown
+    page.get_by_label("Layer", exact=True).select_option(value=str(layer))
+    said = page.text_content(".bv-live")  # one short line per change
+    assert said.startswith(f"Layer {layer}, head {ui.get_attribute('data-head')}: ") and len(said) <= 90
+    page.click(f".bv-thumb[data-layer='{layer}'][data-head='{head}']")
+    assert page.text_content(".bv-live").startswith(f"Layer {layer}, head {head}: ")
+    assert ui.get_attribute("data-sentence") == str(s + 1)
+    assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == (str(layer), str(head))
+    assert page.get_attribute(f".bv-thumb[data-layer='{layer}'][data-head='{head}']", "aria-checked") == "true"
+    tokens = reference[s]["tokens"]
+    A = reference[s]["attentions"][layer - 1, head - 1]
+    assert page.eval_on_selector_all(".bv-q .bv-tok .bv-t", "ts => ts.map(t => t.textContent)") == tokens
+
+    # keyboard: Tab into the head view lands on query 2; the arrow keys move to query 4
+    page.focus("#" + page.get_attribute("select[id$='-head']", "id"))
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.side + document.activeElement.dataset.i") == "q1"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert shown("k") == text3(A[3]) and shown("q") == [""] * len(tokens)
+    live = page.text_content(".bv-live")
+    j = int(np.argmax(A[3]))
+    assert live.startswith(f"“{tokens[3]}”, query 4: most to “{tokens[j]}” {A[3, j]:.3f}") and len(live) <= 90
+    ring = "(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+    assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2  # a visible focus ring
+    # a key shows its column: how much each query gives it
+    page.keyboard.press("ArrowRight")
+    assert shown("q") == text3(A[:, 3]) and shown("k") == [""] * len(tokens)
+
+    # a clicked (kept) token follows the head chosen from the overview with the keyboard
+    page.click(".bv-q .bv-tok[data-i='6']")
+    page.focus(".bv-thumb[aria-checked=true]")
+    page.keyboard.press("ArrowUp")  # layer 1, same head
+    assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == ("1", str(head))
+    assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2
+    value = page.text_content(".bv-thumb[aria-checked=true] .bv-val")
+    assert page.text_content(".bv-live").startswith(f"Layer 1, head {head}: ") and page.text_content(".bv-live").endswith(f" {value}.")
+    assert shown("k") == text3(reference[s]["attentions"][0, head - 1, 6])
+    # every control is labelled, every token and thumbnail has a name
+    unlabeled = page.evaluate("""Array.from(document.querySelectorAll('.bv select')).filter(e => !e.labels.length).length""")
+    assert unlabeled == 0
+    names = page.eval_on_selector_all(".bv-tok .bv-sr, .bv-thumb .bv-sr", "ss => ss.map(s => s.textContent)")
+    assert len(names) == 2 * len(tokens) + 72 and names[0] == "query 1: " and names[-1] == "Layer 6, head 12: "
+    assert not errors, errors
+    ctx.close()
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_viewer_starts_after_instant_navigation(browser, site_url):  # noqa: F811
+    page = browser.new_page()
+    page.goto(site_url + "real_heads/", wait_until="networkidle")
+    page.click(".md-content a[href$='viewer/']")
+    page.wait_for_selector(".mha-explorer-ui:not([hidden]) .bv-thumb")
+    assert page.locator(".bv-thumb").count() == 72
+    page.close()
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_viewer_without_javascript_shows_the_static_figure(browser, site_url):  # noqa: F811
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(site_url + "viewer/")
+    assert page.locator(".mha-explorer-static img").first.is_visible()
+    assert not page.is_visible(".mha-explorer-ui")
+    ctx.close()
+
+
+@pytest.mark.build
+def test_viewer_page_numbers(built_site, data):
+    """The page's numbers are data()'s, and it is linked from the real-heads page."""
+    import re
+    from html import unescape
+
+    html = (built_site / "viewer" / "index.html").read_text()
+    body = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
+    t = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", body)))
+    assert "What you will learn" in t and t.rfind("Summary") > t.find("What you will learn")
+    b = data["best"]
+    p, n, c = b["previous token"], b["next token"], b["to [CLS]"]
+    assert f"layer {p['layer']}, head {p['head']}, which puts {p['value']:.2f} of its weight" in t
+    assert f"layer {n['layer']}, head {n['head']} ({n['value']:.2f})" in t
+    assert f"{data['counts']['to [CLS]']} of the 72 heads put at least half" in t
+    assert f"layer {c['layer']}, head {c['head']}, puts {c['value']:.2f} there" in t
+    m = data["layer_means"]
+    assert (f"the spread of layer 1 is {m['entropy'][0]:.2f} and its share of weight on [CLS] "
+            f"{m['to [CLS]'][0]:.2f}; in layer 6 they are {m['entropy'][5]:.2f} and {m['to [CLS]'][5]:.2f}") in t
+    assert 'href="../viewer/"' in (built_site / "real_heads" / "index.html").read_text()

@@ -1,0 +1,217 @@
+"""The labs' exercises: every unfinished template fails its check, every solution passes it,
+and the solutions are right by values derived here by hand (not only by mhalib, which the
+checks compare with). Also :func:`mhalib.exercises.check` itself.
+
+The labs are run here cell by cell, in order, in one namespace, as Jupyter would run them.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import numpy as np
+import pytest
+
+from helpers import ROOT
+from mhalib.exercises import check
+
+LABS = sorted((ROOT / "docs" / "labs").glob("*.py"))
+
+
+def _tags(cell) -> list[str]:
+    return cell.metadata.get("tags", [])
+
+
+@pytest.fixture(scope="module")
+def ran():
+    """{lab stem: (namespace, [(cell, printed text), ...])} for every lab."""
+    import jupytext
+
+    out = {}
+    for path in LABS:
+        ns: dict = {"__name__": "__lab__"}
+        cells = []
+        for n, cell in enumerate(jupytext.read(path).cells):
+            if cell.cell_type != "code":
+                cells.append((cell, ""))
+                continue
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(compile(cell.source, f"{path.name}[cell {n}]", "exec"), ns)  # noqa: S102
+            cells.append((cell, buf.getvalue()))
+        out[path.stem] = (ns, cells)
+    return out
+
+
+def _exercises(cells):
+    """(template output, solution output) for each exercise: a code cell with a TODO and
+    the next code cell, which must be tagged as a solution."""
+    code = [(c, text) for c, text in cells if c.cell_type == "code"]
+    pairs = []
+    for i, (cell, text) in enumerate(code):
+        if "TODO" in cell.source:
+            assert "solution" not in _tags(cell), "a TODO template is tagged as a solution"
+            solution, solved = code[i + 1]
+            assert "solution" in _tags(solution), f"the cell after a TODO is not a solution:\n{cell.source[:200]}"
+            pairs.append((cell, text, solution, solved))
+    return pairs
+
+
+@pytest.mark.parametrize("lab", [p.stem for p in LABS])
+def test_each_template_fails_its_check_and_each_solution_passes(ran, lab):
+    _, cells = ran[lab]
+    pairs = _exercises(cells)
+    assert 2 <= len(pairs) <= 3, f"{lab} has {len(pairs)} exercises"
+    for template, text, solution, solved in pairs:
+        n_checks = template.source.count("check(")
+        assert n_checks >= 1
+        assert "not yet:" in text and "right:" not in text, text
+        assert solved.count("right:") == text.count("not yet:") and "not yet:" not in solved, solved
+        # the solution runs the same checks as its template
+        checks = [line for line in template.source.splitlines() if "check(" in line]
+        assert checks == [line for line in solution.source.splitlines() if "check(" in line]
+
+
+@pytest.mark.parametrize("lab", [p.stem for p in LABS])
+def test_solutions_are_tagged_hidden_in_jupyter_and_nothing_else_is(ran, lab):
+    _, cells = ran[lab]
+    for cell, _ in cells:
+        hidden = cell.metadata.get("jupyter", {}).get("source_hidden", False)
+        assert hidden == ("solution" in _tags(cell)), cell.source[:120]
+
+
+def test_labs_write_math_as_notebooks_do(root):
+    """Jupyter and nbconvert read math between $ signs; a single-backslash \\( is a Markdown escape
+    and would show as a bare parenthesis."""
+    import jupytext
+
+    for path in LABS:
+        for cell in jupytext.read(path).cells:
+            if cell.cell_type == "markdown":
+                assert "\\(" not in cell.source and "\\[" not in cell.source, (path.name, cell.source[:80])
+
+
+# ---- the solutions, against values derived by hand ----------------------------------------
+
+def test_lab1_solutions(ran):
+    ns, _ = ran["lab1_mha"]
+    # splitting [0 .. 7] into two heads: head 0 gets columns 0-3, head 1 columns 4-7, for every token
+    x = np.arange(16.0).reshape(2, 8)
+    want = np.array([[[0, 1, 2, 3], [8, 9, 10, 11]], [[4, 5, 6, 7], [12, 13, 14, 15]]])
+    np.testing.assert_array_equal(ns["split_heads_by_hand"](x, 2), want)
+    # one query (1, 0) against keys (1, 0) and (0, 0), d = 2: scores 1/sqrt(2) and 0
+    out, w = ns["attention_by_hand"](np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 0.0]]),
+                                     np.array([[1.0, 0.0], [0.0, 1.0]]))
+    a = math.exp(1 / math.sqrt(2))
+    np.testing.assert_allclose(w, [[a / (a + 1), 1 / (a + 1)]], rtol=1e-14)
+    np.testing.assert_allclose(out, w, rtol=1e-14)  # the values are the identity
+    # huge scores: no overflow (the row maximum is subtracted)
+    _, w = ns["attention_by_hand"](np.array([[1.0, 0.0]]), np.array([[2000.0, 0.0], [1999.0, 0.0]]), np.eye(2))
+    np.testing.assert_allclose(w, [[a / (a + 1), 1 / (a + 1)]], rtol=1e-12)  # scores differ by 1/sqrt(2)
+    # W_Q, W_K, W_V, W_O of 512 x 512 and four biases of 512: 4 * 262144 + 2048
+    assert ns["mha_parameters"](512, 8) == ns["mha_parameters"](512, 1) == 1_050_624
+
+
+def test_lab2_solutions(ran):
+    ns, _ = ran["lab2_positions"]
+    # D = 4: omega = (1, 1/100)
+    np.testing.assert_allclose(ns["pe_row"](3, 4), [math.sin(3), math.cos(3), math.sin(0.03), math.cos(0.03)],
+                               rtol=1e-14)
+    np.testing.assert_allclose(ns["pe_row"](0, 6), [0, 1, 0, 1, 0, 1])
+    # a quarter turn: (sin p, cos p) -> (sin(p + pi/2), cos(p + pi/2)) = (cos p, -sin p)
+    b = ns["shift_block"](1, math.pi / 2)
+    np.testing.assert_allclose(b, [[0, 1], [-1, 0]], atol=1e-15)
+    p = 0.3
+    np.testing.assert_allclose(np.array([math.sin(p), math.cos(p)]) @ b.T, [math.cos(p), -math.sin(p)], atol=1e-15)
+    # d = 4: theta = (1, 1/100); (1, 0) turned by m rad, (0, 1) by m/100 rad, counter-clockwise
+    m = 2
+    np.testing.assert_allclose(ns["rope_by_hand"](np.array([1.0, 0.0, 0.0, 1.0]), m),
+                               [math.cos(2), math.sin(2), -math.sin(0.02), math.cos(0.02)], rtol=1e-14)
+    x = np.array([0.3, -1.2, 2.0, 0.5])
+    np.testing.assert_array_equal(ns["rope_by_hand"](x, 0), x)  # position 0 is the identity
+
+
+def test_lab3_solutions(ran):
+    ns, _ = ran["lab3_decoding"]
+    # LLaMA-2 70B: 80 layers, 8 K/V heads of 128, fp16: 2 * 80 * 8 * 128 * 2 bytes = 320 KiB
+    assert ns["cache_bytes_per_token"](80, 8, 128, 2) == 327_680 == 320 * 1024
+    mask = ns["chunk_mask"](2, 4)
+    np.testing.assert_array_equal(mask, [[True, True, True, False], [True, True, True, True]])
+    assert mask.dtype == bool
+    np.testing.assert_array_equal(ns["chunk_mask"](3, 3), np.tril(np.ones((3, 3), bool)))
+    # two keys in two blocks of one: scores 0 and ln 3, values 1 and 5 (d = 1)
+    # -> weights 1/4 and 3/4, output 1/4 + 15/4 = 4
+    step = ns["online_step"]
+    m, l, o = step(-np.inf, 0.0, np.zeros(1), np.array([0.0]), np.array([[1.0]]))
+    assert (m, l) == (0.0, 1.0) and o.tolist() == [1.0]
+    m, l, o = step(m, l, o, np.array([math.log(3)]), np.array([[5.0]]))
+    assert m == pytest.approx(math.log(3)) and l == pytest.approx(4 / 3)
+    assert (o / l)[0] == pytest.approx(4.0, rel=1e-14)
+    # a block below the running maximum rescales nothing
+    m2, l2, o2 = step(m, l, o, np.array([m - 50.0]), np.array([[0.0]]))
+    assert m2 == m and l2 == pytest.approx(l + math.exp(-50.0), rel=1e-15) and np.array_equal(o2, o)
+
+
+# ---- the check itself ------------------------------------------------------------------------
+
+def _said(answer, expected, **kw) -> tuple[bool, str]:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        ok = check(answer, expected, "x", **kw)
+    return ok, buf.getvalue()
+
+
+@pytest.mark.parametrize("answer, expected, words", [
+    (..., np.eye(2), "is still ...: fill in the TODO"),
+    (None, 3, "is still None: fill in the TODO"),
+    (np.ones(3), np.zeros(2), "has shape (3,), expected (2,)"),
+    ("abc", np.zeros(2), "is of type str"),
+    ([[1.0], [1.0, 2.0]], np.zeros(2), "cannot be read as an array"),
+    (np.array([1.0, np.nan]), np.zeros(2), "holds nan at index (1,)"),
+    (np.array([1.0, 2.0]), np.array([1.0, 2.5]), "first wrong entry is at index (1,): got 2, expected 2.5"),
+    (np.array([[1, 1], [1, 1]]), np.tril(np.ones((2, 2), bool)), "1 of 4 entries differ, the first at index (0, 1)"),
+    (3, 4, "is 3, not the expected value (25.0% off)"),
+    (0.5, 0, "off by 0.5"),
+])
+def test_check_says_not_yet_and_why(answer, expected, words):
+    ok, text = _said(answer, expected)
+    assert not ok and text.startswith("not yet: x") and words in text, text
+    assert text.count("\n") == 1
+
+
+@pytest.mark.parametrize("answer, expected", [
+    (np.eye(2), np.eye(2)),
+    (np.eye(2) + 1e-13, np.eye(2)),  # rounding
+    (4, 4),
+    (np.float32(0.25), 0.25),
+    (np.tril(np.ones((3, 3), bool)), np.tril(np.ones((3, 3), bool))),
+    (np.tril(np.ones((3, 3))), np.tril(np.ones((3, 3), bool))),  # 0/1 for a mask
+    ([1.0, 2.0], np.array([1.0, 2.0])),
+])
+def test_check_says_right(answer, expected):
+    ok, text = _said(answer, expected)
+    assert ok and text.startswith("right: x"), text
+
+
+def test_check_tolerances_and_unreadable_expectations():
+    assert not _said(np.array([1.0 + 1e-6]), np.array([1.0]))[0]
+    assert _said(np.array([1.0 + 1e-6]), np.array([1.0]), rtol=1e-5)[0]
+    ok, text = _said(np.zeros(2), np.array(["a", "b"]))  # nothing a reader can get right
+    assert not ok and text.startswith("not yet: x could not be compared")
+
+
+def test_no_cell_ends_in_a_bare_value():
+    """Jupyter shows a cell's last expression as Out[n] (a prompt axe finds too pale on the
+    site); checks and results are printed instead."""
+    import ast
+
+    import jupytext
+
+    for path in LABS:
+        for cell in jupytext.read(path).cells:
+            if cell.cell_type == "code" and cell.source.strip():
+                last = ast.parse(cell.source).body[-1]
+                printed = (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+                           and getattr(last.value.func, "id", "") == "print")
+                assert not isinstance(last, ast.Expr) or printed, (path.name, ast.unparse(last))

@@ -1,0 +1,154 @@
+"""Reuse formats: every file a reuse row links exists and is what it says, each script has a
+page that shows its source and how to run it, and the gallery follows the lecture."""
+from __future__ import annotations
+
+import csv
+import io
+import posixpath
+import re
+from html import unescape
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import figures
+import mhalib
+from helpers import ROOT
+
+pytestmark = pytest.mark.build
+
+
+def _pages(site: Path):
+    return sorted(site.rglob("index.html"))
+
+
+def _resolve(html: Path, href: str) -> Path:
+    target = (html.parent / href.split("#")[0]).resolve()
+    return target / "index.html" if href.endswith("/") else target
+
+
+def _rows(html: Path):
+    return re.findall(r'<p class="mha-reuse">(.*?)</p>', html.read_text(), flags=re.S)
+
+
+def test_every_reuse_link_resolves_to_a_file_and_figures_offer_every_format(built_site):
+    checked = 0
+    for html in _pages(built_site):
+        for row in _rows(html):
+            hrefs = [h for h in re.findall(r'href="([^"]+)"', row) if not h.startswith("http")]
+            for href in hrefs:
+                assert _resolve(html, href).is_file(), f"{html}: reuse link {href} leads nowhere"
+                checked += 1
+            labels = re.sub(r"<code>.*?</code>|<span class=\"mha-credit\">.*?</span>", "", row, flags=re.S)
+            labels = unescape(re.sub(r"<[^>]+>", "", labels))
+            if any(h.endswith(".svg") for h in hrefs):  # a figure
+                for word in ("SVG (light · dark)", "PNG (light · dark)", "PDF", "CSV", "JSON", "script"):
+                    assert word in labels, f"{html}: reuse row without {word}: {labels}"
+    assert checked > 400
+
+
+def test_the_pdf_is_a_pdf_and_the_dark_png_is_another_picture(built_site):
+    fig = built_site / "figures"
+    assert (fig / "pe_heatmap.pdf").read_bytes().startswith(b"%PDF")
+    light, dark = (fig / "pe_heatmap.png").read_bytes(), (fig / "pe_heatmap-dark.png").read_bytes()
+    assert light.startswith(b"\x89PNG") and dark.startswith(b"\x89PNG") and light != dark
+
+
+def test_the_wide_csv_of_the_pe_heatmap_is_the_table_as_a_grid(built_site):
+    rows = list(csv.reader(io.StringIO((built_site / "figures" / "pe_heatmap.wide.csv").read_text())))
+    n, d_model = 64, 128  # pe_heatmap's defaults
+    assert len(rows) == 1 + n and all(len(r) == 1 + d_model for r in rows)
+    assert rows[0] == ["pe", *map(str, range(d_model))]
+    assert [r[0] for r in rows[1:]] == [str(i) for i in range(n)]
+    grid = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+    # PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(...), written here from the formula.
+    pos = np.arange(n)[:, None]
+    angle = pos / 10000.0 ** (np.arange(0, d_model, 2)[None, :] / d_model)
+    expected = np.empty((n, d_model))
+    expected[:, 0::2], expected[:, 1::2] = np.sin(angle), np.cos(angle)
+    np.testing.assert_allclose(grid, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(grid, mhalib.sinusoidal_encoding(n, d_model, 10000.0), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["pe_heatmap", "models_table"])
+def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(built_site, name):
+    html = (built_site / "scripts" / name / "index.html").read_text()
+    code = re.search(r'<div class="language-python highlight mha-script-source"><pre><span></span><code>(.*?)</code>',
+                     html, flags=re.S).group(1)
+    script = figures.scripts()[name]
+    assert unescape(re.sub(r"<[^>]+>", "", code)) == script.path.read_text()
+    (wheel,) = [p.name for p in (built_site / "downloads").glob("mhalib-*.whl")]
+    ext = "svg" if script.kind == "figure" else "md"
+    text = unescape(re.sub(r"<[^>]+>", "", html))
+    assert f"pip install {wheel}\npython {name}.py --out {name}.{ext}" in text
+    assert re.search(rf'<a download href="../../figures/{name}\.py"', html)
+    assert re.search(rf'href="../../downloads/{re.escape(wheel)}"', html)
+
+
+class _AnyTag(yaml.SafeLoader):
+    pass
+
+
+_AnyTag.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def _nav_order() -> list[str]:
+    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_AnyTag)["nav"]
+    out = []
+
+    def walk(items):
+        for item in items:
+            for value in (item.values() if isinstance(item, dict) else [item]):
+                walk(value) if isinstance(value, list) else out.append(value)
+
+    walk(nav)
+    return out
+
+
+def _first_appearance() -> dict[str, str]:
+    """Figure -> the first page (in nav order, gallery pages aside) that shows it."""
+    first = {}
+    for page in _nav_order():
+        if not page.endswith(".md"):
+            continue
+        source = (ROOT / "docs" / page).read_text()
+        if "{{ gallery" in source:
+            continue
+        for name in re.findall(r"\]\((?:\.\./)*figures/([a-z0-9_]+)\.svg|\{\{ explorer ([a-z0-9_]+)", source):
+            name = name[0] or name[1]
+            first.setdefault(name, page)
+    return first
+
+
+def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_site):
+    first = _first_appearance()
+    rank = {name: i for i, name in enumerate(first)}
+    galleries = [p for p in _nav_order() if (ROOT / "docs" / p).is_file() and "{{ gallery" in (ROOT / "docs" / p).read_text()]
+    assert len(galleries) >= 3
+    shown = 0
+    for page in galleries:
+        html_path = built_site / page.removesuffix(".md") / "index.html"
+        html = html_path.read_text()
+        ids = re.findall(r'<h2 id="([a-z0-9_]+)"', html)
+        assert ids, page
+        keys = [(rank[n], n) if n in rank else (len(rank) + 1, n) for n in ids]
+        assert keys == sorted(keys), f"{page}: gallery not in lecture order: {ids}"
+        blocks = re.split(r'<h2 id="', html)[1:]
+        for name, block in zip(ids, blocks):
+            script = figures.scripts()[name]
+            heading = unescape(re.sub(r"<[^>]+>", "", block.split("</h2>")[0].split('">', 1)[1])).replace("¶", "").strip()
+            assert heading == script.title.rstrip("."), name
+            assert 'loading="lazy"' in block and "mha-gallery-item" in block
+            if name in first:
+                target = first[name].removesuffix(".md")
+                link = re.search(r'Appears on: <a href="([^"]+)">', block)
+                assert link, f"{page}: {name} does not link back to its page"
+                assert posixpath.normpath(posixpath.join(page.removesuffix(".md"), link.group(1))) == target, name
+            caption = re.search(r"<figcaption>(.*?)</figcaption>", block, flags=re.S)
+            assert caption, name
+            shown_text = unescape(re.sub(r"<[^>]+>", "", caption.group(1)))
+            assert not re.search(r"\*\*|`|Page: |\]\(", shown_text), f"{name}: raw Markdown in the caption"
+            shown += 1
+    assert shown >= 35
