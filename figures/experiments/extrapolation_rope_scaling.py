@@ -34,13 +34,13 @@ def data() -> dict:
             s = summarize(recs, task, "rope", lengths[1:], scaling=name)
             out[task][name] = {k: [plain[k][0]] + s[k] if k != "seeds" else s[k] for k, v in s.items()}
     d_head = c["model"]["d_model"] // c["model"]["n_heads"]
-    theta = mhalib.rope_frequencies(d_head)  # (d/2,) the models' base, 10000
+    omega = mhalib.rope_frequencies(d_head)  # (d/2,) the models' base, 10000
     longest = lengths[-1]
-    trained_angle = (L0 - 1) * theta  # the largest angle each plane turned through in training
+    trained_angle = (L0 - 1) * omega  # the largest angle each plane turned through in training
     k = c["tasks"]["kback"]["k"]
-    return dict(k=k, pi_angle_k_2x=float(k * theta[0] / 2), pi_positions_k_2x=k / 2,
-                theta=theta, wavelength=2 * np.pi / theta, trained_max_angle=trained_angle,
-                longest_max_angle=(longest - 1) * theta, n_planes=len(theta),
+    return dict(k=k, pi_angle_k_2x=float(k * omega[0] / 2), pi_positions_k_2x=k / 2,
+                omega=omega, wavelength=2 * np.pi / omega, trained_max_angle=trained_angle,
+                longest_max_angle=(longest - 1) * omega, n_planes=len(omega),
                 planes_within_one_turn=int((trained_angle < 2 * np.pi).sum()),
                 planes_within_half_turn=int((trained_angle < np.pi).sum()),
                 L_train=L0, lengths=lengths, factors=c["eval_factors"], tasks=list(c["tasks"]), accuracy=out,
