@@ -17,6 +17,16 @@ Two layouts pair the ``d`` dimensions into planes:
 They are the same rotation up to the permutation ``[0, 2, 4, ..., 1, 3, 5, ...]``
 (:func:`layout_permutation`); applying one layout to weights trained with the other is a
 classic porting bug, and it breaks the relative-position property.
+
+Running a model on ``s`` times its training length ``L_train`` without retraining
+(``scaling=``, ``factor=s``; page: Does it extrapolate?):
+
+* ``"interpolation"``, position interpolation (Chen et al., 2023): every position is
+  squeezed back into the trained range, ``m -> m / s = m * L_train / L``; the same as
+  dividing every frequency by ``s``, ``omega'_i = omega_i / s``.
+* ``"ntk"``, NTK-aware scaling (bloc97, 2023): a larger base, ``base' = base * s^(d/(d-2))``,
+  so ``omega'_i = omega_i * s^(-2i/(d-2))``: the fastest plane (``i = 0``) is unchanged and
+  the slowest (``i = d/2 - 1``) is divided by exactly ``s``, as in interpolation.
 """
 from __future__ import annotations
 
@@ -27,15 +37,54 @@ from . import _checks
 from .sinusoidal import DEFAULT_BASE, _frequencies
 
 LAYOUTS = ("interleaved", "half")
+#: Inference-time scalings of RoPE for longer inputs (None: plain RoPE).
+SCALINGS = (None, "interpolation", "ntk")
 
 
-def rope_frequencies(d_head: int, base: float = DEFAULT_BASE) -> np.ndarray:
+def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: float, d_name: str) -> np.ndarray:
+    """``omega_i`` for plain RoPE, position interpolation or NTK-aware scaling (module docstring)."""
+    if scaling is not None and not isinstance(scaling, str):
+        raise TypeError(f"scaling must be None, 'interpolation' or 'ntk', got {scaling!r} ({type(scaling).__name__})")
+    if scaling not in SCALINGS:
+        raise ValueError(f"scaling must be None, 'interpolation' or 'ntk'; got {scaling!r}")
+    s = _checks.positive_float(factor, "factor")
+    if scaling is None:
+        if s != 1.0:
+            raise ValueError(f"factor={factor!r} was given with scaling=None, so it would change nothing; "
+                             "pass scaling='interpolation' or 'ntk' too, or drop factor")
+        return _frequencies(d_head, base, d_name)
+    if s < 1.0:
+        raise ValueError(f"factor must be >= 1 (the new length over the training length, L / L_train), got {factor!r}")
+    if scaling == "interpolation":
+        return _frequencies(d_head, base, d_name) / s  # omega_i / s: positions m read as m / s
+    d = _checks.even_int(d_head, d_name)
+    if d == 2:
+        raise ValueError(f"scaling='ntk' needs {d_name} >= 4: its exponent d/(d-2) is undefined for d = 2")
+    base = _checks.positive_float(base, "base")
+    return _frequencies(d, base * s ** (d / (d - 2)), d_name)  # base' = base * s^(d/(d-2))
+
+
+def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | None = None,
+                     factor: float = 1.0) -> np.ndarray:
     """Per-plane angular frequencies ``omega_i = base^(-2i/d)``, shape ``(d/2,)``.
 
-    Example: ``rope_frequencies(4)`` is ``[1, 0.01]``. Any ``base >= 1`` gives finite
-    frequencies; a base so small that one overflows (``5e-324``) is refused.
+    Args:
+        d_head: the head width ``d`` (even).
+        base: the frequency base (10000 in RoFormer).
+        scaling: None (plain RoPE), ``"interpolation"`` or ``"ntk"``, for running at
+            ``factor`` times the training length without retraining:
+
+                interpolation:  omega'_i = omega_i / s            (positions m -> m L_train / L)
+                ntk:            omega'_i = (base s^(d/(d-2)))^(-2i/d) = omega_i s^(-2i/(d-2))
+
+        factor: ``s = L / L_train >= 1``; only with a ``scaling``.
+
+    Example: ``rope_frequencies(4)`` is ``[1, 0.01]``; with ``factor=4`` interpolation
+    gives ``[0.25, 0.0025]`` and NTK-aware scaling ``[1, 0.0025]`` (base' = 10000 * 4^2 =
+    160000, whose ``-1/2`` power is 1/400). Any ``base >= 1`` gives finite frequencies; a
+    base so small that one overflows (``5e-324``) is refused.
     """
-    return _frequencies(d_head, base, "d_head")
+    return _scaled_frequencies(d_head, base, scaling, factor, "d_head")
 
 
 def rotation_matrix(angle: float) -> np.ndarray:
@@ -60,7 +109,8 @@ def layout_permutation(d_head: int) -> np.ndarray:
 # --8<-- [start:rope-signature]
 def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
                base: float = DEFAULT_BASE,
-               layout: str = "interleaved") -> np.ndarray:
+               layout: str = "interleaved",
+               scaling: str | None = None, factor: float = 1.0) -> np.ndarray:
 # --8<-- [end:rope-signature]
     """Rotate every plane of ``x (..., T, d)`` by ``position * omega_i``.
 
@@ -71,6 +121,11 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
             defaults to ``0 .. T-1``.
         base: the frequency base (:data:`DEFAULT_BASE` = 10000 in RoFormer and LLaMA-2).
         layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
+        scaling: None, ``"interpolation"`` or ``"ntk"``, with ``factor = L / L_train``: the
+            frequencies of :func:`rope_frequencies` with the same options. Interpolation
+            equals plain RoPE at positions ``positions / factor``; NTK-aware scaling
+            equals plain RoPE with ``base * factor^(d/(d-2))``.
+        factor: ``s >= 1``, only with a ``scaling``.
 
     Returns:
         The rotated array, same shape. Norms are unchanged; position 0 is the identity.
@@ -82,7 +137,8 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
     x = _checks.float_array(x, "x", min_ndim=2)
     layout = _checks.choice(layout, "layout", LAYOUTS)
     d = x.shape[-1]  # x is (..., T, d)
-    theta = _frequencies(d, base, "d_head (the last axis of x)")  # (d/2,)
+    theta = _scaled_frequencies(d, base, scaling, factor,
+                                "d_head (the last axis of x)")  # (d/2,)
     pos = _rope_positions(positions, x)  # (T,) or (..., T); 0 .. T-1 by default
     with np.errstate(over="ignore"):
         angles = pos[..., None] * theta  # (..., T, 1) * (d/2,) -> (..., T, d/2)

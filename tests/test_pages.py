@@ -81,6 +81,7 @@ def test_quiz_has_at_least_15_collapsible_questions(built_site):
 
 def test_gallery_shows_every_figure_with_its_command(built_site):
     t = text(built_site, "gallery") + text(built_site, "gallery_real_model") + text(built_site, "gallery_generation")
+    t += text(built_site, "gallery_experiments")
     for name, script in figures.scripts().items():
         if script.kind == "figure":
             assert f"python {script.repo_path} --out {name}.svg" in t, name

@@ -1,4 +1,4 @@
-"""Scores that describe what an attention head does (page: what real heads learn).
+"""Scores that describe what an attention head does (pages: what real heads learn; an induction head grows).
 
 For a head's weights ``A`` of shape ``(T, T)`` over tokens ``[CLS] w_1 ... w_n [SEP]``:
 
@@ -12,6 +12,11 @@ For a head's weights ``A`` of shape ``(T, T)`` over tokens ``[CLS] w_1 ... w_n [
 
 Each score is a weight between 0 and 1 (entropy normalised likewise), so 0.9 means "90% of
 the attention goes there on average".
+
+For any causal model, on any token sequence (Olsson et al., 2022; used on the tiny decoders):
+:func:`previous_token_score` (``A[i, i-1]``, from a chosen query on; :func:`offset_score` for
+any distance) and
+:func:`induction_score` (the weight on tokens that followed earlier copies of the current one).
 """
 from __future__ import annotations
 
@@ -62,3 +67,71 @@ def average_scores(per_sentence: list[dict]) -> dict:
         stack = np.stack([s[key] for s in per_sentence])  # n_sentences x (...) -> (n_sentences, ...)
         out[key] = np.nanmean(stack, axis=0) if not np.all(np.isnan(stack)) else stack[0]
     return out
+
+
+def offset_score(attention: ArrayLike, offset: int, *, start: int | None = None) -> np.ndarray:
+    """How much of its attention each query gives to the token ``offset`` positions back.
+
+        score = mean over queries i >= start of A[i, i - offset]      (start defaults to offset)
+
+    ``attention (..., T, T)`` -> ``(...)``; 1 means every query looks exactly ``offset`` back.
+    ``start`` (>= ``offset``) leaves out early queries, e.g. to score only the positions past
+    a training length. Example: uniform causal attention ``A[i, j] = 1/(i+1)`` with
+    ``offset=1`` scores the mean of ``1/(i+1)`` over ``i = 1 .. T-1``.
+    """
+    A = _checks.float_array(attention, "attention", min_ndim=2)
+    T = A.shape[-1]
+    if A.shape[-2] != T:
+        raise ValueError(f"attention must be square, (..., T, T), got {A.shape}")
+    offset = _checks.positive_int(offset, "offset")
+    start = offset if start is None else _checks.nonnegative_int(start, "start")
+    if start < offset:
+        raise ValueError(f"start must be >= offset = {offset} (query i needs a key i - offset), got {start}")
+    if start >= T:
+        raise ValueError(f"start must be < T = {T} (at least one query to score), got {start}")
+    i = np.arange(start, T)
+    return A[..., i, i - offset].mean(-1)
+
+
+def previous_token_score(attention: ArrayLike, *, start: int = 1) -> np.ndarray:
+    """How much of its attention each query gives to the token just before it:
+    :func:`offset_score` with ``offset=1``.
+
+        score = mean over queries i >= start of A[i, i-1]
+
+    Olsson et al. (2022) score a head as a previous-token head this way; 1 means every
+    query looks only one token back. Example: the shifted identity scores 1.
+    """
+    return offset_score(attention, 1, start=start)
+
+
+def induction_score(attention: ArrayLike, tokens: ArrayLike) -> np.ndarray:
+    """How much of its attention each query gives to the tokens that *followed* earlier
+    copies of its own token: the induction pattern ("... A B ... A -> attend to B").
+
+        targets(i) = { j < i : j >= 1 and tokens[j-1] == tokens[i] }
+        score      = mean over queries with a nonempty targets(i) of sum_{j in targets(i)} A[i, j]
+
+    ``attention (..., T, T)`` (any heads or layers over one sequence) with ``tokens (T,)``
+    -> ``(...)``. This is Olsson et al.'s (2022) prefix-matching score on a repeated random
+    sequence; on ``a b c a b c`` the queries at positions 3 and 4 (tokens ``a``, ``b``)
+    have targets {1} and {2}. A sequence in which no token repeats has no such query and is
+    refused.
+    """
+    A = _checks.float_array(attention, "attention", min_ndim=2)
+    ids = np.asarray(tokens)
+    if ids.dtype.kind not in "iu" or ids.ndim != 1:
+        raise TypeError(f"tokens must be a 1-D array of integer token ids, got dtype {ids.dtype} and shape {ids.shape}")
+    T = ids.shape[0]
+    if A.shape[-2:] != (T, T):
+        raise ValueError(f"attention must be (..., T, T) with T = len(tokens) = {T}, got {A.shape}")
+    j = np.arange(T)
+    # targets[i, j]: key j follows an earlier copy of query i's token, and j < i
+    prev = np.concatenate([[-1], ids[:-1]])  # (T,) the token before each key; none before key 0
+    targets = (prev[None, :] == ids[:, None]) & (j[None, :] >= 1) & (j[None, :] < j[:, None])  # (T, T)
+    queries = targets.any(axis=1)  # (T,)
+    if not queries.any():
+        raise ValueError("tokens has no query whose token appeared earlier with a successor, so the "
+                         "induction score is undefined; pass a sequence with a repeated token")
+    per_query = (A * targets).sum(-1)  # (..., T)
+    return per_query[..., queries].mean(-1)

@@ -1,0 +1,197 @@
+"""The tiny decoder's configuration and its forward pass in numpy, from mhalib's own functions.
+
+The torch model (:mod:`mhalib.models.tiny`) trains; this module runs the *same* network on
+stored weights with :func:`mhalib.mha_trace` (causal attention, RoPE, ALiBi),
+:func:`mhalib.sinusoidal_encoding` and :func:`mhalib.lookup_positions`, so the figures can
+draw a trained model's attention without torch (pages: Does it extrapolate?; An induction
+head grows). A test holds the two forward passes equal within 1e-5.
+
+    x_0    = E[tokens]  (+ PE[0..T-1] for "sinusoidal", + P[0..T-1] for "learned")
+    layer: x = x + MHA(LN_1(x))                   causal; bias-free projections
+           x = x + relu(LN_2(x) W_1 + b_1) W_2 + b_2     (left out when d_ff = 0)
+    logits = LN_f(x) W_U + b_U
+
+Weights are a flat dict of float arrays in mhalib's row-vector convention (``x @ W``):
+``tok_emb (V, D)``, ``pos_emb (max_len, D)`` (learned only), per layer ``l``:
+``l.ln1.g``, ``l.ln1.b``, ``l.w_q``, ``l.w_k``, ``l.w_v``, ``l.w_o`` (each ``(D, D)``), and
+with a feed-forward ``l.ln2.g``, ``l.ln2.b``, ``l.w_1 (D, F)``, ``l.b_1``, ``l.w_2 (F, D)``,
+``l.b_2``; then ``ln_f.g``, ``ln_f.b``, ``w_u (D, V)``, ``b_u (V,)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _checks
+from ..learned import lookup_positions
+from ..mha import mha_trace
+from ..rope import SCALINGS, rope_frequencies
+from ..sinusoidal import DEFAULT_BASE, sinusoidal_encoding
+
+METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
+#: LayerNorm's epsilon (torch's default).
+LN_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class TinyConfig:
+    """The shape of a tiny decoder; ``method`` is the positional method.
+
+    ``method``: ``"none"`` (NoPE: position only through the causal mask), ``"sinusoidal"``
+    or ``"learned"`` (added to the token embeddings), ``"rope"`` (rotates q and k in every
+    layer), ``"alibi"`` (a distance bias on the scores in every layer). ``max_len`` is the
+    number of rows of the learned table (positions ``0 .. max_len-1``); ``d_ff = 0`` makes
+    the model attention-only.
+    """
+
+    vocab: int
+    method: str
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    d_ff: int = 0
+    max_len: int = 64
+    rope_base: float = DEFAULT_BASE
+
+    def __post_init__(self):
+        _checks.positive_int(self.vocab, "vocab")
+        _checks.choice(self.method, "method", METHODS)
+        D = _checks.even_int(self.d_model, "d_model")
+        _checks.positive_int(self.n_layers, "n_layers")
+        H = _checks.positive_int(self.n_heads, "n_heads")
+        d = _checks.divisible(D, H, "d_model", "n_heads")
+        if self.method == "rope" and d % 2:
+            raise ValueError(f"method='rope' needs an even d_head = d_model / n_heads, got {d}")
+        _checks.nonnegative_int(self.d_ff, "d_ff")
+        _checks.positive_int(self.max_len, "max_len")
+        _checks.positive_float(self.rope_base, "rope_base")
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TinyConfig:
+        return cls(**d)
+
+
+def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = LN_EPS) -> np.ndarray:
+    """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as torch)."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return g * (x - mean) / np.sqrt(var + eps) + b
+
+
+def parameter_shapes(config: TinyConfig) -> dict[str, tuple[int, ...]]:
+    """Every weight's name and shape (the module docstring lists them)."""
+    V, D, F = config.vocab, config.d_model, config.d_ff
+    shapes = {"tok_emb": (V, D)}
+    if config.method == "learned":
+        shapes["pos_emb"] = (config.max_len, D)
+    for l in range(config.n_layers):
+        shapes.update({f"{l}.ln1.g": (D,), f"{l}.ln1.b": (D,), f"{l}.w_q": (D, D), f"{l}.w_k": (D, D),
+                       f"{l}.w_v": (D, D), f"{l}.w_o": (D, D)})
+        if F:
+            shapes.update({f"{l}.ln2.g": (D,), f"{l}.ln2.b": (D,), f"{l}.w_1": (D, F), f"{l}.b_1": (F,),
+                           f"{l}.w_2": (F, D), f"{l}.b_2": (D,)})
+    shapes.update({"ln_f.g": (D,), "ln_f.b": (D,), "w_u": (D, V), "b_u": (V,)})
+    return shapes
+
+
+def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_factor: float):
+    """Positions and base that give RoPE with ``rope_scaling`` through :func:`mha_trace`.
+
+    Interpolation is plain RoPE at positions ``p / s``; NTK-aware scaling is plain RoPE with
+    base ``base * s^(d/(d-2))``: both identities are checked against
+    :func:`mhalib.apply_rope`'s own options in the tests.
+    """
+    rope_frequencies(config.d_head, config.rope_base, scaling=rope_scaling, factor=rope_factor)  # checks them
+    positions = np.arange(T, dtype=np.float64)
+    base = config.rope_base
+    if rope_scaling == "interpolation":
+        positions = positions / rope_factor
+    elif rope_scaling == "ntk":
+        d = config.d_head
+        base = config.rope_base * rope_factor ** (d / (d - 2))
+    return positions, base
+
+
+def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scaling: str | None = None,
+            rope_factor: float = 1.0) -> dict:
+    """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``) with numpy, in float64.
+
+    Returns ``logits (B, T, V)`` and ``attention``, a list with one ``(B, H, T, T)`` array
+    of weights per layer. A learned table has no row past ``max_len - 1``: a longer input is
+    refused with a ``ValueError`` (:func:`mhalib.lookup_positions`). ``rope_scaling`` and
+    ``rope_factor`` apply RoPE's inference-time scalings (:func:`mhalib.rope_frequencies`);
+    they are refused for other methods.
+    """
+    if not isinstance(config, TinyConfig):
+        raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
+    ids = np.asarray(tokens)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"tokens must be integer token ids, got dtype {ids.dtype}")
+    if ids.ndim == 1:
+        ids = ids[None, :]  # (T,) -> (1, T)
+    if ids.ndim != 2 or ids.shape[1] == 0:
+        raise ValueError(f"tokens must have shape (B, T) or (T,) with T >= 1, got {np.shape(tokens)}")
+    if ids.min() < 0 or ids.max() >= config.vocab:
+        raise ValueError(f"tokens must lie in 0 .. vocab-1 = {config.vocab - 1}, got {ids.min()} .. {ids.max()}")
+    if rope_scaling not in SCALINGS:
+        raise ValueError(f"rope_scaling must be None, 'interpolation' or 'ntk'; got {rope_scaling!r}")
+    if (rope_scaling is not None or rope_factor != 1.0) and config.method != "rope":
+        raise ValueError(f"rope_scaling and rope_factor apply to method='rope' only; this model's method "
+                         f"is {config.method!r}")
+    missing = sorted(set(parameter_shapes(config)) - set(weights))
+    if missing:
+        raise ValueError(f"weights lacks {missing} for this config")
+    w = {name: np.asarray(weights[name], dtype=np.float64) for name in parameter_shapes(config)}
+    B, T = ids.shape
+    H = config.n_heads
+
+    x = w["tok_emb"][ids]  # (B, T) -> (B, T, D)
+    if config.method == "sinusoidal":
+        x = x + sinusoidal_encoding(T, config.d_model)  # (B, T, D) + (T, D)
+    elif config.method == "learned":
+        x = x + lookup_positions(w["pos_emb"], T)  # (B, T, D) + (T, D); refuses T > max_len
+    rope = {}
+    if config.method == "rope":
+        positions, base = _rope_arguments(config, T, rope_scaling, rope_factor)
+        rope = dict(rope_base=base, positions=positions)
+    attention = []
+    for l in range(config.n_layers):
+        h = layer_norm(x, w[f"{l}.ln1.g"], w[f"{l}.ln1.b"])  # (B, T, D)
+        trace = mha_trace(h, w[f"{l}.w_q"], w[f"{l}.w_k"], w[f"{l}.w_v"], w[f"{l}.w_o"], n_heads=H,
+                          causal=True, alibi=config.method == "alibi", **rope)
+        attention.append(trace["weights"])  # (B, H, T, T)
+        x = x + trace["out"]  # (B, T, D)
+        if config.d_ff:
+            h = layer_norm(x, w[f"{l}.ln2.g"], w[f"{l}.ln2.b"])
+            hidden = np.maximum(h @ w[f"{l}.w_1"] + w[f"{l}.b_1"], 0.0)  # (B, T, D) -> (B, T, F)
+            x = x + hidden @ w[f"{l}.w_2"] + w[f"{l}.b_2"]  # (B, T, F) -> (B, T, D)
+    logits = layer_norm(x, w["ln_f.g"], w["ln_f.b"]) @ w["w_u"] + w["b_u"]  # (B, T, D) -> (B, T, V)
+    return dict(logits=logits, attention=attention)
+
+
+def load_weights(path, key: str, config: TinyConfig) -> dict:
+    """The weights of model ``key`` from an ``.npz`` written by ``tools/train_tiny.py``
+    (arrays named ``KEY/NAME``), checked against ``config``'s shapes."""
+    if not isinstance(config, TinyConfig):
+        raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
+    out = {}
+    with np.load(path) as z:
+        for name, shape in parameter_shapes(config).items():
+            full = f"{key}/{name}"
+            if full not in z.files:
+                raise ValueError(f"{path} has no array {full!r}: key={key!r} is not a stored model of this config")
+            a = z[full]
+            if a.shape != shape:
+                raise ValueError(f"{path}: {full} has shape {a.shape}, the config needs {shape}")
+            out[name] = a
+    return out
