@@ -279,6 +279,36 @@ def _credit(page, request) -> str:
             f'{html_lib.escape(url)}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
 
 
+#: Screens narrower than this get a figure's phone layout (``NARROW = True`` scripts).
+NARROW_BELOW_PX = 600
+#: The first figures of a page load at once (they are likely in the first screen: a lazy one
+#: would be the page's largest paint, late); the rest load as the reader scrolls to them.
+EAGER_FIGURES = 1
+
+
+def _svg_size(svg: bytes, name: str) -> tuple[int, int]:
+    """The CSS pixel size (width, height) of an SVG drawn at its own size (its ``pt`` width and
+    height, 1 pt = 4/3 px): the ``width``/``height`` attributes that reserve its space."""
+    m = re.search(rb'<svg[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"', svg[:2000])
+    if not m:
+        raise PluginError(f"figure file {name} has no width/height in pt: its space cannot be reserved")
+    return round(float(m.group(1)) * 4 / 3), round(float(m.group(2)) * 4 / 3)
+
+
+def _picture(page, result, role: str, alt: str, loading: str, scheme: str) -> str:
+    """One theme's image; with a ``<source>`` for phones when the script has a narrow layout."""
+    names = result.request.outputs("figure")
+    width, height = _svg_size(result.files[names[role]], names[role])
+    img = (f'<img src="{_link(page, "figures/" + names[role])}#only-{scheme}" alt="{html_lib.escape(alt)}" '
+           f'width="{width}" height="{height}" loading="{loading}" decoding="async">')
+    narrow = "svg_narrow" + ("_dark" if scheme == "dark" else "")
+    if narrow not in names:
+        return img
+    nw, nh = _svg_size(result.files[names[narrow]], names[narrow])
+    return (f'<picture><source media="(max-width: {NARROW_BELOW_PX - 0.02}px)" '
+            f'srcset="{_link(page, "figures/" + names[narrow])}" width="{nw}" height="{nh}">{img}</picture>')
+
+
 def _figure(page, d, result) -> str:
     if not d.alt:
         raise PluginError(f"{page.file.src_uri}:{d.line}: figure {d.name!r} has no alt text: "
@@ -286,12 +316,14 @@ def _figure(page, d, result) -> str:
     where_prefix = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), d.prefix + "figures"))
     if where_prefix != "figures":
         raise PluginError(f"{page.file.src_uri}:{d.line}: {d.raw!r} points to {where_prefix}/, not to figures/")
-    names = result.request.outputs("figure")
+    seen = _state.setdefault("figures_on_page", {})
+    count = seen[page.file.src_uri] = seen.get(page.file.src_uri, 0) + 1
+    loading = "eager" if count <= EAGER_FIGURES else "lazy"
     cap = f"\n  <figcaption>{d.caption}</figcaption>" if d.caption else ""
     return (
         f'<figure class="mha-figure" markdown="span">\n'
-        f"  ![{d.alt}]({_link(page, 'figures/' + names['svg'])}#only-light){{ loading=lazy }}\n"
-        f"  ![{d.alt}]({_link(page, 'figures/' + names['svg_dark'])}#only-dark){{ loading=lazy }}{cap}\n"
+        f"  {_picture(page, result, 'svg', d.alt, loading, 'light')}\n"
+        f"  {_picture(page, result, 'svg_dark', d.alt, loading, 'dark')}{cap}\n"
         f"</figure>\n\n"
         f"{_reuse_row(page, result.request, 'figure')}"
     )
@@ -370,6 +402,7 @@ def _gallery_caption(page, resolver, caption: str) -> str:
 def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
+    _state.setdefault("figures_on_page", {})[page.file.src_uri] = 0  # a rebuild (serve) counts afresh
     results, scripts = _state["results"], _state["scripts"]
     resolver = _Page(page.file.src_uri, scripts)
 

@@ -133,6 +133,10 @@ class _Rewriter:
             return f'{space}{name}="{html_lib.escape(self.target(html_lib.unescape(value), True), quote=True)}"'
         if low == "src":
             return f'{space}{name}="{html_lib.escape(self.target(html_lib.unescape(value), False), quote=True)}"'
+        if low == "srcset":  # "url [descriptor], url [descriptor]"
+            parts = [c.strip().split(None, 1) for c in html_lib.unescape(value).split(",") if c.strip()]
+            value = ", ".join(" ".join([self.target(p[0], False), *p[1:]]) for p in parts)
+            return f'{space}{name}="{html_lib.escape(value, quote=True)}"'
         return match.group(0)
 
     def tag(self, match: re.Match) -> str:

@@ -152,6 +152,10 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     export.write_many(module, data, [out / names["svg_dark"], out / names["png_dark"]], theme="dark",
                       salt=request.stem + "-dark")
     export.write(module, data, out / names["png"], theme="light", salt=request.stem)
+    if script.narrow:
+        for theme, role in (("light", "svg_narrow"), ("dark", "svg_narrow_dark")):
+            export.write_many(module, data, [out / names[role]], theme=theme, salt=request.stem + "-" + role,
+                              layout="narrow")
 
 
 def _memoized(data_fn):

@@ -41,6 +41,9 @@ def parser_for(script: contract.Script) -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path(f"{script.name}.{default_ext}"),
                    help=f"output file; its suffix picks the format (default: {script.name}.{default_ext})")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="colour theme for images")
+    if script.narrow:
+        p.add_argument("--layout", choices=("wide", "narrow"), default="wide",
+                       help="wide (a page or slide) or narrow (a phone: panels stacked)")
     for param in script.params.values():
         help_text = f"{param.describe()}; default: {param.default_src}"
         if param.type == "bool" and not param.sequence:
@@ -66,7 +69,7 @@ def run(module, argv=None) -> int:
     script = script_of(module)
     parser = parser_for(script)
     args = vars(parser.parse_args(argv))
-    out, theme = args.pop("out"), args.pop("theme")
+    out, theme, layout = args.pop("out"), args.pop("theme"), args.pop("layout", "wide")
     fmt = out.suffix.lstrip(".").lower()
     allowed = [f for f in FORMATS if script.kind == "figure" or f in ("csv", "json", "md")]
     if fmt not in allowed:
@@ -78,7 +81,7 @@ def run(module, argv=None) -> int:
         data = module.data(**request.kwargs)
     except (ValueError, TypeError) as exc:  # a check inside data() on the parameters' values
         parser.error(str(exc))
-    export.write(module, data, out, theme=theme)
+    export.write(module, data, out, theme=theme, layout=layout)
     print(out)
     return 0
 

@@ -229,6 +229,7 @@ class Script:
     imports: tuple = ()  # other figure scripts it imports (their changes change its output)
     data_files: tuple = ()  # names passed to data_file("...")
     data_from: str | None = None  # its data() is another script's (same parameters)
+    narrow: bool = False  # NARROW = True: draw() also has a phone layout (style.narrow())
 
     @property
     def module_name(self) -> str:
@@ -327,6 +328,12 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
             explorer = ast.literal_eval(node.value)
     if (explorer is None) != ("explorer" not in funcs):
         raise ContractError(f"{where}: an explorer needs both EXPLORER = 'widget' and explorer(data) -> dict")
+    narrow = False
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "NARROW" for t in node.targets):
+            narrow = ast.literal_eval(node.value)
+            if not isinstance(narrow, bool) or has[0] != "figure":
+                raise ContractError(f"{where}: NARROW is True or False, and only a figure has it; got {narrow!r}")
     imports, files = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("figures.") \
@@ -339,7 +346,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
-        data_from=data_from if "data" not in funcs else None,
+        data_from=data_from if "data" not in funcs else None, narrow=narrow,
     )
 
 
@@ -416,6 +423,8 @@ class Request:
         if kind == "figure":
             files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png", png_dark=f"{s}-dark.png",
                          pdf=f"{s}.pdf")
+            if self.script is not None and self.script.narrow:  # the phone layout, shown under 600 px
+                files.update(svg_narrow=f"{s}-narrow.svg", svg_narrow_dark=f"{s}-narrow-dark.svg")
         else:
             files["md"] = f"{s}.md"
         if self.script is not None and self.script.explorer:

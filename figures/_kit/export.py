@@ -181,10 +181,10 @@ def _palette_png(png: bytes) -> bytes:
     return out.getvalue()
 
 
-def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str) -> None:
+def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str, layout: str = "wide") -> None:
     import matplotlib.pyplot as plt
 
-    with style.theme(theme):
+    with style.theme(theme), style.layout_of(layout):
         fig = module.draw(data)
         try:
             save_figure(fig, path, salt=salt)
@@ -192,11 +192,11 @@ def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str) -> 
             plt.close(fig)
 
 
-def write_many(module, data: dict, paths, *, theme: str, salt: str) -> None:
+def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str = "wide") -> None:
     """One drawing of ``data`` saved to each of ``paths`` (image formats by suffix), in order."""
     import matplotlib.pyplot as plt
 
-    with style.theme(theme):
+    with style.theme(theme), style.layout_of(layout):
         fig = module.draw(data)
         try:
             for path in paths:
@@ -205,7 +205,8 @@ def write_many(module, data: dict, paths, *, theme: str, salt: str) -> None:
             plt.close(fig)
 
 
-def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | None = None) -> Path:
+def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | None = None,
+          layout: str = "wide") -> Path:
     """Write ``data`` (from ``module.data``) to ``path`` in the format its suffix names."""
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
@@ -225,5 +226,5 @@ def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | N
     else:
         if not hasattr(module, "draw"):
             raise ValueError(f"{name} is a table: write .md, .csv or .json, not .{fmt}")
-        _draw_and_save(module, data, path, theme=theme, salt=salt or name)
+        _draw_and_save(module, data, path, theme=theme, salt=salt or name, layout=layout)
     return path

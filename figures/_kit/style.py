@@ -27,6 +27,14 @@ THEMES = {
 }
 #: The theme that ``with theme(...)`` set in this context (light outside any).
 _THEME = contextvars.ContextVar("figure_theme", default="light")
+#: ``"wide"`` (the content column of a desktop page, and every download) or ``"narrow"`` (a
+#: phone's column, about 360 px). A script with ``NARROW = True`` is drawn in both layouts.
+LAYOUTS = ("wide", "narrow")
+_LAYOUT = contextvars.ContextVar("figure_layout", default="wide")
+#: The widest a figure may be, in inches after the tight bounding box, and still keep
+#: 11 pt text at 9 px or more in a phone's 358 px column (11 pt x 358 / 6.0 in = 9.1 px);
+#: on a desktop the same figure is drawn at its own size, 11 pt = 14.7 px.
+MAX_WIDTH_IN = 6.0
 
 
 def colors() -> dict:
@@ -70,6 +78,32 @@ def theme(name: str = "light"):
             yield c
     finally:
         _THEME.reset(token)
+
+
+def layout() -> str:
+    """The layout the enclosing ``with layout_of(...)`` set: ``"wide"`` (default) or ``"narrow"``.
+
+    A figure script that declares ``NARROW = True`` reads it in ``draw()`` to stack its
+    panels for a phone; the site shows that variant on screens under 600 px wide.
+    """
+    return _LAYOUT.get()
+
+
+def narrow() -> bool:
+    """``True`` inside ``with layout_of("narrow")``: draw for a phone's column."""
+    return _LAYOUT.get() == "narrow"
+
+
+@contextlib.contextmanager
+def layout_of(name: str = "wide"):
+    """Draw inside ``with layout_of("narrow"):`` to get the phone layout of a figure."""
+    if name not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {name!r}")
+    token = _LAYOUT.set(name)
+    try:
+        yield name
+    finally:
+        _LAYOUT.reset(token)
 
 
 def _text_color_for(rgb) -> str:

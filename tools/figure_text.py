@@ -1,0 +1,163 @@
+"""How large the text of every figure is on screen, page by page, at a desktop and a phone width.
+
+    python tools/figure_text.py SITE_DIR [--widths 1280,390] [--pages attention,rope] [--all]
+
+A figure's SVG keeps its text as text (``svg.fonttype: none``), so its sizes can be read from
+the file: each ``<text>`` element's body size (the largest ``font-size`` among its runs; in
+mathtext, sub- and superscripts are set at 70 % of it, as in print, and are not counted
+separately) in the SVG's user units. The browser says how wide the image is drawn; the
+rendered size of a text is its body size times ``rendered width / viewBox width``.
+
+The limits the course holds itself to (tests/test_figure_text.py): **11 px on a 1280 px
+desktop, 9 px on a 390 px phone**, for every figure the reader can see at that width.
+Prints one row per figure and width, smallest first; ``--all`` prints passing rows too.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+LIMITS = {1280: 11.0, 390: 9.0}
+_NS = "{http://www.w3.org/2000/svg}"
+_SIZE = re.compile(r"font-size:\s*([0-9.]+)px")
+_FONT = re.compile(r"font:\s*(?:[a-z-]+\s+)*([0-9.]+)px")
+
+
+def _own_size(el) -> float | None:
+    style = el.get("style", "")
+    m = _SIZE.search(style) or _FONT.search(style)
+    if m:
+        return float(m.group(1))
+    if el.get("font-size"):
+        return float(el.get("font-size").removesuffix("px"))
+    return None
+
+
+def svg_text_sizes(svg: bytes | str) -> tuple[float, list[float]]:
+    """``(viewBox width, [body size of each text element])`` of one SVG, in user units.
+
+    A text element inherits its size from the nearest ancestor that sets one; its body size
+    is the largest size among itself and its ``<tspan>`` runs.
+    """
+    root = ET.fromstring(svg)
+    box = root.get("viewBox")
+    if not box:
+        raise ValueError("svg has no viewBox: its rendered scale cannot be known")
+    width = float(box.split()[2])
+    sizes: list[float] = []
+
+    def walk(el, inherited):
+        own = _own_size(el)
+        size = own if own is not None else inherited
+        if el.tag == _NS + "text":
+            runs = [s for s in (_own_size(t) for t in el.iter(_NS + "tspan")) if s is not None]
+            body = max(runs + ([size] if size is not None and not runs else []), default=None)
+            if body is not None and "".join(el.itertext()).strip():
+                sizes.append(body)
+            return
+        for child in el:
+            walk(child, size)
+
+    walk(root, None)
+    return width, sizes
+
+
+@dataclass(frozen=True)
+class Row:
+    page: str       # site-relative page URL
+    src: str        # site-relative SVG path
+    width: int      # viewport width (px)
+    drawn: float    # rendered image width (px)
+    smallest: float  # smallest rendered body text (px); inf for a figure without text
+
+    @property
+    def limit(self) -> float:
+        return LIMITS[self.width]
+
+    @property
+    def ok(self) -> bool:
+        return self.smallest >= self.limit - 1e-6
+
+
+_VISIBLE_FIGURES = """() => Array.from(document.querySelectorAll('figure.mha-figure img'))
+  .filter(i => i.getBoundingClientRect().width > 0 && getComputedStyle(i).display !== 'none')
+  .map(i => [i.currentSrc || i.src, i.getBoundingClientRect().width])"""
+
+
+def measure_page(page, base: str, url: str, site: Path, width: int, svg_cache: dict) -> list[Row]:
+    """Rows for the figures visible on one page at the viewport width already set on ``page``."""
+    from tools.screenshots import load_all_images
+
+    page.goto(base + url)
+    load_all_images(page)
+    rows = []
+    for src, drawn in page.evaluate(_VISIBLE_FIGURES):
+        path = urlparse(urljoin(base + url, src)).path.lstrip("/")
+        if not path.endswith(".svg"):
+            continue
+        if path not in svg_cache:
+            svg_cache[path] = svg_text_sizes((site / path).read_bytes())
+        box, sizes = svg_cache[path]
+        smallest = min(sizes) * drawn / box if sizes else float("inf")
+        rows.append(Row(url, path, width, round(drawn, 1), round(smallest, 2)))
+    return rows
+
+
+def measure(site: Path, urls: list[str], widths=(1280, 390), scheme: str = "light") -> list[Row]:
+    """Every visible figure of every page in ``urls``, at every width, in one colour scheme
+    (``light`` or ``dark``: the site follows the reader's system setting)."""
+    from playwright.sync_api import sync_playwright
+    from tools.screenshots import ARGS, CHROMIUM, serve
+
+    server, base = serve(site)
+    rows: list[Row] = []
+    cache: dict = {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            for width in widths:
+                ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+                page = ctx.new_page()
+                for url in urls:
+                    rows += measure_page(page, base, url, site, width, cache)
+                ctx.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return rows
+
+
+def main(argv=None) -> int:
+    from tools.screenshots import pages
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("site", type=Path)
+    p.add_argument("--widths", default="1280,390")
+    p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
+    p.add_argument("--all", action="store_true", help="print passing figures too")
+    args = p.parse_args(argv)
+    widths = [int(w) for w in args.widths.split(",")]
+    for w in widths:
+        if w not in LIMITS:
+            raise SystemExit(f"--widths: {w} has no limit; allowed: {', '.join(map(str, LIMITS))}")
+    wanted = [x.strip("/") for x in args.pages.split(",") if x]
+    urls = [u for u in pages(args.site) if not wanted or u.strip("/") in wanted]
+    rows = sorted(measure(args.site, urls, widths), key=lambda r: (r.ok, r.smallest))
+    for r in rows:
+        if args.all or not r.ok:
+            print(f"{'ok ' if r.ok else 'LOW'} {r.width:>5} {r.smallest:6.2f} px (limit {r.limit:g})"
+                  f" drawn {r.drawn:6.1f} px  {r.src}  on /{r.page}")
+    bad = [r for r in rows if not r.ok]
+    print(f"{len(rows)} figure views, {len(bad)} below the limit; figures below: "
+          f"{len({r.src.rsplit('/', 1)[-1] for r in bad})}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    raise SystemExit(main())
