@@ -159,3 +159,50 @@ def test_every_figure_image_reserves_its_space(built_site):
             assert f'width="{w}"' in tag and f'height="{h}"' in tag, (html, tag)
             checked += 1
     assert checked > 100
+
+
+# ---- contrast on the page colour -------------------------------------------------------------------
+
+def test_contrast_ratio_follows_wcag_by_hand():
+    # WCAG 2: (L1 + 0.05) / (L2 + 0.05); white L = 1, black L = 0 -> 21; #777777: channel
+    # 0x77/255 = 0.4667 -> ((0.4667 + 0.055) / 1.055) ** 2.4 = 0.1845 -> 1.05 / 0.2345 = 4.48
+    assert style.contrast("#ffffff", "#000000") == pytest.approx(21)
+    assert style.contrast("#777777", "#ffffff") == pytest.approx(1.05 / 0.2345, rel=2e-3)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_line_palette_and_ink_meet_their_contrast_on_the_theme_page(theme):
+    bg = style.THEMES[theme]["bg"]
+    with style.theme(theme):
+        lines = style.palette()
+        inks = [style.ink(c) for c in style.OKABE_ITO]
+    assert len(set(lines)) == len(style.OKABE_ITO)  # still seven different colours
+    assert min(style.contrast(c, bg) for c in lines) >= 3.0
+    assert min(style.contrast(c, bg) for c in inks) >= 4.5
+    for key in ("fg", "muted", "accent"):
+        assert style.contrast(style.THEMES[theme][key], bg) >= 4.5, key
+
+
+def test_colours_are_read_from_text_runs_and_plotted_lines_not_ticks_or_cells():
+    svg = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">
+     <g id="line2d_1"><path style="fill: none; stroke: #e69f00; stroke-width: 1.5"/></g>
+     <g id="line2d_2"><path style="stroke: #aaaaaa; stroke-opacity: 0.4"/></g>
+     <g id="matplotlib.axis_1"><g id="line2d_3"><path style="stroke: #d0d7de"/></g></g>
+     <text><tspan style="font-size: 11px; fill: #B8860B">a</tspan></text>
+     <g style="fill: #123456"><text>inherited</text></g>
+     <text style="fill: #ffffff">0.25</text>
+    </svg>"""
+    assert figure_text.svg_colours(svg) == ({"#b8860b", "#123456"}, {"#e69f00"})
+
+
+@pytest.mark.build
+def test_every_figure_text_and_line_has_contrast_on_its_page_colour(built_site):
+    low = []
+    svgs = sorted((built_site / "figures").glob("*.svg"))
+    for path in svgs:
+        bg = style.THEMES["dark" if path.stem.endswith("-dark") else "light"]["bg"]
+        texts, lines = figure_text.svg_colours(path.read_bytes())
+        low += [(path.name, "text", c, round(style.contrast(c, bg), 2)) for c in texts if style.contrast(c, bg) < 4.5]
+        low += [(path.name, "line", c, round(style.contrast(c, bg), 2)) for c in lines if style.contrast(c, bg) < 3.0]
+    assert len(svgs) > 100
+    assert not low, low

@@ -67,6 +67,46 @@ def svg_text_sizes(svg: bytes | str) -> tuple[float, list[float]]:
     return width, sizes
 
 
+_FILL = re.compile(r"(?:^|;)\s*fill:\s*(#[0-9a-fA-F]{6})")
+_STROKE = re.compile(r"(?:^|;)\s*stroke:\s*(#[0-9a-fA-F]{6})")
+_OPACITY = re.compile(r"stroke-opacity:\s*([0-9.]+)")
+#: Text in these colours is a value printed inside a heatmap cell, black or white by the cell's
+#: brightness (figures._kit.style.heatmap): it is read against the cell, not the page.
+CELL_TEXT = ("#111111", "#ffffff")
+
+
+def svg_colours(svg: bytes | str) -> tuple[set[str], set[str]]:
+    """``(text colours, line colours)`` of one matplotlib SVG, as ``#rrggbb``.
+
+    Text colours: the fill of every text run that draws something, except :data:`CELL_TEXT`.
+    Line colours: the stroke of every plotted line (``line2d`` groups) drawn opaque, outside
+    the axes' tick and grid groups (ticks take the theme's colours; grid lines are meant faint).
+    """
+    root = ET.fromstring(svg)
+    texts: set[str] = set()
+    lines: set[str] = set()
+
+    def walk(el, fill, in_axis, in_line):
+        style = el.get("style", "")
+        m = _FILL.search(style)
+        fill = m.group(1).lower() if m else fill
+        gid = el.get("id", "")
+        in_axis = in_axis or gid.startswith("matplotlib.axis")
+        in_line = in_line or gid.startswith("line2d")
+        if el.tag in (_NS + "text", _NS + "tspan") and (el.text or "").strip() and fill and fill not in CELL_TEXT:
+            texts.add(fill)
+        if el.tag == _NS + "path" and in_line and not in_axis:
+            stroke = _STROKE.search(style)
+            opacity = _OPACITY.search(style)
+            if stroke and (opacity is None or float(opacity.group(1)) >= 1):
+                lines.add(stroke.group(1).lower())
+        for child in el:
+            walk(child, fill, in_axis, in_line)
+
+    walk(root, None, False, False)
+    return texts, lines
+
+
 @dataclass(frozen=True)
 class Row:
     page: str       # site-relative page URL

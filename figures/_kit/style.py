@@ -22,7 +22,7 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 SEQUENTIAL = "viridis"
 DIVERGING = "PuOr_r"
 THEMES = {
-    "light": dict(fg="#1f2328", muted="#57606a", grid="#d0d7de", accent="#B8860B", bg="white"),
+    "light": dict(fg="#1f2328", muted="#57606a", grid="#d0d7de", accent="#966D09", bg="#ffffff"),
     "dark": dict(fg="#e6edf3", muted="#9da7b3", grid="#3d444d", accent="#F0C05A", bg="#1e2129"),
 }
 #: The theme that ``with theme(...)`` set in this context (light outside any).
@@ -37,6 +37,56 @@ _LAYOUT = contextvars.ContextVar("figure_layout", default="wide")
 MAX_WIDTH_IN = 6.0
 
 
+def _luminance(color) -> float:
+    """WCAG 2 relative luminance of a colour."""
+    channels = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in to_rgb(color)]
+    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+
+def contrast(a, b) -> float:
+    """WCAG 2 contrast ratio of two colours, 1 to 21."""
+    low, high = sorted((_luminance(a), _luminance(b)))
+    return (high + 0.05) / (low + 0.05)
+
+
+def legible(color, ratio: float = 4.5, background: str | None = None) -> str:
+    """``color`` with its lightness moved (hue and saturation kept) until it has at least
+    ``ratio`` contrast with ``background`` (the current theme's page colour by default):
+    darker on a light page, lighter on a dark one. WCAG asks 4.5:1 of text and 3:1 of the
+    lines and marks a reader needs. Returns ``#rrggbb``."""
+    import colorsys
+
+    from matplotlib.colors import to_hex
+
+    if not 1 <= ratio <= 21:
+        raise ValueError(f"ratio must be between 1 and 21, got {ratio!r}")
+    bg = background or colors()["bg"]
+    step = -0.005 if _luminance(bg) > 0.18 else 0.005
+    h, light, s = colorsys.rgb_to_hls(*to_rgb(color))
+    out = to_hex(to_rgb(color))
+    while contrast(out, bg) < ratio and 0 <= light <= 1:
+        light += step
+        out = to_hex(colorsys.hls_to_rgb(h, min(max(light, 0.0), 1.0), s))
+    return out
+
+
+#: Contrast on the page colour: WCAG's 4.5:1 for text; 3:1 for lines and marks, with a margin
+#: (the reader's page colour may differ a little from the theme's ``bg``).
+TEXT_CONTRAST, LINE_CONTRAST = 4.5, 3.3
+
+
+def palette() -> list[str]:
+    """The line palette of the current theme: Okabe & Ito's hues, each at ``LINE_CONTRAST``
+    or more on the theme's page colour (on white, orange, sky blue and yellow are darkened;
+    on the dark page, blue is lightened)."""
+    return [legible(c, LINE_CONTRAST) for c in OKABE_ITO]
+
+
+def ink(color) -> str:
+    """A colour for *text* in ``color``'s hue: ``TEXT_CONTRAST`` or more on the theme's page."""
+    return legible(color, TEXT_CONTRAST)
+
+
 def colors() -> dict:
     """The colours (``fg``, ``muted``, ``grid``, ``accent``, ``bg``) of the theme that the
     enclosing ``with theme(...)`` set; light outside one."""
@@ -49,6 +99,7 @@ def theme(name: str = "light"):
     if name not in THEMES:
         raise ValueError(f"theme must be one of {', '.join(THEMES)}, got {name!r}")
     c = THEMES[name]
+    token = _THEME.set(name)
     rc = {
         "font.family": "sans-serif",
         "font.size": 11,
@@ -61,7 +112,7 @@ def theme(name: str = "light"):
         "xtick.color": c["fg"],
         "ytick.color": c["fg"],
         "grid.color": c["grid"],
-        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+        "axes.prop_cycle": matplotlib.cycler(color=palette()),
         "figure.facecolor": "none",
         "axes.facecolor": "none",
         "savefig.facecolor": "none",
@@ -72,7 +123,6 @@ def theme(name: str = "light"):
         "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
         "image.cmap": SEQUENTIAL,
     }
-    token = _THEME.set(name)
     try:
         with plt.rc_context(rc):
             yield c
