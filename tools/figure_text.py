@@ -1,6 +1,7 @@
 """How large the text of every figure is on screen, page by page, at a desktop and a phone width.
 
     python tools/figure_text.py SITE_DIR [--widths 1280,390] [--pages attention,rope] [--all]
+    python tools/figure_text.py --svg FIGURE.svg [FIGURE-narrow.svg ...]   # estimate, no browser
 
 A figure's SVG keeps its text as text (``svg.fonttype: none``), so its sizes can be read from
 the file: each ``<text>`` element's body size (the largest ``font-size`` among its runs; in
@@ -23,6 +24,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 LIMITS = {1280: 11.0, 390: 9.0}
+#: The content column at each viewport width (Material's layout, measured in Chromium): an
+#: image is drawn at its own size, or shrunk to the column when it is wider.
+COLUMN_PX = {1280: 688.0, 390: 358.0}
 _NS = "{http://www.w3.org/2000/svg}"
 _SIZE = re.compile(r"font-size:\s*([0-9.]+)px")
 _FONT = re.compile(r"font:\s*(?:[a-z-]+\s+)*([0-9.]+)px")
@@ -172,9 +176,39 @@ def measure(site: Path, urls: list[str], widths=(1280, 390), scheme: str = "ligh
     return rows
 
 
+def estimate(svg: bytes, width: int) -> tuple[float, float]:
+    """``(drawn width, smallest text)`` in px of an SVG in the column of a ``width`` viewport,
+    without a browser: drawn at its own size (pt x 4/3) or shrunk to the column."""
+    root = ET.fromstring(svg)
+    natural = float(root.get("width", "0").removesuffix("pt")) * 4 / 3
+    box, sizes = svg_text_sizes(svg)
+    drawn = min(natural, COLUMN_PX[width])
+    return drawn, (min(sizes) * drawn / box if sizes else float("inf"))
+
+
+def check_files(paths: list[Path]) -> int:
+    """Print the estimate of each SVG at both widths (a ``*-narrow*.svg`` at the phone width
+    only, a file with a narrow sibling at the desktop width only); 1 if any is under its limit."""
+    bad = 0
+    for path in paths:
+        sibling = path.with_name(path.stem.replace("-dark", "-narrow-dark") if path.stem.endswith("-dark")
+                                 else path.stem + "-narrow").with_suffix(".svg")
+        widths = [390] if "-narrow" in path.stem else [1280] if sibling.exists() else [1280, 390]
+        for width in widths:
+            drawn, small = estimate(path.read_bytes(), width)
+            ok = small >= LIMITS[width] - 1e-6
+            bad += not ok
+            print(f"{'ok ' if ok else 'LOW'} {width:>5} {small:6.2f} px (limit {LIMITS[width]:g}) drawn {drawn:6.1f} px  {path}")
+    return 1 if bad else 0
+
+
 def main(argv=None) -> int:
     from tools.screenshots import pages
 
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "--svg":  # figure_text.py --svg FILE...: estimate files, no site, no browser
+        return check_files([Path(a) for a in argv[1:]])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("site", type=Path)
     p.add_argument("--widths", default="1280,390")
