@@ -22,6 +22,8 @@ TOP_HIT = {
     "overflow": "numerics/",
     "notation": "notation/",
     "learned positions": "learned/",
+    "induction head": "induction/",
+    "extrapolate": "extrapolation/",
 }
 
 
