@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
+#: Debian's Chromium; ``CHROMIUM=/path/to/chrome`` uses another (e.g. Google Chrome on a CI runner).
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
 
