@@ -133,13 +133,47 @@ _VISIBLE_FIGURES = """() => Array.from(document.querySelectorAll('figure.mha-fig
   .map(i => [i.currentSrc || i.src, i.getBoundingClientRect().width])"""
 
 
+#: The interactive figures (explorers, the model viewer) draw their text in the page: the size
+#: of each visible text is its computed font size, times the SVG's scale for SVG text.
+_INTERACTIVE_TEXT = """() => {
+  const out = [];
+  for (const root of document.querySelectorAll('.mha-explorer')) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const seen = new Set();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!n.textContent.trim() || seen.has(el) || el.closest('script, style, [hidden]')) continue;
+      seen.add(el);
+      const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      if (r.width < 2 || r.height < 2 || cs.visibility === 'hidden' || cs.display === 'none') continue;
+      if (cs.clip && cs.clip !== 'auto' && cs.position === 'absolute') continue;  // visually hidden
+      let size = parseFloat(cs.fontSize);
+      if (el instanceof SVGElement && el.getScreenCTM()) {
+        const m = el.getScreenCTM();
+        size *= Math.hypot(m.a, m.b);
+      }
+      out.push([root.dataset.explorer + ':' + (el.getAttribute('class') || el.tagName.toLowerCase()), size]);
+    }
+  }
+  return out;
+}"""
+
+
 def measure_page(page, base: str, url: str, site: Path, width: int, svg_cache: dict) -> list[Row]:
-    """Rows for the figures visible on one page at the viewport width already set on ``page``."""
+    """Rows for the figures visible on one page at the viewport width already set on ``page``:
+    one per static figure, and one per interactive figure (its smallest visible text)."""
     from tools.screenshots import load_all_images
 
-    page.goto(base + url)
+    page.goto(base + url, wait_until="networkidle")
     load_all_images(page)
     rows = []
+    smallest: dict[str, float] = {}
+    for label, size in page.evaluate(_INTERACTIVE_TEXT):
+        widget = label.split(":", 1)[0]
+        if size < smallest.get(widget, (float("inf"), ""))[0]:
+            smallest[widget] = (size, label)
+    for widget, (size, label) in sorted(smallest.items()):
+        rows.append(Row(url, f"explorer {label}", width, 0.0, round(size, 2)))
     for src, drawn in page.evaluate(_VISIBLE_FIGURES):
         path = urlparse(urljoin(base + url, src)).path.lstrip("/")
         if not path.endswith(".svg"):
