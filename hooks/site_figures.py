@@ -365,7 +365,7 @@ def _explorer(page, d, result) -> str:
 
 
 def _gallery(page, d, resolver) -> str:
-    """Each figure: its title as the heading (anchor: the script's name), a thumbnail, the
+    """Each figure: its title as the heading (anchor: the script's name), the figure, the
     caption of the page it first appears on (or its docstring), its reuse row and that page."""
     blocks = []
     first = _state.get("first_seen", {})
