@@ -125,13 +125,13 @@ def test_importing_a_script_changes_no_global_state():
 def test_theme_colours_follow_the_context():
     from figures._kit import style
 
-    assert style.colors()["bg"] == "white"
+    assert style.colors()["bg"] == "#ffffff"
     with style.theme("dark"):
         assert style.colors()["bg"] == style.THEMES["dark"]["bg"]
         with style.theme("light"):
-            assert style.colors()["bg"] == "white"
+            assert style.colors()["bg"] == "#ffffff"
         assert style.colors()["bg"] == style.THEMES["dark"]["bg"]
-    assert style.colors()["bg"] == "white"
+    assert style.colors()["bg"] == "#ffffff"
 
 
 def test_markdown_table_helper():
