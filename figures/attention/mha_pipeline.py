@@ -82,8 +82,8 @@ def draw(data: dict):
         panel(fig.add_subplot(grid[r + 1, 2:]), data["out"], f"out = concat $W_O$  {_shape(data['out'])}")
     else:
         # Left to right, one column per step; the heads' columns hold one row per head.
-        fig = style.plt.figure(figsize=(9.2, 5.4), layout="constrained")
-        grid = fig.add_gridspec(1 + H, 7, height_ratios=[0.16] + [1] * H, width_ratios=[3.2, 3, 1.7, 2.3, 1.7, 3, 3])
+        fig = style.plt.figure(figsize=(6.85, 5.4), layout="constrained")
+        grid = fig.add_gridspec(1 + H, 7, height_ratios=[0.16] + [1] * H, width_ratios=[2.7, 3, 1.6, 2.3, 1.6, 2.9, 3.7])
         for col, text in ((1, "1 project"), (2, "2 split"), (slice(3, 5), "3 attend"), (5, "4 concat"), (6, "5 $W_O$")):
             _step(fig.add_subplot(grid[0, col]), text)
         panel(fig.add_subplot(grid[1:, 0]), data["X"], f"$X$\n{_shape(data['X'])}", rows=True)
