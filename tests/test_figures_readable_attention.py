@@ -3,8 +3,8 @@
 Each figure is drawn to SVG in both themes (and in its phone layout when it has one) and
 measured the way ``tools/figure_text.py --svg`` estimates it: an image is drawn at its own
 size (pt x 4/3 px) or shrunk to the column it sits in. Limits: 11 px in a desktop column
-(688 px) and in a gallery thumbnail (at most 26rem = 520 px wide on a 1280 px screen),
-9 px in a phone's column (358 px); text colours 4.5:1 and plotted lines 3:1 on the page.
+(688 px), 9 px in a phone's column (358 px); text colours 4.5:1 and plotted lines 3:1 on the
+page.
 The browser test (tests/test_figure_text.py) measures the built site; this one catches a
 regression in seconds, figure by figure.
 """
@@ -26,10 +26,6 @@ from figures._kit import export, style  # noqa: E402
 FIGURES = ["mha_pipeline", "heads_in_action", "temperature_sweep", "scaling_variance", "pitfall_exponent",
            "one_head_outputs", "one_head_weights", "attention_memory_measured", "attention_memory",
            "transformer_block", "cat_sat_mat_weights", "cat_sat_down_x"]
-#: A gallery thumbnail is at most 26rem wide (docs/stylesheets/extra.css); Material's root
-#: font size is 20 px on a 1280 px screen.
-GALLERY_PX = 26 * 20
-
 #: It draws 28 SVGs (about 20 s of CPU): the full tier, beside the browser's measure of the site.
 pytestmark = pytest.mark.build
 
@@ -56,21 +52,21 @@ def drawn(tmp_path_factory):
     return svgs
 
 
-def test_the_gallery_limit_by_hand():
-    """11 pt (14.67 px) text in a 7 in figure (672 px) shrunk to 520 px: 14.67 x 520 / 672 = 11.35 px."""
+def test_the_estimate_by_hand():
+    """11 pt (14.67 px) text in a 7 in figure (672 px): its own size in a 688 px column, and
+    shrunk to a phone's 358 px, 14.67 x 358 / 672 = 7.81 px."""
     svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="504pt" height="100pt" viewBox="0 0 504 100">'
            b'<text style="font-size: 11px">x</text></svg>')
-    assert smallest_px(svg, GALLERY_PX) == pytest.approx(11 * 4 / 3 * 520 / 672)
     assert smallest_px(svg, 688) == pytest.approx(11 * 4 / 3)
+    assert smallest_px(svg, 358) == pytest.approx(11 * 4 / 3 * 358 / 672)
 
 
 @pytest.mark.parametrize("name", FIGURES)
-def test_text_reads_on_a_desktop_a_thumbnail_and_a_phone(drawn, name):
+def test_text_reads_on_a_desktop_and_a_phone(drawn, name):
     narrow = ("narrow" in {layout for (n, _, layout) in drawn if n == name})
     for theme in ("light", "dark"):
         wide = drawn[name, theme, "wide"]
         assert smallest_px(wide, figure_text.COLUMN_PX[1280]) >= figure_text.LIMITS[1280], (name, theme, "desktop")
-        assert smallest_px(wide, GALLERY_PX) >= figure_text.LIMITS[1280], (name, theme, "gallery")
         phone = drawn[name, theme, "narrow" if narrow else "wide"]
         assert smallest_px(phone, figure_text.COLUMN_PX[390]) >= figure_text.LIMITS[390], (name, theme, "phone")
 
