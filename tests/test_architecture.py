@@ -183,14 +183,15 @@ def test_block_diagram_is_readable_and_shows_both_models(arch):
     matplotlib.use("Agg")
     from figures._kit import style
 
-    for theme in ("light", "dark"):
-        with style.theme(theme):
+    for theme, layout in [(t, lay) for t in ("light", "dark") for lay in ("wide", "narrow")]:
+        with style.theme(theme), style.layout_of(layout):
             fig = figures.load("transformer_block").draw(arch)
         width, _ = fig.get_size_inches()
-        assert 6.5 <= width <= 7.5
+        # 11 pt in 7 in reads at 11 px in a desktop column and a gallery thumbnail; in 6 in, at 9 px on a phone
+        assert 6.5 <= width <= 7.0 if layout == "wide" else width <= 6.0
         texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
-        assert min(t.get_fontsize() for t in texts) >= 10
-        words = " ".join(t.get_text() for t in texts)
+        assert min(t.get_fontsize() for t in texts) >= 11
+        words = " ".join(t.get_text().replace("\n", " ") for t in texts)
         for s in ("× 6 layers", "× 12 layers", "masked self-attention", "12 heads × 32", "12 heads × 64, causal",
                   "384 → 1,536 → 384", "768 → 3,072 → 768", "final LayerNorm", "encoder, post-norm",
                   "decoder, pre-norm", "logits (B, T, 50,257)"):

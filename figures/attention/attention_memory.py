@@ -23,7 +23,7 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, None)] = (512, 1024, 2048,
 
 def draw(data: dict, ax=None):
     if ax is None:
-        _, ax = style.new_figure(6.0, 3.6)
+        _, ax = style.new_figure(5.85, 3.6)  # 6 in or less at 11 pt reads on a phone
     T = [r["T"] for r in data["rows"]]
     ax.loglog(T, [r["fp32"] / 2**20 for r in data["rows"]], "o-", base=2, label="fp32")
     ax.loglog(T, [r["fp16"] / 2**20 for r in data["rows"]], "s-", base=2, label="fp16")

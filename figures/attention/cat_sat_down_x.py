@@ -19,12 +19,12 @@ def draw(data: dict, ax=None):
         _, ax = style.new_figure(4.6, 3.4)
     D = len(data["X"][0])
     style.heatmap(data["X"], data["tokens"], [f"d{i}" for i in range(D)], ax=ax, vmin=0, vmax=1,
-                   annotate="{:.1f}", colorbar="value", xlabel="dimension", title="X, one row per token")
+                   annotate="{:.1f}", colorbar="value", xlabel="dimension", title="X, one row per token", fontsize=11)
     for h in range(1, data["n_heads"]):
         ax.axvline(h * data["d_head"] - 0.5, color=style.colors()["accent"], lw=3)
     for h in range(data["n_heads"]):
         ax.text((h + 0.5) * data["d_head"] - 0.5, -0.75, f"head {h + 1}", ha="center", va="bottom",
-                color=style.colors()["accent"], fontsize=10, fontweight="bold")
+                color=style.colors()["accent"], fontsize=11, fontweight="bold")
     ax.set_ylim(len(data["tokens"]) - 0.5, -1.1)
     return ax.figure
 

@@ -44,19 +44,27 @@ def explorer(data: dict) -> dict:
 
 
 def draw(data: dict):
+    # Twelve 4x4 maps with their values in 6 in: only the outer maps carry token labels, the
+    # titles and row names break over two lines, and every text stays at 11 pt.
     n = len(data["presets"])
     vmax = max(max(max(row) for row in data["maps"][p][k]) for p in data["presets"] for k, _ in MAPS)
-    fig, axes = style.new_figure(9.6, 3.0 * n + 0.2, nrows=n, ncols=3, squeeze=False)
+    fig, axes = style.new_figure(5.85, 1.75 * n + 1.25, nrows=n, ncols=3, squeeze=False)
+    fig.get_layout_engine().set(w_pad=0.02, h_pad=0.04, wspace=0.04, hspace=0.02)
     for r, preset in enumerate(data["presets"]):
         for c, (key, title) in enumerate(MAPS):
             ax = axes[r][c]
             style.heatmap(data["maps"][preset][key], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=vmax,
-                           annotate="{:.2f}", title=title if r == 0 else None, fontsize=9)
+                          annotate="{:.2f}", title=title.replace(" (", "\n(") if r == 0 else None, fontsize=11)
             if c == 0:
-                ax.set_ylabel(f"{preset}\nquery", fontweight="bold")
+                ax.set_ylabel(preset, fontweight="bold")
+            else:
+                ax.set_yticks([])
             if r == n - 1:
                 ax.set_xlabel("key")
-    fig.suptitle(f"τ = {data['tau']:.3g}; colour scale 0 to {vmax:.2f}", fontsize=11)
+            else:
+                ax.set_xticks([])
+    fig.suptitle(f"τ = {data['tau']:.3g}, one colour scale from 0 to {vmax:.2f}\n"
+                 "rows: queries, columns: keys", fontsize=11)
     return fig
 
 

@@ -30,37 +30,47 @@ def data(strength: Annotated[float, Range(0.1, 20)] = 3.0, n_splits: Annotated[i
                 single_share=float(w[cat] / (w[cat] + w[quietly])))
 
 
+#: The phone layout stacks the two panels (side by side they need 7 in at 11 pt).
+NARROW = True
+
+
 def draw(data: dict):
+    # Colours from the theme's palette (lines) and style.ink (their labels).
     c = style.colors()
-    fig, axes = style.new_figure(7.4, 3.1, ncols=2, width_ratios=[1.15, 1])
+    line = style.palette()
+    blue, vermillion, green = line[0], line[5], line[2]
+    if style.narrow():
+        fig, axes = style.new_figure(5.2, 6.6, nrows=2, height_ratios=[1, 1.1])
+    else:
+        fig, axes = style.new_figure(7.0, 3.3, ncols=2, width_ratios=[1.3, 1])
     dist = data["distance"]
     rows = [data["target"], data["out_single"], data["out_two"]]
     labels = ["target", f"one head\n({dist['single']:.2f} away)", f"two heads\n({dist['two']:.3f} away)"]
     cols = [s.replace(": ", ":\n") for s in data["slots"]]
-    style.heatmap(rows, labels, cols, ax=axes[0], vmin=0, vmax=1, annotate="{:.3f}", fontsize=11,
-                  title="sat's output")
+    style.heatmap(rows, labels, cols, ax=axes[0], vmin=0, vmax=1, annotate="{:.3f}", fontsize=11)
+    axes[0].set_title("sat's output", fontsize=11)
     axes[0].axvline(1.5, color=c["accent"], lw=3)
 
     ax = axes[1]
-    blue = style.OKABE_ITO[4] if c == style.THEMES["dark"] else style.OKABE_ITO[0]  # sky blue reads on dark
     best = data["best_single"]["distance"]
-    top = max(data["split_distance"]) * 1.16
+    top = max(data["split_distance"]) * 1.3
     ax.axhspan(0, best, color=c["grid"], alpha=0.5, lw=0)
-    ax.text(0.5, 0.5 * best, "out of reach\nof one head", ha="center", va="center", color=c["muted"], fontsize=10)
+    ax.text(0.5, 0.5 * best, "out of reach\nof one head", ha="center", va="center", color=c["muted"], fontsize=11)
     ax.plot(data["share"], data["split_distance"], lw=2, color=blue)
-    ax.text(0.5, top * 0.985, "one head, any split", ha="center", va="top", color=blue, fontsize=10)
+    ax.text(0.03, top * 0.985, "one head,\nany split", ha="left", va="top", color=style.ink(blue), fontsize=11)
     ax.axhline(best, color=c["accent"], ls="--", lw=1.5)
-    ax.plot([data["single_share"]], [dist["single"]], "o", ms=7, color=style.OKABE_ITO[5])
-    ax.annotate("one head,\nas computed", (data["single_share"], dist["single"]), xytext=(0.5, 0.5 * (best + top * 0.9)),
-                ha="center", va="center", color=style.OKABE_ITO[5], fontsize=10,
-                arrowprops=dict(arrowstyle="-", color=style.OKABE_ITO[5], lw=1))
-    ax.axhline(dist["two"], ls=":", lw=2.5, color=style.OKABE_ITO[2])
+    ax.plot([data["single_share"]], [dist["single"]], "o", ms=7, color=vermillion)
+    ax.annotate("one head,\nas computed", (data["single_share"], dist["single"]), xytext=(0.5, best + 0.45 * (top - best)),
+                ha="center", va="center", color=style.ink(vermillion), fontsize=11,
+                arrowprops=dict(arrowstyle="-", color=vermillion, lw=1, shrinkB=4))
+    ax.axhline(dist["two"], ls=":", lw=2.5, color=green)
     ax.text(0.5, dist["two"] + 0.04 * top, f"two heads: {dist['two']:.3f}", ha="center", va="bottom",
-            color=style.OKABE_ITO[2], fontsize=10, fontweight="bold")
+            color=style.ink(green), fontsize=11, fontweight="bold")
     ax.set_xlabel("one head's weight on cat\n(the rest on quietly)")
     ax.set_ylabel("distance from target")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, top)
+    ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
     ax.set_title(f"best any one head can do: {best:.2f}", fontsize=11)
     ax.grid(alpha=0.4)
     return fig

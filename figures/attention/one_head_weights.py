@@ -23,13 +23,16 @@ def data(strength: Annotated[float, Range(0.1, 20)] = 3.0) -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.2, 2.7, ncols=2, sharey=True)
-    labels = [f"{name}\n(d_head = {d})" for name, d in zip(data["rows"], data["d_head"])]
+    # Two 3x4 maps in 6 in at 11 pt: the row names once, on the left; two-line titles.
+    fig, axes = style.new_figure(5.85, 3.0, ncols=2, sharey=True)
+    labels = [f"{name}\n($d_{{\\mathrm{{head}}}}$ = {d})" for name, d in zip(data["rows"], data["d_head"])]
     smax = max(max(row) for row in data["scores"])
     style.heatmap(data["scores"], labels, data["tokens"], ax=axes[0], vmin=0, vmax=smax, annotate="{:.2f}",
-                  title="scores q·k / √d_head", fontsize=11)
+                  fontsize=11)
+    axes[0].set_title("scores\n" r"$q \cdot k\, /\sqrt{d_{\mathrm{head}}}$", fontsize=11)
     style.heatmap(data["weights"], None, data["tokens"], ax=axes[1], vmin=0, vmax=1, annotate="{:.3f}",
-                  title="weights (softmax of each row)", fontsize=11)
+                  fontsize=11)
+    axes[1].set_title("weights\n(softmax of each row)", fontsize=11)
     for ax in axes:
         ax.set_xlabel(f"key (query: {data['query']})")
     return fig

@@ -33,18 +33,25 @@ def data(d_heads: Annotated[tuple[int, ...], Range(1, 1024)] = (1, 2, 4, 8, 16, 
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(8.4, 3.4, ncols=2)
+    # Two panels in 6 in at 11 pt: the right panel names its curves beside them (a legend
+    # would cover the unscaled curve).
+    fig, (a, b) = style.new_figure(5.85, 3.5, ncols=2)
     c = style.colors()
+    line = style.palette()
     a.loglog(data["d_head"], data["d_head"], color=c["muted"], lw=1, ls="--", label=r"$d_{\mathrm{head}}$ (theory)")
-    a.loglog(data["d_head"], data["variance"], "o", label="sample variance")
-    a.set(xlabel=r"head width $d_{\mathrm{head}}$", ylabel="Var(q · k)",
-          title=r"Dot products spread like $\sqrt{d_{\mathrm{head}}}$")
-    a.legend()
-    b.semilogx(data["d_head"], data["max_weight_unscaled"], "o-", label="softmax(q·k)")
-    b.semilogx(data["d_head"], data["max_weight_scaled"], "s-", label=r"softmax(q·k / $\sqrt{d_{\mathrm{head}}}$)")
-    b.set(xlabel=r"head width $d_{\mathrm{head}}$", ylabel="mean largest weight", ylim=(0, 1.05), title=f"Saturation over {data['n_keys']} keys")
-    b.legend(loc="center right")
+    a.loglog(data["d_head"], data["variance"], "o", color=line[0], label="sample\nvariance")
+    a.set(ylabel="Var(q · k)")
+    a.set_title("Dot products spread\n" r"like $\sqrt{d_{\mathrm{head}}}$", fontsize=11)
+    a.legend(loc="upper left", fontsize=11, handlelength=1.5)
+    b.semilogx(data["d_head"], data["max_weight_unscaled"], "o-", color=line[0])
+    b.semilogx(data["d_head"], data["max_weight_scaled"], "s-", color=line[1])
+    b.text(0.04, 0.9, "softmax(q·k)", transform=b.transAxes, color=style.ink(line[0]), fontsize=11, va="top")
+    b.text(0.97, 0.265, r"softmax(q·k / $\sqrt{d_{\mathrm{head}}}$)", transform=b.transAxes, color=style.ink(line[1]),
+           fontsize=11, ha="right", va="bottom")
+    b.set(ylabel="mean largest weight", ylim=(0, 1.05))
+    b.set_title(f"Saturation\nover {data['n_keys']} keys", fontsize=11)
     for ax in (a, b):
+        ax.set_xlabel(r"head width $d_{\mathrm{head}}$")
         ax.grid(alpha=0.4)
     return fig
 

@@ -38,20 +38,21 @@ def data(tau_min: Annotated[float, Range(0.01, 100)] = 0.1, tau_max: Annotated[f
 
 
 def draw(data: dict):
+    # 2 x 2 panels in 6 in, 11 pt throughout: one shared axis label per direction and one
+    # legend above the panels.
     presets = list(data["entropy"])
-    fig, axes = style.new_figure(9.0, 5.6, nrows=2, ncols=2, sharex=True, sharey=True)
+    fig, axes = style.new_figure(5.85, 5.2, nrows=2, ncols=2, sharex=True, sharey=True)
     for ax, preset in zip(axes.flat, presets):
         for h, label in HEADS:
             ax.semilogx(data["tau"], data["entropy"][preset][h], label=label, lw=2)
         ax.axhline(data["uniform"], color=style.colors()["muted"], ls=":", lw=1)
         ax.axvline(math.sqrt(2), color=style.colors()["accent"], ls="--", lw=1)
-        ax.set_title(preset)
+        ax.set_title(preset, fontsize=11)
         ax.grid(alpha=0.4)
-    for ax in axes[1]:
-        ax.set_xlabel("temperature τ (dashed: √2)")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("mean row entropy (nats)")
-    axes[0][0].legend(loc="lower right", fontsize=9)
+    fig.supxlabel("temperature τ (dashed: √2)", fontsize=11)
+    fig.supylabel("mean row entropy (nats)", fontsize=11)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=3, fontsize=11)
     style.plain_log_ticks(axes[1][0], "x")
     style.plain_log_ticks(axes[1][1], "x")
     return fig

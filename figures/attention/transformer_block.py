@@ -92,8 +92,36 @@ def data() -> dict:
 
 # ---- drawing --------------------------------------------------------------------------------
 
-_BOX_W = 2.7  # inches; the figure is 7 in wide, two columns of 3.5 in
-_GAP = 0.24   # vertical gap between two items (an arrow)
+#: The phone layout keeps the two models side by side in 6 in (11 pt), with the labels that
+#: do not fit its narrower boxes broken over two lines; the wide one is 7 in.
+NARROW = True
+
+_GAP = 0.24    # vertical gap between two items (an arrow)
+_LINE = 0.21   # inches from one text line of a box to the next
+
+
+def _geometry() -> dict:
+    """Sizes in inches for the current layout: figure width, box width, the two column
+    centres, the frame's margin around the boxes, the frame label's centre left of the
+    frame, the residual lines' distance right of the boxes, and a cell of the mask glyph."""
+    if style.narrow():
+        return dict(width=5.84, box=2.38, centres=(1.47, 4.43), frame=0.08, label=0.11, residual=0.12, glyph=0.045)
+    return dict(width=7.0, box=2.74, centres=(1.74, 5.25), frame=0.14, label=0.12, residual=0.16, glyph=0.062)
+
+
+def _fit(text: str, bold: bool, width: float) -> str:
+    """``text``, broken at the space nearest its middle when it is wider than ``width`` inches at 11 pt."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(family="sans-serif", size=11, weight="bold" if bold else "normal")
+    if text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0] / 72 <= width:
+        return text
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    if not spaces:
+        return text
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut] + "\n" + text[cut + 1:]
 
 
 def _items(m: dict) -> tuple[list, list, tuple]:
@@ -116,29 +144,44 @@ def _items(m: dict) -> tuple[list, list, tuple]:
                        ("out", "output head", f"logits (B, T, {m['vocab']:,})")]
         residuals = [(2, 4), (5, 7)]
         frame = (2, 7)
+    room = _geometry()["box"] - 0.28  # text keeps 0.14 in from each side of its box
+    items = [(kind, l1 and _fit(l1, l2 is not None, room), l2 and _fit(l2, False, room)) for kind, l1, l2 in items]
     return items, residuals, frame
 
 
-def _height(kind: str) -> float:
-    return {"add": 0.26, "norm": 0.34}.get(kind, 0.56)
+def _lines(item) -> list[tuple[str, bool]]:
+    """The text lines of one box, each with whether it is bold (the first label of a two-label box)."""
+    _, line1, line2 = item
+    if line1 is None:
+        return []
+    if line2 is None:
+        return [(line1, False)]
+    return [(t, True) for t in line1.split("\n")] + [(t, False) for t in line2.split("\n")]
+
+
+def _height(item) -> float:
+    return 0.26 if item[0] == "add" else 0.14 + _LINE * len(_lines(item))
 
 
 def _column(ax, m: dict, cx: float, y_top: float) -> float:
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
     c = style.colors()
-    fills = {"embed": style.OKABE_ITO[1], "attn": style.OKABE_ITO[0], "ffn": style.OKABE_ITO[2],
-             "norm": c["muted"], "out": style.OKABE_ITO[3]}
+    g = _geometry()
+    W = g["box"]
+    line = style.palette()
+    fills = {"embed": line[1], "attn": line[0], "ffn": line[2], "norm": c["muted"], "out": line[3]}
     items, residuals, (f0, f1) = _items(m)
     ax.text(cx, y_top, m["name"], ha="center", va="top", fontsize=12, fontweight="bold")
-    ax.text(cx, y_top - 0.26, f"{m['kind']}, {m['norm']}-norm", ha="center", va="top", fontsize=10.5,
+    ax.text(cx, y_top - 0.26, f"{m['kind']}, {m['norm']}-norm", ha="center", va="top", fontsize=11,
             color=c["muted"])
     y = y_top - 0.72
     spans = []
-    for i, (kind, line1, line2) in enumerate(items):
+    for i, item in enumerate(items):
+        kind = item[0]
         if i == f0 or i == f1 + 1:
             y -= 0.2  # room for the frame edge (and the branch point above the first item)
-        h = _height(kind)
+        h = _height(item)
         spans.append((y, y - h))
         if i:
             ax.annotate("", xy=(cx, y), xytext=(cx, spans[i - 1][1]),
@@ -148,19 +191,18 @@ def _column(ax, m: dict, cx: float, y_top: float) -> float:
             ax.add_patch(Circle((cx, yc), h / 2, facecolor="none", edgecolor=c["fg"], lw=1.3))
             ax.text(cx, yc, "+", ha="center", va="center", fontsize=12, fontweight="bold")
         else:
-            ax.add_patch(FancyBboxPatch((cx - _BOX_W / 2, y - h), _BOX_W, h, boxstyle="round,pad=0,rounding_size=0.06",
+            ax.add_patch(FancyBboxPatch((cx - W / 2, y - h), W, h, boxstyle="round,pad=0,rounding_size=0.06",
                                         facecolor=fills[kind], alpha=0.22, edgecolor="none"))
-            ax.add_patch(FancyBboxPatch((cx - _BOX_W / 2, y - h), _BOX_W, h, boxstyle="round,pad=0,rounding_size=0.06",
+            ax.add_patch(FancyBboxPatch((cx - W / 2, y - h), W, h, boxstyle="round,pad=0,rounding_size=0.06",
                                         facecolor="none", edgecolor=fills[kind], lw=1.4))
-            tx = cx - (0.2 if kind == "attn" else 0)
-            if line2 is None:
-                ax.text(tx, yc, line1, ha="center", va="center", fontsize=10.5)
-            else:
-                ax.text(tx, yc + 0.1, line1, ha="center", va="center", fontsize=10.5, fontweight="bold")
-                ax.text(tx, yc - 0.13, line2, ha="center", va="center", fontsize=10, color=c["fg"])
+            n, s = 5, g["glyph"]  # the attention box's mask glyph: n x n cells of s inches, 0.08 in from the edge
+            tx = cx - ((0.08 + n * s) / 2 if kind == "attn" else 0)  # centred in the room left of the glyph
+            lines = _lines(item)
+            for k, (text, bold) in enumerate(lines):
+                ax.text(tx, yc + _LINE * ((len(lines) - 1) / 2 - k), text, ha="center", va="center", fontsize=11,
+                        fontweight="bold" if bold else "normal")
             if kind == "attn":  # which keys each query may see: all (encoder) or the past (decoder)
-                n, s = 5, 0.062
-                x0, y0 = cx + _BOX_W / 2 - 0.12 - n * s, yc + n * s / 2
+                x0, y0 = cx + W / 2 - 0.08 - n * s, yc + n * s / 2
                 for r in range(n):
                     for k in range(n):
                         seen = k <= r or not m["causal"]
@@ -168,21 +210,22 @@ def _column(ax, m: dict, cx: float, y_top: float) -> float:
                                                facecolor=c["fg"] if seen else "none"))
         y -= h + _GAP
     # residual connections: a branch on the stream, around the sub-block, into the "+"
-    xr = cx + _BOX_W / 2 + 0.16
+    xr = cx + W / 2 + g["residual"]
     for before, target in residuals:
         yb = spans[before][0] + 0.1
         yt = (spans[target][0] + spans[target][1]) / 2
-        r = _height("add") / 2
+        r = _height(("add", None, None)) / 2
         ax.plot([cx, xr, xr], [yb, yb, yt], color=c["fg"], lw=1.2, solid_joinstyle="miter")
         ax.annotate("", xy=(cx + r, yt), xytext=(xr, yt),
                     arrowprops=dict(arrowstyle="-|>", color=c["fg"], lw=1.2, shrinkA=0, shrinkB=0))
         ax.plot([cx], [yb], "o", color=c["fg"], ms=4)
     # the repeated block
     ftop, fbot = spans[f0][0] + 0.17, spans[f1][1] - 0.1
-    ax.add_patch(FancyBboxPatch((cx - _BOX_W / 2 - 0.14, fbot), _BOX_W + 0.44, ftop - fbot,
+    left = cx - W / 2 - g["frame"]
+    ax.add_patch(FancyBboxPatch((left, fbot), xr + g["frame"] - left, ftop - fbot,
                                 boxstyle="round,pad=0,rounding_size=0.1", facecolor="none", edgecolor=c["accent"],
                                 lw=1.6, linestyle=(0, (5, 3))))
-    ax.text(cx - _BOX_W / 2 - 0.26, (ftop + fbot) / 2, f"× {m['layers']} layers", rotation=90, ha="center",
+    ax.text(left - g["label"], (ftop + fbot) / 2, f"× {m['layers']} layers", rotation=90, ha="center",
             va="center", fontsize=11, fontweight="bold", color=c["accent"])
     return spans[-1][1]
 
@@ -190,18 +233,19 @@ def _column(ax, m: dict, cx: float, y_top: float) -> float:
 def _column_height(m: dict) -> float:
     """Inches from the title's top to the last box's bottom (what ``_column`` draws)."""
     items = _items(m)[0]
-    return 0.72 + sum(_height(kind) for kind, *_ in items) + _GAP * (len(items) - 1) + 2 * 0.2
+    return 0.72 + sum(_height(item) for item in items) + _GAP * (len(items) - 1) + 2 * 0.2
 
 
 def draw(data: dict):
     models = (data["encoder"], data["decoder"])
+    g = _geometry()
     height = max(_column_height(m) for m in models) + 0.1
-    fig = style.plt.figure(figsize=(7.0, height))
+    fig = style.plt.figure(figsize=(g["width"], height))
     ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 7.0)
+    ax.set_xlim(0, g["width"])
     ax.set_ylim(0, height)
     ax.axis("off")
-    for m, cx in zip(models, (1.68, 5.32)):
+    for m, cx in zip(models, g["centres"]):
         _column(ax, m, cx, height - 0.05)
     return fig
 
