@@ -247,6 +247,12 @@ def _link(page, target: str) -> str:
     return get_relative_url(target, page.file.src_uri)
 
 
+def _url(page, target: str) -> str:
+    """``target`` (a site path) as a URL from the *built* page: for raw HTML, which MkDocs does
+    not rewrite as it does Markdown links (``attention/`` needs ``../figures/...``)."""
+    return get_relative_url(target, page.url or ".")
+
+
 def _reuse_row(page, request, kind: str) -> str:
     _, contract = _kit()
     names = request.outputs(kind)
@@ -299,14 +305,14 @@ def _picture(page, result, role: str, alt: str, loading: str, scheme: str) -> st
     """One theme's image; with a ``<source>`` for phones when the script has a narrow layout."""
     names = result.request.outputs("figure")
     width, height = _svg_size(result.files[names[role]], names[role])
-    img = (f'<img src="{_link(page, "figures/" + names[role])}#only-{scheme}" alt="{html_lib.escape(alt)}" '
+    img = (f'<img src="{_url(page, "figures/" + names[role])}#only-{scheme}" alt="{html_lib.escape(alt)}" '
            f'width="{width}" height="{height}" loading="{loading}" decoding="async">')
     narrow = "svg_narrow" + ("_dark" if scheme == "dark" else "")
     if narrow not in names:
         return img
     nw, nh = _svg_size(result.files[names[narrow]], names[narrow])
     return (f'<picture><source media="(max-width: {NARROW_BELOW_PX - 0.02}px)" '
-            f'srcset="{_link(page, "figures/" + names[narrow])}" width="{nw}" height="{nh}">{img}</picture>')
+            f'srcset="{_url(page, "figures/" + names[narrow])}" width="{nw}" height="{nh}">{img}</picture>')
 
 
 def _figure(page, d, result) -> str:

@@ -84,7 +84,8 @@ def _svg_px(svg: bytes) -> tuple[int, int]:
 @pytest.mark.build
 def test_a_narrow_figure_gets_a_phone_source_and_every_image_its_size(tmp_path):
     proj = mini_project(tmp_path, {"wide": NARROW_FIGURE, "small": SMALL_FIGURE},
-                        "# Home\n\n![first](figures/small.svg)\n\n![second](figures/wide.svg)\n")
+                        {"index.md": "# Home\n\n![first](figures/small.svg)\n\n![second](figures/wide.svg)\n",
+                         "part/deep.md": "# Deep\n\n![again](../figures/wide.svg)\n"})
     run = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert run.returncode == 0, run.stderr[-3000:]
     site = tmp_path / "site"
@@ -103,6 +104,11 @@ def test_a_narrow_figure_gets_a_phone_source_and_every_image_its_size(tmp_path):
     assert re.search(rf'<img src="figures/small.svg#only-light" alt="first" width="{small[0]}" '
                      rf'height="{small[1]}" loading="eager"', html), html
     assert 'src="figures/small-dark.svg#only-dark" alt="first"' in html and html.count('loading="eager"') == 2
+    # raw HTML is not rewritten by MkDocs: a page one folder down (part/deep/) links ../../figures/
+    deep = (site / "part" / "deep" / "index.html").read_text()
+    assert 'srcset="../../figures/wide-narrow.svg"' in deep and 'src="../../figures/wide.svg#only-light"' in deep
+    for url in re.findall(r'(?:src|srcset)="([^"#]+\.svg)', deep):
+        assert (site / "part" / "deep" / url).resolve().is_file(), url
 
 
 @pytest.mark.build
