@@ -164,6 +164,9 @@ def test_bert_viewer_is_a_figure_with_an_explorer():
 
 from test_browser import browser, chromium, site_url  # noqa: E402,F401
 
+#: The BERT viewer's box: the page also holds the tiny decoders' viewer (tests/test_tiny_viewer.py).
+BOX = ".mha-explorer[data-explorer=bert] "
+
 
 @pytest.mark.build
 @pytest.mark.browser
@@ -173,41 +176,42 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(site_url + "viewer/", wait_until="networkidle")
-    ui = page.locator(".mha-explorer-ui")
-    assert ui.is_visible() and not page.is_visible(".mha-explorer-static")
-    embedded = page.eval_on_selector(".mha-explorer[data-explorer=bert] .mha-explorer-data", "s => s.textContent")
+    box = page.locator(BOX.strip())
+    ui = page.locator(BOX + ".mha-explorer-ui")
+    assert ui.is_visible() and not page.is_visible(".mha-explorer-static[data-static-for=bert]")
+    embedded = page.eval_on_selector(BOX + ".mha-explorer-data", "s => s.textContent")
     assert len(embedded.encode("utf-8")) <= 400_000
-    assert page.locator(".bv-thumb").count() == 72
+    assert page.locator(BOX + ".bv-thumb").count() == 72
 
     def shown(side):
-        return page.eval_on_selector_all(f".bv-{side} .bv-tok .bv-w", "ws => ws.map(w => w.textContent)")
+        return page.eval_on_selector_all(BOX + f".bv-{side} .bv-tok .bv-w", "ws => ws.map(w => w.textContent)")
 
     def text3(values):
         return [f"{float(w):.3f}" for w in values]
 
     # choose a sentence and a layer with the selects, a head by clicking its thumbnail
     s, layer, head = 5, 2, 9  # "A dog bites a man, and a man bites a dog.", layer 2, head 9
-    page.get_by_label("Sentence").select_option(value=str(s + 1))  # option values count from 1, as shown
-    page.get_by_label("Layer", exact=True).select_option(value=str(layer))
-    said = page.text_content(".bv-live")  # one short line per change
+    box.get_by_label("Sentence").select_option(value=str(s + 1))  # option values count from 1, as shown
+    box.get_by_label("Layer", exact=True).select_option(value=str(layer))
+    said = page.text_content(BOX + ".bv-live")  # one short line per change
     assert said.startswith(f"Layer {layer}, head {ui.get_attribute('data-head')}: ") and len(said) <= 90
-    page.click(f".bv-thumb[data-layer='{layer}'][data-head='{head}']")
-    assert page.text_content(".bv-live").startswith(f"Layer {layer}, head {head}: ")
+    page.click(BOX + f".bv-thumb[data-layer='{layer}'][data-head='{head}']")
+    assert page.text_content(BOX + ".bv-live").startswith(f"Layer {layer}, head {head}: ")
     assert ui.get_attribute("data-sentence") == str(s + 1)
     assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == (str(layer), str(head))
-    assert page.get_attribute(f".bv-thumb[data-layer='{layer}'][data-head='{head}']", "aria-checked") == "true"
+    assert page.get_attribute(BOX + f".bv-thumb[data-layer='{layer}'][data-head='{head}']", "aria-checked") == "true"
     tokens = reference[s]["tokens"]
     A = reference[s]["attentions"][layer - 1, head - 1]
-    assert page.eval_on_selector_all(".bv-q .bv-tok .bv-t", "ts => ts.map(t => t.textContent)") == tokens
+    assert page.eval_on_selector_all(BOX + ".bv-q .bv-tok .bv-t", "ts => ts.map(t => t.textContent)") == tokens
 
     # keyboard: Tab into the head view lands on query 2; the arrow keys move to query 4
-    page.focus("#" + page.get_attribute("select[id$='-head']", "id"))
+    page.focus("#" + page.get_attribute(BOX + "select[id$='-head']", "id"))
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.dataset.side + document.activeElement.dataset.i") == "q1"
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
     assert shown("k") == text3(A[3]) and shown("q") == [""] * len(tokens)
-    live = page.text_content(".bv-live")
+    live = page.text_content(BOX + ".bv-live")
     j = int(np.argmax(A[3]))
     assert live.startswith(f"“{tokens[3]}”, query 4: most to “{tokens[j]}” {A[3, j]:.3f}") and len(live) <= 90
     ring = "(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
@@ -217,18 +221,19 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     assert shown("q") == text3(A[:, 3]) and shown("k") == [""] * len(tokens)
 
     # a clicked (kept) token follows the head chosen from the overview with the keyboard
-    page.click(".bv-q .bv-tok[data-i='6']")
-    page.focus(".bv-thumb[aria-checked=true]")
+    page.click(BOX + ".bv-q .bv-tok[data-i='6']")
+    page.focus(BOX + ".bv-thumb[aria-checked=true]")
     page.keyboard.press("ArrowUp")  # layer 1, same head
     assert (ui.get_attribute("data-layer"), ui.get_attribute("data-head")) == ("1", str(head))
     assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2
-    value = page.text_content(".bv-thumb[aria-checked=true] .bv-val")
-    assert page.text_content(".bv-live").startswith(f"Layer 1, head {head}: ") and page.text_content(".bv-live").endswith(f" {value}.")
+    value = page.text_content(BOX + ".bv-thumb[aria-checked=true] .bv-val")
+    live = page.text_content(BOX + ".bv-live")
+    assert live.startswith(f"Layer 1, head {head}: ") and live.endswith(f" {value}.")
     assert shown("k") == text3(reference[s]["attentions"][0, head - 1, 6])
     # every control is labelled, every token and thumbnail has a name
     unlabeled = page.evaluate("""Array.from(document.querySelectorAll('.bv select')).filter(e => !e.labels.length).length""")
     assert unlabeled == 0
-    names = page.eval_on_selector_all(".bv-tok .bv-sr, .bv-thumb .bv-sr", "ss => ss.map(s => s.textContent)")
+    names = page.eval_on_selector_all(BOX + ".bv-tok .bv-sr, " + BOX + ".bv-thumb .bv-sr", "ss => ss.map(s => s.textContent)")
     assert len(names) == 2 * len(tokens) + 72 and names[0] == "query 1: " and names[-1] == "Layer 6, head 12: "
     assert not errors, errors
     ctx.close()
@@ -240,8 +245,8 @@ def test_viewer_starts_after_instant_navigation(browser, site_url):  # noqa: F81
     page = browser.new_page()
     page.goto(site_url + "real_heads/", wait_until="networkidle")
     page.click(".md-content a[href$='viewer/']")
-    page.wait_for_selector(".mha-explorer-ui:not([hidden]) .bv-thumb")
-    assert page.locator(".bv-thumb").count() == 72
+    page.wait_for_selector(BOX + ".mha-explorer-ui:not([hidden]) .bv-thumb")
+    assert page.locator(BOX + ".bv-thumb").count() == 72
     page.close()
 
 

@@ -1,20 +1,24 @@
-// Real-model attention viewer (page: look inside a real model; widget "bert").
+// Attention viewers (page: look inside a real model): widget "bert" for all-MiniLM-L6-v2,
+// widget "tiny" for the tiny decoders trained on this site.
 //
-// Shows one head of all-MiniLM-L6-v2 on a built-in sentence as lines between a column of
-// query tokens and a column of key tokens, and all 6 x 12 heads as thumbnails labelled
-// with their head-type score. Nothing is computed here: the build ran mhalib's forward
-// pass and put every weight on the page (figures/real_model/bert_viewer.py), each as
-// q = round(1000 w), two base64url characters per weight, in the order layer, head,
-// query, key. A weight is shown as q / 1000 with three decimals, exactly as stored.
-// Plain DOM and SVG; no framework, no network.
+// Shows one head of a model on a built-in input as lines between a column of query tokens
+// and a column of key tokens, and all heads as thumbnails labelled with a head score.
+// Nothing is computed here: the build ran mhalib's forward pass and put every weight on the
+// page (figures/real_model/bert_viewer.py, figures/experiments/tiny_viewer.py), each as
+// q = round(1000 w), two base64url characters per weight, in the order layer, head, query,
+// key. A weight is shown as q / 1000 with three decimals, exactly as stored. The tiny
+// decoders are causal: a query's weights on later keys are exactly 0, so only the lower
+// triangle (keys 0..i of query i) is stored, and the viewer greys those later keys out as
+// "masked". Plain DOM and SVG; no framework, no network.
 (function () {
   "use strict";
 
   const SVG_NS = "http://www.w3.org/2000/svg";
   const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
+  const MASKED_RGB = [150, 150, 150]; // a thumbnail's cells above the diagonal: no weight, not a low one
   const NAMES = {
     "previous token": "previous token", "next token": "next token", self: "self", "to [CLS]": "[CLS]",
-    "to [SEP]": "[SEP]", "to punctuation": "punctuation", entropy: "spread", broad: "broad",
+    "to [SEP]": "[SEP]", "to punctuation": "punctuation", entropy: "spread", broad: "broad", induction: "induction",
   };
   const HEAD_NAMES = { ...NAMES, "previous token": "previous-token", "next token": "next-token" };
 
@@ -27,6 +31,19 @@
     return out;
   }
 
+  // A causal model's lower triangles (per layer and head: query i, keys 0..i) -> full T x T
+  // blocks in the order layer, head, query, key, with 0 above the diagonal.
+  function decodeCausal(codes, alphabet, L, H, T) {
+    const tri = decode(codes, alphabet), n = (T * (T + 1)) / 2;
+    if (tri.length !== L * H * n) throw new Error(`causal codes hold ${tri.length} weights, expected ${L * H * n}`);
+    const out = new Uint16Array(L * H * T * T);
+    let k = 0;
+    for (let b = 0; b < L * H; b++)
+      for (let i = 0; i < T; i++)
+        for (let j = 0; j <= i; j++) out[(b * T + i) * T + j] = tri[k++];
+    return out;
+  }
+
   // q per mille -> "0.123": integer arithmetic, so the text is exactly the stored rounding.
   function permille(q) {
     return `${Math.floor(q / 1000)}.${String(q % 1000).padStart(3, "0")}`;
@@ -36,39 +53,83 @@
     return v === null || v === undefined ? "–" : v.toFixed(2);
   }
 
+  // ---- one or more models, each with its inputs ---------------------------------------
+  function prepare(data) {
+    if (!data.models) { // the BERT payload: one model, its sentences
+      return [{
+        key: "bert", title: null, task: null, layers: data.layers, heads: data.heads, types: data.types,
+        short: data.short, threshold: data.threshold, scores: data.scores, sentence_scores: data.sentence_scores,
+        label: data.label, label_value: data.label_value, causal: false, typeLabel: "bert",
+        sentences: data.sentences.map((s) => ({ text: s.text, tokens: s.tokens, w: decode(s.codes, data.alphabet) })),
+      }];
+    }
+    return data.models.map((m) => ({
+      ...m, short: data.short, threshold: data.threshold, causal: data.causal, typeLabel: "best",
+      k: data.tasks[m.task].k,
+      sentences: data.tasks[m.task].sequences.map((s, n) => ({
+        ...s, predicted: m.predicted[n], w: decodeCausal(m.codes[n], data.alphabet, m.layers, m.heads, s.tokens.length),
+      })),
+    }));
+  }
+
   // ---- the viewer -------------------------------------------------------------------
   let uid = 0;
 
   function init(ui, data) {
     const { el, colour } = window.mhaExplorers;
-    const L = data.layers, H = data.heads;
-    const sentences = data.sentences.map((s) => ({ text: s.text, tokens: s.tokens, w: decode(s.codes, data.alphabet) }));
+    const models = prepare(data);
+    const tiny = Boolean(data.models);
+    const unit = tiny ? "sequence" : "sentence";
     const state = {
-      s: data.start.sentence - 1, l: data.start.layer - 1, h: data.start.head - 1,
-      by: "type", // what the thumbnails' labels show: "type" or one of data.types
+      m: (data.start.model || 1) - 1, s: data.start.sentence - 1, l: data.start.layer - 1, h: data.start.head - 1,
+      by: "type", // what the thumbnails' labels show: "type" or one of the model's types
       cursor: { side: "q", i: 1 }, // the head view's one tab stop
       pinned: null, hover: null, focused: null,
     };
     const id = "bv-" + ++uid;
+    const model = () => models[state.m];
+    const sentence = () => model().sentences[state.s];
 
-    // weight of query i on key j, per mille, in the selected head of the selected sentence
+    // weight of query i on key j, per mille, in the selected head of the selected input
     function q(i, j) {
-      const s = sentences[state.s], T = s.tokens.length;
-      return s.w[((state.l * H + state.h) * T + i) * T + j];
+      const s = sentence(), T = s.tokens.length;
+      return s.w[((state.l * model().heads + state.h) * T + i) * T + j];
+    }
+    // may query i attend to key j? (a causal model: only to itself and earlier keys)
+    function allowed(i, j) {
+      return !model().causal || j <= i;
     }
 
     // ---- controls
     function select(label, key, options) {
-      const sel = el("select", { id: `${id}-${key}` }, options.map(([value, text]) => el("option", { value, text })));
+      const sel = el("select", { id: `${id}-${key}` });
+      fill(sel, options);
       const wrap = el("div", { class: "mha-control" }, [el("label", { for: sel.id, text: label }), sel]);
       return { sel, wrap };
     }
+    function fill(sel, options) {
+      sel.replaceChildren(...options.map(([value, text]) => el("option", { value, text })));
+    }
     // option values count from 1, as the labels do
-    const sentenceSel = select("Sentence", "sentence", sentences.map((s, k) => [String(k + 1), `${k + 1}. ${s.text}`]));
-    const layerSel = select("Layer", "layer", Array.from({ length: L }, (_, k) => [String(k + 1), String(k + 1)]));
-    const headSel = select("Head", "head", Array.from({ length: H }, (_, k) => [String(k + 1), String(k + 1)]));
+    const sentenceOptions = () => model().sentences.map((s, k) => [String(k + 1), `${k + 1}. ${s.text}`]);
+    const sentenceSel = select(tiny ? "Sequence" : "Sentence", "sentence", sentenceOptions());
+    const layerSel = select("Layer", "layer", []);
+    const headSel = select("Head", "head", []);
     sentenceSel.wrap.classList.add("bv-sentence");
+    let modelSel = null;
+    if (tiny) {
+      modelSel = select("Model", "model", []);
+      modelSel.wrap.classList.add("bv-sentence");
+      const groups = {};
+      models.forEach((m, k) => {
+        const task = m.task === "kback" ? `Copy the token ${m.k} back (kback)` : "Continue a repeated segment (repeat)";
+        if (!groups[task]) { groups[task] = el("optgroup", { label: task }); modelSel.sel.appendChild(groups[task]); }
+        groups[task].appendChild(el("option", { value: String(k + 1), text: m.task === "kback" ? m.method : m.title.replace(/^induction, /, "induction model, ") }));
+      });
+    }
 
+    const about = el("p", { class: "bv-about" });
+    const legend = el("p", { class: "bv-legend" });
     const summary = el("p", { class: "bv-summary" });
     const live = el("p", { class: "bv-live bv-sr", "aria-live": "polite", "aria-atomic": "true" });
 
@@ -86,33 +147,50 @@
       qCol, svg, kCol]);
     const readout = el("p", { class: "bv-readout" });
 
-    // ---- the overview: 6 x 12 thumbnails
-    const byOptions = [["type", "type (the kind of key that gets half the weight)"]].concat(
-      data.types.map((t) => [t, t === "entropy" ? "spread (normalised entropy)" : `${NAMES[t]} score`]));
-    const bySel = select("Label heads by", "by", byOptions);
-    const grid = el("div", {
-      class: "bv-grid", role: "radiogroup",
-      "aria-label": `All ${L * H} heads: layers 1 to ${L} (rows) by heads 1 to ${H} (columns)`,
-    });
-    grid.appendChild(el("div", { class: "bv-corner", "aria-hidden": "true", text: "layer \\ head" }));
-    for (let h = 0; h < H; h++) grid.appendChild(el("div", { class: "bv-colno", "aria-hidden": "true", text: String(h + 1) }));
-    const thumbs = [];
-    for (let l = 0; l < L; l++) {
-      grid.appendChild(el("div", { class: "bv-rowno", "aria-hidden": "true", text: String(l + 1) }));
-      for (let h = 0; h < H; h++) {
-        const canvas = el("canvas", { "aria-hidden": "true" });
-        // its name is what it shows, after "Layer 1, head 3:"
-        const where = el("span", { class: "bv-sr", text: `Layer ${l + 1}, head ${h + 1}: ` });
-        const name = el("span", { class: "bv-lab" });
-        const value = el("span", { class: "bv-val" });
-        const b = el("button", { type: "button", class: "bv-thumb", role: "radio", tabindex: "-1",
-          "data-layer": String(l + 1), "data-head": String(h + 1) }, [where, canvas, name, value]);
-        b.addEventListener("click", () => choose(l, h, true));
-        grid.appendChild(b);
-        thumbs.push({ b, canvas, name, value, l, h });
+    // ---- the overview: a thumbnail per head
+    const bySel = select("Label heads by", "by", []);
+    const grid = el("div", { class: "bv-grid", role: "radiogroup" });
+    let thumbs = [];
+
+    function buildControls() {
+      const m = model();
+      fill(layerSel.sel, Array.from({ length: m.layers }, (_, k) => [String(k + 1), String(k + 1)]));
+      fill(headSel.sel, Array.from({ length: m.heads }, (_, k) => [String(k + 1), String(k + 1)]));
+      fill(sentenceSel.sel, sentenceOptions());
+      const typeText = m.typeLabel === "bert" ? "type (the kind of key that gets half the weight)"
+        : "type (its highest score; bold from 0.50)";
+      fill(bySel.sel, [["type", typeText]].concat(
+        m.types.map((t) => [t, t === "entropy" ? "spread (normalised entropy)" : `${NAMES[t] || t} score`])));
+      if (state.by !== "type" && !m.types.includes(state.by)) state.by = "type";
+      bySel.sel.value = state.by;
+    }
+
+    function buildGrid() {
+      const m = model(), L = m.layers, H = m.heads;
+      grid.style.setProperty("--bv-cols", String(H));
+      grid.setAttribute("aria-label", `All ${L * H} heads: layers 1 to ${L} (rows) by heads 1 to ${H} (columns)`);
+      const cells = [el("div", { class: "bv-corner", "aria-hidden": "true", text: "layer \\ head" })];
+      for (let h = 0; h < H; h++) cells.push(el("div", { class: "bv-colno", "aria-hidden": "true", text: String(h + 1) }));
+      thumbs = [];
+      for (let l = 0; l < L; l++) {
+        cells.push(el("div", { class: "bv-rowno", "aria-hidden": "true", text: String(l + 1) }));
+        for (let h = 0; h < H; h++) {
+          const canvas = el("canvas", { "aria-hidden": "true" });
+          // its name is what it shows, after "Layer 1, head 3:"
+          const where = el("span", { class: "bv-sr", text: `Layer ${l + 1}, head ${h + 1}: ` });
+          const name = el("span", { class: "bv-lab" });
+          const value = el("span", { class: "bv-val" });
+          const b = el("button", { type: "button", class: "bv-thumb", role: "radio", tabindex: "-1",
+            "data-layer": String(l + 1), "data-head": String(h + 1) }, [where, canvas, name, value]);
+          b.addEventListener("click", () => choose(l, h, true));
+          cells.push(b);
+          thumbs.push({ b, canvas, name, value, l, h });
+        }
       }
+      grid.replaceChildren(...cells);
     }
     grid.addEventListener("keydown", (e) => {
+      const L = model().layers, H = model().heads;
       const step = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }[e.key];
       let l = state.l, h = state.h;
       if (step) { l = Math.min(L - 1, Math.max(0, l + step[0])); h = Math.min(H - 1, Math.max(0, h + step[1])); }
@@ -125,29 +203,41 @@
     });
 
     ui.classList.add("bv");
+    if (tiny) ui.classList.add("bv-tiny");
     ui.append(
-      el("div", { class: "mha-controls" }, [sentenceSel.wrap, layerSel.wrap, headSel.wrap]),
-      summary, headView, readout,
+      el("div", { class: "mha-controls" }, [...(modelSel ? [modelSel.wrap] : []), sentenceSel.wrap, layerSel.wrap, headSel.wrap]),
+      ...(tiny ? [about, summary, legend] : [summary]), headView, readout,
       el("div", { class: "mha-controls bv-overview-controls" }, [bySel.wrap]),
       el("div", { class: "bv-scroll" }, [grid]),
       live);
 
     // ---- what a head is labelled with
     function label(l, h) {
+      const m = model();
       if (state.by === "type") {
-        const kind = data.label[l][h];
-        return { kind, name: data.short[kind], value: data.label_value[l][h], strong: kind !== "broad" };
+        const kind = m.label[l][h], value = m.label_value[l][h];
+        return { kind, name: m.short[kind] || kind, value, strong: kind !== "broad" && value !== null && value >= m.threshold };
       }
-      const v = data.scores[state.by][l][h];
-      return { kind: state.by, name: data.short[state.by], value: v, strong: v !== null && v >= data.threshold };
+      const v = m.scores[state.by][l][h];
+      return { kind: state.by, name: m.short[state.by] || state.by, value: v, strong: v !== null && v >= m.threshold };
     }
 
     function describeHead() {
-      const l = state.l, h = state.h, kind = data.label[l][h];
-      const avg = data.label_value[l][h];
+      const m = model(), l = state.l, h = state.h, kind = m.label[l][h];
+      const avg = m.label_value[l][h];
+      if (m.typeLabel === "best") {
+        const here = m.sentence_scores[state.s][kind][l][h];
+        const over = `on average over ${data.n_eval} sequences of the task, ${score(here)} on this one`;
+        const job = HEAD_NAMES[kind] || kind.replace(" ", "-");
+        if (avg !== null && avg >= m.threshold)
+          return `Layer ${l + 1}, head ${h + 1} is ${/^[aeiou]/.test(job) ? "an" : "a"} ${job} head: ` +
+            `its ${NAMES[kind] || kind} score is ${score(avg)} ${over}.`;
+        return `Layer ${l + 1}, head ${h + 1} has no clear job by these scores: its highest, ` +
+          `the ${NAMES[kind] || kind} score, is ${score(avg)} ${over}.`;
+      }
       const key = kind === "broad" ? "entropy" : kind;
-      const here = data.sentence_scores[state.s][key][l][h];
-      const n = sentences.length;
+      const here = m.sentence_scores[state.s][key][l][h];
+      const n = m.sentences.length;
       if (kind === "broad")
         return `Layer ${l + 1}, head ${h + 1} is broad: no kind of key gets half of its weight; ` +
           `its spread (normalised entropy) is ${score(avg)} on average over ${n} sentences, ${score(here)} on this one.`;
@@ -155,21 +245,30 @@
         `${kind === "self" ? "to the token itself" : "there"} on average over ${n} sentences, ${score(here)} on this one.`;
     }
 
+    function describeModel() {
+      const m = model();
+      const right = `${Math.round(100 * m.accuracy)}% of its answers right on ${data.n_eval} sequences of ${data.length} tokens`;
+      const task = m.task === "kback"
+        ? `Task: at each position from the ${ordinal(m.k + 1)} on, output the token ${m.k} back.`
+        : "Task: in the repeat, output the token that followed the current one in the segment.";
+      return `${m.title}: ${right}. ${task}`;
+    }
+
     function shortHead() {
       const lab = label(state.l, state.h);
-      return `Layer ${state.l + 1}, head ${state.h + 1}: ${NAMES[lab.kind]} ${score(lab.value)}`;
+      return `Layer ${state.l + 1}, head ${state.h + 1}: ${NAMES[lab.kind] || lab.kind} ${score(lab.value)}`;
     }
 
     // ---- drawing
     function drawThumbs() {
-      const s = sentences[state.s], T = s.tokens.length;
+      const m = model(), s = sentence(), T = s.tokens.length, H = m.heads;
       for (const t of thumbs) {
         t.canvas.width = T; t.canvas.height = T;
         const ctx = t.canvas.getContext("2d");
         const img = ctx.createImageData(T, T);
         for (let i = 0; i < T; i++) {
           for (let j = 0; j < T; j++) {
-            const rgb = colour(VIRIDIS, s.w[((t.l * H + t.h) * T + i) * T + j] / 1000);
+            const rgb = allowed(i, j) ? colour(VIRIDIS, s.w[((t.l * H + t.h) * T + i) * T + j] / 1000) : MASKED_RGB;
             const p = 4 * (i * T + j);
             img.data[p] = rgb[0]; img.data[p + 1] = rgb[1]; img.data[p + 2] = rgb[2]; img.data[p + 3] = 255;
           }
@@ -184,7 +283,7 @@
         t.name.textContent = lab.name;
         t.value.textContent = score(lab.value);
         t.b.classList.toggle("bv-strong", lab.strong);
-        t.b.title = `Layer ${t.l + 1}, head ${t.h + 1}: ${NAMES[lab.kind]} ${score(lab.value)}`;
+        t.b.title = `Layer ${t.l + 1}, head ${t.h + 1}: ${NAMES[lab.kind] || lab.kind} ${score(lab.value)}`;
       }
     }
 
@@ -197,17 +296,39 @@
       layerSel.sel.value = String(state.l + 1);
       headSel.sel.value = String(state.h + 1);
       sentenceSel.sel.value = String(state.s + 1);
+      if (modelSel) modelSel.sel.value = String(state.m + 1);
+      if (tiny) {
+        about.textContent = describeModel();
+        drawLegend();
+      }
       summary.textContent = describeHead();
       ui.dataset.sentence = String(state.s + 1);
       ui.dataset.layer = String(state.l + 1);
       ui.dataset.head = String(state.h + 1);
+      if (tiny) ui.dataset.model = model().key;
     }
 
-    function tokenButton(side, i, text) {
+    // the tiny models' key to the head view: the parts of a repeat sequence, the answer, the mask
+    function drawLegend() {
+      const chip = (role, text) => el("span", { class: "bv-t", "data-role": role, "aria-hidden": "true", text });
+      const item = (children) => el("span", { class: "bv-legend-item" }, children);
+      const items = [];
+      if (model().task === "repeat")
+        items.push(item([chip("prefix", "7"), " prefix"]), item([chip("segment", "7"), " segment"]),
+          item([chip("repeat", "7"), " its repeat"]));
+      items.push(item([el("span", { class: "bv-t bv-legend-answer", "aria-hidden": "true", text: "7" }),
+        model().task === "repeat" ? " holds the answer (after the earlier copy)" : ` holds the answer (${model().k} back)`]));
+      items.push(item([el("span", { class: "bv-t bv-legend-masked", "aria-hidden": "true", text: "7" }),
+        " masked: later, weight 0"]));
+      legend.replaceChildren(...items);
+    }
+
+    function tokenButton(side, i, text, role) {
       // its name is what it shows (the token, and a weight when one is shown), after "query 3:"
       const w = el("span", { class: "bv-w" });
       const t = el("span", { class: "bv-t", text });
-      const where = el("span", { class: "bv-sr", text: `${side === "q" ? "query" : "key"} ${i + 1}: ` });
+      if (role) t.dataset.role = role;
+      const where = el("span", { class: "bv-sr", text: `${side === "q" ? "query" : "key"} ${i + 1}${role ? ` (${role})` : ""}: ` });
       const b = el("button", {
         type: "button", class: "bv-tok", tabindex: "-1", "data-side": side, "data-i": String(i), "aria-pressed": "false",
       }, side === "q" ? [where, w, t] : [where, t, w]);
@@ -231,11 +352,13 @@
     }
 
     function drawHead() {
-      const s = sentences[state.s], T = s.tokens.length;
+      const s = sentence(), T = s.tokens.length;
       if (state.cursor.i >= T) state.cursor.i = T - 1;
       if (state.pinned && state.pinned.i >= T) state.pinned = null;
-      qCol.replaceChildren(...s.tokens.map((t, i) => tokenButton("q", i, t)));
-      kCol.replaceChildren(...s.tokens.map((t, i) => tokenButton("k", i, t)));
+      state.hover = null; // the tokens under the pointer are about to be replaced
+      const role = (i) => (s.roles ? s.roles[i] : "");
+      qCol.replaceChildren(...s.tokens.map((t, i) => tokenButton("q", i, t, role(i))));
+      kCol.replaceChildren(...s.tokens.map((t, i) => tokenButton("k", i, t, role(i))));
       headView.style.setProperty("--bv-n", String(T));
       headView.setAttribute("aria-label",
         `Layer ${state.l + 1}, head ${state.h + 1}: ${T} query tokens and ${T} key tokens; ` +
@@ -265,10 +388,19 @@
       }
     }
 
+    // the key holding query i's answer, or the query whose answer key j holds (tiny models)
+    function partner(side, i) {
+      const answer = sentence().answer;
+      if (!answer) return null;
+      if (side === "q") return answer[i] === null || answer[i] === undefined ? null : answer[i];
+      const k = answer.indexOf(i);
+      return k < 0 ? null : k;
+    }
+
     // what the head view shows: hover first, then keyboard focus, then the pinned token
     function show() {
       const active = state.hover || state.focused || state.pinned;
-      const T = sentences[state.s].tokens.length;
+      const T = sentence().tokens.length;
       for (const line of svg.children) {
         const i = Number(line.dataset.i), j = Number(line.dataset.j), w = q(i, j) / 1000;
         const on = !active || (active.side === "q" ? i === active.i : j === active.i);
@@ -276,16 +408,20 @@
         line.style.strokeOpacity = on ? String(active ? 0.12 + 0.88 * w : w) : "0";
         line.style.strokeWidth = on && active ? String(1 + 3 * w) : String(0.5 + 2 * w);
       }
+      const mate = active ? partner(active.side, active.i) : null;
       for (const b of headView.querySelectorAll(".bv-tok")) {
         const side = b.dataset.side, i = Number(b.dataset.i);
         const wSpan = b.querySelector(".bv-w");
         const isActive = active && active.side === side && active.i === i;
         const other = active && active.side !== side;
-        const w = other ? (active.side === "q" ? q(active.i, i) : q(i, active.i)) : null;
-        wSpan.textContent = w === null ? "" : permille(w);
+        const masked = other && !(active.side === "q" ? allowed(active.i, i) : allowed(i, active.i));
+        const w = other && !masked ? (active.side === "q" ? q(active.i, i) : q(i, active.i)) : null;
+        wSpan.textContent = masked ? "masked" : w === null ? "" : permille(w);
         b.style.setProperty("--bv-a", w === null ? "0" : String(0.45 * w / 1000));
         b.classList.toggle("bv-active", Boolean(isActive));
-        b.classList.toggle("bv-target", Boolean(other));
+        b.classList.toggle("bv-target", Boolean(other) && !masked);
+        b.classList.toggle("bv-masked", Boolean(masked));
+        b.classList.toggle("bv-answer", Boolean(other) && mate === i);
         const pinned = state.pinned && state.pinned.side === side && state.pinned.i === i;
         b.setAttribute("aria-pressed", pinned ? "true" : "false");
       }
@@ -296,8 +432,9 @@
     // shown: "“sat” (query 4 of 9) attends most to “cat” 0.612, “the” 0.201 and “[CLS]” 0.101."
     // said (one short line): "“sat”, query 4: most to “cat” 0.612, then “the” 0.201."
     function tokenSummary(side, i, short) {
-      const tokens = sentences[state.s].tokens, T = tokens.length;
-      const ws = tokens.map((_, k) => ({ k, w: side === "q" ? q(i, k) : q(k, i) }));
+      const s = sentence(), tokens = s.tokens, T = tokens.length;
+      const ws = tokens.map((_, k) => ({ k, w: side === "q" ? q(i, k) : q(k, i) }))
+        .filter((x) => (side === "q" ? allowed(i, x.k) : allowed(x.k, i)));
       ws.sort((a, b) => b.w - a.w || a.k - b.k);
       // the largest weight, then up to two more (one when said) that reach 0.050
       const n = short ? 2 : 3;
@@ -306,9 +443,23 @@
         return `“${tokens[i]}”, ${side === "q" ? "query" : "key"} ${i + 1}: most ${side === "q" ? "to" : "from"} ` +
           top.join(", then ") + ".";
       const list = top.length > 1 ? `${top.slice(0, -1).join(", ")} and ${top[top.length - 1]}` : top[0];
-      return side === "q"
+      let text = side === "q"
         ? `“${tokens[i]}” (query ${i + 1} of ${T}) attends most to ${list}.`
         : `“${tokens[i]}” (key ${i + 1} of ${T}) gets most from ${list}.`;
+      if (!model().causal) return text;
+      if (side === "q" && i < T - 1)
+        text += i + 2 === T ? ` Key ${T} comes later: masked, weight 0.` : ` Keys ${i + 2} to ${T} come later: masked, weight 0.`;
+      if (side === "k" && i > 0)
+        text += i === 1 ? " Query 1 comes before it: masked, weight 0." : ` Queries 1 to ${i} come before it: masked, weight 0.`;
+      const mate = partner(side, i);
+      if (side === "q" && mate !== null) {
+        const said = s.predicted[i] === tokens[mate] ? "right" : "wrong";
+        text += ` Its answer is “${tokens[mate]}” (key ${mate + 1}, outlined), weight ${permille(q(i, mate))};` +
+          ` the model outputs “${s.predicted[i]}” (${said}).`;
+      } else if (side === "k" && mate !== null) {
+        text += ` It holds the answer of query ${mate + 1} (outlined), which gives it ${permille(q(mate, i))}.`;
+      }
+      return text;
     }
 
     function announce(text) {
@@ -325,7 +476,7 @@
     }
 
     headView.addEventListener("keydown", (e) => {
-      const T = sentences[state.s].tokens.length;
+      const T = sentence().tokens.length;
       const c = { ...state.cursor };
       if (e.key === "ArrowUp") c.i = Math.max(0, c.i - 1);
       else if (e.key === "ArrowDown") c.i = Math.min(T - 1, c.i + 1);
@@ -346,9 +497,26 @@
       drawThumbs();
       drawSelection();
       drawHead();
-      const s = sentences[state.s];
-      announce(`Sentence ${state.s + 1}, ${s.tokens.length} tokens. ${shortHead()}.`);
+      announce(`${tiny ? "Sequence" : "Sentence"} ${state.s + 1}, ${sentence().tokens.length} tokens. ${shortHead()}.`);
     });
+    if (modelSel) {
+      modelSel.sel.addEventListener("change", () => {
+        const before = model();
+        state.m = Number(modelSel.sel.value) - 1;
+        const m = model();
+        state.l = Math.min(state.l, m.layers - 1);
+        state.h = Math.min(state.h, m.heads - 1);
+        state.s = Math.min(state.s, m.sentences.length - 1);
+        if (m.task !== before.task) state.pinned = null; // other tokens
+        buildControls();
+        buildGrid();
+        drawThumbs();
+        drawLabels();
+        drawSelection();
+        drawHead();
+        announce(`${m.title}. ${shortHead()}.`);
+      });
+    }
     layerSel.sel.addEventListener("change", () => choose(Number(layerSel.sel.value) - 1, state.h, true));
     headSel.sel.addEventListener("change", () => choose(state.l, Number(headSel.sel.value) - 1, true));
     bySel.sel.addEventListener("change", () => {
@@ -357,22 +525,33 @@
       if (state.by === "type") {
         announce("Heads labelled by type.");
       } else {
+        const m = model();
         let best = null;
-        for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-          const v = data.scores[state.by][l][h];
+        for (let l = 0; l < m.layers; l++) for (let h = 0; h < m.heads; h++) {
+          const v = m.scores[state.by][l][h];
           if (v !== null && (!best || v > best.v)) best = { l, h, v };
         }
-        announce(`Heads labelled by ${NAMES[state.by]} score; highest: layer ${best.l + 1}, head ${best.h + 1}, ${score(best.v)}.`);
+        announce(`Heads labelled by ${NAMES[state.by] || state.by} score; highest: layer ${best.l + 1}, head ${best.h + 1}, ${score(best.v)}.`);
       }
     });
 
+    buildControls();
+    buildGrid();
     drawThumbs();
     drawLabels();
     drawSelection();
     drawHead();
   }
 
+  function ordinal(n) {
+    const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+    return `${n}${tail}`;
+  }
+
   // exposed for the tests: decoding and formatting, the same code the viewer runs
-  window.mhaBertViewer = { decode, permille };
-  if (window.mhaExplorers && window.mhaExplorers.register) window.mhaExplorers.register("bert", init);
+  window.mhaBertViewer = { decode, decodeCausal, permille };
+  if (window.mhaExplorers && window.mhaExplorers.register) {
+    window.mhaExplorers.register("bert", init);
+    window.mhaExplorers.register("tiny", init);
+  }
 })();
