@@ -33,19 +33,23 @@ def data(T: Annotated[int, Range(1, 512)] = 8, n_heads: Annotated[int, Range(1, 
 
 def draw(data: dict):
     n = len(data["show"])
-    fig, axes = style.new_figure(3.1 * n, 6.0, nrows=2, ncols=n, squeeze=False)
+    # square panels of 1.6 in: three heads and the colour bar fit the 6 in a phone can show
+    fig, axes = style.new_figure(1.0 + 1.6 * n, 4.3, nrows=2, ncols=n, squeeze=False)
     vmin = min(float(np.min(s)) for s in data["symmetric"])
     for c, h in enumerate(data["show"]):
         for r, key in enumerate(("causal", "symmetric")):
             ax = axes[r][c]
             a = np.where(np.isfinite(data[key][c]), data[key][c], np.nan)
-            style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0, colorbar="bias" if c == n - 1 else False)
+            im, _ = style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0)
             ax.set_xticks([]), ax.set_yticks([])
-            ax.set_title(f"head {h + 1}, m = 1/{1 / data['slopes'][h]:g} ({key})", fontsize=9)
-    axes[0][0].set_ylabel("query i")
-    axes[1][0].set_ylabel("query i")
+        axes[0][c].set_title(f"head {h + 1}\nm = 1/{1 / data['slopes'][h]:g}", fontsize=11)
+    axes[0][0].set_ylabel("causal\nquery i")
+    axes[1][0].set_ylabel("symmetric\nquery i")
     for ax in axes[1]:
         ax.set_xlabel("key j")
+    cb = fig.colorbar(im, ax=axes, fraction=0.05, pad=0.03, shrink=0.9)
+    cb.outline.set_visible(False)
+    cb.set_label("bias")
     return fig
 
 

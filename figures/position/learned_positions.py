@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 import mhalib
 from figures._kit import cli, style
@@ -32,11 +33,19 @@ def data(max_positions: Annotated[int, Range(2, 1024)] = 64, d_model: Annotated[
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(9.0, 3.8, ncols=2)
-    style.heatmap(data["table"], ax=a, cmap=style.DIVERGING, vmin=-0.06, vmax=0.06, colorbar=True,
-                   xlabel="dimension", ylabel="position", title=f"P: {data['max_positions']} × {data['d_model']} table")
-    style.heatmap(data["similarity"], ax=b, cmap=style.DIVERGING, vmin=-1, vmax=1, colorbar="cosine",
-                   xlabel="position", ylabel="position", title="cosine similarity of rows")
+    # both panels' rows are positions: one y axis label, colour bars with three ticks, 5.8 in in all
+    fig, (a, b) = style.new_figure(5.8, 3.4, ncols=2)
+    style.heatmap(data["table"], ax=a, cmap=style.DIVERGING, vmin=-0.06, vmax=0.06,
+                  xlabel="dimension", ylabel="position", title=f"the table P:\n{data['max_positions']} × {data['d_model']}")
+    style.heatmap(data["similarity"], ax=b, cmap=style.DIVERGING, vmin=-1, vmax=1,
+                  xlabel="position", title="cosine similarity\nof its rows")
+    for axis in (a.yaxis, b.xaxis, b.yaxis):  # the same position ticks on all three axes
+        axis.set_major_locator(MaxNLocator(4, integer=True))
+    for ax, ticks, label in ((a, (-0.06, 0, 0.06), None), (b, (-1, 0, 1), "cosine")):
+        cb = fig.colorbar(ax.images[0], ax=ax, fraction=0.08, pad=0.04, ticks=ticks)
+        cb.outline.set_visible(False)
+        if label:
+            cb.set_label(label)
     return fig
 
 

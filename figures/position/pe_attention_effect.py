@@ -37,14 +37,14 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(8.0, 3.4, ncols=2)
+    fig, axes = style.new_figure(5.8, 3.3, ncols=2)
     vmax = max(np.max(data["weights"]), np.max(data["weights_pe"]))
     labels = [f"{t} ({i})" for i, t in enumerate(data["tokens"])]
     style.heatmap(data["weights"], data["tokens"], data["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
-                   title="X (no positions)", xlabel="key", ylabel="query")
-    style.heatmap(data["weights_pe"], labels, labels, ax=axes[1], vmin=0, vmax=vmax, annotate="{:.2f}",
-                   title="X + PE", xlabel="key")
-    axes[1].tick_params(axis="x", labelrotation=30)
+                  fontsize=11, title="X (no positions)", xlabel="key", ylabel="query")
+    # the keys as two lines, token over position: upright and no wider than a cell
+    style.heatmap(data["weights_pe"], labels, [label.replace(" ", "\n") for label in labels], ax=axes[1], vmin=0,
+                  vmax=vmax, annotate="{:.2f}", fontsize=11, title="X + PE", xlabel="key")
     return fig
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 import mhalib
 from figures._kit import cli, style
@@ -65,23 +66,25 @@ def _plain(base: float) -> str:
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(7.0, 3.4, ncols=2)
+    fig, (a, b) = style.new_figure(5.8, 3.9, ncols=2)
     c = style.colors()
+    lines = style.palette()
     pairs = np.arange(data["n_pairs"])
     for n, r in enumerate(data["rows"]):
-        color = style.OKABE_ITO[n % len(style.OKABE_ITO)]
+        color = lines[n % len(lines)]
         a.plot(pairs, r["wavelengths"], color=color, lw=2, label=f"base {_plain(r['base'])}")
         b.plot(np.arange(data["context"]), r["similarity"], color=color, lw=1.2, label=f"base {_plain(r['base'])}")
-    a.axhline(data["context"], color=c["fg"], ls="--", lw=1)
-    a.text(0, data["context"] * 1.4, f"context = {data['context']}", fontsize=10, color=c["fg"])
+    # named in the legend: at 11 pt, a label on the line would cross the steep curves
+    a.axhline(data["context"], color=c["fg"], ls="--", lw=1, label=f"context = {data['context']}")
     a.set_yscale("log")
-    a.set(xlabel="pair i", ylabel="wavelength (positions)", title=f"Wavelengths, d_model = {data['d_model']}")
+    a.set(xlabel="pair i", ylabel="wavelength (positions)", title=f"Wavelengths,\nd_model = {data['d_model']}")
     a.grid(alpha=0.4)
-    a.legend(fontsize=10, loc="upper left", bbox_to_anchor=(0, 0.92))
     b.axhline(0, color=c["muted"], lw=0.8)
-    b.set(xlabel="distance k", ylabel="PE(0)·PE(k) / (d_model/2)", title="How alike are positions 0 and k?",
+    b.set(xlabel="distance k", ylabel="PE(0)·PE(k) / (d_model/2)", title="How alike are\npositions 0 and k?",
           xlim=(0, data["context"] - 1))
+    b.xaxis.set_major_locator(MaxNLocator(3))
     b.grid(alpha=0.4)
+    fig.legend(*a.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig
 
 

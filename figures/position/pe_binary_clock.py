@@ -44,35 +44,37 @@ def data(n_positions: Annotated[int, Range(2, 24)] = 16, n_pairs: Annotated[int,
 
 def draw(data: dict):
     n, m = data["n_positions"], data["n_pairs"]
-    fig, (top, bottom) = style.new_figure(7.0, 1.2 + 1.1 * m, nrows=2, height_ratios=(1, 1.25))
+    fig, (top, bottom) = style.new_figure(5.8, 1.5 + 0.95 * m, nrows=2, height_ratios=(1, 1.45))
     bits = np.asarray(data["bits"]).T  # (n_pairs, n): one row per digit
     style.heatmap(bits, [f"bit {b} (×{2 ** b})" for b in range(m)], [str(p) for p in range(n)], ax=top,
-                  cmap="Greys", vmin=-0.15, vmax=1.3, annotate="{:.0f}", fontsize=10,
+                  cmap="Greys", vmin=-0.15, vmax=1.3, annotate="{:.0f}", fontsize=11,
                   title="Binary counter: bit j flips every $2^j$ positions")
     top.xaxis.tick_top()
     c = style.colors()
     omega = data["omega"]
     theta = np.linspace(0, 2 * np.pi, 60)
+    hand = style.palette()[5]
     r = 0.42
+    pitch = 1.45  # rows further apart than columns: each row's label has two lines
     for i in range(m):
         for p in range(n):
-            cx, cy = p, -i
+            cx, cy = p, -i * pitch
             bottom.plot(cx + r * np.cos(theta), cy + r * np.sin(theta), color=c["muted"], lw=0.8)
             bottom.plot([cx, cx], [cy + r, cy + r * 1.18], color=c["muted"], lw=0.8)  # 12 o'clock mark
             hx, hy = data["hand_x"][p][i], data["hand_y"][p][i]
-            bottom.plot([cx, cx + 0.9 * r * hx], [cy, cy + 0.9 * r * hy], color=style.OKABE_ITO[5], lw=2.0,
+            bottom.plot([cx, cx + 0.9 * r * hx], [cy, cy + 0.9 * r * hy], color=hand, lw=2.0,
                         solid_capstyle="round")
     bottom.set_aspect("equal")
     bottom.set_xlim(-0.6, n - 0.4)
-    bottom.set_ylim(-m + 0.45, 0.6)
+    bottom.set_ylim(-(m - 1) * pitch - 0.6, 0.6)
     bottom.set_xticks(range(n), labels=[str(p) for p in range(n)])
-    bottom.set_yticks([-i for i in range(m)],
+    bottom.set_yticks([-i * pitch for i in range(m)],
                       labels=[f"dims {2 * i}–{2 * i + 1}\nω = {omega[i]:.3g}" for i in range(m)])
     bottom.tick_params(length=0)
     for side in bottom.spines.values():
         side.set_visible(False)
     bottom.set_xlabel("position p")
-    bottom.set_title(f"Sinusoidal PE (d_model = {data['d_model']}, base = {data['base']:g}): "
+    bottom.set_title(f"Sinusoidal PE, d_model = {data['d_model']}, base = {data['base']:g}:\n"
                      "hand = (sin, cos) of one pair")
     return fig
 

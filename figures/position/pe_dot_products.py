@@ -34,7 +34,7 @@ def data(d_model: Annotated[int, Range(2, 2048)] = 128, starts: Annotated[tuple[
 
 def draw(data: dict, ax=None):
     if ax is None:
-        _, ax = style.new_figure(6.8, 3.6)
+        _, ax = style.new_figure(5.8, 3.4)
     for c, ls in zip(data["curves"], itertools.cycle(("-", "--", ":"))):
         ax.plot(c["offsets"], c["dots"], ls=ls, lw=2, label=f"p = {c['start']}")
     ax.set(xlabel="offset q − p", ylabel="PE(p) · PE(q)", title=f"d_model = {data['d_model']}: depends on q − p only")

@@ -58,26 +58,29 @@ def data(T: Annotated[int, Range(2, 64)] = 8, d_model: Annotated[int, Range(2, 5
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.0, 5.4, nrows=2, ncols=3)
+    fig, axes = style.new_figure(5.8, 5.2, nrows=2, ncols=3)
     names = (*TERMS, "total")
     vmax = max(float(np.abs(data[name]).max()) for name in names)
     ticks = [str(i) for i in range(data["T"])] if data["T"] <= 12 else None
-    for ax, name in zip(axes.flat, names):
+    for n, (ax, name) in enumerate(zip(axes.flat, names)):
         im, _ = style.heatmap(data[name], ticks, ticks, ax=ax, cmap=style.DIVERGING, vmin=-vmax, vmax=vmax)
         ax.set_title("\n".join(TITLES[name]), fontsize=11)
         if ticks is None:
             ax.set_xticks([]), ax.set_yticks([])
+        elif n % 3:  # rows are labelled once, on the left; five panels of 1.6 in fit a phone's 6 in
+            ax.set_yticklabels([])
     for ax in axes[:, 0]:
         ax.set_ylabel("query i")
     for ax in axes[1, :2]:
         ax.set_xlabel("key j")
     info = axes[1, 2]
     info.axis("off")
-    cb = fig.colorbar(im, cax=info.inset_axes([0.0, 0.08, 0.08, 0.84]))
+    cb = fig.colorbar(im, cax=info.inset_axes([0.05, 0.0, 0.1, 1.0]))
     cb.outline.set_visible(False)
     cb.set_label("score contribution")
-    info.text(0.5, 0.5, f"$W_{{QK}} = W_Q W_K^\\top$\nd_model = {data['d_model']}\nd_head = {data['d_head']}\n"
-              f"seed = {data['seed']}", transform=info.transAxes, va="center", fontsize=10)
+    # the model's sizes on one line below the panels (the sixth panel has room for the colour bar only)
+    fig.supxlabel(f"$W_{{QK}} = W_Q W_K^\\top$,  d_model = {data['d_model']},  d_head = {data['d_head']},  "
+                  f"seed = {data['seed']}", fontsize=11)
     return fig
 
 

@@ -38,15 +38,18 @@ def data(n_positions: Annotated[int, Range(1, 10_000)] = 100, d_model: Annotated
 
 def draw(data: dict):
     n = len(data["curves"])
-    fig, axes = style.new_figure(7.6, 2.0 * n + 0.4, nrows=n, sharex=True)
-    for ax, c in zip(np.atleast_1d(axes), data["curves"]):
-        ax.plot(data["positions"], c["sin"], label=f"dim {c['dim']} (sin)", lw=2)
-        ax.plot(data["positions"], c["cos"], label=f"dim {c['dim'] + 1} (cos)", lw=2, ls="--")
-        ax.set_title(f"ω = {c['omega']:.4g} rad/position, wavelength {c['wavelength']:,.1f} positions", fontsize=10)
-        ax.set_ylim(-1.15, 1.15)
+    fig, axes = style.new_figure(5.8, 1.9 * n + 0.9, nrows=n, sharex=True, squeeze=False)
+    axes = axes[:, 0]
+    for ax, c in zip(axes, data["curves"]):
+        ax.plot(data["positions"], c["sin"], label="sin (even dimension)", lw=2)
+        ax.plot(data["positions"], c["cos"], label="cos (odd dimension)", lw=2, ls="--")
+        ax.set_title(f"dims {c['dim']}, {c['dim'] + 1}: ω = {c['omega']:.4g} rad/position, "
+                     f"wavelength {c['wavelength']:,.1f}", fontsize=11)
+        ax.set(ylim=(-1.15, 1.15), yticks=[-1, 0, 1])
         ax.grid(alpha=0.4)
-        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=9)
-    np.atleast_1d(axes)[-1].set_xlabel("position")
+    axes[-1].set_xlabel("position")
+    # one legend for every panel (each panel's title names its two dimensions)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig
 
 

@@ -30,7 +30,7 @@ def draw(data: dict, ax=None):
     n, D = data["pe"].shape
     small = D <= 8 and n <= 12
     if ax is None:
-        _, ax = style.new_figure(6.4 if not small else 4.8, 4.0 if not small else 3.4)
+        _, ax = style.new_figure(5.8 if not small else 4.8, 4.0 if not small else 3.4)
     style.heatmap(
         data["pe"], ax=ax, cmap=style.DIVERGING, vmin=-1, vmax=1, colorbar="PE value",
         annotate="{:.2f}" if small else False,

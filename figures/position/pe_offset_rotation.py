@@ -15,6 +15,8 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 MAX_SHIFTS = 20
+#: Drawn twice: matrix and bars side by side (a page), or stacked (a phone, style.narrow()).
+NARROW = True
 
 
 def data(k_show: Annotated[int, Range(-1000, 1000)] = 3, d_show: Annotated[int, Range(2, 16)] = 8,
@@ -35,12 +37,24 @@ def data(k_show: Annotated[int, Range(-1000, 1000)] = 3, d_show: Annotated[int, 
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(8.6, 3.6, ncols=2, width_ratios=(1, 1.2))
-    style.heatmap(data["M"], ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=7,
-                   title=f"M_k for d_model = {data['d_show']}, k = {data['k_show']}")
+    if style.narrow():  # a phone: the matrix above the bar chart
+        fig, (a, b) = style.new_figure(5.8, 7.8, nrows=2, height_ratios=(1.3, 1))
+    else:
+        fig, (a, b) = style.new_figure(8.8, 4.4, ncols=2, width_ratios=(1.1, 1))
+    M = np.asarray(data["M"])
+    _, texts = style.heatmap(M, ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=11,
+                             title=f"$M_k$ for d_model = {data['d_show']}, k = {data['k_show']}")
+    for t, value in zip(texts, M.flat):
+        if value == 0:  # exactly zero outside the 2x2 blocks: a bare 0 lets the blocks stand out
+            t.set_text("0")
     a.set_xticks([]), a.set_yticks([])
-    b.bar([str(k) for k in data["ks"]], data["errors"], color=style.OKABE_ITO[0])
+    b.bar([str(k) for k in data["ks"]], data["errors"], color=style.palette()[0])
     b.set_yscale("log")
+    # whole decades from well below the smallest error to above the largest: a log axis cut off
+    # just under the data would make 8.6e-14 look like nothing next to 1e-13
+    errors = np.asarray(data["errors"])
+    low = 10.0 ** np.floor(np.log10(errors[errors > 0].min(initial=1e-13))) / 100
+    b.set_ylim(low, 10.0 ** np.ceil(np.log10(max(3 * errors.max(), 10 * low))))
     b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d_model = {data['d_model']} (float64)")
     b.grid(alpha=0.4, axis="y")
     return fig

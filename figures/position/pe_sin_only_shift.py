@@ -65,30 +65,32 @@ def data(d_model: Annotated[int, Range(2, 256)] = 16, n_positions: Annotated[int
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(7.0, 3.4, ncols=2, width_ratios=(1, 1.25))
+    fig, (a, b) = style.new_figure(5.8, 3.9, ncols=2, width_ratios=(1, 1.1))
+    lines = style.palette()
     c = style.colors()
     k = data["k"]
     i = "".join("₀₁₂₃₄₅₆₇₈₉"[int(ch)] for ch in str(data["pair_show"]))  # subscript digits
-    a.plot(data["scatter_now"], data["scatter_later"], "o", ms=4, color=style.OKABE_ITO[0], alpha=0.8)
+    a.plot(data["scatter_now"], data["scatter_later"], "o", ms=4, color=lines[0], alpha=0.8)
     ex = data["example"]
     for p, x, y in ((ex["p"], ex["sin_p"], ex["later_p"]), (ex["q"], ex["sin_q"], ex["later_q"])):
-        a.plot([x], [y], "o", ms=9, mfc="none", mec=style.OKABE_ITO[5], mew=2)
-        a.annotate(f"p = {p}", (x, y), xytext=(10, 9), textcoords="offset points", fontsize=10,
-                   ha="left", va="bottom", color=c["fg"])
+        a.plot([x], [y], "o", ms=9, mfc="none", mec=lines[5], mew=2)
+        toward = -np.array([x, y]) / max(np.hypot(x, y), 1e-9)  # into the empty middle of the loop
+        a.annotate(f"p = {p}", (x, y), xytext=tuple(14 * toward), textcoords="offset points", fontsize=11,
+                   ha="left" if toward[0] >= 0 else "right", va="center", color=c["fg"])
     a.set(xlabel=f"sin(p·ω{i})   now", ylabel=f"sin((p+{k})·ω{i})   later", title="Sines alone: a loop",
-          xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal")
+          xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1])
     a.grid(alpha=0.4)
     pairs = np.arange(len(data["per_pair_sin"]))
     w = 0.4
-    b.bar(pairs - w / 2, data["per_pair_sin"], w, color=style.OKABE_ITO[1], label="from sines only")
-    b.bar(pairs + w / 2, np.maximum(data["per_pair_both"], 1e-17), w, color=style.OKABE_ITO[0],
+    b.bar(pairs - w / 2, data["per_pair_sin"], w, color=lines[1], label="from sines only")
+    b.bar(pairs + w / 2, np.maximum(data["per_pair_both"], 1e-17), w, color=lines[0],
           label="from (sin, cos) pairs")
     b.set_yscale("log")
     b.set_ylim(1e-17, 3)
     b.set_xticks(pairs)
     b.set(xlabel="frequency pair i", ylabel="relative residual",
-          title=f"Best linear map PE(p) → PE(p+{k})")
-    b.legend(fontsize=10, loc="center right")
+          title=f"Best linear map\nPE(p) → PE(p+{k})")
+    fig.legend(*b.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     b.grid(alpha=0.4, axis="y")
     return fig
 

@@ -32,12 +32,12 @@ def data(order: Annotated[tuple[int, ...], Range(0, 3)] = (2, 0, 3, 1)) -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(8.0, 3.4, ncols=2)
+    fig, axes = style.new_figure(5.8, 3.1, ncols=2)
     vmax = max(np.max(data["weights"]), np.max(data["permuted_weights"]))
     style.heatmap(data["weights"], data["tokens"], data["tokens"], ax=axes[0], vmin=0, vmax=vmax, annotate="{:.2f}",
-                   title=" ".join(data["tokens"]), xlabel="key", ylabel="query")
-    style.heatmap(data["permuted_weights"], data["permuted_tokens"], data["permuted_tokens"], ax=axes[1], vmin=0, vmax=vmax,
-                   annotate="{:.2f}", title=" ".join(data["permuted_tokens"]), xlabel="key")
+                  fontsize=11, title=" ".join(data["tokens"]), xlabel="key", ylabel="query")
+    style.heatmap(data["permuted_weights"], data["permuted_tokens"], data["permuted_tokens"], ax=axes[1], vmin=0,
+                  vmax=vmax, annotate="{:.2f}", fontsize=11, title=" ".join(data["permuted_tokens"]), xlabel="key")
     return fig
 
 

@@ -30,7 +30,7 @@ def data(d_head: Annotated[int, Range(2, 1024)] = 128, base: Annotated[float, Ra
 
 def draw(data: dict, ax=None):
     if ax is None:
-        _, ax = style.new_figure(6.8, 3.6)
+        _, ax = style.new_figure(5.8, 3.4)
     ax.plot(data["distance"], data["bound"], lw=2)
     ax.set(xlabel="relative distance |n − m|", ylabel=r"mean of $|S_j|$, $j = 1 \dots d_{\mathrm{head}}/2$",
            title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {data['base']:g}")

@@ -42,16 +42,18 @@ def data(d_head: Annotated[int, Range(2, 1024)] = 64,
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(9.0, 3.6, ncols=2, sharex=True)
+    # one above the other, sharing the offset axis: each panel gets the full width of a phone
+    fig, axes = style.new_figure(5.8, 6.2, nrows=2, sharex=True)
     styles = ("-", "--", ":", "-.")
-    for ax, key, title in ((axes[0], "rope", "RoPE: curves coincide"), (axes[1], "additive", "added sinusoidal PE: they do not")):
+    for ax, key, title in ((axes[0], "rope", "RoPE: the curves coincide"),
+                           (axes[1], "additive", "added sinusoidal PE: they do not")):
         for c, ls in zip(data[key], itertools.cycle(styles)):
-
             ax.plot(c["offsets"], c["scores"], ls=ls, lw=2, label=f"m = {c['start']}")
-        ax.set(xlabel="offset n − m", title=title)
+        ax.set(ylabel="score", title=title)
         ax.grid(alpha=0.4)
-    axes[0].set_ylabel("score")
-    axes[1].legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    axes[1].set_xlabel("offset n − m")
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncols=len(data["additive"]),
+               fontsize=11, title="query position", title_fontsize=11)
     return fig
 
 

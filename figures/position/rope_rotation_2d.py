@@ -37,22 +37,25 @@ def data(theta: float | None = None, n_positions: Annotated[int, Range(1, 64)] =
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(8.8, 3.9, ncols=2)
+    fig, (a, b) = style.new_figure(5.8, 3.6, ncols=2, width_ratios=(1, 1.05))
     c = style.colors()
+    lines = style.palette()
     circle = np.linspace(0, 2 * np.pi, 200)
     radius = float(np.linalg.norm(data["q"]))
-    a.plot(radius * np.cos(circle), radius * np.sin(circle), color=c["grid"], lw=1)
+    a.axhline(0, color=c["muted"], lw=0.6), a.axvline(0, color=c["muted"], lw=0.6)
+    a.plot(radius * np.cos(circle), radius * np.sin(circle), color=c["muted"], lw=0.8, ls=(0, (4, 3)))
     for i, (p, v) in enumerate(zip(data["positions"], data["rotated"])):
-        color = style.OKABE_ITO[i % len(style.OKABE_ITO)]
+        color = lines[i % len(lines)]
         a.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, lw=2))
-        a.text(v[0] * 1.15, v[1] * 1.15, f"m = {p}", color=color, ha="center", va="center", fontsize=10)
-    a.set(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), aspect="equal", title=f"R(m) q, ω = {data['theta']:g} rad")
-    a.axhline(0, color=c["grid"], lw=0.8), a.axvline(0, color=c["grid"], lw=0.8)
+        # the value of m alone at each tip (the title names m): arrows 0.5 rad apart leave no room for "m = 3"
+        a.text(v[0] * 1.17, v[1] * 1.17, f"{p}", color=style.ink(color), ha="center", va="center", fontsize=11)
+    a.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1],
+          title=f"R(m) q for m = {data['positions'][0]}–{data['positions'][-1]}\nω = {data['theta']:g} rad")
     b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)ω)")
-    b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, label="all pairs (m, n)")
-    b.set(xlabel="offset n − m", ylabel="score", title="Same offset, same score")
+    b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, color=lines[0], label="all pairs (m, n)")
+    b.set(xlabel="offset n − m", ylabel="score", title="Every pair of positions:\nsame offset, same score")
     b.grid(alpha=0.4)
-    b.legend(fontsize=9, loc="lower center")
+    fig.legend(*b.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig
 
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 import mhalib
 from figures._kit import cli, style
 from figures._kit.contract import Range
+
+#: Drawn twice: grid and bars side by side (a page), or stacked (a phone, style.narrow()).
+NARROW = True
 
 
 def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] = 4) -> dict:
@@ -27,12 +31,17 @@ def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] =
 
 def draw(data: dict):
     T, k = data["T"], data["k"]
-    fig, (a, b) = style.new_figure(7.0, 3.9, ncols=2, width_ratios=(1.35, 1))
+    if style.narrow():  # a phone: the grid above the bar chart, each as wide as the column
+        fig, (a, b) = style.new_figure(5.8, 7.6, nrows=2, height_ratios=(1.6, 1))
+    else:
+        fig, (a, b) = style.new_figure(7.6, 4.2, ncols=2, width_ratios=(1.35, 1))
     labels = [str(i) for i in range(T)]
     style.heatmap(data["clipped"], labels, labels, ax=a, cmap=style.DIVERGING, vmin=-k - 0.5, vmax=k + 0.5,
-                  annotate="{:.0f}" if T <= 16 else False, fontsize=10, xlabel="key j", ylabel="query i",
+                  annotate="{:.0f}" if T <= 16 else False, fontsize=11, xlabel="key j", ylabel="query i",
                   title=f"clip(j − i, −{k}, {k}), T = {T}")
-    b.bar(data["distances"], data["uses"], color=style.OKABE_ITO[0])
+    if T > 16:  # no cell values, and fewer ticks
+        a.xaxis.set_major_locator(MaxNLocator(8, integer=True)), a.yaxis.set_major_locator(MaxNLocator(8, integer=True))
+    b.bar(data["distances"], data["uses"], color=style.palette()[0])
     b.set_xticks(data["distances"])
     b.set(xlabel="clipped distance (table row − k)", ylabel="(query, key) pairs",
           title=f"{data['n_vectors']} vectors, {T * T} pairs")

@@ -56,22 +56,23 @@ def data(num_buckets: Annotated[int, Range(4, 256)] = 32, max_distance: Annotate
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.0, 5.6, nrows=2, sharex=True)
+    fig, axes = style.new_figure(5.8, 5.4, nrows=2, sharex=True)
+    lines = style.palette()
     c = style.colors()
     rel = np.asarray(data["relative_position"])
     for ax, mode, title in ((axes[0], "bidirectional", "bidirectional (encoder)"),
                             (axes[1], "causal", "causal (decoder)")):
-        ax.step(rel, data[mode], where="mid", color=style.OKABE_ITO[0], lw=1.8, label="bucket")
+        ax.step(rel, data[mode], where="mid", color=lines[0], lw=1.8, label="bucket")
         exact = data["max_exact"][mode]
-        ax.axvspan(-exact + 0.5, (exact - 0.5) if mode == "bidirectional" else 0.5, color=style.OKABE_ITO[2],
+        ax.axvspan(-exact + 0.5, (exact - 0.5) if mode == "bidirectional" else 0.5, color=lines[2],
                    alpha=0.3, lw=0, label="one bucket per distance")
         for x in (-data["max_distance"], data["max_distance"]):
             ax.axvline(x, color=c["muted"], ls=":", lw=1.2)
-        ax.text(data["max_distance"], 0.5 * data["num_buckets"], f" max_distance\n = {data['max_distance']}",
-                color=c["muted"], fontsize=10, va="center")
+        ax.text(data["max_distance"], 0.5 * data["num_buckets"], f"max_distance \n= {data['max_distance']} ",
+                color=c["muted"], fontsize=11, ha="right", va="center")  # inside the line: no wider than the axes
         ax.set(title=title, ylabel="bucket", ylim=(-1, data["num_buckets"]))
         ax.grid(alpha=0.4)
-    axes[0].legend(fontsize=10, loc="lower right", bbox_to_anchor=(0.97, 0.03))
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     axes[1].set_xlabel("relative position j − i (key − query)")
     return fig
 
