@@ -267,6 +267,9 @@ def on_page_content(html, *, page, config, files):
 
 def number(html: str, plan: Plan, where: str) -> str:
     """``html`` with its figures, tables and equations numbered and its references filled in."""
+    if not (plan.items or plan.refs or plan.eq_labels or "mha-figure" in html
+            or re.search(r'<div class="[^"]*\barithmatex\b', html)):
+        return html  # nothing to number (a notebook's page: a megabyte not worth parsing)
     scan = _Scan(html)
     edits: list = []  # (position, order, delete_to, text): insertions and replacements
     existing = set(re.findall(r'\sid="([^"]+)"', html))
