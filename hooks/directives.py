@@ -11,7 +11,7 @@ Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of th
     {{ explorer NAME alt="..." caption="..." }}   (NAME?params for the static figure)
     {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}   {{ gallery chapter=attention,position }}
 
-and two are inline::
+and three are inline::
 
     {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec)
     {{ ref fig:KEY }}  {{ ref table:KEY }}  {{ ref eq:KEY }}   (see below)
@@ -41,7 +41,8 @@ right after its closing ``\]``::
     \]{#eq:softmax}
 
 Keys are letters, digits, ``_`` and ``-``. A table directive may carry ``caption="..."``
-(default: the first line of the script's docstring). A reference to a key the page does
+(default: the first line of the script's docstring); a quoted option value may hold braces,
+so a caption can hold math: ``caption="Scores \(s_{ij}\)"``. A reference to a key the page does
 not have, a key that names two things (one script shown twice: label them), two labels
 with one key, and anything that looks like a label but is not one stop the build.
 References are not allowed in headings or figure captions (a caption is also shown in
