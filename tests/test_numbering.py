@@ -548,6 +548,10 @@ def test_every_page_numbers_in_order_and_every_reference_reads_its_target(built_
         for img in article.select("figure.mha-figure img"):
             assert img.find_parent("a")["class"] == ["mha-zoom"], (url, img["src"])
     assert pages_with_refs >= 12
+    for html in built_site.rglob("*.html"):
+        text = html.read_text()
+        assert not re.search(r"\{\{\s*ref\b|\{#(fig|table|eq):|mha-eq:", text), html
+        assert N.REF_OPEN not in text and N.REF_CLOSE not in text, html
 
 
 @build
