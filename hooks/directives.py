@@ -1,4 +1,4 @@
-"""The page grammar: every directive a course page may contain, parsed in one place.
+r"""The page grammar: every directive a course page may contain, parsed in one place.
 
 Figures are Markdown images, so a page reads well as plain Markdown::
 
@@ -11,11 +11,42 @@ Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of th
     {{ explorer NAME alt="..." caption="..." }}   (NAME?params for the static figure)
     {{ gallery }}   {{ gallery only=bert_ }}   {{ gallery except=bert_ }}   {{ gallery chapter=attention,position }}
 
-and two are inline::
+and three are inline::
 
     {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec)
+    {{ ref fig:KEY }}  {{ ref table:KEY }}  {{ ref eq:KEY }}   (see below)
     {{ download wheel }}  {{ download source name }}   (the site's downloads: link, name or size;
                                              replaced by hooks/site_downloads.py)
+
+Figures, tables and display equations are numbered per page ("Figure 2", "Table 1",
+"(3)"; hooks/site_numbering.py), and prose refers to them by a key, never by a number::
+
+    As {{ ref fig:pe_heatmap }} shows ...   ->  "Figure 2", a link to the figure
+    {{ ref table:wavelength_table }}        ->  "Table 1"
+    {{ ref eq:softmax }}                    ->  "Equation (3)"
+
+A figure's or table's key is its script's name. Where one script appears twice on a page
+(other parameters), give each a label of its own right after it, the way pandoc-crossref
+writes them::
+
+    ![alt](figures/pe_heatmap.svg?d_model=4 "caption"){#fig:pe_small}
+    {{ table cat_sat_mat_scores?causal=true caption="..." }}{#table:causal_scores}
+    {{ explorer pe_heatmap ... }}{#fig:pe_live}
+
+A display equation is numbered whether or not it has a label; to refer to it, label it
+right after its closing ``\]``::
+
+    \[
+    \mathrm{softmax}(x)_i = e^{x_i} / \textstyle\sum_j e^{x_j}
+    \]{#eq:softmax}
+
+Keys are letters, digits, ``_`` and ``-``. A table directive may carry ``caption="..."``
+(default: the first line of the script's docstring); a quoted option value may hold braces,
+so a caption can hold math: ``caption="Scores \(s_{ij}\)"``. A reference to a key the page does
+not have, a key that names two things (one script shown twice: label them), two labels
+with one key, and anything that looks like a label but is not one stop the build.
+References are not allowed in headings or figure captions (a caption is also shown in
+the gallery, on another page).
 
 Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
 sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
@@ -34,19 +65,33 @@ import shlex
 from dataclasses import dataclass, field
 
 BLOCK = {"table": 1, "explorer": 1, "gallery": 0}  # keyword -> number of positional arguments
-INLINE = {"value": (2, 3), "download": (1, 2)}  # keyword -> (min, max) positional arguments
-OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}}
+INLINE = {"value": (2, 3), "download": (1, 2), "ref": (1, 1)}  # keyword -> (min, max) positional arguments
+OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}, "table": {"caption"}}
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
+# Directives about the page's own numbering, not about a figure script (hooks/site_numbering.py).
+NUMBERING = ("ref", "eq")
+REF_KINDS = ("fig", "table", "eq")
+KEY = r"[A-Za-z0-9_-]+"
+# What may be labelled, and the label it takes: a figure or an explorer {#fig:KEY}, a table {#table:KEY}.
+LABEL_KIND = {"figure": "fig", "explorer": "fig", "table": "table"}
 
 FIGURE_RE = re.compile(
     r'!\[(?P<alt>[^\]\n]*)\]\((?P<prefix>(?:\.\./)*)figures/(?P<name>[A-Za-z0-9_]+)\.svg'
     r'(?:\?(?P<query>[^\s)"]*))?(?:\s+"(?P<caption>[^"\n]*)")?\)'
+    r'(?:\{\s*#fig:(?P<key>' + KEY + r')\s*\})?'
 )
 # A reference to a figure that FIGURE_RE did not read: a typo, brackets in the alt text, ...
 FIGURE_LIKE_RE = re.compile(r'!\[[^\n]*?\]\([^)\n]*figures/[^)\n]*?\.svg(?!#only-)[^)\n]*\)')
-BRACES_RE = re.compile(r"\{\{(?P<body>[^{}\n]*)\}\}")
+# Braces only inside "quoted" values (a caption's math: \(d_{\text{head}}\)); an unclosed quote
+# is read too, so that the error names it.
+BRACES_RE = re.compile(r'\{\{(?P<body>(?:"[^"\n]*"|[^{}"\n])*(?:"[^{}"\n]*)?)\}\}')
 OPENING_RE = re.compile(r"\{\{\s*[A-Za-z_]")  # what starts a directive (math like {{x} is masked)
 TARGET_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\?(?P<query>\S*))?$")
+REF_RE = re.compile(r"(?P<kind>[a-z]+):(?P<key>" + KEY + r")$")
+# A label: {#fig:KEY}, {#table:KEY}, {#eq:KEY}; and what looks like one (a typo must not pass).
+LABEL_RE = re.compile(r"\{\s*#(?P<kind>fig|table|eq):(?P<key>" + KEY + r")\s*\}")
+LABEL_LIKE_RE = re.compile(r"\{\s*#\s*(?:fig|figure|tab|tbl|table|eq|eqn|equation)\s*:[^}\n]*\}?")
+EQ_LABEL_RE = re.compile(r"\\\](?P<label>\{\s*#eq:(?P<key>" + KEY + r")\s*\})")
 
 
 class DirectiveError(ValueError):
@@ -55,7 +100,7 @@ class DirectiveError(ValueError):
 
 @dataclass(frozen=True)
 class Directive:
-    keyword: str  # figure, table, value, explorer, gallery, download
+    keyword: str  # figure, table, value, explorer, gallery, download, ref, eq (a display equation's label)
     start: int
     end: int
     line: int
@@ -67,6 +112,7 @@ class Directive:
     alt: str = ""  # figure only
     caption: str = ""  # figure only
     prefix: str = ""  # figure only: the "../" the page wrote before figures/
+    key: str = ""  # its label ({#fig:KEY} after a figure, ...), or the key a ref names
 
 
 def _mask(text: str) -> str:
@@ -97,7 +143,7 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         m = FIGURE_RE.match(text, m.start())  # read alt/caption from the original text
         found.append(Directive("figure", m.start(), m.end(), line_of(m.start()), m.group(0),
                                name=m["name"], query=m["query"] or "", alt=m["alt"].strip(),
-                               caption=m["caption"] or "", prefix=m["prefix"] or ""))
+                               caption=m["caption"] or "", prefix=m["prefix"] or "", key=m["key"] or ""))
     leftover = FIGURE_RE.sub(lambda m: " " * len(m.group(0)), masked)
     bad = FIGURE_LIKE_RE.search(leftover)
     if bad:
@@ -112,6 +158,17 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
     covered = masked
     for d in found:
         covered = covered[: d.start] + " " * (d.end - d.start) + covered[d.end:]
+    for m in EQ_LABEL_RE.finditer(covered):
+        found.append(Directive("eq", m.start("label"), m.end("label"), line_of(m.start()),
+                               text[m.start("label"):m.end("label")], key=m["key"]))
+        covered = covered[: m.start("label")] + " " * (m.end("label") - m.start("label")) + covered[m.end("label"):]
+    label = LABEL_LIKE_RE.search(covered)
+    if label:
+        raise DirectiveError(f"{where}:{line_of(label.start())}: label not understood: {label.group(0)!r} "
+                             "(a label goes right after what it names, with no space: "
+                             "![alt](figures/NAME.svg \"caption\"){#fig:KEY}, {{ table NAME }}{#table:KEY}, "
+                             "{{ explorer NAME ... }}{#fig:KEY}, or a display equation's \\]{#eq:KEY}; "
+                             "a key is letters, digits, _ and -)")
     stray = OPENING_RE.search(covered)
     if stray:
         line_end = text.find("\n", stray.start())
@@ -146,11 +203,20 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
         if key in options:
             raise DirectiveError(f"{here}: option {key!r} is given twice in {m.group(0)!r}")
         options[key] = value
+    key, end = "", m.end()
     if keyword in BLOCK:
         line_start = text.rfind("\n", 0, m.start()) + 1
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
-        if text[line_start:m.start()].strip() or text[m.end():line_end].strip():
+        after = text[m.end():line_end]
+        label = LABEL_RE.match(after)
+        if label and keyword in LABEL_KIND and label["kind"] == LABEL_KIND[keyword] and not after[label.end():].strip():
+            key, end = label["key"], m.end() + label.end()
+        elif label or LABEL_LIKE_RE.match(after.lstrip()):
+            raise DirectiveError(f"{here}: {after.strip()!r} after {m.group(0)!r} is not a label it takes"
+                                 + (f" (write {{#{LABEL_KIND[keyword]}:KEY}} right after the }}}}, no space)"
+                                    if keyword in LABEL_KIND else f" (a {keyword} takes no label)"))
+        if text[line_start:m.start()].strip() or (after.strip() and not key):
             raise DirectiveError(f"{here}: {{{{ {keyword} }}}} must stand on a line of its own: {m.group(0)!r}")
         want = (BLOCK[keyword], BLOCK[keyword])
     else:
@@ -160,14 +226,21 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
                              + f" arguments, got {len(positional)} in {m.group(0)!r}")
     name = query = ""
     args = tuple(positional)
+    if keyword == "ref":
+        ref = REF_RE.match(positional[0])
+        if not ref or ref["kind"] not in REF_KINDS:
+            raise DirectiveError(f"{here}: {positional[0]!r} is not a reference in {m.group(0)!r}; write "
+                                 "{{ ref fig:KEY }}, {{ ref table:KEY }} or {{ ref eq:KEY }} "
+                                 "(a key is letters, digits, _ and -)")
+        return Directive(keyword, m.start(), m.end(), line, m.group(0), args=(ref["kind"], ref["key"]), key=ref["key"])
     if positional and keyword != "gallery":
         target = TARGET_RE.match(positional[0])
         if not target:
             raise DirectiveError(f"{here}: {positional[0]!r} is not a figure name (letters, digits, _) "
                                  f"with optional ?name=value parameters, in {m.group(0)!r}")
         name, query, args = target["name"], target["query"] or "", tuple(positional[1:])
-    return Directive(keyword, m.start(), m.end(), line, m.group(0), name=name, query=query, args=args,
-                     options=options)
+    return Directive(keyword, m.start(), end, line, text[m.start():end], name=name, query=query, args=args,
+                     options=options, key=key)
 
 
 def substitute(text: str, directives, replace) -> str:

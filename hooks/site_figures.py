@@ -87,7 +87,7 @@ class _Page:
     def requests(self, found) -> list:
         out = []
         for d in found:
-            if d.keyword == "download":  # hooks/site_downloads.py's, not a figure
+            if d.keyword == "download" or d.keyword in directives.NUMBERING:  # other hooks', not a figure
                 continue
             if d.keyword == "gallery":
                 out += [s.request() for s in self.gallery(d)]
@@ -433,6 +433,9 @@ def on_page_markdown(markdown, *, page, config, files):
         if d.keyword == "download":
             raise PluginError(f"{resolver.where(d)}: download directives are replaced by hooks/site_downloads.py, "
                               "which must come before hooks/site_figures.py in mkdocs.yml's hooks")
+        if d.keyword in directives.NUMBERING:
+            raise PluginError(f"{resolver.where(d)}: references and equation labels are replaced by "
+                              "hooks/site_numbering.py, which must come before hooks/site_figures.py in mkdocs.yml's hooks")
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)
