@@ -56,7 +56,7 @@ def test_every_figure_script_is_published_with_its_outputs(built_site):
 def test_no_directive_is_left_in_any_page(built_site):
     for html in built_site.rglob("*.html"):
         text = html.read_text()
-        assert not re.search(r"\{\{\s*(table|value|explorer|gallery)\b", text), f"unreplaced directive in {html}"
+        assert not re.search(r"\{\{\s*(table|value|explorer|gallery|ref)\b", text), f"unreplaced directive in {html}"
 
 
 def test_every_local_link_and_image_resolves(built_site):
