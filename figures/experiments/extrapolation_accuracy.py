@@ -24,7 +24,14 @@ METHOD_LABELS = {"none": "NoPE (none)", "sinusoidal": "sinusoidal", "learned": "
 #: marker, size, face colour ("none": hollow, so a point under another stays visible)
 METHOD_MARKERS = {"none": ("o", 5, None), "sinusoidal": ("s", 5, None), "learned": ("D", 9, "none"),
                   "rope": ("^", 6, None), "alibi": ("v", 6, None)}
-METHOD_COLORS = {m: style.OKABE_ITO[i] for i, m in enumerate(("none", "sinusoidal", "learned", "rope", "alibi"))}
+#: each method's place in the theme's line palette (style.palette(): 3:1 or more on the page)
+METHOD_COLOR_INDEX = {m: i for i, m in enumerate(("none", "sinusoidal", "learned", "rope", "alibi"))}
+
+
+def method_colors() -> dict:
+    """Each method's line colour in the current theme."""
+    palette = style.palette()
+    return {m: palette[i] for m, i in METHOD_COLOR_INDEX.items()}
 
 
 def task_title(task: str, task_config: dict) -> str:
@@ -96,6 +103,7 @@ def draw(data: dict):
     fig, axes = style.new_figure(5.6, 2.9 * len(tasks) + 0.9, nrows=len(tasks), sharex=True)
     axes = np.atleast_1d(axes)
     x = np.array(data["lengths"])
+    colors = method_colors()
     for ax, task in zip(axes, tasks):
         for m in data["methods"]:
             s = data["accuracy"][task][m]
@@ -103,7 +111,7 @@ def draw(data: dict):
             mean = np.array([np.nan if v is None else v for v in s["mean"]], dtype=float)
             lo = np.array([np.nan if v is None else v for v in s["min"]], dtype=float)
             hi = np.array([np.nan if v is None else v for v in s["max"]], dtype=float)
-            color = METHOD_COLORS[m]
+            color = colors[m]
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, lw=0)
             label = METHOD_LABELS[m]
             if not ok.all():  # learned: no rows past the table, so no result there (not zero)
@@ -118,7 +126,7 @@ def draw(data: dict):
         ax.grid(alpha=0.4)
     axes[-1].set_xlabel("evaluation length (× training length)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=10, columnspacing=1.2,
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=11, columnspacing=1.2,
                handlelength=2.0)
     return fig
 

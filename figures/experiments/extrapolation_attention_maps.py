@@ -79,8 +79,8 @@ def draw(data: dict):
         name = METHOD_LABELS[p["method"]]
         style.heatmap(p["short"], ax=a, vmin=0, vmax=1)
         if i == 0:
-            a.set_title(f"{L0} tokens", fontsize=10)
-        a.set_ylabel(f"{name}\nL{p['layer']} H{p['head']}: query", fontsize=10)
+            a.set_title(f"{L0} tokens", fontsize=11)
+        a.set_ylabel(f"{name}\nL{p['layer']} H{p['head']}: query", fontsize=11)
         a.set_xticks([0, L0 - 1])
         a.set_yticks([0, L0 - 1])
         if p["defined"]:
@@ -88,7 +88,7 @@ def draw(data: dict):
             b.set_yticks([0, L0 - 1], [str(T - L0), str(T - 1)])
             b.set_xticks([0, L0, T - 1])
             b.set_title(f"{T} tokens; weight {data['k']} back: {p['score_short']:.2f} → {p['score_long']:.2f}",
-                        fontsize=10, loc="left")
+                        fontsize=11, loc="left")
         else:
             b.set_axis_off()
             b.text(0.5, 0.5, f"not defined: the learned table\nhas no rows past {L0 - 1}",

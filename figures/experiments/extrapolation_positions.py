@@ -13,7 +13,7 @@ import numpy as np
 from mhalib.models.tiny_tasks import repeat_segment_range
 
 from figures._kit import cli, style
-from figures.experiments.extrapolation_accuracy import METHOD_COLORS, METHOD_LABELS, METHOD_MARKERS, load, task_title
+from figures.experiments.extrapolation_accuracy import METHOD_LABELS, METHOD_MARKERS, load, method_colors, task_title
 
 
 def data() -> dict:
@@ -48,25 +48,26 @@ def draw(data: dict):
     axes = np.atleast_1d(axes)
     L0 = data["L_train"]
     centers = np.array(data["bucket_starts"]) + L0 / 2
+    colors = method_colors()
     for ax, task in zip(axes, tasks):
         for m, s in data["accuracy"][task].items():
             mean = np.array([np.nan if v is None else v for v in s["mean"]], dtype=float)
             lo = np.array([np.nan if v is None else v for v in s["min"]], dtype=float)
             hi = np.array([np.nan if v is None else v for v in s["max"]], dtype=float)
             ok = ~np.isnan(mean)
-            ax.fill_between(centers[ok], lo[ok], hi[ok], color=METHOD_COLORS[m], alpha=0.2, lw=0)
+            ax.fill_between(centers[ok], lo[ok], hi[ok], color=colors[m], alpha=0.2, lw=0)
             marker, ms, mfc = METHOD_MARKERS[m]
-            ax.plot(centers[ok], mean[ok], marker + "-", color=METHOD_COLORS[m], lw=2, ms=ms, mfc=mfc,
+            ax.plot(centers[ok], mean[ok], marker + "-", color=colors[m], lw=2, ms=ms, mfc=mfc,
                     label=METHOD_LABELS[m])
         ax.axvspan(0, L0, color=style.colors()["muted"], alpha=0.15, lw=0)
-        ax.text(L0 + 3, 0.95, "← trained range", ha="left", va="center", fontsize=10, color=style.colors()["muted"])
+        ax.text(L0 + 3, 0.95, "← trained range", ha="left", va="center", fontsize=11, color=style.colors()["muted"])
         ax.set(xlim=(0, data["length"]), ylim=(-0.03, 1.05), ylabel="accuracy in block",
                title=f"{task_title(task, data['task_config'])}, length {data['length']}")
         ax.set_xticks(range(0, data["length"] + 1, 2 * L0))
         ax.grid(alpha=0.4)
     axes[-1].set_xlabel(f"position (blocks of {L0})")
     handles, labels = axes[-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=10, columnspacing=0.9,
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=11, columnspacing=0.9,
                handlelength=1.6)
     return fig
 

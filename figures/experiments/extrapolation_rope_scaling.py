@@ -17,7 +17,7 @@ from figures.experiments.extrapolation_accuracy import load, summarize, task_tit
 
 SCALINGS = {"none": None, "interpolation": "interpolation", "ntk": "ntk"}
 LABELS = {"none": "plain RoPE", "interpolation": "position interpolation", "ntk": "NTK-aware base"}
-STYLES = {"none": ("o-", 3), "interpolation": ("s--", 5), "ntk": ("^:", 0)}  # line, Okabe-Ito colour
+STYLES = {"none": ("o-", 3), "interpolation": ("s--", 5), "ntk": ("^:", 0)}  # line, colour (index into style.palette())
 
 
 def data() -> dict:
@@ -56,7 +56,7 @@ def draw(data: dict):
     for ax, task in zip(axes, tasks):
         for name, s in data["accuracy"][task].items():
             fmt, ci = STYLES[name]
-            color = style.OKABE_ITO[ci]
+            color = style.palette()[ci]
             ax.fill_between(x, s["min"], s["max"], color=color, alpha=0.18, lw=0)
             ax.plot(x, s["mean"], fmt, color=color, lw=2, ms=5, label=LABELS[name])
         ax.axvline(data["L_train"], color=style.colors()["muted"], ls=":", lw=1.2)
@@ -67,7 +67,7 @@ def draw(data: dict):
         ax.grid(alpha=0.4)
     axes[-1].set_xlabel("evaluation length (× training length)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=10, columnspacing=1.2,
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=11, columnspacing=1.2,
                handlelength=2.4)
     return fig
 

@@ -64,7 +64,7 @@ def draw(data: dict):
             for pos in (data["segment_start"], data["repeat_start"]):
                 ax.axvline(pos - 0.5, color=fg, lw=1, ls="--")
                 ax.axhline(pos - 0.5, color=fg, lw=1, ls="--")
-            ax.set_title(f"{p['when']}, step {p['step']}\n{title}: {score}", fontsize=10)
+            ax.set_title(f"{p['when']}, step {p['step']}\n{title}: {score}", fontsize=11)
             ticks = sorted({0, data["repeat_start"], T - 1} | ({data["segment_start"]} if data["segment_start"] >= 4 else set()))
             ax.set_xticks(ticks)
             ax.set_yticks(ticks)

@@ -49,21 +49,21 @@ def data() -> dict:
 def draw(data: dict):
     fig, ax = style.new_figure(5.6, 3.6)
     muted = style.colors()["muted"]
+    palette = style.palette()
     for i, r in enumerate(data["runs"]):
         stored = r["seed"] == data["stored_seed"]
-        ax.plot(r["steps"], r["loss"], "-", color=style.OKABE_ITO[i % 6], lw=2.4 if stored else 1.4,
-                alpha=1.0 if stored else 0.75, label=f"seed {r['seed']}" + (" (drawn below)" if stored else ""))
+        ax.plot(r["steps"], r["loss"], "-", color=palette[i % 6], lw=2.4 if stored else 1.4, label=f"seed {r['seed']}" + (" (drawn below)" if stored else ""))
     s = data["stored"]
     for step, text in ((s["before"], "before"), (s["after"], "after")):
         ax.axvline(step, color=muted, ls="--", lw=1.2)
         ax.annotate(f"{text}\nstep {step}", (step, data["chance_loss"] * 1.02), xytext=(4, 0),
-                    textcoords="offset points", color=muted, fontsize=10, va="bottom")
+                    textcoords="offset points", color=muted, fontsize=11, va="bottom")
     ax.axhline(data["chance_loss"], color=muted, lw=1, ls=":")
     ax.set(xlabel="training step", ylabel="loss on the repeat (nats)",
            ylim=(-0.1, data["chance_loss"] * 1.22),
            title=f"{data['model']['n_layers']}-layer attention-only decoder, repeat task")
     ax.grid(alpha=0.4)
-    ax.legend(fontsize=10, loc="center right")
+    ax.legend(fontsize=11, loc="center right")
     return fig
 
 

@@ -47,6 +47,7 @@ def draw(data: dict):
     fig, axes = style.new_figure(5.6, 6.0, nrows=2, sharex=True)
     steps = np.array(data["steps"])
     muted = style.colors()["muted"]
+    palette = style.palette()
     panels = ((axes[0], np.asarray(data["previous_token"])[:, 0], data["best_prev_head"],
                "layer 1: previous-token score"),
               (axes[1], np.asarray(data["induction"])[:, 1], data["best_ind_head"], "layer 2: induction score"))
@@ -54,12 +55,12 @@ def draw(data: dict):
         ax.axvspan(data["before"], data["after"], color=muted, alpha=0.15, lw=0)
         for h in range(data["n_heads"]):
             strong = h + 1 == best
-            ax.plot(steps, scores[:, h], "-", color=style.OKABE_ITO[h % 6], lw=2.4 if strong else 1.2,
-                    alpha=1.0 if strong else 0.7, label=f"head {h + 1}")
+            ax.plot(steps, scores[:, h], "-", color=palette[h % 6], lw=2.4 if strong else 1.2,
+                    label=f"head {h + 1}")
         ax.set(ylabel="mean weight", title=title, ylim=(0, 1))
         ax.grid(alpha=0.4)
     axes[1].set_xlabel("training step")
-    axes[1].legend(fontsize=10, loc="lower right")
+    axes[1].legend(fontsize=11, loc="lower right")
     return fig
 
 

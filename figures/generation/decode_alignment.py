@@ -28,12 +28,13 @@ def data(prompt: Annotated[int, Range(1, 12)] = 3, new: Annotated[int, Range(1, 
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(8.4, 2.9, ncols=2)
-    titles = {"top_left": "aligned top-left (wrong here)", "bottom_right": "aligned bottom-right (right)"}
-    for ax, (align, mask) in zip(axes, data["masks"].items()):
+    fig, axes = style.new_figure(5.8, 2.7, ncols=2, sharey=True)
+    fig.get_layout_engine().set(wspace=0.08)  # a gutter between the two masks
+    titles = {"top_left": "aligned top-left\n(wrong here)", "bottom_right": "aligned bottom-right\n(right)"}
+    for k, (ax, (align, mask)) in enumerate(zip(axes, data["masks"].items())):
         style.heatmap(np.asarray(mask, dtype=float), [f"q{p}" for p in data["query_positions"]],
                       [str(j) for j in range(data["S"])], ax=ax, vmin=0, vmax=1, cmap=style.SEQUENTIAL,
-                      xlabel="key position", ylabel="new token", title=titles[align])
+                      xlabel="key position", ylabel=None if k else "new token", title=titles[align])
         for i, row in enumerate(np.asarray(mask)):
             for j, ok in enumerate(row):
                 ax.text(j, i, "✓" if ok else "✗", ha="center", va="center", fontsize=11,

@@ -21,6 +21,8 @@ CPU_SOURCE = data_file("decode_cpu.json")
 #: The H100 SXM's specified HBM3 bandwidth, GB/s (NVIDIA's data sheet; see figures/data/README).
 SPEC_GBPS = 3350.0
 LABELS = {32: "MHA (32 KV heads)", 8: "GQA (8 KV heads)", 1: "MQA (1 KV head)"}
+#: A phone gets the four panels stacked in one column (style.narrow()).
+NARROW = True
 
 
 def data() -> dict:
@@ -83,26 +85,32 @@ def _time_panel(ax, rows, kv_heads, bandwidths, title):
     ax.set(xlabel="KV cache per step (GiB)", ylabel="step time (ms)", title=title)
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax, "y")
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=11, handletextpad=0.3, borderaxespad=0.3, labelspacing=0.3)
 
 
-def _speedup_panel(ax, contexts, speedup, repeated, kv_heads, title):
+def _speedup_panel(ax, contexts, speedup, repeated, kv_heads, title, legend=True):
     c = style.colors()
+    palette = style.palette()
     for i, h in enumerate(kv_heads[1:]):
-        color = style.OKABE_ITO[i + 1]
+        color = palette[i + 1]
         name = LABELS.get(h, str(h)).split(" (")[0]
         ax.semilogx(contexts, speedup[str(h)], "o-", base=2, color=color, label=f"{name}")
-        ax.semilogx(contexts, repeated[str(h)], "o:", base=2, color=color, alpha=0.6, mfc="none",
+        ax.semilogx(contexts, repeated[str(h)], "o:", base=2, color=color, mfc="none",
                     label=f"{name}, K/V repeated")
     ax.axhline(1, color=c["muted"], lw=1)
     ax.set_xticks(contexts, [f"{n // 1024}k" for n in contexts])
     ax.set(xlabel="context length (tokens)", ylabel="speed-up over MHA", title=title)
     ax.grid(alpha=0.4)
-    ax.legend(fontsize=9, loc="best")
+    if legend:  # the two speed-up panels share their key
+        ax.legend(fontsize=11, loc="upper left", handletextpad=0.3, borderaxespad=0.3, labelspacing=0.3)
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(7.6, 8.4, nrows=2, ncols=2)
+    if style.narrow():  # a phone: H100 time, CPU time, H100 speed-up, CPU speed-up, one under another
+        fig, column = style.new_figure(5.6, 15.0, nrows=4)
+        axes = [column[:2], column[2:]]
+    else:
+        fig, axes = style.new_figure(8.6, 9.0, nrows=2, ncols=2)
     m, cpu = data["machine"], data["cpu"]
     _time_panel(axes[0][0], data["rows"], data["kv_heads"],
                 [(" (copy)", data["bandwidth_GBps"]), (" (spec)", data["spec_GBps"])],
@@ -112,9 +120,9 @@ def draw(data: dict):
     _speedup_panel(axes[1][0], data["contexts"], data["speedup"], data["speedup_repeated"], data["kv_heads"],
                    "H100: speed-up over MHA")
     _speedup_panel(axes[1][1], cpu["contexts"], cpu["speedup"], cpu["speedup_repeated"], data["kv_heads"],
-                   "CPU: speed-up over MHA")
+                   "CPU: speed-up over MHA", legend=False)
     fig.suptitle(f"One decode step, {data['q_heads']} query heads × {data['d_head']}\n{m['gpu']} "
-                 f"({m['measured_on']}) and this site's CPU ({cpu['machine']['measured_on']})", fontsize=10)
+                 f"({m['measured_on']}) and this site's CPU ({cpu['machine']['measured_on']})", fontsize=11)
     return fig
 
 

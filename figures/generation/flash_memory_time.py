@@ -18,6 +18,8 @@ from figures._kit import cli, style
 from figures._kit.contract import data_file
 
 GPU = data_file("attention_gpu_h100.json")
+#: A phone gets the two panels one under the other (style.narrow()).
+NARROW = True
 CPU = data_file("attention_memory_measured.json")
 METHODS = {"naive": "naive softmax(QKᵀ)V", "math": "PyTorch math kernel", "efficient": "memory-efficient kernel",
            "flash": "FlashAttention kernel"}
@@ -57,11 +59,17 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, (a, b) = style.new_figure(10.0, 4.2, ncols=2)
+    narrow = style.narrow()
+    if narrow:  # a phone: memory above time, each with its own key
+        fig, (a, b) = style.new_figure(5.6, 10.0, nrows=2)
+    else:  # side by side, one key under both (a method has the same colour in both panels)
+        fig, (a, b) = style.new_figure(9.0, 5.6, ncols=2)
     c = style.colors()
+    color = dict(zip(METHODS, style.palette()))
     mib = 2**20
     for m, s in data["memory"].items():
-        a.loglog(s["T"], [v / mib for v in s["bytes"]], "o-", base=2, label=f"H100: {METHODS[m]}")
+        a.loglog(s["T"], [v / mib for v in s["bytes"]], "o-", base=2, color=color[m],
+                 label=f"H100: {METHODS[m]}" if narrow else METHODS[m])
     cpu = data["cpu_rows"]
     a.loglog([r["T"] for r in cpu], [r["naive"] / mib for r in cpu], "x--", base=2, color=c["muted"],
              label="CPU: naive")
@@ -69,25 +77,36 @@ def draw(data: dict):
              label="CPU: fused SDPA")
     a.plot([8192], [data["scores_bytes_8192"] / mib], "D", ms=9, mfc="none", mec=c["accent"], mew=2)
     a.annotate('"256 MB": one fp32\n8192×8192 matrix', (8192, data["scores_bytes_8192"] / mib), xytext=(10, -42),
-               textcoords="offset points", fontsize=9, color=c["fg"],
+               textcoords="offset points", fontsize=11, color=c["fg"],
                arrowprops=dict(arrowstyle="-", color=c["accent"]))
     oh = data["one_head"]
     a.set(xlabel="sequence length T", ylabel="peak extra memory (MiB)",
           title=f"Memory: {oh['H']} head, d_head = {oh['d']}, {oh['dtype']}")
-    a.grid(alpha=0.4, which="both")
-    a.legend(fontsize=8, loc="upper left")
     for m, s in data["time"].items():
-        b.loglog(s["T"], s["ms"], "o-", base=2, label=METHODS[m])
+        b.loglog(s["T"], s["ms"], "o-", base=2, color=color[m], label=METHODS[m])
     ly = data["layer"]
     b.set(xlabel="sequence length T", ylabel="time, forward (ms)",
           title=f"Time: {ly['H']} heads × {ly['d']}, {ly['dtype']}, causal")
-    b.grid(alpha=0.4, which="both")
-    b.legend(fontsize=8, loc="upper left")
+    a.set_xticks(sorted({T for s in data["memory"].values() for T in s["T"]} | {r["T"] for r in cpu}))
+    b.set_xticks(sorted({T for s in data["time"].values() for T in s["T"]}))
     for ax in (a, b):
         style.plain_log_ticks(ax)
+        ax.minorticks_off()
+        ax.grid(alpha=0.4)
         ax.tick_params(axis="x", labelrotation=45)
-    fig.suptitle(f"{data['machine']['gpu']}, torch {data['machine']['torch'].split('+')[0]}, "
-                 f"measured {data['machine']['measured_on']}; CPU: {data['cpu_machine']['cores']} cores", fontsize=10)
+    key = dict(fontsize=11, handletextpad=0.3, labelspacing=0.3)
+    if narrow:
+        for ax in (a, b):
+            ax.legend(loc="upper left", borderaxespad=0.3, **key)
+    else:
+        handles = {}
+        for ax in (b, a):  # the time panel has every method, the memory panel adds the CPU lines
+            for h, label in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(label, h)
+        fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=3, columnspacing=1.2, **key)
+    gap = "\n" if narrow else " "
+    fig.suptitle(f"{data['machine']['gpu']}, torch {data['machine']['torch'].split('+')[0]},{gap}"
+                 f"measured {data['machine']['measured_on']}; CPU: {data['cpu_machine']['cores']} cores", fontsize=11)
     return fig
 
 

@@ -16,6 +16,9 @@ import mhalib
 from figures._kit import cli, style
 from figures._kit.contract import Range
 
+#: A phone gets the three panels one under another (style.narrow()).
+NARROW = True
+
 
 def data(n_keys: Annotated[int, Range(2, 256)] = 16, block: Annotated[int, Range(1, 256)] = 4,
          d: Annotated[int, Range(1, 64)] = 8, seed: Annotated[int, Range(0, None)] = 3) -> dict:
@@ -37,23 +40,28 @@ def data(n_keys: Annotated[int, Range(2, 256)] = 16, block: Annotated[int, Range
 
 
 def draw(data: dict):
-    fig, (a, b, c) = style.new_figure(10.4, 3.4, ncols=3)
+    if style.narrow():
+        fig, (a, b, c) = style.new_figure(5.6, 9.6, nrows=3)
+    else:
+        fig, (a, b, c) = style.new_figure(9.0, 3.6, ncols=3)
     col = style.colors()
+    palette = style.palette()
     blocks = np.arange(1, data["n_blocks"] + 1)
     s = np.asarray(data["scores"])
     for j, (start, stop) in enumerate(data["key_blocks"]):
-        a.plot(np.full(stop - start, j + 1), s[start:stop], "o", color=col["muted"], ms=4, alpha=0.8, zorder=3)
-    a.plot(blocks, data["m"], "_-", ms=18, mew=2, color=style.OKABE_ITO[0], label="running max m")
-    a.set(xlabel="key block", ylabel="score", title="scores (grey) and running max")
-    a.legend(fontsize=9)
-    b.plot(blocks, data["l"], "s-", color=style.OKABE_ITO[1], label="running sum l")
+        a.plot(np.full(stop - start, j + 1), s[start:stop], "o", color=col["muted"], ms=4, alpha=0.8, zorder=3,
+               label="score of a key" if j == 0 else None)
+    a.plot(blocks, data["m"], "_-", ms=18, mew=2, color=palette[0], label="running max m")
+    a.set(xlabel="key block", ylabel="score", title="scores and running max")
+    a.legend(fontsize=11)
+    b.plot(blocks, data["l"], "s-", color=palette[1], label="running sum l")
     b.axhline(data["exact_sum"], color=col["muted"], ls="--", lw=1, label="exact Σ exp(s − max s)")
     b.set(xlabel="key block", title="sum of exp(score − m)")
-    b.legend(fontsize=9, loc="best")
-    c.plot(blocks, data["o"], "^-", color=style.OKABE_ITO[2], label="output o (first coordinate)")
-    c.axhline(data["exact_o"], color=col["muted"], ls="--", lw=1, label="exact softmax output")
+    b.legend(fontsize=11, loc="best")
+    c.plot(blocks, data["o"], "^-", color=palette[2], label="o, first coordinate")
+    c.axhline(data["exact_o"], color=col["muted"], ls="--", lw=1, label="exact output")
     c.set(xlabel="key block", title="output after each block")
-    c.legend(fontsize=9)
+    c.legend(fontsize=11)
     for ax in (a, b, c):
         ax.set_xticks(blocks)
         ax.grid(alpha=0.4)

@@ -1,9 +1,10 @@
 """All 72 heads of all-MiniLM-L6-v2 on one sentence (6 layers x 12 heads), with one head enlarged.
 
-Left: every head's attention map as a thumbnail (rows: layers 1-6, columns: heads 1-12).
-Right: the head chosen by --layer/--head, counted from 1 as in the grid (by default the
-strongest previous-token head; with only one of them, the strongest in that layer or
-among that head's layers), drawn with its tokens. Computed by mhalib's own BERT forward
+Left: every head's attention map as a thumbnail (rows: layers 1-6, columns: heads 1-12;
+on a phone, rows: heads, columns: layers). Right (on a phone, below): the head chosen by
+--layer/--head, counted from 1 as in the grid (by default the strongest previous-token
+head; with only one of them, the strongest in that layer or among that head's layers),
+drawn with its tokens. Computed by mhalib's own BERT forward
 pass. Page: what real heads learn.
 """
 from __future__ import annotations
@@ -16,6 +17,9 @@ from mhalib import examples
 from mhalib.models import bert
 from figures._kit import cli, style
 from figures._kit.contract import Range
+
+#: A phone gets the grid turned a quarter (heads as rows) and the enlarged head under it (style.narrow()).
+NARROW = True
 
 
 def data(sentence: str = examples.REAL_SENTENCES[1], layer: Annotated[int | None, Range(1, 6)] = None,
@@ -39,26 +43,37 @@ def data(sentence: str = examples.REAL_SENTENCES[1], layer: Annotated[int | None
 
 
 def draw(data: dict):
+    """On a page the grid (layers as rows) and the enlarged head side by side; on a phone
+    (``style.narrow()``) the grid turned a quarter, heads as rows, so that each thumbnail is
+    twice as wide, and the enlarged head under it."""
     A = np.asarray(data["attentions"])
     L, H, T, _ = A.shape
+    narrow = style.narrow()
+    rows, cols = (H, L) if narrow else (L, H)  # thumbnails down and across
     gap = 1
-    mosaic = np.full((L * (T + gap) - gap, H * (T + gap) - gap), np.nan)
+    mosaic = np.full((rows * (T + gap) - gap, cols * (T + gap) - gap), np.nan)
     for l in range(L):
         for h in range(H):
-            mosaic[l * (T + gap):l * (T + gap) + T, h * (T + gap):h * (T + gap) + T] = A[l, h]
-    fig, (a, b) = style.new_figure(13.0, 5.6, ncols=2, width_ratios=(2.1, 1))
+            r, c = (h, l) if narrow else (l, h)
+            mosaic[r * (T + gap):r * (T + gap) + T, c * (T + gap):c * (T + gap) + T] = A[l, h]
+    if narrow:
+        fig, (a, b) = style.new_figure(5.6, 14.4, nrows=2, height_ratios=(2.0, 1))
+    else:
+        fig, (a, b) = style.new_figure(9.0, 4.2, ncols=2, width_ratios=(2.0, 1))
     a.imshow(mosaic, cmap=style.SEQUENTIAL, vmin=0, vmax=1, interpolation="nearest")
-    a.set_xticks([h * (T + gap) + T / 2 - 0.5 for h in range(H)], labels=[str(h + 1) for h in range(H)])
-    a.set_yticks([l * (T + gap) + T / 2 - 0.5 for l in range(L)], labels=[str(l + 1) for l in range(L)])
-    a.set(xlabel="head", ylabel="layer", title="every head on one sentence")
+    a.set_xticks([i * (T + gap) + T / 2 - 0.5 for i in range(cols)], labels=[str(i + 1) for i in range(cols)])
+    a.set_yticks([i * (T + gap) + T / 2 - 0.5 for i in range(rows)], labels=[str(i + 1) for i in range(rows)])
+    a.set(xlabel="layer" if narrow else "head", ylabel="head" if narrow else "layer", title="every head on one sentence")
     a.tick_params(length=0)
     for s in a.spines.values():
         s.set_visible(False)
     l, h = data["layer"] - 1, data["head"] - 1
-    a.add_patch(style.plt.Rectangle((h * (T + gap) - 0.5, l * (T + gap) - 0.5), T, T, fill=False,
+    r, c = (h, l) if narrow else (l, h)
+    a.add_patch(style.plt.Rectangle((c * (T + gap) - 0.5, r * (T + gap) - 0.5), T, T, fill=False,
                                      edgecolor=style.colors()["accent"], lw=2))
     style.heatmap(data["zoom"], data["tokens"], data["tokens"], ax=b, vmin=0, vmax=1, xlabel="key", ylabel="query",
-                   title=f"layer {data['layer']}, head {data['head']}", fontsize=8)
+                   title=f"layer {data['layer']}, head {data['head']}")
+    b.set_aspect("equal")
     b.tick_params(axis="x", labelrotation=90)
     return fig
 

@@ -13,6 +13,9 @@ from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES
 from figures._kit import cli, style
 
+#: A phone gets two maps a row instead of four (style.narrow()).
+NARROW = True
+
 
 def data() -> dict:
     scores = bert.corpus_scores(examples.REAL_SENTENCES)
@@ -23,19 +26,28 @@ def data() -> dict:
 
 
 def draw(data: dict):
-    fig, axes = style.new_figure(12.0, 6.4, nrows=2, ncols=4)
+    """Four maps a row on a page, two on a phone (``style.narrow()``); the eighth slot holds the key."""
+    ncols = 2 if style.narrow() else 4
+    nrows = -(-(len(HEAD_TYPES) + 1) // ncols)
+    fig, axes = style.new_figure(5.8 if ncols == 2 else 9.0, 1.75 * nrows + 0.3, nrows=nrows, ncols=ncols)
     for ax, key in zip(axes.flat, HEAD_TYPES):
         v = np.asarray(data["scores"][key], dtype=float)
         L, H = v.shape
-        style.heatmap(v, [str(l + 1) for l in range(L)], [str(h + 1) for h in range(H)], ax=ax, vmin=0, vmax=1,
-                       title=key, fontsize=7)
+        im, _ = style.heatmap(v, ax=ax, vmin=0, vmax=1, title=key)
+        ax.set_yticks(range(L), labels=[str(l + 1) for l in range(L)])
+        heads = sorted({0, H // 3, 2 * H // 3, H - 1})  # 1, 5, 9, 12: a label for every head is too tight
+        ax.set_xticks(heads, labels=[str(h + 1) for h in heads])
         b = data["best"][key]
         ax.add_patch(style.plt.Rectangle((b["head"] - 1.5, b["layer"] - 1.5), 1, 1, fill=False,
                                           edgecolor=style.colors()["accent"], lw=2))
-        ax.tick_params(labelsize=8)
-    axes.flat[-1].axis("off")
-    axes.flat[-1].text(0.0, 0.5, "rows: layers 1–6\ncolumns: heads 1–12\nframed: the top head\ncolour: 0 to 1",
-                       fontsize=10, va="center")
+    for ax in axes.flat[len(HEAD_TYPES):]:
+        ax.axis("off")
+    key_ax = axes.flat[len(HEAD_TYPES)]
+    key_ax.text(0.0, 1.0, f"rows: layers 1–{L}\ncolumns: heads 1–{H}\nframed: the top head", fontsize=11,
+                va="top", transform=key_ax.transAxes)
+    cb = fig.colorbar(im, ax=key_ax, orientation="horizontal", fraction=0.25, aspect=12, location="bottom")
+    cb.outline.set_visible(False)
+    cb.set_ticks([0, 0.5, 1])
     for ax in axes[:, 0]:
         ax.set_ylabel("layer")
     return fig

@@ -58,27 +58,33 @@ def data(step: Annotated[int, Range(1, 512)] = 4) -> dict:
 
 
 def draw(data: dict):
-    fig = style.plt.figure(figsize=(10.0, 7.6), layout="constrained")
-    g = fig.add_gridspec(2, 2, height_ratios=(2.2, 1))
-    for c, (key, title) in enumerate((("learned", "learned (all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal, d = 384"))):
+    """One layout for every screen, 6 in wide: the two similarity maps side by side sharing one
+    colour bar, the nearest-neighbour bars under them."""
+    fig = style.plt.figure(figsize=(5.9, 6.4), layout="constrained")
+    g = fig.add_gridspec(2, 2, height_ratios=(1.25, 1))
+    fig.get_layout_engine().set(wspace=0.06)  # room between the 512 of one map and the 0 of the next
+    n = data["n_positions"]
+    ticks = [0, n // 2, n]
+    maps = []
+    for c, (key, title) in enumerate((("learned", "learned\n(all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal,\nd = 384"))):
         ax = fig.add_subplot(g[0, c])
-        ax.imshow(data[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, data["n_positions"], data["n_positions"], 0),
-                  interpolation="nearest")
+        ax.imshow(data[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, n, n, 0), interpolation="nearest")
         ax.set(xlabel="position", ylabel="position" if c == 0 else None, title=title)
-        ax.set_xticks([0, 128, 256, 384, 512]), ax.set_yticks([0, 128, 256, 384, 512])
-        if c:
-            cb = fig.colorbar(ax.images[0], ax=ax, fraction=0.046, pad=0.04)
-            cb.set_label("cosine")
+        ax.set_xticks(ticks), ax.set_yticks(ticks, labels=None if c == 0 else [])
+        maps.append(ax)
+    cb = fig.colorbar(maps[1].images[0], ax=maps, fraction=0.046, pad=0.03, shrink=0.9)
+    cb.set_label("cosine")
+    cb.set_ticks([-1, 0, 1])
     ax = fig.add_subplot(g[1, :])
     offsets = np.arange(-5, 6)
     for shift, key, label in ((-0.2, "nearest_learned", "learned"), (0.2, "nearest_sinusoidal", "sinusoidal")):
         near = np.asarray(data[key])
         share = [np.mean(near == k) for k in offsets]
         ax.bar(offsets + shift, share, width=0.4, label=label)
-    ax.set(xlabel="offset of each position's most similar other position", ylabel="share of positions",
+    ax.set(xlabel="offset of the most similar other position", ylabel="share of positions",
            xticks=offsets)
     ax.grid(alpha=0.4, axis="y")
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=11)
     return fig
 
 
