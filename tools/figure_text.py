@@ -165,7 +165,7 @@ def measure_page(page, base: str, url: str, site: Path, width: int, svg_cache: d
     from tools.screenshots import load_all_images
 
     page.goto(base + url, wait_until="networkidle")
-    load_all_images(page)
+    load_all_images(page, timeout_ms=120_000)  # the print page holds every figure
     rows = []
     smallest: dict[str, float] = {}
     for label, size in page.evaluate(_INTERACTIVE_TEXT):

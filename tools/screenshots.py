@@ -32,10 +32,10 @@ def serve(site: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def load_all_images(page) -> None:
+def load_all_images(page, timeout_ms: int = 15000) -> None:
     """Make lazy images load now (a full-page screenshot does not scroll) and wait for them."""
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15000)
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=timeout_ms)
     page.wait_for_timeout(100)
 
 
