@@ -66,7 +66,7 @@ def draw(data: dict):
     n = data["n_positions"]
     ticks = [0, n // 2, n]
     maps = []
-    for c, (key, title) in enumerate((("learned", "learned\n(all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal,\nd = 384"))):
+    for c, (key, title) in enumerate((("learned", "learned\n(all-MiniLM-L6-v2)"), ("sinusoidal", "sinusoidal,\n$d_{\\mathrm{model}}$ = 384"))):
         ax = fig.add_subplot(g[0, c])
         ax.imshow(data[key], cmap=style.DIVERGING, vmin=-1, vmax=1, extent=(0, n, n, 0), interpolation="nearest")
         ax.set(xlabel="position", ylabel="position" if c == 0 else None, title=title)
