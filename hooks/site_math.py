@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import html as html_lib
 import json
+import logging
 import os
 import re
 import shutil
@@ -42,9 +43,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _paths import cache_root, project_dir  # noqa: E402
+from _paths import cache_root  # noqa: E402
 
 RENDERER = Path(__file__).resolve().parent / "katex_render.js"
+# where node finds `katex` for the script (its own project's node_modules/, whichever site is built)
+KATEX = RENDERER.parent.parent / "node_modules" / "katex"
 MATH_RE = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 DELIMITERS = {False: ("\\(", "\\)"), True: ("\\[", "\\]")}
 PRUNE_DAYS = 30
@@ -53,6 +56,7 @@ PRUNE_DAYS = 30
 PRELOAD_FONTS = ("KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2")
 FONT_DIR = "assets/katex/fonts/"
 
+log = logging.getLogger("mkdocs.hooks.math")
 _state: dict = {}
 
 
@@ -72,11 +76,10 @@ def show(tex: str, display: bool) -> str:
 
 # ---- the renderer and its cache --------------------------------------------------------------
 
-def renderer_id(config) -> str:
+def renderer_id() -> str:
     """What a rendering depends on besides its formula: KaTeX's version and code, the script."""
-    dist = project_dir(config) / "node_modules" / "katex"
     h = hashlib.sha256()
-    for path in (dist / "package.json", dist / "dist" / "katex.js", RENDERER):
+    for path in (KATEX / "package.json", KATEX / "dist" / "katex.js", RENDERER):
         try:
             h.update(path.read_bytes())
         except OSError:
@@ -136,14 +139,14 @@ class MathCache:
                 pass  # another build removed or replaced it
 
 
-def run_katex(items: list[tuple[str, bool]], cwd: Path) -> list[dict]:
+def run_katex(items: list[tuple[str, bool]]) -> list[dict]:
     """Render ``items`` in one node process; one ``{"html"}`` or ``{"error"}`` per item."""
     node = shutil.which("node")
     if node is None:
         raise PluginError("hooks/site_math.py: `node` is needed to render the math when the site is built "
                           "(install Node.js, e.g. apt-get install nodejs)")
     try:
-        res = subprocess.run([node, str(RENDERER)], input=json.dumps(items), cwd=cwd, capture_output=True,
+        res = subprocess.run([node, str(RENDERER)], input=json.dumps(items), cwd=RENDERER.parent, capture_output=True,
                              text=True, encoding="utf-8", timeout=600)
     except subprocess.TimeoutExpired:
         raise PluginError(f"hooks/site_math.py: KaTeX took over 600 s for {len(items)} formulas") from None
@@ -156,7 +159,7 @@ def run_katex(items: list[tuple[str, bool]], cwd: Path) -> list[dict]:
     return out
 
 
-def render_all(wanted: dict[tuple[str, bool], list[str]], config) -> None:
+def render_all(wanted: dict[tuple[str, bool], list[str]]) -> None:
     """Put the HTML of every wanted formula in ``_state["html"]``: from the cache, else from one
     KaTeX run for all the others. ``wanted`` maps each formula to the pages that hold it."""
     cache, done = _state["cache"], _state["html"]
@@ -171,7 +174,8 @@ def render_all(wanted: dict[tuple[str, bool], list[str]], config) -> None:
             done[item] = hit
     if not missing:
         return
-    results = run_katex(missing, project_dir(config))
+    results = run_katex(missing)
+    _state["runs"] = _state.get("runs", 0) + 1
     errors = []
     for item, result in zip(missing, results):
         if "html" in result:
@@ -201,7 +205,7 @@ def formulas(html: str, where: str, into: dict) -> dict:
 
 def on_config(config):
     _state.clear()
-    _state.update(cache=MathCache(cache_root(config), renderer_id(config)), html={})
+    _state.update(cache=MathCache(cache_root(config), renderer_id()), html={})
     return config
 
 
@@ -212,7 +216,7 @@ def on_env(env, *, config, files):
         page = file.page
         if page is not None and page.content:
             formulas(page.content, file.src_uri, wanted)
-    render_all(wanted, config)
+    render_all(wanted)
     return env
 
 
@@ -224,7 +228,7 @@ def _preload(page) -> str:
 def on_post_page(output, *, page, config):
     if 'class="arithmatex"' not in output:
         return output
-    render_all(formulas(output, page.file.src_uri, {}), config)  # a page on_env did not see (serve --dirty)
+    render_all(formulas(output, page.file.src_uri, {}))  # a page on_env did not see (serve --dirty)
     done = _state["html"]
     output = MATH_RE.sub(lambda m: f'<{m.group(1)} class="arithmatex">{done[parse(m.group(2))]}</{m.group(1)}>',
                          output)
@@ -236,5 +240,9 @@ def on_post_page(output, *, page, config):
 
 def on_post_build(*, config):
     cache = _state.get("cache")
-    if cache is not None:
-        cache.prune()
+    if cache is None:
+        return
+    cache.prune()
+    rendered, runs = _state.get("rendered", 0), _state.get("runs", 0)
+    log.info(f"math: {len(_state['html'])} formulas, {rendered} rendered by KaTeX in {runs} node "
+             f"run{'s' if runs != 1 else ''}, {len(_state['html']) - rendered} from the cache")
