@@ -232,10 +232,8 @@ def on_post_page(output, *, page, config):
     done = _state["html"]
     output = MATH_RE.sub(lambda m: f'<{m.group(1)} class="arithmatex">{done[parse(m.group(2))]}</{m.group(1)}>',
                          output)
-    first_css = output.find('<link rel="stylesheet"')
-    if first_css != -1:
-        output = output[:first_css] + _preload(page) + output[first_css:]
-    return output
+    # after the stylesheets, which the first paint waits for; the fonts come next
+    return output.replace("</head>", _preload(page) + "</head>", 1)
 
 
 def on_post_build(*, config):
