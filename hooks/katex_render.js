@@ -3,9 +3,10 @@
 // stdin:  a JSON list of [tex, display] pairs (display: true for \[ \], false for \( \))
 // stdout: a JSON list, one entry per input, in order: {"html": "..."} or {"error": "..."}
 //
-// Run from the project root (node resolves `katex` from node_modules/). The options are
-// the ones the pages used to render with in the browser; errors are reported, never
-// drawn in red on a page (throwOnError).
+// node resolves `katex` from the project's node_modules/ (next to hooks/). Errors are
+// reported, for the build to fail with the page and the formula, never drawn in red on
+// a page (throwOnError); `strict: "ignore"` keeps KaTeX's notes on LaTeX compatibility
+// (which the browser printed to its console) out of the build log.
 "use strict";
 
 const katex = require("katex");
@@ -24,9 +25,5 @@ let input = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => { input += chunk; });
 process.stdin.on("end", () => {
-  if (process.argv.includes("--version")) {
-    process.stdout.write(JSON.stringify({ katex: katex.version, options: OPTIONS }));
-    return;
-  }
   process.stdout.write(JSON.stringify(JSON.parse(input).map(render)));
 });

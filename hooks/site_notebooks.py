@@ -14,7 +14,7 @@ Math: nbconvert reads math between ``$ ... $`` and ``$$ ... $$`` (as Jupyter doe
 ``\\(`` is a Markdown escape and loses its backslash) and leaves it as raw text. Here each
 formula in a Markdown cell becomes the same ``<span class="arithmatex">\\( ... \\)</span>``
 (or ``<div class="arithmatex">\\[ ... \\]</div>``) that pymdownx.arithmatex writes on the
-Markdown pages, so the site's KaTeX renders both alike. Labs write ``$`` only for math.
+Markdown pages, so ``hooks/site_math.py`` renders both alike. Labs write ``$`` only for math.
 
 Exercises: cells tagged ``solution`` (``# %% tags=["solution"]``) are folded into a
 ``<details>`` element ("Solution"), consecutive ones into one; mkdocs-jupyter can remove
