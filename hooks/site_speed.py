@@ -4,10 +4,13 @@ Every stylesheet in a page's head and every script without ``defer`` holds back 
 paint on a slow phone (Lighthouse lists them as render-blocking). So, on each page as it
 is written:
 
-- a stylesheet that only some pages use is linked only from the pages that use it
-  (``PAGE_CSS``: the stylesheet and the markup that needs it); Material's instant
-  navigation adds and removes head stylesheets as it moves between pages, so a page
-  reached without a reload still gets its own;
+- a stylesheet that only a few pages use is linked only from the pages that use it
+  (``PAGE_CSS``: the stylesheet and the markup that needs it; ``hooks/site_notebooks.py``
+  does the same for the notebooks' stylesheet). Material's instant navigation adds and
+  removes head stylesheets as it moves between pages, so a page reached without a reload
+  still gets its own, but only once it has loaded: KaTeX's stylesheet and the real-model
+  viewer's, small and needed on most pages or on a page readers reach from many others,
+  stay on every page, so that no formula shows unstyled for a moment;
 - ``stylesheets/print.css`` is for paper (``@media print``) except on ``print/``, whose
   screen rules it also holds: elsewhere it is linked with ``media="print"``, which the
   browser fetches without waiting for it;
@@ -21,9 +24,7 @@ import re
 
 # stylesheet (site path) -> what a page holds when it uses it
 PAGE_CSS = {
-    "assets/katex/katex.min.css": 'class="katex',                 # math (hooks/site_math.py)
-    "stylesheets/bert_viewer.css": 'data-explorer="bert"',       # the real-model viewer
-    "assets/_mkdocstrings.css": 'class="doc doc-',               # the API reference
+    "assets/_mkdocstrings.css": 'class="doc doc-',  # mkdocstrings' own: the API reference only
 }
 PRINT_CSS = "stylesheets/print.css"
 PRINT_PAGE = "print/"
