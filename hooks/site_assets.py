@@ -1,8 +1,11 @@
-"""MkDocs hook: serve KaTeX from the project's own npm install, so math renders offline.
+"""MkDocs hook: serve KaTeX's stylesheet and fonts from the project's own npm install.
 
 ``make`` runs ``npm ci``, which puts the pinned ``katex`` package in ``node_modules/``;
-this hook adds its script, stylesheet and WOFF2 fonts to the site under
-``assets/katex/``. No page loads anything from another host.
+``hooks/site_math.py`` renders every formula with it when the site is built, so the pages
+need no KaTeX script, only its stylesheet and WOFF2 fonts, added here under
+``assets/katex/``. The stylesheet is KaTeX's ``swap`` variant: text shows in a fallback font
+until a math font has loaded, instead of staying invisible. No page loads anything from
+another host.
 """
 from __future__ import annotations
 
@@ -15,15 +18,16 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _paths import project_dir  # noqa: E402
 
-KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
+# (served name, file in node_modules/katex/dist/)
+KATEX_FILES = (("katex.min.css", "katex-swap.min.css"),)
 
 
 def on_files(files, *, config):
     dist = project_dir(config) / "node_modules" / "katex" / "dist"
-    if not (dist / "katex.min.js").is_file():
+    if not (dist / "katex.js").is_file():
         raise PluginError(f"KaTeX is missing from {dist}: run `make deps` (it runs `npm ci`) first")
-    for rel in KATEX_FILES:
-        files.append(File.generated(config, f"assets/katex/{rel}", abs_src_path=str(dist / rel)))
+    for name, rel in KATEX_FILES:
+        files.append(File.generated(config, f"assets/katex/{name}", abs_src_path=str(dist / rel)))
     for font in sorted((dist / "fonts").glob("*.woff2")):
         files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
     return files

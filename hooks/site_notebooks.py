@@ -14,11 +14,20 @@ Math: nbconvert reads math between ``$ ... $`` and ``$$ ... $$`` (as Jupyter doe
 ``\\(`` is a Markdown escape and loses its backslash) and leaves it as raw text. Here each
 formula in a Markdown cell becomes the same ``<span class="arithmatex">\\( ... \\)</span>``
 (or ``<div class="arithmatex">\\[ ... \\]</div>``) that pymdownx.arithmatex writes on the
-Markdown pages, so the site's KaTeX renders both alike. Labs write ``$`` only for math.
+Markdown pages, so ``hooks/site_math.py`` renders both alike. Labs write ``$`` only for math.
 
 Exercises: cells tagged ``solution`` (``# %% tags=["solution"]``) are folded into a
 ``<details>`` element ("Solution"), consecutive ones into one; mkdocs-jupyter can remove
 cells by tag but not fold them.
+
+Styles: mkdocs-jupyter puts JupyterLab's whole stylesheet (about 660 KB) and the pygments
+colours inline in every notebook page, with MathJax and Mermaid loaders the site does not
+use (the math is KaTeX's, rendered at build time by ``hooks/site_math.py``). Here the
+inline styles and loaders leave the pages, and the site gets one shared, cacheable
+``stylesheets/notebook.css`` holding only the rules that the notebook pages can use
+(``hooks/notebook_css.py`` picks them by the classes the pages contain, about 20 KB),
+linked from every page that shows a notebook (``print/`` too), after the site's own
+stylesheets, where the inline styles were.
 
 It also makes notebook pages byte-for-byte reproducible. jupytext gives every cell of a
 ``.py`` notebook a random id (nbformat's ``uuid4``), which ends up in the HTML, and neither
@@ -31,13 +40,20 @@ from __future__ import annotations
 import hashlib
 import html as html_lib
 import itertools
+import json
+import os
 import re
 import shutil
 import sys
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _paths import cache_root  # noqa: E402
+import notebook_css  # noqa: E402  (imported now: MkDocs restores sys.path once a hook is loaded)
+from _paths import cache_root, project_dir  # noqa: E402
 
 CELL_ID_RE = re.compile(r'id="cell-id=[0-9a-f]+"')
 
@@ -50,6 +66,7 @@ def code_digest() -> str:
 
 
 def on_config(config):
+    _styles.clear()
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
@@ -192,9 +209,70 @@ def run_box(page, files) -> str:
             f'<pre><code>{e(chr(10).join(lines))}</code></pre>{source}</div>')
 
 
+# ---- styles and loaders -------------------------------------------------------------------------
+
+NOTEBOOK_CSS = "stylesheets/notebook.css"
+WRAPPER = '<div class="jupyter-wrapper">'
+STYLE_RE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
+MATHJAX_RE = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
+MERMAID_RE = re.compile(r'<script type="module">(?:(?!</script>).)*?\.jp-Mermaid.*?</script>', re.S)
+_styles: list[str] = []  # the inline stylesheets of the notebook pages, each once, in order
+
+
+def strip_head(html: str) -> tuple[str, list[str]]:
+    """A rendered notebook without the styles and script loaders mkdocs-jupyter puts before the
+    notebook itself (styles inside cell outputs stay); returns the HTML and the styles."""
+    cut = html.find(WRAPPER)
+    if cut == -1:
+        return html, []
+    head, body = html[:cut], html[cut:]
+    styles = [m.group(1) for m in STYLE_RE.finditer(head)]
+    head = MATHJAX_RE.sub("", STYLE_RE.sub("", head))
+    if 'class="jp-Mermaid' not in body:  # no diagram: no loader (it would fetch Mermaid from a CDN)
+        head = MERMAID_RE.sub("", head)
+    return head + body, styles
+
+
+def notebook_stylesheet(styles: list[str], pages: list[str] | None, config) -> str:
+    """The rules of ``styles`` the notebook ``pages`` can use (all of them if a page is not
+    converted in this build: ``mkdocs serve --dirty``), cached by everything the choice reads."""
+    css = "\n".join(styles)
+    if pages is None:
+        return css
+    site_css = [project_dir(config) / config.docs_dir / path for path in config.extra_css]
+    reads = "".join(pages) + "".join(p.read_text(encoding="utf-8") for p in site_css if p.is_file())
+    used = set().union(*(notebook_css.classes_in(p) for p in pages))
+    key = hashlib.sha256(json.dumps([css, sorted(used), sorted(set(notebook_css.VAR_RE.findall(reads))),
+                                     hashlib.sha256(Path(notebook_css.__file__).read_bytes()).hexdigest()])
+                         .encode()).hexdigest()[:24]
+    cached = cache_root(config) / "notebook-css" / f"{key}.css"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    out = notebook_css.prune(css, used, reads)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    tmp.write_text(out, encoding="utf-8")
+    os.replace(tmp, cached)
+    return out
+
+
+def on_env(env, *, config, files):
+    """Every page is converted: the notebook pages' shared stylesheet."""
+    if not _styles:
+        return env
+    if files.get_file_from_path(NOTEBOOK_CSS) is not None:
+        raise PluginError(f"hooks/site_notebooks.py writes {NOTEBOOK_CSS}: docs/{NOTEBOOK_CSS} is in the way")
+    notebooks = [f.page for f in files.documentation_pages() if f.page is not None and _is_notebook(f.page)]
+    contents = None if any(p.content is None for p in notebooks) else [p.content for p in notebooks]
+    files.append(File.generated(config, NOTEBOOK_CSS, content=notebook_stylesheet(_styles, contents, config)))
+    return env
+
+
 def on_page_content(html, *, page, config, files):
     if not _is_notebook(page):
         return html
+    html, styles = strip_head(html)
+    _styles.extend(s for s in styles if s not in _styles)
     html = fold_solutions(notebook_math(html))
     box = run_box(page, files)
     match = re.search(r"</h1>", html)
@@ -202,6 +280,9 @@ def on_page_content(html, *, page, config, files):
 
 
 def on_post_page(output, *, page, config):
+    if _styles and WRAPPER in output:  # a notebook page, or print/ holding some
+        link = f'<link rel="stylesheet" href="{get_relative_url(NOTEBOOK_CSS, page.url)}">'
+        output = output.replace("</head>", link + "</head>", 1)
     if not _is_notebook(page):
         return output
     import jupytext

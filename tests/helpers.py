@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -120,3 +121,36 @@ def nav_pages() -> list[tuple[str, str]]:
                     out.append((value, "" if stem == "index" else stem + "/"))
     walk(nav)
     return out
+
+
+ARITHMATEX_OPEN = re.compile(r'<(span|div) class="arithmatex">')
+TEX_ANNOTATION = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
+
+
+def math_as_tex(html: str) -> str:
+    """Built HTML with each formula (KaTeX HTML, rendered by hooks/site_math.py) back to its TeX
+    source between ``\\( \\)`` or ``\\[ \\]``, as the page's Markdown wrote it: tests that read
+    a page's text read formulas as written, not KaTeX's glyphs twice over."""
+    out, pos = [], 0
+    for m in ARITHMATEX_OPEN.finditer(html):
+        if m.start() < pos:
+            continue
+        tag = m.group(1)
+        depth, end = 0, None
+        for t in re.finditer(rf"<{tag}\b|</{tag}>", html[m.start():]):
+            depth += -1 if t.group(0).startswith("</") else 1
+            if depth == 0:
+                end = m.start() + t.end()
+                break
+        if end is None:
+            raise ValueError(f"unclosed arithmatex <{tag}> at offset {m.start()}")
+        element = html[m.start():end]
+        tex = TEX_ANNOTATION.search(element)
+        if tex is None:  # not rendered (a hook test's raw markup): as it is
+            out.append(html[pos:end])
+        else:
+            left, right = ("\\[", "\\]") if 'class="katex-display"' in element else ("\\(", "\\)")
+            out.append(f"{html[pos:m.start()]}<{tag} class=\"arithmatex\">{left}{tex.group(1)}{right}</{tag}>")
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import figures
+from helpers import math_as_tex
 from mhalib import examples
 
 
@@ -202,7 +203,7 @@ LESSON = ["attention", "architecture", "one_head", "mha", "heads", "real_heads",
 
 
 def html(site, page):
-    return (site / page / "index.html").read_text()
+    return math_as_tex((site / page / "index.html").read_text())
 
 
 def text(site, page: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, math_as_tex
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import directives  # noqa: E402
@@ -76,7 +76,7 @@ def test_get_the_code_gives_the_exact_lines(built_site):
 # ---- the labs on the site -----------------------------------------------------------------------
 
 def _page(built_site, lab: Path) -> str:
-    return (built_site / "labs" / lab.stem / "index.html").read_text()
+    return math_as_tex((built_site / "labs" / lab.stem / "index.html").read_text())
 
 
 @pytest.mark.build

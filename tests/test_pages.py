@@ -8,6 +8,7 @@ from html import unescape
 import pytest
 
 import figures
+from helpers import math_as_tex
 
 pytestmark = pytest.mark.build
 
@@ -16,7 +17,7 @@ LECTURE = ["attention", "architecture", "one_head", "mha", "heads", "real_heads"
 
 
 def text(site, page: str) -> str:
-    html = (site / page / "index.html").read_text()
+    html = math_as_tex((site / page / "index.html").read_text())
     html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
 

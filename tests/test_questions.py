@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import figures
+from helpers import math_as_tex
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -152,7 +153,7 @@ def test_cat_sat_mat_causal_outputs_by_hand():
 
 def section(site: Path, page: str) -> str:
     """The text of the page's "Check yourself" section (the quiz: the whole article)."""
-    html = (site / page / "index.html").read_text(encoding="utf-8")
+    html = math_as_tex((site / page / "index.html").read_text(encoding="utf-8"))
     if page == "quiz":
         html = html[html.find("<article"):html.find("</article>")]
     else:

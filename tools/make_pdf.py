@@ -6,8 +6,9 @@
 writes ``site/lecture.pdf`` and links it from the home page. Run by hand, it prints any
 built site. Uses Playwright with Debian's Chromium (/usr/bin/chromium); no browser download.
 
-Before printing it waits for what a reader's browser would finish first: the math
-(KaTeX renders every formula in the browser), every lazy image, and the fonts. Links
+Before printing it waits for what a reader's browser would finish first: every lazy image
+and the fonts, and it checks that every formula is KaTeX HTML (``hooks/site_math.py``
+renders them when the site is built). Links
 between pages of the lecture are links within the PDF; links to the rest of the site go
 to the published site (the page's canonical URL). The PDF's dates are the build's
 (``SOURCE_DATE_EPOCH``) and its structure ids are numbered in order, so an unchanged site

@@ -3,16 +3,18 @@
 // - a box that scrolls sideways (a wide table or formula on a small screen) must be
 //   reachable with the keyboard, so it becomes a focusable, labelled region (checked again
 //   once the fonts have loaded: KaTeX's fonts widen formulas after the first check).
+// All boxes are measured first and marked after: a change of `role` can restyle the page,
+// and measuring again after each one would lay out the whole page once per box.
 const mhaA11y = () => {
   const search = document.querySelector(".md-search[role=dialog]");
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-  document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb").forEach((box) => {
-    if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
-      box.setAttribute("tabindex", "0");
-      box.setAttribute("role", "region");
-      box.setAttribute("aria-label", box.querySelector("table") ? "Scrollable table" : "Scrollable content");
-    }
-  });
+  const boxes = document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb");
+  const wide = Array.from(boxes).filter((box) => !box.hasAttribute("tabindex") && box.scrollWidth > box.clientWidth);
+  for (const box of wide) {
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", box.querySelector("table") ? "Scrollable table" : "Scrollable content");
+  }
 };
 document$.subscribe(() => {
   mhaA11y();

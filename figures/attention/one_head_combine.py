@@ -31,7 +31,7 @@ def table(data: dict) -> str:
         rows.append([f"head {h}", _vec(answer), _vec(through)])
     rows.append(["sum = output", "", f"**{_vec(data['out_two'])}**"])
     rows.append(["target", "", _vec(data["target"])])
-    header = ["", "the head's answer", "through its rows of W_O (who ‖ how)"]
+    header = ["vector", "the head's answer", "through its rows of W_O (who ‖ how)"]
     return markdown_table(header, rows, "lrr")
 
 

@@ -1,0 +1,185 @@
+"""`make lighthouse`: Lighthouse's four scores, CLS and LCP for every page of a built site.
+
+    python tools/lighthouse.py [SITE_DIR] [--pages home,rope,labs_lab1_mha] [--no-scripts] [--json-dir DIR]
+
+A benchmark, not a test: it always exits 0 once it has measured (DESIGN.md's targets are
+mobile performance >= 90, accessibility, best practices and SEO 100, CLS < 0.05). It builds
+nothing: build first (``make lighthouse`` builds ``site/`` and then runs this on it).
+
+The site is served from 127.0.0.1 the way a real host serves it, with text compressed
+(gzip, as GitHub Pages does), so the transfer sizes Lighthouse sees are the real ones.
+Each page is measured by the pinned npm ``lighthouse`` (``package.json``) with its
+defaults: a mobile phone, simulated slow 4G and a 4x slower CPU, in Debian's Chromium
+(``/usr/bin/chromium``, headless). Page names are the ones ``tools/screenshots.py`` uses:
+the URL with ``/`` as ``_`` (``home``, ``rope``, ``labs_lab1_mha``). A page takes about 20 s;
+``--no-scripts`` leaves out the figure scripts' pages (``scripts/NAME/``, one template).
+
+Performance scores move with the machine's load (the simulated CPU slowdown multiplies
+whatever else runs), so the table starts with the load average; compare runs taken at a
+similar load, and trust accessibility, best practices, SEO and CLS more than the exact
+performance number.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import http.server
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CHROMIUM = "/usr/bin/chromium"
+CHROME_FLAGS = "--headless=new --no-sandbox"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+# what a static host compresses
+COMPRESSED = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
+
+
+class CompressingHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files as GitHub Pages serves them: text types gzipped for clients that accept it
+    (the whole file, Content-Length set) and a 10-minute cache lifetime on everything."""
+
+    def log_message(self, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # the redirect to the slash URL
+            path = os.path.join(path, "index.html")
+        ctype = self.guess_type(path)
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and os.path.isfile(path) and ctype.startswith(COMPRESSED)):
+            return super().send_head()
+        with open(path, "rb") as f:
+            body = gzip.compress(f.read(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", ctype + ("; charset=utf-8" if ctype.startswith("text/") else ""))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
+def serve(site: Path):
+    """A compressing static server for ``site`` on a free port of 127.0.0.1: (server, base URL)."""
+    handler = functools.partial(CompressingHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def page_urls(site: Path) -> dict[str, str]:
+    """Page name -> site-relative URL, for every page of the site (``404.html`` and ``print/`` aside:
+    one is an error page, the other the whole lecture on one page, for paper)."""
+    out = {}
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).as_posix()
+        url = "" if rel == "." else rel + "/"
+        if url != "print/":
+            out[url.strip("/").replace("/", "_") or "home"] = url
+    return out
+
+
+def measure(url: str, json_out: Path | None, timeout: int = 300) -> dict:
+    """One Lighthouse run of ``url``: the four scores (0-100), CLS and LCP (s), or an error."""
+    with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
+        report = Path(tmp) / "report.json"
+        cmd = [str(LIGHTHOUSE), url, "--output=json", f"--output-path={report}", "--quiet",
+               f"--chrome-path={CHROMIUM}", f"--chrome-flags={CHROME_FLAGS}",
+               f"--only-categories={','.join(CATEGORIES)}"]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                                 env=dict(os.environ, TMPDIR=tmp))
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {timeout} s"}
+        if res.returncode or not report.is_file():
+            return {"error": (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[-1][:200]}
+        data = json.loads(report.read_text())
+        if json_out is not None:
+            shutil.copyfile(report, json_out)
+    if data.get("runtimeError"):
+        return {"error": data["runtimeError"].get("message", "runtime error")[:200]}
+    scores = {c: data["categories"][c]["score"] for c in CATEGORIES}
+    audits = data["audits"]
+    failing = sorted(f"{a['id']}" for a in audits.values()
+                     if a.get("score") is not None and a["score"] < 1 and a.get("scoreDisplayMode") == "binary")
+    return {**{c: None if s is None else round(100 * s) for c, s in scores.items()},
+            "cls": audits["cumulative-layout-shift"].get("numericValue"),
+            "lcp": (audits["largest-contentful-paint"].get("numericValue") or 0) / 1000,
+            "failing": failing}
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("site", type=Path, nargs="?", default=ROOT / "site", help="a built site (default: site/)")
+    p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
+    p.add_argument("--no-scripts", action="store_true", help="leave out the figure scripts' pages (scripts/NAME/)")
+    p.add_argument("--json-dir", type=Path, help="keep each page's full Lighthouse report here")
+    args = p.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        print(f"{args.site} holds no built site: run `make site` first", file=sys.stderr)
+        return 2
+    if not LIGHTHOUSE.exists():
+        print(f"{LIGHTHOUSE} is missing: run `make deps` (npm ci installs the pinned lighthouse)", file=sys.stderr)
+        return 2
+    if not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
+        return 2
+    urls = page_urls(args.site)
+    wanted = [x for x in args.pages.split(",") if x]
+    unknown = [x for x in wanted if x not in urls]
+    if unknown:
+        print(f"--pages: no page named {unknown}; the pages are: {', '.join(urls)}", file=sys.stderr)
+        return 2
+    if args.json_dir:
+        args.json_dir.mkdir(parents=True, exist_ok=True)
+    names = wanted or [n for n, url in urls.items() if not (args.no_scripts and url.startswith("scripts/"))]
+    server, base = serve(args.site)
+    print(f"Lighthouse (mobile, default throttling) on {len(names)} pages of {args.site}; "
+          f"load average {_loadavg()} on {os.cpu_count()} cores\n")
+    print("| page | performance | accessibility | best practices | SEO | CLS | LCP (s) | failing audits |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    start = time.perf_counter()
+    try:
+        for name in names:
+            r = measure(base + urls[name], args.json_dir / f"{name}.json" if args.json_dir else None)
+            if "error" in r:
+                print(f"| {name} | failed: {r['error']} | | | | | | |", flush=True)
+                continue
+            cells = ["-" if r[c] is None else str(r[c]) for c in CATEGORIES]
+            cls = "-" if r["cls"] is None else f"{r['cls']:.3f}"
+            print(f"| {name} | {' | '.join(cells)} | {cls} | {r['lcp']:.1f} | {', '.join(r['failing'])} |",
+                  flush=True)
+    finally:
+        server.shutdown()
+    print(f"\n{len(names)} pages in {time.perf_counter() - start:.0f} s; load average now {_loadavg()}. "
+          "Targets: performance >= 90, the others 100, CLS < 0.05.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
