@@ -143,3 +143,31 @@ def test_markdown_table_helper():
         export.markdown_table(["a", "b"], [], "l")
     with pytest.raises(ValueError, match="row has 1 cells, the header 2"):
         export.markdown_table(["a", "b"], [["only"]], "ll")
+
+
+def test_an_svg_clipped_to_a_path_is_the_same_bytes_every_time(tmp_path):
+    """matplotlib hashes a clip *path*'s memory address into its SVG id; the kit renames the
+    ids by order of use, so the same drawing saved from two different figure objects agrees."""
+    import matplotlib
+    import numpy as np
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Circle
+
+    from figures._kit import export
+
+    def draw(path):
+        fig, ax = plt.subplots(figsize=(2, 2))
+        img = ax.imshow(np.arange(16.0).reshape(4, 4))
+        img.set_clip_path(Circle((1.5, 1.5), 1.5, transform=ax.transData))  # a path, not a rectangle
+        junk = [Circle((0, 0), 1) for _ in range(50)]  # move the allocator so ids differ
+        export.save_figure(fig, path, salt="same")
+        plt.close(fig)
+        return junk
+
+    draw(tmp_path / "a.svg")
+    draw(tmp_path / "b.svg")
+    a, b = (tmp_path / "a.svg").read_bytes(), (tmp_path / "b.svg").read_bytes()
+    assert b'clip-path="url(#clip1)"' in a and b'<clipPath id="clip1"' in a
+    assert a == b

@@ -16,7 +16,7 @@ from helpers import ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, mkdocs_build,
 
 sys.path.insert(0, str(ROOT))
 from tools import figure_text  # noqa: E402
-from test_browser import chromium  # noqa: E402,F401  (session fixture)
+from test_browser import browser, chromium, site_url  # noqa: E402,F401  (session fixtures)
 
 from figures._kit import contract, style  # noqa: E402
 
@@ -135,10 +135,10 @@ PAGES = [url for _, url in nav_pages()]
 
 
 @pytest.fixture(scope="module")
-def measured(built_site, chromium):
-    """Every figure view of every nav page, the gallery's and the print page's, at both widths."""
+def measured(built_site, browser, site_url):  # noqa: F811
+    """Every figure view of every nav page, the galleries' and the print page's, at both widths."""
     urls = PAGES + ["print/"]
-    return figure_text.measure(built_site, urls, widths=(1280, 390))
+    return figure_text.measure(built_site, urls, widths=(1280, 390), browser=browser, base=site_url)
 
 
 @pytest.mark.build

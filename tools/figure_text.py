@@ -186,27 +186,42 @@ def measure_page(page, base: str, url: str, site: Path, width: int, svg_cache: d
     return rows
 
 
-def measure(site: Path, urls: list[str], widths=(1280, 390), scheme: str = "light") -> list[Row]:
+def measure(site: Path, urls: list[str], widths=(1280, 390), scheme: str = "light", *,
+            browser=None, base: str | None = None) -> list[Row]:
     """Every visible figure of every page in ``urls``, at every width, in one colour scheme
-    (``light`` or ``dark``: the site follows the reader's system setting)."""
+    (``light`` or ``dark``: the site follows the reader's system setting).
+
+    ``browser`` (a Playwright Chromium) and ``base`` (the URL ``site`` is served at) may be
+    given by a caller that has them (the tests share one browser); otherwise both are started here.
+    """
+    if browser is not None and base is not None:
+        return _measure(browser, base, site, urls, widths, scheme)
     from playwright.sync_api import sync_playwright
     from tools.screenshots import ARGS, CHROMIUM, serve
 
     server, base = serve(site)
-    rows: list[Row] = []
-    cache: dict = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for width in widths:
-                ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-                page = ctx.new_page()
-                for url in urls:
-                    rows += measure_page(page, base, url, site, width, cache)
-                ctx.close()
-            browser.close()
+            own = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                return _measure(own, base, site, urls, widths, scheme)
+            finally:
+                own.close()
     finally:
         server.shutdown()
+
+
+def _measure(browser, base: str, site: Path, urls, widths, scheme: str) -> list[Row]:
+    rows: list[Row] = []
+    cache: dict = {}
+    for width in widths:
+        ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        try:
+            page = ctx.new_page()
+            for url in urls:
+                rows += measure_page(page, base, url, site, width, cache)
+        finally:
+            ctx.close()
     return rows
 
 

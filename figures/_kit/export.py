@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -157,12 +158,36 @@ def save_figure(fig, path: Path, *, salt: str) -> None:
         # A PNG may travel to slides: give it an opaque background in its theme's colour.
         kwargs["facecolor"] = style.colors()["bg"]
     with plt.rc_context({"svg.hashsalt": salt}):
+        if fmt == "svg":
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, metadata=meta, **kwargs)
+            path.write_bytes(_stable_clip_ids(buffer.getvalue()))
+            return
         if fmt != "png":
             fig.savefig(path, format=fmt, metadata=meta, **kwargs)
             return
         buffer = io.BytesIO()
         fig.savefig(buffer, format=fmt, metadata=meta, **kwargs)
     path.write_bytes(_palette_png(buffer.getvalue()))
+
+
+_CLIP_ID = re.compile(rb'(id="|url\(#)(p[0-9a-f]{10})\b')
+
+
+def _stable_clip_ids(svg: bytes) -> bytes:
+    """Clip-path ids renamed ``clip1``, ``clip2``, ... in order of first use.
+
+    matplotlib's SVG writer hashes the salt with the clip path's ``id()`` (a memory address)
+    when an artist is clipped to a path rather than a rectangle, so the same figure saved
+    twice gets different ids; renaming them by order makes the file a function of the figure.
+    """
+    names: dict[bytes, bytes] = {}
+
+    def rename(m: re.Match) -> bytes:
+        new = names.setdefault(m.group(2), b"clip%d" % (len(names) + 1))
+        return m.group(1) + new
+
+    return _CLIP_ID.sub(rename, svg)
 
 
 def _palette_png(png: bytes) -> bytes:
