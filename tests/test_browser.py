@@ -97,10 +97,19 @@ def browser(chromium):
     (OUT / f"browser-summary.{worker}.part.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
 
 
+def _failed(request, seen: dict) -> None:
+    """A request that failed. ``net::ERR_ABORTED`` is the browser cancelling its own request
+    (an image of the other colour scheme whose download began before the stylesheet hid it):
+    not a fault of the site, and not counted; a missing file shows as a 4xx response below."""
+    if request.failure != "net::ERR_ABORTED":
+        seen["failed"].append(f"{request.url} ({request.failure})")
+
+
 def _watch(page, base: str) -> dict:
     seen = {"requests": [], "failed": [], "console": []}
     page.on("request", lambda r: seen["requests"].append(r.url))
-    page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url} ({r.failure})"))
+    page.on("requestfailed", lambda r: _failed(r, seen))
+    page.on("response", lambda r: seen["failed"].append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None)
     page.on("console", lambda m: seen["console"].append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: seen["console"].append(str(e)))
     return seen
