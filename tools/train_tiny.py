@@ -43,6 +43,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure_attention_memory import cpu_name  # noqa: E402  (one way to name the machine)
+
 if str(ROOT) not in sys.path:  # run as a script from a checkout: import this checkout's mhalib
     sys.path.insert(0, str(ROOT))
 
@@ -84,16 +87,6 @@ QUICK = dict(
                    checkpoint_every=2, eval_seqs=4, eval_seed=2000),
     stored_seed=0,
 )
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # ---- work units (run in worker processes) ------------------------------------------------------
