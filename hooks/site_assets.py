@@ -3,12 +3,17 @@
 ``make`` runs ``npm ci``, which puts the pinned ``katex`` package in ``node_modules/``;
 ``hooks/site_math.py`` renders every formula with it when the site is built, so the pages
 need no KaTeX script, only its stylesheet and WOFF2 fonts, added here under
-``assets/katex/``. The stylesheet is KaTeX's ``swap`` variant: text shows in a fallback font
-until a math font has loaded, instead of staying invisible. No page loads anything from
-another host.
+``assets/katex/``. The stylesheet is KaTeX's default one (``font-display: block``): a formula
+appears once its font is there (the two fonts nearly every formula uses are preloaded, see
+``hooks/site_math.py``) instead of being drawn in a fallback font first and laid out a
+second time when the font arrives, which on a formula-dense page made a phone restyle
+thousands of elements again. Prose is in the system font and never waits. No page loads
+anything from another host.
 """
 from __future__ import annotations
 
+import logging
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _paths import project_dir  # noqa: E402
 
 # (served name, file in node_modules/katex/dist/)
-KATEX_FILES = (("katex.min.css", "katex-swap.min.css"),)
+KATEX_FILES = (("katex.min.css", "katex.min.css"),)
 
 
 def on_files(files, *, config):
@@ -40,6 +45,21 @@ def on_files(files, *, config):
 # so no request points at a file that is not there.
 MAP_COMMENT = b"\n//# sourceMappingURL="
 
+# The theme's palette stylesheet turns transitions off under `body[data-md-color-switching]`,
+# for the moment a reader switches light/dark. The bundle sets and removes that attribute on
+# every page load too, and a rule on `[attr] *` makes the browser restyle the whole page each
+# time: twice per load, about 0.3 s of a throttled phone's main thread on a formula-dense page.
+# Without the rule, switching the palette lets a few colours fade for 0.1 s instead.
+# a whole rule every selector of which starts with the attribute (never part of a longer list)
+SWITCHING_RULE = re.compile(r"(?:(?<=\})|^)\[data-md-color-switching\][^{},]*"
+                            r"(?:,\[data-md-color-switching\][^{},]*)*\{[^{}]*\}")
+log = logging.getLogger("mkdocs.hooks.assets")
+
+
+def drop_switching_rule(css: str) -> tuple[str, int]:
+    """The palette stylesheet without its ``[data-md-color-switching] ...`` rules, and how many."""
+    return SWITCHING_RULE.subn("", css)
+
 
 def _search_langs(config) -> set[str]:
     for name, plugin in config.plugins.items():
@@ -50,6 +70,13 @@ def _search_langs(config) -> set[str]:
 
 def on_post_build(*, config):
     site = Path(config.site_dir)
+    for path in sorted((site / "assets" / "stylesheets").glob("palette.*.min.css")):
+        css, n = drop_switching_rule(path.read_text(encoding="utf-8"))
+        if n:
+            path.write_text(css, encoding="utf-8")
+        else:  # a warning fails `mkdocs build --strict`: the theme changed, look again
+            log.warning("%s holds no [data-md-color-switching] rule: the theme changed; "
+                        "check hooks/site_assets.py's SWITCHING_RULE", path.relative_to(site))
     js = site / "assets" / "javascripts"
     if not js.is_dir():
         return

@@ -21,8 +21,9 @@ finished HTML: no math script at all.
   (``on_post_page``). The search index and the page descriptions, built earlier, keep
   the TeX source, as before.
 
-Pages with math preload KaTeX's two most used fonts; ``hooks/site_assets.py`` serves the
-stylesheet whose fonts swap in (``font-display: swap``) instead of hiding the text.
+Pages with math preload KaTeX's two most used fonts; ``hooks/site_assets.py`` serves KaTeX's
+stylesheet, whose formulas wait for their font (``font-display: block``) rather than being
+laid out twice.
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from helpers import ROOT, math_as_tex, mini_project, mkdocs_build, nav_pages, tr
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import notebook_css  # noqa: E402
+import site_assets  # noqa: E402
 import site_math  # noqa: E402
 import site_notebooks  # noqa: E402
 import site_speed  # noqa: E402
@@ -170,6 +171,22 @@ def test_a_page_links_the_stylesheets_it_uses_and_defers_the_theme_script():
     assert full.startswith(HEAD)  # print/ keeps print.css for the screen too
 
 
+def test_the_palette_switching_rule_goes_and_nothing_else_of_the_themes_stylesheet():
+    import material  # the installed theme: its stylesheet is what the site ships
+    [palette] = (Path(material.__file__).parent / "templates" / "assets" / "stylesheets").glob("palette.*.min.css")
+    css = palette.read_text(encoding="utf-8")
+    trimmed, n = site_assets.drop_switching_rule(css)
+    assert n == 1 and "data-md-color-switching" in css and "data-md-color-switching" not in trimmed
+    gone = "[data-md-color-switching] *,[data-md-color-switching] :after,[data-md-color-switching] :before" \
+           "{transition-duration:0s!important}"
+    assert css.replace(gone, "") == trimmed  # exactly that rule: no selector list left dangling
+    assert trimmed.count("{") == trimmed.count("}") == css.count("{") - 1
+    # a rule whose selector list holds anything else is left whole (and the build warns)
+    for other in (".a{color:red}[data-md-color-switching] .b,.c{x:y}.d{z:w}",
+                  ".a{color:red}.c,[data-md-color-switching] .b{x:y}"):
+        assert site_assets.drop_switching_rule(other) == (other, 0)
+
+
 # ---- the real site --------------------------------------------------------------------------------
 
 def _pages(site: Path) -> list[tuple[str, str]]:
@@ -192,7 +209,9 @@ def test_every_formula_of_the_site_is_katex_html_and_no_page_loads_a_math_script
     assert total > 500
     assert not (built_site / "assets" / "katex" / "katex.min.js").exists()
     css = (built_site / "assets" / "katex" / "katex.min.css").read_text()
-    assert "font-display:swap" in css and "font-display:block" not in css
+    assert "font-display:block" in css and "font-display:swap" not in css  # KaTeX's own: one layout
+    [palette] = (built_site / "assets" / "stylesheets").glob("palette.*.min.css")
+    assert "data-md-color-switching" not in palette.read_text(encoding="utf-8")
 
 
 @pytest.mark.build
