@@ -305,6 +305,28 @@ def test_explorers_work_after_instant_navigation(page, site_url):
     assert page.evaluate("document.querySelectorAll('.mha-maps table').length") == 3
 
 
+def test_a_wide_box_in_a_folded_solution_becomes_reachable_when_it_opens(browser, site_url):
+    """a11y.js leaves boxes in a closed <details> unmeasured (measuring one lays out the hidden
+    content for nothing) and measures them when it opens: on a phone a solution's wide code
+    box then scrolls with the keyboard, like every other wide box."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 800})
+    page = ctx.new_page()
+    page.goto(site_url + "labs/lab1_mha/", wait_until="networkidle")
+    boxes = ".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb"
+    fold = page.locator("details.mha-solution").first
+    assert fold.evaluate("d => d.open") is False
+    assert fold.evaluate(f"d => d.querySelectorAll(`{boxes}`).length") > 0
+    assert fold.evaluate("d => d.querySelectorAll('[role=region]').length") == 0
+    fold.locator("summary").click()
+    page.wait_for_function("d => d.querySelector('[role=region][tabindex=\"0\"]')", arg=fold.element_handle())
+    marked = fold.evaluate(f"""d => Array.from(d.querySelectorAll(`{boxes}`)).map(b =>
+        [b.scrollWidth > b.clientWidth, b.getAttribute('tabindex'), b.getAttribute('role')])""")
+    assert any(wide for wide, _, _ in marked)
+    assert all((t, r) == ("0", "region") for wide, t, r in marked if wide)
+    assert all(t is None for wide, t, _ in marked if not wide)
+    ctx.close()
+
+
 def test_without_javascript_the_static_figure_is_shown(browser, site_url):
     ctx = browser.new_context(java_script_enabled=False)
     page = ctx.new_page()

@@ -4,12 +4,15 @@
 //   reachable with the keyboard, so it becomes a focusable, labelled region (checked again
 //   once the fonts have loaded: KaTeX's fonts widen formulas after the first check).
 // All boxes are measured first and marked after: a change of `role` can restyle the page,
-// and measuring again after each one would lay out the whole page once per box.
-const mhaA11y = () => {
+// and measuring again after each one would lay out the whole page once per box. Boxes in a
+// closed <details> are not laid out at all until it opens (measuring one would force that
+// layout for nothing), so they are measured when their <details> opens.
+const MHA_BOXES = ".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb";
+const mhaA11y = (root = document) => {
   const search = document.querySelector(".md-search[role=dialog]");
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-  const boxes = document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb");
-  const wide = Array.from(boxes).filter((box) => !box.hasAttribute("tabindex") && box.scrollWidth > box.clientWidth);
+  const boxes = Array.from(root.querySelectorAll(MHA_BOXES)).filter((box) => !box.closest("details:not([open])"));
+  const wide = boxes.filter((box) => !box.hasAttribute("tabindex") && box.scrollWidth > box.clientWidth);
   for (const box of wide) {
     box.setAttribute("tabindex", "0");
     box.setAttribute("role", "region");
@@ -18,5 +21,9 @@ const mhaA11y = () => {
 };
 document$.subscribe(() => {
   mhaA11y();
-  if (document.fonts) document.fonts.ready.then(mhaA11y);
+  if (document.fonts) document.fonts.ready.then(() => mhaA11y());
 });
+// `toggle` does not bubble: listen in the capture phase, once for every page
+document.addEventListener("toggle", (e) => {
+  if (e.target instanceof HTMLDetailsElement && e.target.open) mhaA11y(e.target);
+}, true);

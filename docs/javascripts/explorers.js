@@ -571,6 +571,10 @@
 
   window.mhaExplorers = { softmaxRow, headsInAction, rotate, ropeScore, peTable, wavelengths, register, colour, el,
     integerTicks };
-  if (typeof document$ !== "undefined") document$.subscribe(initAll); // Material's instant navigation
-  else document.addEventListener("DOMContentLoaded", initAll);
+  // Built in the next frame, not at once: a widget measures itself, and measuring while the
+  // page still has style changes pending (the theme's start-up, fonts arriving) would make the
+  // browser restyle the whole page an extra time; just before a frame it does that once anyway.
+  const initSoon = () => requestAnimationFrame(initAll);
+  if (typeof document$ !== "undefined") document$.subscribe(initSoon); // Material's instant navigation
+  else document.addEventListener("DOMContentLoaded", initSoon);
 })();
