@@ -37,7 +37,7 @@ def draw(data: dict, ax=None):
         row_labels=[str(p) for p in range(n)] if small else None,
         col_labels=[str(i) for i in range(D)] if small else None,
         xlabel="dimension (even: sin, odd: cos)", ylabel="position",
-        title=f"Sinusoidal PE, d_model = {D}",
+        title=f"Sinusoidal PE, $d_{{\\mathrm{{model}}}}$ = {D}",
     )
     return ax.figure
 

@@ -43,7 +43,7 @@ def draw(data: dict):
         fig, (a, b) = style.new_figure(8.8, 4.4, ncols=2, width_ratios=(1.1, 1))
     M = np.asarray(data["M"])
     _, texts = style.heatmap(M, ax=a, cmap=style.DIVERGING, vmin=-1, vmax=1, annotate="{:.2f}", fontsize=11,
-                             title=f"$M_k$ for d_model = {data['d_show']}, k = {data['k_show']}")
+                             title=f"$M_k$ for $d_{{\\mathrm{{model}}}}$ = {data['d_show']}, $k$ = {data['k_show']}")
     for t, value in zip(texts, M.flat):
         if value == 0:  # exactly zero outside the 2x2 blocks: a bare 0 lets the blocks stand out
             t.set_text("0")
@@ -55,7 +55,8 @@ def draw(data: dict):
     errors = np.asarray(data["errors"])
     low = 10.0 ** np.floor(np.log10(errors[errors > 0].min(initial=1e-13))) / 100
     b.set_ylim(low, 10.0 ** np.ceil(np.log10(max(3 * errors.max(), 10 * low))))
-    b.set(xlabel="shift k", ylabel="max |PE(p)M_kᵀ − PE(p+k)|", title=f"Error at d_model = {data['d_model']} (float64)")
+    b.set(xlabel="shift $k$", ylabel="max |PE(p)M_kᵀ − PE(p+k)|",
+          title=f"Error at $d_{{\\mathrm{{model}}}}$ = {data['d_model']} (float64)")
     b.grid(alpha=0.4, axis="y")
     return fig
 
