@@ -43,7 +43,7 @@ bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
 
 lighthouse: site   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed
-	$(BIN)/python tools/lighthouse.py site
+	$(BIN)/python tools/lighthouse.py site --runs 3 --no-scripts
 
 lock:         ## re-pin every Python dependency from the current virtualenv
 	$(BIN)/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \

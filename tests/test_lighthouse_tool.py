@@ -1,0 +1,80 @@
+"""tools/lighthouse.py (`make lighthouse`): how it picks the run it reports and the pages it
+measures, and that it serves a site compressed the way a static host does. Lighthouse itself
+is a benchmark and is not run here."""
+from __future__ import annotations
+
+import gzip
+import sys
+import urllib.request
+
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import lighthouse  # noqa: E402
+
+
+def _run(perf, **extra):
+    return {"performance": perf, "accessibility": 100, "best-practices": 100, "seo": 100,
+            "cls": 0.0, "lcp": 2.0, "failing": [], **extra}
+
+
+def test_the_reported_run_is_the_median_by_performance_with_the_spread():
+    runs = [_run(91, tag="a"), _run(64, tag="b"), _run(83, tag="c")]
+    best = lighthouse.median_run(runs)
+    assert best["tag"] == "c" and best["performance"] == 83
+    assert sorted(best["perf_runs"]) == [64, 83, 91]
+    # an even count reports the lower middle run, never an average no run produced
+    assert lighthouse.median_run([_run(90), _run(70), _run(80), _run(60)])["performance"] == 70
+    assert lighthouse.median_run([_run(77)])["performance"] == 77
+
+
+def test_failed_runs_are_left_out_and_all_failed_reports_the_error():
+    runs = [{"error": "timed out after 300 s"}, _run(88, tag="ok"), {"error": "boom"}]
+    best = lighthouse.median_run(runs)
+    assert best["tag"] == "ok" and best["perf_runs"] == [88]
+    assert lighthouse.median_run([{"error": "x"}, {"error": "last"}]) == {"error": "last"}
+
+
+def test_runs_below_one_are_refused(capsys):
+    try:
+        lighthouse.main(["--runs", "0"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("--runs 0 was accepted")
+    assert "--runs must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_page_names_cover_every_page_but_print_and_the_404(tmp_path):
+    for rel in ("", "rope/", "labs/lab1_mha/", "print/", "scripts/pe_heatmap/"):
+        (tmp_path / rel).mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel / "index.html").write_text("<html></html>")
+    (tmp_path / "404.html").write_text("<html></html>")
+    (tmp_path / "scripts" / "alibi_slopes").mkdir(parents=True)
+    (tmp_path / "scripts" / "alibi_slopes" / "index.html").write_text("<html></html>")
+    urls = lighthouse.page_urls(tmp_path)
+    assert urls == {"home": "", "labs_lab1_mha": "labs/lab1_mha/", "rope": "rope/",
+                    "scripts_alibi_slopes": "scripts/alibi_slopes/", "scripts_pe_heatmap": "scripts/pe_heatmap/"}
+    assert lighthouse.pages_to_measure(urls, False) == list(urls)
+    # --no-scripts: the scripts' pages share one template, so one of them stands for all
+    assert lighthouse.pages_to_measure(urls, True) == ["home", "labs_lab1_mha", "rope", "scripts_alibi_slopes"]
+
+
+def test_text_is_served_gzipped_with_its_length_and_images_as_they_are(tmp_path):
+    page = "<html><body>" + "attention " * 500 + "</body></html>"
+    (tmp_path / "index.html").write_text(page)
+    (tmp_path / "a.png").write_bytes(b"\x89PNG" + bytes(200))
+    server, base = lighthouse.serve(tmp_path)
+    try:
+        req = urllib.request.Request(base, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req) as res:
+            body = res.read()
+            assert res.headers["Content-Encoding"] == "gzip" and int(res.headers["Content-Length"]) == len(body)
+        assert gzip.decompress(body).decode() == page and len(body) < len(page) / 10
+        with urllib.request.urlopen(base) as res:  # a client that does not accept gzip gets plain text
+            assert res.headers.get("Content-Encoding") is None and res.read().decode() == page
+        req = urllib.request.Request(base + "a.png", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req) as res:
+            assert res.headers.get("Content-Encoding") is None and res.read()[:4] == b"\x89PNG"
+    finally:
+        server.shutdown()
