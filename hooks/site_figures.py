@@ -11,6 +11,7 @@ page, the line and the directive, and stops the build.
 """
 from __future__ import annotations
 
+import hashlib
 import html as html_lib
 import json
 import re
@@ -143,7 +144,7 @@ def on_files(files, *, config):
         # a script's default output is what its script page and CLI line make: always published
         reachable = r.request in shown or not r.request.params
         for role, name in r.request.outputs(r.kind).items() if reachable else ():
-            if role not in ("md", "explorer"):  # those two live inside the pages
+            if role != "md" and (role != "explorer" or _fetched(r.files[name])):  # tables live in the pages
                 files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
         if reachable and r.request.wide_csv() in r.files:
             files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
@@ -356,6 +357,28 @@ def _value(page_where: str, d, result) -> str:
         raise PluginError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
 
 
+# An explorer's payload up to this size is written into its page; a larger one (the model
+# viewers': hundreds of KB of attention weights) is a file of its own that the widget fetches,
+# so the page's HTML stays small and its text shows before the data has arrived.
+INLINE_EXPLORER_MAX = 16_000
+
+
+def _fetched(payload: bytes) -> bool:
+    return len(payload) > INLINE_EXPLORER_MAX
+
+
+def _explorer_data(page, result) -> str:
+    """The payload's element: inline JSON, or a ``data-src`` URL with the payload's hash (a
+    browser's cached copy of an older payload is never used with a newer page)."""
+    name = result.request.outputs(result.kind)["explorer"]
+    payload = result.files[name]
+    if not _fetched(payload):
+        return f'<script type="application/json" class="mha-explorer-data">{result.explorer}</script>'
+    version = hashlib.sha256(payload).hexdigest()[:12]
+    return (f'<script type="application/json" class="mha-explorer-data" '
+            f'data-src="{_url(page, "figures/" + name)}?v={version}"></script>')
+
+
 def _explorer(page, d, result) -> str:
     alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
     widget = result.request.script.explorer
@@ -365,8 +388,8 @@ def _explorer(page, d, result) -> str:
     return (
         f'<div class="mha-explorer-static" data-static-for="{widget}" markdown="1">\n\n'
         f"{_figure(page, static, result)}\n</div>\n\n"
-        f'<div class="mha-explorer" data-explorer="{widget}"><script type="application/json" '
-        f'class="mha-explorer-data">{result.explorer}</script><div class="mha-explorer-ui" hidden></div></div>\n'
+        f'<div class="mha-explorer" data-explorer="{widget}">{_explorer_data(page, result)}'
+        f'<div class="mha-explorer-ui" hidden></div></div>\n'
     )
 
 

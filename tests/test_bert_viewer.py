@@ -179,7 +179,10 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     box = page.locator(BOX.strip())
     ui = page.locator(BOX + ".mha-explorer-ui")
     assert ui.is_visible() and not page.is_visible(".mha-explorer-static[data-static-for=bert]")
-    embedded = page.eval_on_selector(BOX + ".mha-explorer-data", "s => s.textContent")
+    # the payload is a file of its own (the page's HTML stays small), fetched by the widget
+    holder = page.locator(BOX + ".mha-explorer-data")
+    assert holder.text_content() == "" and holder.get_attribute("data-src").startswith("../figures/bert_viewer.explorer.json?v=")
+    embedded = page.evaluate("async (u) => (await fetch(u)).text()", holder.get_attribute("data-src"))
     assert len(embedded.encode("utf-8")) <= 400_000
     assert page.locator(BOX + ".bv-thumb").count() == 72
 
@@ -247,6 +250,22 @@ def test_viewer_starts_after_instant_navigation(browser, site_url):  # noqa: F81
     page.click(".md-content a[href$='viewer/']")
     page.wait_for_selector(BOX + ".mha-explorer-ui:not([hidden]) .bv-thumb")
     assert page.locator(BOX + ".bv-thumb").count() == 72
+    page.close()
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_viewer_whose_data_cannot_load_keeps_the_static_figure(browser, site_url):  # noqa: F811
+    """A fetch that fails (offline, a missing file) leaves the static figure and no half-built widget."""
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/bert_viewer.explorer.json*", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(site_url + "viewer/", wait_until="networkidle")
+    page.wait_for_selector(".mha-explorer[data-explorer=tiny] .mha-explorer-ui[data-ready]")  # the other one starts
+    assert page.locator(".mha-explorer-static[data-static-for=bert] img").first.is_visible()
+    assert not page.is_visible(BOX + ".mha-explorer-ui") and page.locator(BOX + ".bv-thumb").count() == 0
+    assert any("bert_viewer.explorer.json" in e and "404" in e for e in errors), errors  # said, not swallowed
     page.close()
 
 

@@ -337,7 +337,9 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     box = page.locator(".mha-explorer[data-explorer=tiny]")
     ui = box.locator(".mha-explorer-ui")
     assert ui.is_visible() and not page.is_visible(".mha-explorer-static[data-static-for=tiny]")
-    embedded = page.eval_on_selector(".mha-explorer[data-explorer=tiny] .mha-explorer-data", "s => s.textContent")
+    src = page.get_attribute(".mha-explorer[data-explorer=tiny] .mha-explorer-data", "data-src")
+    assert src.startswith("../figures/tiny_viewer.explorer.json?v=")  # a file of its own, fetched
+    embedded = page.evaluate("async (u) => (await fetch(u)).text()", src)
     assert len(embedded.encode("utf-8")) <= 100_000
     assert ui.get_attribute("data-model") == "induction_after" and box.locator(".bv-thumb").count() == 8
 

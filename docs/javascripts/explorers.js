@@ -548,19 +548,31 @@
   function initAll() {
     document.querySelectorAll(".mha-explorer[data-explorer]").forEach((box) => {
       const ui = box.querySelector(".mha-explorer-ui");
-      if (!ui || ui.dataset.ready || !INIT[box.dataset.explorer]) return; // its widget may register later
-      const data = JSON.parse(box.querySelector(".mha-explorer-data").textContent);
-      ui.hidden = false; // before init: a widget that measures itself needs to be laid out
-      try {
-        INIT[box.dataset.explorer](ui, data);
-      } catch (err) {
-        ui.hidden = true; // keep the static figure rather than show half a widget
-        throw err;
+      if (!ui || ui.dataset.ready || ui.dataset.loading || !INIT[box.dataset.explorer]) return; // its widget may register later
+      const holder = box.querySelector(".mha-explorer-data");
+      if (holder.dataset.src) { // a large payload is a file of its own (hooks/site_figures.py)
+        ui.dataset.loading = "1";
+        fetch(holder.dataset.src)
+          .then((res) => { if (!res.ok) throw new Error(`${holder.dataset.src}: HTTP ${res.status}`); return res.json(); })
+          .then((data) => { delete ui.dataset.loading; start(box, ui, data); })
+          .catch((err) => { delete ui.dataset.loading; throw err; }); // the static figure stays
+        return;
       }
-      ui.dataset.ready = "1";
-      const fallback = document.querySelector(`.mha-explorer-static[data-static-for="${box.dataset.explorer}"]`);
-      if (fallback) fallback.hidden = true; // the static figure stays for readers without JavaScript
+      start(box, ui, JSON.parse(holder.textContent));
     });
+  }
+
+  function start(box, ui, data) {
+    ui.hidden = false; // before init: a widget that measures itself needs to be laid out
+    try {
+      INIT[box.dataset.explorer](ui, data);
+    } catch (err) {
+      ui.hidden = true; // keep the static figure rather than show half a widget
+      throw err;
+    }
+    ui.dataset.ready = "1";
+    const fallback = document.querySelector(`.mha-explorer-static[data-static-for="${box.dataset.explorer}"]`);
+    if (fallback) fallback.hidden = true; // the static figure stays for readers without JavaScript
   }
 
   // A widget in its own file registers with window.mhaExplorers.register("name", init).
