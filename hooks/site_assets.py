@@ -49,8 +49,8 @@ MAP_COMMENT = b"\n//# sourceMappingURL="
 # for the moment a reader switches light/dark. The bundle sets and removes that attribute on
 # every page load too, and a rule on `[attr] *` makes the browser restyle the whole page each
 # time: twice per load, about 0.3 s of a throttled phone's main thread on a formula-dense page.
-# Without the rule, switching the palette lets a few colours fade for 0.1 s instead.
-# a whole rule every selector of which starts with the attribute (never part of a longer list)
+# Without the rule, switching the palette lets a few colours fade for 0.1 s instead. Only a
+# whole rule every selector of which starts with the attribute goes (never part of a list).
 SWITCHING_RULE = re.compile(r"(?:(?<=\})|^)\[data-md-color-switching\][^{},]*"
                             r"(?:,\[data-md-color-switching\][^{},]*)*\{[^{}]*\}")
 log = logging.getLogger("mkdocs.hooks.assets")

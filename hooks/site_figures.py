@@ -144,7 +144,8 @@ def on_files(files, *, config):
         # a script's default output is what its script page and CLI line make: always published
         reachable = r.request in shown or not r.request.params
         for role, name in r.request.outputs(r.kind).items() if reachable else ():
-            if role != "md" and (role != "explorer" or _fetched(r.files[name])):  # tables live in the pages
+            in_page = role == "md" or (role == "explorer" and not _fetched(r.files[name]))  # see _explorer_data
+            if not in_page:
                 files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
         if reachable and r.request.wide_csv() in r.files:
             files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
@@ -370,10 +371,10 @@ def _fetched(payload: bytes) -> bool:
 def _explorer_data(page, result) -> str:
     """The payload's element: inline JSON, or a ``data-src`` URL with the payload's hash (a
     browser's cached copy of an older payload is never used with a newer page)."""
-    name = result.request.outputs(result.kind)["explorer"]
-    payload = result.files[name]
+    payload = result.file("explorer")
     if not _fetched(payload):
         return f'<script type="application/json" class="mha-explorer-data">{result.explorer}</script>'
+    name = result.request.outputs(result.kind)["explorer"]  # published by on_files under figures/
     version = hashlib.sha256(payload).hexdigest()[:12]
     return (f'<script type="application/json" class="mha-explorer-data" '
             f'data-src="{_url(page, "figures/" + name)}?v={version}"></script>')
