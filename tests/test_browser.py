@@ -318,13 +318,25 @@ def test_a_wide_box_in_a_folded_solution_becomes_reachable_when_it_opens(browser
     assert fold.evaluate(f"d => d.querySelectorAll(`{boxes}`).length") > 0
     assert fold.evaluate("d => d.querySelectorAll('[role=region]').length") == 0
     fold.locator("summary").click()
-    page.wait_for_function("d => d.querySelector('[role=region][tabindex=\"0\"]')", arg=fold.element_handle())
+    page.wait_for_function("d => d.querySelector('[role=region][tabindex=\"0\"]')", arg=fold.element_handle(), polling=100)
     marked = fold.evaluate(f"""d => Array.from(d.querySelectorAll(`{boxes}`)).map(b =>
         [b.scrollWidth > b.clientWidth, b.getAttribute('tabindex'), b.getAttribute('role')])""")
     assert any(wide for wide, _, _ in marked)
     assert all((t, r) == ("0", "region") for wide, t, r in marked if wide)
     assert all(t is None for wide, t, _ in marked if not wide)
     ctx.close()
+
+
+def test_waiting_for_images_names_the_one_that_never_arrives(page, site_url):
+    """The screenshot and text-size tools wait for every image; one whose request is never
+    answered fails the wait with the page and the image named, not a bare timeout."""
+    page.goto(site_url, wait_until="networkidle")
+    load_all_images(page)  # the home page's own images load
+    page.route("**/figures/never-answered.svg", lambda route: None)  # the request stays open
+    page.evaluate("document.body.append(Object.assign(new Image(), {src: 'figures/never-answered.svg'}))")
+    with pytest.raises(TimeoutError, match=r"1 of its images still loading after 0\.5 s.*never-answered\.svg"):
+        load_all_images(page, timeout_ms=500)
+    assert site_url in str(page.url)
 
 
 def test_without_javascript_the_static_figure_is_shown(browser, site_url):

@@ -282,7 +282,7 @@ def test_the_live_region_says_one_short_line_per_step(open_page, site_url, url, 
         slider.fill("0")
     slider.focus()
     page.keyboard.press(step)
-    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.length > 0")
+    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.length > 0", polling=100)
     text = live.text_content()
     assert "\n" not in text and len(text) <= 90, text
     assert re.match(says, text), text
@@ -296,7 +296,7 @@ def test_the_live_region_says_one_short_line_per_step(open_page, site_url, url, 
 def test_live_heads_summary_gives_the_largest_weights(open_page, site_url):  # noqa: F811
     page = open_page(site_url + "heads/")
     page.fill(".mha-explorer-ui input[type=range]", "0.7")
-    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.length > 0")
+    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.length > 0", polling=100)
     m = expected_maps("Identity", 0.7)
     assert page.text_content(".mha-explorer-ui [aria-live]") == (
         f"Identity, tau 0.70: largest weight single head {m['single'].max():.2f}, "
@@ -402,7 +402,7 @@ def test_pe_cells_show_position_dimension_and_value(open_page, site_url):  # noq
     assert (readout.get_attribute("data-position"), readout.get_attribute("data-dimension")) == ("5", "3")
     assert float(readout.get_attribute("data-value")) == pytest.approx(pe[5, 3], abs=1e-12)
     assert readout.text_content() == f"position 5, dimension 3 (cos, pair 1): PE = {pe[5, 3]:.4f}"
-    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.startsWith('position 5')")
+    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.startsWith('position 5')", polling=100)
 
     # the pointer: the cell under it, and the canvas paints it in PuOr_r
     box = plot.bounding_box()

@@ -451,7 +451,7 @@ def test_a_figure_opens_large_in_its_theme_and_closes(browser, fixture_url, sche
     assert link.get_attribute("role") == "button" and link.get_attribute("aria-haspopup") == "dialog"
     small = page.evaluate("document.querySelector('a.mha-zoom img:not([style*=none])').getBoundingClientRect().width")
     link.click()
-    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete")
+    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete", polling=100)
     state = page.evaluate(ZOOM_STATE)
     variant = "small_figure-dark.svg" if scheme == "dark" else "small_figure.svg"
     assert state["open"] and state["loaded"] and state["src"].endswith(variant), state
@@ -464,7 +464,7 @@ def test_a_figure_opens_large_in_its_theme_and_closes(browser, fixture_url, sche
     assert not state["open"] and "mha-zoom" in state["focus"] and "mha-zoom-close" not in state["focus"]
     # the keyboard: Enter on the focused figure opens it, and the page did not navigate to the SVG
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog').open")
+    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog').open", polling=100)
     assert page.url == fixture_url
     page.locator(".mha-zoom-close").click()
     assert not page.evaluate(ZOOM_STATE)["open"]
@@ -480,7 +480,7 @@ def test_a_tap_magnifies_on_a_phone(browser, fixture_url):  # noqa: F811
     page = ctx.new_page()
     page.goto(fixture_url, wait_until="networkidle")
     page.locator("a.mha-zoom").first.tap()
-    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete")
+    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete", polling=100)
     assert "Tap" in page.text_content(".mha-zoom-hint")
     fitted = page.evaluate(ZOOM_STATE)["width"]
     page.locator("dialog.mha-zoom-dialog img").tap()
@@ -498,11 +498,11 @@ def test_zoom_works_after_instant_navigation(browser, fixture_url):  # noqa: F81
     ctx, page, seen = _open_page(browser, fixture_url)
     page.evaluate("window.mhaMarker = 1")  # gone if the next page were a full load
     page.click("text=Page two")
-    page.wait_for_function("location.pathname.endsWith('/two/')")
+    page.wait_for_function("location.pathname.endsWith('/two/')", polling=100)
     page.wait_for_selector("a.mha-zoom[role=button]")
     assert page.evaluate("window.mhaMarker") == 1, "instant navigation is off: the test proves nothing"
     page.locator("a.mha-zoom").first.click()
-    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete")
+    page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete", polling=100)
     state = page.evaluate(ZOOM_STATE)
     assert state["open"] and "small_figure--n-4" in state["src"] and state["caption"].startswith("Figure 1.")
     assert not seen["errors"], seen["errors"]

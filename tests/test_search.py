@@ -40,9 +40,9 @@ def top_hits(page, base: str, query: str, n: int = 3) -> list[str]:
     box = page.locator("input.md-search__input")
     box.wait_for(state="visible")
     page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.trim()"
-                           " !== 'Initializing search'", timeout=20000)
+                           " !== 'Initializing search'", timeout=20000, polling=100)
     box.press_sequentially(query, delay=10)
-    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=20000)
+    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=20000, polling=100)
     page.wait_for_timeout(200)  # results settle after the last keystroke
     hrefs = page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
     pages = []

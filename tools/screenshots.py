@@ -11,6 +11,7 @@ import functools
 import http.server
 import os
 import threading
+import time
 from pathlib import Path
 
 #: Debian's Chromium; ``CHROMIUM=/path/to/chrome`` uses another (e.g. Google Chrome on a CI runner).
@@ -32,10 +33,25 @@ def serve(site: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+_PENDING_IMAGES = """() => {
+  document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });
+  return Array.from(document.images).filter(i => !i.complete).map(i => i.currentSrc || i.src);
+}"""
+
+
 def load_all_images(page, timeout_ms: int = 15000) -> None:
-    """Make lazy images load now (a full-page screenshot does not scroll) and wait for them."""
-    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=timeout_ms)
+    """Make lazy images load now (a full-page screenshot does not scroll) and wait for them.
+
+    Polled from here, not with ``wait_for_function``: its default polling runs on the page's
+    animation frames, which a headless Chromium may not schedule, and then it waits out its
+    timeout with every image long loaded. A timeout names the page and the images still loading.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while pending := page.evaluate(_PENDING_IMAGES):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{page.url}: {len(pending)} of its images still loading after "
+                               f"{timeout_ms / 1000:g} s: {pending[:5]}")
+        time.sleep(0.05)
     page.wait_for_timeout(100)
 
 
