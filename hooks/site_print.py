@@ -54,7 +54,8 @@ PDF_NAME = "lecture.pdf"
 PDF_ENV = "MHA_PDF"
 # Nav pages left out of the printable lecture: the galleries show again the figures the
 # lecture pages already print, and the API reference documents code, not the course.
-SKIP = ("gallery.md", "gallery_real_model.md", "gallery_generation.md", "api.md")
+SKIP = ("gallery.md", "gallery_real_model.md", "gallery_generation.md", "api/index.md", "api/attention.md",
+        "api/positions.md", "api/decoding.md", "api/examples.md")
 
 SOURCE = """\
 ---

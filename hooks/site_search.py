@@ -20,7 +20,7 @@ import re
 BOOST = {"lecture": 4.0, "practice": 1.5, "lab": 0.5, "reference": 0.25}
 # pages about pitfalls name every concept they warn about; the concept's own page comes first
 PRACTICE_PAGES = ("numerics.md",)
-REFERENCE_PAGES = ("gallery", "errata.md", "api.md", "references.md", "notation.md")
+REFERENCE_PAGES = ("gallery", "errata.md", "api/", "references.md", "notation.md")
 
 # notebook chrome: the input/output prompts and the copy button's container
 # and the hidden plain-text copy of each cell's code that the copy button reads

@@ -11,8 +11,8 @@ Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of sh
 float32/float16; randomness only through an explicit ``seed``. Every public function
 checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
 
-Cached decoding (:class:`KVCache`, :func:`decode_step`) and exact attention in tiles
-(:func:`tiled_attention`) build on the same functions.
+Cached decoding (``KVCache``, ``decode_step``) and exact attention in tiles
+(``tiled_attention``) build on the same functions.
 
 Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """

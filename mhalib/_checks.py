@@ -2,7 +2,7 @@
 
 Each check raises ``TypeError`` (wrong kind of thing) or ``ValueError`` (right kind,
 wrong value) with a message that names the argument, says what was given and what is
-allowed. Nothing in :mod:`mhalib` returns NaN quietly: it refuses the input instead.
+allowed. Nothing in ``mhalib`` returns NaN quietly: it refuses the input instead.
 """
 from __future__ import annotations
 

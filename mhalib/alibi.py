@@ -6,7 +6,7 @@
 
 For 8 heads the slopes are 1/2, 1/4, ..., 1/256. For other head counts the ALiBi authors
 take the 2^floor(log2 H) slopes of the nearest lower power of two, then fill the rest with
-every other slope of the next power of two (:func:`alibi_slopes`).
+every other slope of the next power of two (``alibi_slopes``).
 
 The authors' code adds ``m_h * j`` instead, identical in every row. That differs from
 ``-m_h (i - j)`` by ``m_h * i``, a constant within row ``i``, and softmax ignores a

@@ -79,7 +79,7 @@ def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) 
     Empty sequences (``T = 0`` or ``S = 0``) give an empty ``(..., T, S)`` array; ``d = 0`` is
     refused. Scores are exact even when ``q @ k^T`` alone would overflow but the scaled
     result fits (``q = 2^600``, ``k = 2^474``, ``scale = 2^-1074`` gives 1); scores beyond the
-    float range are refused with a ``ValueError`` (:func:`scaled_dot_product_attention`
+    float range are refused with a ``ValueError`` (``scaled_dot_product_attention``
     still computes the weights of such scores).
     """
     q, k, scale = _queries_and_keys(q, k, scale)

@@ -154,7 +154,7 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
 
           naive = 4 T d + 4 T^2
 
-    * ``method="tiled"`` (exact attention one tile at a time, :func:`mhalib.tiled_attention`,
+    * ``method="tiled"`` (exact attention one tile at a time, ``mhalib.tiled_attention``,
       following the FlashAttention paper's analysis): read Q once and write O once
       (``2 T d``); read all of K and V once per block of ``block`` queries:
 

@@ -15,9 +15,9 @@ attends to every cached key (all are in its past), so a step needs no mask; a ch
 ``t > 1`` new tokens (a prompt) needs the causal mask aligned bottom-right,
 ``causal_mask(t, S, align="bottom_right")``: its queries are the *last* ``t`` of ``S``
 positions. T steps from an empty cache reproduce the causal full-sequence
-:func:`multi_head_attention` output.
+``multi_head_attention`` output.
 
-The cache holds ``2 * layers * B * H_kv * S * d`` numbers (:func:`mhalib.kv_cache_bytes`):
+The cache holds ``2 * layers * B * H_kv * S * d`` numbers (``mhalib.kv_cache_bytes``):
 grouped-query attention (``H_kv < H``) shrinks it by ``H / H_kv``, and multi-query
 attention (``H_kv = 1``) by ``H``.
 """
@@ -41,7 +41,7 @@ class KVCache:
     (page: Generating text: the KV cache).
 
     ``KVCache(n_layers=1, *, batch=1, n_kv_heads, d_head, dtype=np.float64)`` starts empty
-    (``S = 0``); :meth:`append` adds ``t`` tokens to one layer and returns that layer's
+    (``S = 0``); ``append`` adds ``t`` tokens to one layer and returns that layer's
     full keys and values. Values may have their own width ``d_v`` (default ``d_head``).
     Arrays are stored in ``dtype`` (float16, float32 or float64) and handed out read-only.
 
@@ -50,7 +50,7 @@ class KVCache:
 
     Example: ``KVCache(2, n_kv_heads=8, d_head=128, dtype=np.float16)`` after 1000 tokens
     holds ``nbytes == 2 * 2 * 8 * 1000 * 128 * 2 == 8_192_000`` bytes, as
-    :func:`mhalib.kv_cache_bytes` ``(2, 8, 128, 1000)`` says.
+    ``mhalib.kv_cache_bytes`` ``(2, 8, 128, 1000)`` says.
     """
 
     def __init__(self, n_layers: int = 1, *, batch: int = 1, n_kv_heads: int, d_head: int,
@@ -136,7 +136,7 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by every layer's keys and values (:func:`mhalib.kv_cache_bytes` for ``S`` tokens)."""
+        """Bytes held by every layer's keys and values (``mhalib.kv_cache_bytes`` for ``S`` tokens)."""
         return sum(a.nbytes for a in self._k) + sum(a.nbytes for a in self._v)
 
     def __repr__(self) -> str:
@@ -161,9 +161,9 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
         x_t: the new token's input ``(B, D)`` or ``(B, 1, D)``; a chunk of ``t`` tokens
             ``(B, t, D)`` (a prompt, processed in one pass) is attended with the causal
             mask aligned bottom-right, ``causal_mask(t, S, align="bottom_right")``.
-        cache: the :class:`KVCache`; ``t`` tokens are appended to ``cache`` at ``layer``
+        cache: the ``KVCache``; ``t`` tokens are appended to ``cache`` at ``layer``
             only when the step succeeds (a refused step leaves it unchanged).
-        w_q: query projection ``(D, H*d)``, as in :func:`multi_head_attention`.
+        w_q: query projection ``(D, H*d)``, as in ``multi_head_attention``.
         w_k: key projection ``(D, H_kv*d)``.
         w_v: value projection ``(D, H_kv*d_v)``.
         w_o: output projection ``(H*d_v, D_out)``, or None to return the concatenated heads.
@@ -172,7 +172,7 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
             Each K/V head serves ``H / H_kv`` consecutive query heads (GQA; 1 is MQA).
         rope_base: rotate the new queries and keys by RoPE at positions ``P .. P+t-1``
             (the cache stores rotated keys); None: no RoPE.
-        rope_layout: ``"interleaved"`` or ``"half"``, as in :func:`apply_rope`.
+        rope_layout: ``"interleaved"`` or ``"half"``, as in ``apply_rope``.
         layer: which of the cache's layers this attention is.
         scale: defaults to ``1/sqrt(d)``.
 

@@ -138,9 +138,9 @@ def heads_in_action(preset: str = "Identity", tau: float = math.sqrt(2.0), *, se
     return dict(tokens=ex["tokens"], preset=preset, tau=tau, **maps)
 
 
-#: The columns of the embeddings in :func:`cat_quietly_sat`: one-hot word classes.
+#: The columns of the embeddings in ``cat_quietly_sat``: one-hot word classes.
 WORD_CLASSES = ("determiner", "noun", "adverb", "verb")
-#: The four output dimensions of :func:`cat_quietly_sat`: head 1's slot ("who sat?") and head 2's ("how?").
+#: The four output dimensions of ``cat_quietly_sat``: head 1's slot ("who sat?") and head 2's ("how?").
 ONE_HEAD_SLOTS = ("who: cat", "who: quietly", "how: cat", "how: quietly")
 
 
@@ -224,14 +224,14 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
 def one_head_vs_two(strength: float = 3.0) -> dict:
     """*sat*'s output from one head and from two heads with the same weights, against the target.
 
-    Both runs call :func:`mhalib.mha_trace` on :func:`cat_quietly_sat` with the same
+    Both runs call ``mhalib.mha_trace`` on ``cat_quietly_sat`` with the same
     ``W_Q, W_K, W_V, W_O``: ``n_heads=1`` (one softmax over ``d_head = 4``, scale 1/2) and
     ``n_heads=2`` (a softmax per head of ``d_head = 2``, scale ``1/sqrt(2)``). For the query
     *sat* it returns the scaled scores and the weights (``single``, ``head1``, ``head2``),
     the two heads' outputs and each one through its own rows of ``W_O``
-    (:func:`mhalib.per_head_output`), the outputs ``out_single`` and ``out_two``, and the
+    (``mhalib.per_head_output``), the outputs ``out_single`` and ``out_two``, and the
     distances from the target, with ``best_single``: the weights and the distance of
-    :func:`closest_weighted_average` over the values through ``W_O`` (what any single
+    ``closest_weighted_average`` over the values through ``W_O`` (what any single
     distribution could give).
 
     Closed forms at the default ``strength = 3``: head 1's score for *cat* is

@@ -1,6 +1,6 @@
 """Self-checks for the labs' exercises (pages: the labs under *Practice*).
 
-:func:`check` compares an answer with the expected value, prints one line that starts
+``check`` compares an answer with the expected value, prints one line that starts
 with ``right:`` or ``not yet:``, and returns ``True`` or ``False``. It never raises: an
 unfinished exercise (a ``...`` placeholder, ``None``, a wrong shape, a wrong number)
 gets a message saying what is missing, so a notebook run from top to bottom does not

@@ -32,7 +32,7 @@ def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
 
 
 def combine_heads(x: ArrayLike) -> np.ndarray:
-    """Inverse of :func:`split_heads`: ``(..., H, T, d) -> (..., T, H*d)``."""
+    """Inverse of ``split_heads``: ``(..., H, T, d) -> (..., T, H*d)``."""
     x = _checks.float_array(x, "x", min_ndim=3)
     *lead, H, T, d = x.shape
     x = np.swapaxes(x, -3, -2)  # (..., H, T, d) -> (..., T, H, d)

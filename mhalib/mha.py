@@ -113,10 +113,10 @@ def _positions(p, n: int, name: str, default) -> np.ndarray:
 
 
 def _with_alibi(bias, H: int, q_pos: np.ndarray, k_pos: np.ndarray) -> np.ndarray:
-    """``bias`` (or 0) plus ALiBi's ``-m_h |p_i - p_j|`` with :func:`alibi_slopes`, shape ``(..., H, T, S)``.
+    """``bias`` (or 0) plus ALiBi's ``-m_h |p_i - p_j|`` with ``alibi_slopes``, shape ``(..., H, T, S)``.
 
     For keys at or before the query (``p_j <= p_i``) this is the paper's ``-m_h (p_i - p_j)``
-    (:func:`mhalib.alibi_bias` with ``causal=True``); elsewhere it is the symmetric form for
+    (``mhalib.alibi_bias`` with ``causal=True``); elsewhere it is the symmetric form for
     encoders (``causal=False``). With a causal mask the two agree on every allowed key.
     """
     slopes = alibi_slopes(H)[:, None, None]  # (H,) -> (H, 1, 1)
@@ -166,7 +166,7 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
               value_context: ArrayLike | None = None) -> dict:
     """Multi-head attention with every intermediate array kept, for figures and labs.
 
-    Takes the same arguments as :func:`multi_head_attention` and returns a dict with
+    Takes the same arguments as ``multi_head_attention`` and returns a dict with
     ``q, k, v`` (projected, ``(..., T|S, H*d)``), ``q_heads (..., H, T, d)``,
     ``k_heads, v_heads (..., H_kv, S, d)``, ``weights (..., H, T, S)``,
     ``heads_out (..., H, T, d_v)``, ``concat (..., T, H*d_v)`` and ``out``. With
@@ -178,7 +178,7 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
     ``(M, H)`` gives ``M`` results at once: ``heads_out``, ``concat`` and ``out`` gain a
     leading axis of size ``M`` (it broadcasts like any batch axis of ``x``).
 
-    Edge cases as in :func:`multi_head_attention`.
+    Edge cases as in ``multi_head_attention``.
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     c = x if context is None else _checks.float_array(context, "context", min_ndim=2)
@@ -312,7 +312,7 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
         n_kv_heads: key/value heads ``H_kv`` (default ``H``); ``H`` must be a multiple.
         context: keys' and values' input ``(..., S, D_ctx)`` for cross-attention.
         mask: boolean, True = may attend, broadcastable to ``(..., H, T, S)``.
-        causal: top-left causal mask, as in :func:`scaled_dot_product_attention`. Queries
+        causal: top-left causal mask, as in ``scaled_dot_product_attention``. Queries
             that are the last ``T`` of ``S`` tokens (a prompt's continuation against a
             cache) need ``mask=causal_mask(T, S, align="bottom_right")`` instead.
         scale: defaults to ``1/sqrt(d)``.
@@ -327,11 +327,11 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
             self-attention (keys and queries are the same tokens) and ``0 .. S-1`` with a
             ``context``.
         rope_base: apply RoPE with this base (e.g. :data:`DEFAULT_BASE`) to every query
-            and key head after the projections, ``R(p) q_h`` (:func:`apply_rope`); needs an
+            and key head after the projections, ``R(p) q_h`` (``apply_rope``); needs an
             even ``d``. None (the default): no RoPE.
         rope_layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (``rotate_half``).
-        alibi: add ALiBi's bias ``-m_h |p_i - p_j|`` with :func:`alibi_slopes` per query
-            head (on top of ``bias``); under a causal mask this is :func:`alibi_bias`.
+        alibi: add ALiBi's bias ``-m_h |p_i - p_j|`` with ``alibi_slopes`` per query
+            head (on top of ``bias``); under a causal mask this is ``alibi_bias``.
         value_context: the values' input ``(..., S, D_val)`` when it is not the keys'
             (keys from ``context`` or ``x``, values from ``value_context``, both ``S`` long).
 
@@ -339,12 +339,12 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
         The pair ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
 
     Edge cases: scores beyond the float range are handled exactly, as in
-    :func:`scaled_dot_product_attention`; a projection or output that overflows is refused
+    ``scaled_dot_product_attention``; a projection or output that overflows is refused
     with a ``ValueError`` naming the arguments involved. ``T = 0`` gives empty results; an
     empty context (``S = 0``) gives every head a zero output, so ``out`` is ``b_o`` (or 0);
     ``w_q`` with fewer columns than heads (``d_head = 0``) is refused.
 
-    Parameter count with biases: ``4 D^2 + 4 D`` for any ``H`` (see :func:`mha_param_count`).
+    Parameter count with biases: ``4 D^2 + 4 D`` for any ``H`` (see ``mha_param_count``).
 
     Example: one head, ``x = [[1, 0], [0, 1]]``, identity weights and ``scale=1`` give the
     weights ``[[0.7311, 0.2689], [0.2689, 0.7311]]``. With ``rope_base=10000.0`` (``d = 2``:

@@ -3,7 +3,7 @@
 ``exp(x)`` overflows once ``x > ln(max_float)``: about 88.72 in float32 (max ~ 2^128, so
 the threshold is ~ 128 ln 2) and about 11.09 in float16 (max 65504). A softmax that
 exponentiates raw scores therefore returns inf/inf = NaN for scores that are perfectly
-ordinary; subtracting the row maximum first (:func:`mhalib.softmax`) never overflows.
+ordinary; subtracting the row maximum first (``mhalib.softmax``) never overflows.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def naive_softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
     Kept so the numerics page can show it failing: in float32 any score above ~88.72
     overflows to inf and the row becomes NaN. Computed in ``x``'s own dtype. Use
-    :func:`mhalib.softmax` for real work.
+    ``mhalib.softmax`` for real work.
     """
     arr = _checks.float_array(x, "x", finite=False)
     with np.errstate(over="ignore", invalid="ignore"):

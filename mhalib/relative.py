@@ -10,9 +10,9 @@ of Shaw et al. (2018), who write ``clip(j - i, k)``, and of the T5 code in ``tra
 (``relative_position = memory_position - query_position``).
 
 Neither method uses ``rel`` directly: it is first turned into a small integer, an index into
-a table that the model learns. Shaw et al. clip ``rel`` to ``[-k, k]`` (:func:`shaw_relative_index`,
+a table that the model learns. Shaw et al. clip ``rel`` to ``[-k, k]`` (``shaw_relative_index``,
 ``2k + 1`` table rows); T5 puts it in one of ``num_buckets`` buckets, one per distance near the
-query and logarithmically wider ones further away (:func:`t5_relative_position_bucket`).
+query and logarithmically wider ones further away (``t5_relative_position_bucket``).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Two layouts pair the ``d`` dimensions into planes:
 * ``"half"`` (GPT-NeoX, Hugging Face's ``rotate_half``): plane i = dims (i, i + d/2).
 
 They are the same rotation up to the permutation ``[0, 2, 4, ..., 1, 3, 5, ...]``
-(:func:`layout_permutation`); applying one layout to weights trained with the other is a
+(``layout_permutation``); applying one layout to weights trained with the other is a
 classic porting bug, and it breaks the relative-position property.
 
 Running a model on ``s`` times its training length ``L_train`` without retraining
@@ -122,7 +122,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         base: the frequency base (:data:`DEFAULT_BASE` = 10000 in RoFormer and LLaMA-2).
         layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
         scaling: None, ``"interpolation"`` or ``"ntk"``, with ``factor = L / L_train``: the
-            frequencies of :func:`rope_frequencies` with the same options. Interpolation
+            frequencies of ``rope_frequencies`` with the same options. Interpolation
             equals plain RoPE at positions ``positions / factor``; NTK-aware scaling
             equals plain RoPE with ``base * factor^(d/(d-2))``.
         factor: ``s >= 1``, only with a ``scaling``.

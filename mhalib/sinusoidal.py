@@ -7,7 +7,7 @@
 
 Each (sin, cos) pair is a point on a circle turning by ``omega_i`` per position, so a
 shift by ``k`` positions is a fixed rotation of every pair:
-``PE(p + k) = PE(p) @ M_k.T`` with ``M_k`` block-diagonal (:func:`offset_matrix`).
+``PE(p + k) = PE(p) @ M_k.T`` with ``M_k`` block-diagonal (``offset_matrix``).
 
 Allowed bases: any finite ``base > 0`` for which the results are finite. Every base >= 1
 is (then ``omega_i <= 1``); a base below 1 makes the frequencies grow past 1 rad per

@@ -77,7 +77,7 @@ def _softmax_pow2(t: np.ndarray, F: np.ndarray) -> np.ndarray:
     ``F (..., T, 1)`` integer exponents, one per row, so that ``s`` itself need never be
     formed. Only the differences ``t_j - t_max`` are scaled back; where that overflows the
     weight is exactly 0, as it is for the exact scores. Used by attention when ``q k^T``
-    overflows (private: :func:`mhalib.attention.scaled_dot_product_attention` calls it).
+    overflows (private: ``mhalib.attention.scaled_dot_product_attention`` calls it).
     """
     t_max = np.max(t, axis=-1, keepdims=True)  # (..., T, 1)
     t_max = np.where(np.isfinite(t_max), t_max, 0.0).astype(t.dtype)  # a fully masked row: shift by 0

@@ -20,7 +20,7 @@ A new key block with scores ``s (..., block_q, block_k)`` updates them as
 new one; after the last key block ``o`` *is* the exact attention output, ``softmax(s) V``,
 up to rounding. The largest arrays are the ``block_q x block_k`` tiles and the
 ``(..., T, d_v)`` output; nothing grows with ``T * S``. FlashAttention (Dao et al., 2022)
-runs this loop in on-chip SRAM; :func:`mhalib.attention_hbm_bytes` counts what that saves
+runs this loop in on-chip SRAM; ``mhalib.attention_hbm_bytes`` counts what that saves
 in memory traffic.
 """
 from __future__ import annotations
@@ -63,14 +63,14 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         block_q: query rows per block, an integer >= 1 (larger than ``T`` means one block).
         block_k: keys per block, an integer >= 1.
         causal: query ``i`` sees keys ``j <= i``, top-left aligned as in
-            :func:`scaled_dot_product_attention` and torch's ``is_causal=True``. Tiles
+            ``scaled_dot_product_attention`` and torch's ``is_causal=True``. Tiles
             entirely above the diagonal are skipped; a row with no allowed key in a tile
             leaves its running values unchanged (no NaN).
         scale: multiplies the scores; defaults to ``1/sqrt(d)``.
         trace: also return the running state after each key block.
 
     Returns:
-        ``out (..., T, d_v)``, equal to :func:`scaled_dot_product_attention`'s output within
+        ``out (..., T, d_v)``, equal to ``scaled_dot_product_attention``'s output within
         rounding (1e-12 in float64). A query with no key at all (``S = 0``) gets a zero
         output, as there. With ``trace=True``, ``(out, trace)`` where ``trace`` holds,
         for key block ``j`` in order, ``m[j] (..., T)`` the running maximum (``-inf`` while
@@ -83,7 +83,7 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         The trace's arrays each hold ``T`` rows; the trace never stacks them.
 
     Scores that overflow the float range are refused with a ``ValueError`` (use
-    :func:`scaled_dot_product_attention`, which computes such a softmax exactly).
+    ``scaled_dot_product_attention``, which computes such a softmax exactly).
 
     Example: ``q = k = v = [[1, 0], [0, 1]]``, ``scale=1`` and ``block_k=1``: row 0 sees
     key 0 (``s = 1``: ``m = 1``, ``l = 1``, ``o = [1, 0]``), then key 1 (``s = 0``: ``m``

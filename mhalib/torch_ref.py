@@ -1,12 +1,12 @@
 """Torch counterparts, for cross-checking mhalib against the implementations people use.
 
 Importing this module needs ``torch`` (the ``test`` extra); the rest of mhalib does not.
-:func:`torch_sdpa` and :func:`torch_mha` take and return numpy arrays in mhalib's
+``torch_sdpa`` and ``torch_mha`` take and return numpy arrays in mhalib's
 conventions (row-vector weights ``(in, out)``, boolean masks with True = may attend) and
 translate to torch's: ``nn.Linear`` weights are ``(out, in)`` and ``nn.MultiheadAttention``'s
 boolean ``attn_mask`` means the opposite, True = *blocked*.
 
-:class:`MultiHeadAttention`, :func:`torch_sinusoidal_encoding` and :func:`torch_rope`
+``MultiHeadAttention``, ``torch_sinusoidal_encoding`` and ``torch_rope``
 are short torch versions written to be read: the pages show them beside mhalib's code.
 """
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""The API page documents every public name of mhalib (the built site, not the Markdown)."""
+"""The API reference documents every public name of mhalib (the built site, not the Markdown).
+
+It is split into pages by part of the course (docs/api/); a name may be on any of them, once."""
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -40,22 +43,41 @@ def documented_objects(page: Path) -> dict[str, str]:
 
 
 def _anchors(name: str) -> list[str]:
-    """Where the object may be documented: under ``mhalib.NAME``, or under its defining module.
+    """Where the object may be documented: under ``mhalib.NAME``, or under a module of the
+    package that holds it (a function's defining module; a constant such as ``DEFAULT_BASE``
+    has no ``__module__``, so every submodule holding the same object counts).
 
     ``mhalib.softmax`` is both a function and the submodule that defines it; the docs
     generator keeps the submodule under that path, so the page documents the function as
     ``mhalib.softmax.softmax``.
     """
+    import sys
+
     obj = getattr(mhalib, name)
     anchors = [f"mhalib.{name}"]
     if callable(obj):
         anchors.append(f"{obj.__module__}.{name}")
+    else:
+        anchors += [f"{m}.{name}" for m, mod in sorted(sys.modules.items())
+                    if m.startswith("mhalib.") and getattr(mod, name, None) is obj]
     return anchors
 
 
+API_PAGES = ("attention", "positions", "decoding", "examples")
+
+
 @pytest.fixture(scope="module")
-def api_objects(built_site: Path) -> dict[str, str]:
-    return documented_objects(built_site / "api" / "index.html")
+def api_pages(built_site: Path) -> dict[str, dict[str, str]]:
+    """page name -> (element id -> classes of its doc-object) for the overview and each part."""
+    pages = {"": documented_objects(built_site / "api" / "index.html")}
+    for name in API_PAGES:
+        pages[name] = documented_objects(built_site / "api" / name / "index.html")
+    return pages
+
+
+@pytest.fixture(scope="module")
+def api_objects(api_pages) -> dict[str, str]:
+    return {k: v for ids in api_pages.values() for k, v in ids.items()}
 
 
 @pytest.mark.build
@@ -67,5 +89,29 @@ def test_public_name_is_documented_on_the_api_page(api_objects, name):
     kind = "doc-class" if inspect.isclass(obj) else "doc-function" if callable(obj) else "doc-attribute"
     found = {a: api_objects[a] for a in _anchors(name) if a in api_objects}
     assert any(kind in classes.split() for classes in found.values()), (
-        f"mhalib.{name} is not documented as a {kind[4:]} on the API page; anchors found: {found or 'none'}"
+        f"mhalib.{name} is not documented as a {kind[4:]} on the API pages; anchors found: {found or 'none'}"
     )
+
+
+@pytest.mark.build
+def test_every_module_is_on_one_api_page_and_the_overview_links_them(api_pages, built_site):
+    """Each module with a public name has its section on exactly one part; the overview
+    documents none of them again (a second copy would repeat its element ids) and links
+    every part."""
+    modules = {getattr(mhalib, n).__module__ for n in PUBLIC if callable(getattr(mhalib, n))} | {"mhalib.examples"}
+    for module in sorted(modules):
+        on = [page for page, ids in api_pages.items() if module in ids and "doc-module" in ids[module].split()]
+        assert len(on) == 1 and on != [""], f"{module} is documented on {on or 'no page'}"
+    overview = (built_site / "api" / "index.html").read_text(encoding="utf-8")
+    for name in API_PAGES:
+        assert f'href="{name}/"' in overview, name
+
+
+@pytest.mark.build
+def test_no_reference_role_is_shown_raw(api_pages, built_site):
+    """Docstrings are rendered as Markdown, which has no ``:func:`name``` roles: written that
+    way, a reader would see the role's name printed before the function's."""
+    for page in api_pages:
+        html = (built_site / "api" / page / "index.html").read_text(encoding="utf-8")
+        raw = re.findall(r":(?:func|class|meth|mod|attr):", re.sub(r"<[^>]+>", "", html))
+        assert not raw, f"api/{page}: {len(raw)} raw roles"

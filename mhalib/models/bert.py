@@ -125,7 +125,7 @@ def bert_forward(model: dict, input_ids: ArrayLike, *, token_type_ids: ArrayLike
     """Run the encoder on one sequence; returns every hidden state and every head's attention.
 
     Args:
-        model: from :func:`load_model`.
+        model: from ``load_model``.
         input_ids: ``(T,)`` token ids, integers in ``[0, vocab_size)``, ``1 <= T <= 512``.
         token_type_ids: ``(T,)`` segment ids in ``[0, type_vocab_size)`` (0 or 1), default all 0.
         attention_mask: ``(T,)`` 1 for real tokens, 0 for padding (keys only). If every
@@ -175,7 +175,7 @@ def _encoder_layer(model: dict, layer: int, x: np.ndarray, *, mask=None, head_ma
     """One encoder layer: ``x (..., T, D)`` -> its output ``(..., T, D)`` and the weights ``(H, T, T)``.
 
     ``head_mask`` is ``(H,)``, or ``(M, H)`` to run ``M`` ablations of this layer at once:
-    the output then gains a leading axis ``M`` (see :func:`mhalib.mha_trace`).
+    the output then gains a leading axis ``M`` (see ``mhalib.mha_trace``).
     """
     cfg, w = model["config"], model["weights"]
     H, eps = cfg["num_attention_heads"], cfg["layer_norm_eps"]
@@ -241,7 +241,7 @@ def _sentences(sentences) -> tuple:
 
 @functools.lru_cache(maxsize=4)
 def corpus_scores(sentences: tuple) -> dict:
-    """Head-type scores (see :mod:`mhalib.models.head_analysis`) averaged over ``sentences``: each ``(L, H)``."""
+    """Head-type scores (see ``mhalib.models.head_analysis``) averaged over ``sentences``: each ``(L, H)``."""
     from .head_analysis import average_scores, head_scores
 
     _sentences(sentences)
@@ -280,7 +280,7 @@ def head_ablation(sentences: tuple) -> np.ndarray:
 
 
 def cumulative_ablation(sentences: tuple, fractions=(0.0, 0.1, 0.25, 0.5, 0.75, 0.9)) -> list[dict]:
-    """Remove the least important heads first (by :func:`head_ablation`); embedding drift per fraction removed.
+    """Remove the least important heads first (by ``head_ablation``); embedding drift per fraction removed.
 
     ``fractions`` are shares of all ``L * H`` heads, each a real number in ``[0, 1]``.
     """

@@ -14,9 +14,9 @@ Each score is a weight between 0 and 1 (entropy normalised likewise), so 0.9 mea
 the attention goes there on average".
 
 For any causal model, on any token sequence (Olsson et al., 2022; used on the tiny decoders):
-:func:`previous_token_score` (``A[i, i-1]``, from a chosen query on; :func:`offset_score` for
+``previous_token_score`` (``A[i, i-1]``, from a chosen query on; ``offset_score`` for
 any distance) and
-:func:`induction_score` (the weight on tokens that followed earlier copies of the current one).
+``induction_score`` (the weight on tokens that followed earlier copies of the current one).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
 
     The formulas are in the module docstring. One score can be undefined: a sentence with no
     punctuation token has no "to punctuation" weight, and that entry is NaN on purpose, as
-    "missing"; :func:`average_scores` leaves such sentences out of that score.
+    "missing"; ``average_scores`` leaves such sentences out of that score.
     """
     A = _checks.float_array(attention, "attention", min_ndim=2)
     T = A.shape[-1]
@@ -95,7 +95,7 @@ def offset_score(attention: ArrayLike, offset: int, *, start: int | None = None)
 
 def previous_token_score(attention: ArrayLike, *, start: int = 1) -> np.ndarray:
     """How much of its attention each query gives to the token just before it:
-    :func:`offset_score` with ``offset=1``.
+    ``offset_score`` with ``offset=1``.
 
         score = mean over queries i >= start of A[i, i-1]
 

@@ -6,13 +6,13 @@ extrapolate?; An induction head grows). Needs torch.
            x = x + relu(LN_2(x) W_1 + b_1) W_2 + b_2     (left out when d_ff = 0)
     logits = LN_f(x) W_U + b_U                           untied from E
 
-The positional method is one argument (:class:`~mhalib.models.tiny_numpy.TinyConfig`'s
+The positional method is one argument (``mhalib.models.tiny_numpy.TinyConfig``'s
 ``method``). Attention is written out with torch's tensor operations, one step per line as
 on the pages, and takes its position tables from mhalib itself: the causal mask
-(:func:`mhalib.causal_mask`), ALiBi's bias (:func:`mhalib.alibi_bias`), RoPE's frequencies
-(:func:`mhalib.rope_frequencies`, with its inference-time scalings) and the sinusoidal table
-(:func:`mhalib.sinusoidal_encoding`). Weights are stored in mhalib's row-vector convention
-(``x @ W``), so :meth:`TinyDecoder.numpy_weights` feeds :func:`mhalib.models.tiny_numpy.forward`
+(``mhalib.causal_mask``), ALiBi's bias (``mhalib.alibi_bias``), RoPE's frequencies
+(``mhalib.rope_frequencies``, with its inference-time scalings) and the sinusoidal table
+(``mhalib.sinusoidal_encoding``). Weights are stored in mhalib's row-vector convention
+(``x @ W``), so ``TinyDecoder.numpy_weights`` feeds ``mhalib.models.tiny_numpy.forward``
 directly.
 
 Shapes: ``B`` batch, ``T`` length, ``D`` d_model, ``H`` heads, ``d`` d_head, ``V`` vocab.
@@ -138,7 +138,7 @@ class TinyDecoder(nn.Module):
                 return_attention: bool = False):
         """Logits ``(B, T, V)`` for ``tokens (B, T)``; with ``return_attention`` also the list
         of per-layer weights ``(B, H, T, T)``. ``rope_scaling``/``rope_factor`` as in
-        :func:`mhalib.rope_frequencies` (method ``"rope"`` only)."""
+        ``mhalib.rope_frequencies`` (method ``"rope"`` only)."""
         c = self.config
         B, T = tokens.shape
         H, D = c.n_heads, c.d_model

@@ -1,8 +1,8 @@
 """The tiny decoder's configuration and its forward pass in numpy, from mhalib's own functions.
 
-The torch model (:mod:`mhalib.models.tiny`) trains; this module runs the *same* network on
-stored weights with :func:`mhalib.mha_trace` (causal attention, RoPE, ALiBi),
-:func:`mhalib.sinusoidal_encoding` and :func:`mhalib.lookup_positions`, so the figures can
+The torch model (``mhalib.models.tiny``) trains; this module runs the *same* network on
+stored weights with ``mhalib.mha_trace`` (causal attention, RoPE, ALiBi),
+``mhalib.sinusoidal_encoding`` and ``mhalib.lookup_positions``, so the figures can
 draw a trained model's attention without torch (pages: Does it extrapolate?; An induction
 head grows). A test holds the two forward passes equal within 1e-5.
 
@@ -105,11 +105,11 @@ def parameter_shapes(config: TinyConfig) -> dict[str, tuple[int, ...]]:
 
 
 def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_factor: float):
-    """Positions and base that give RoPE with ``rope_scaling`` through :func:`mha_trace`.
+    """Positions and base that give RoPE with ``rope_scaling`` through ``mha_trace``.
 
     Interpolation is plain RoPE at positions ``p / s``; NTK-aware scaling is plain RoPE with
     base ``base * s^(d/(d-2))``: both identities are checked against
-    :func:`mhalib.apply_rope`'s own options in the tests.
+    ``mhalib.apply_rope``'s own options in the tests.
     """
     rope_frequencies(config.d_head, config.rope_base, scaling=rope_scaling, factor=rope_factor)  # checks them
     positions = np.arange(T, dtype=np.float64)
@@ -128,8 +128,8 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
 
     Returns ``logits (B, T, V)`` and ``attention``, a list with one ``(B, H, T, T)`` array
     of weights per layer. A learned table has no row past ``max_len - 1``: a longer input is
-    refused with a ``ValueError`` (:func:`mhalib.lookup_positions`). ``rope_scaling`` and
-    ``rope_factor`` apply RoPE's inference-time scalings (:func:`mhalib.rope_frequencies`);
+    refused with a ``ValueError`` (``mhalib.lookup_positions``). ``rope_scaling`` and
+    ``rope_factor`` apply RoPE's inference-time scalings (``mhalib.rope_frequencies``);
     they are refused for other methods.
     """
     if not isinstance(config, TinyConfig):

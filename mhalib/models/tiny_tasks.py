@@ -55,7 +55,7 @@ def make_batch(task: str, n_seqs: int, length: int, *, vocab: int, rng: np.rando
         n_seqs: batch size ``B``.
         length: sequence length ``L`` (``>= 4`` for repeat, ``> k`` for kback).
         vocab: number of token ids, ``0 .. vocab-1``; repeat needs ``vocab >= L - n_min``
-            (:func:`repeat_segment_range`).
+            (``repeat_segment_range``).
         rng: a ``np.random.Generator`` (consumed) or an integer seed for
             ``np.random.default_rng``.
         k: the distance of the kback task.
