@@ -336,7 +336,8 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
             (keys from ``context`` or ``x``, values from ``value_context``, both ``S`` long).
 
     Returns:
-        The pair ``(out, weights)``: ``(..., T, D_out)`` and the per-head weights ``(..., H, T, S)``.
+        tuple[np.ndarray, np.ndarray]: the pair ``(out, weights)``, the output ``(..., T, D_out)``
+        and the per-head weights ``(..., H, T, S)``.
 
     Edge cases: scores beyond the float range are handled exactly, as in
     ``scaled_dot_product_attention``; a projection or output that overflows is refused

@@ -28,8 +28,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
         axis: the axis that sums to one.
 
     Returns:
-        Array of the same shape and float dtype: non-negative, each slice along
-        ``axis`` sums to 1, or is all zeros when every entry was ``-inf``. An empty
+        np.ndarray: an array of the same shape and float dtype, non-negative; each slice
+        along ``axis`` sums to 1, or is all zeros when every entry was ``-inf``. An empty
         ``axis`` (length 0) gives an empty result of the same shape.
 
     A difference ``x_j - m`` below the float range (``softmax([1e308, -1e308])``: the

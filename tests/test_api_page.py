@@ -115,3 +115,27 @@ def test_no_reference_role_is_shown_raw(api_pages, built_site):
         html = (built_site / "api" / page / "index.html").read_text(encoding="utf-8")
         raw = re.findall(r":(?:func|class|meth|mod|attr):", re.sub(r"<[^>]+>", "", html))
         assert not raw, f"api/{page}: {len(raw)} raw roles"
+
+
+@pytest.mark.build
+def test_each_returns_section_is_one_row_whose_type_is_a_type(api_pages, built_site):
+    """A Returns section is one description, however many lines it wraps over, and its type
+    column holds a type (``np.ndarray``, ``tuple[...]``), not the first words of a sentence
+    that happened to contain a colon."""
+    import ast
+
+    from bs4 import BeautifulSoup
+
+    checked = 0
+    for page in api_pages:
+        soup = BeautifulSoup((built_site / "api" / page / "index.html").read_text(encoding="utf-8"), "html.parser")
+        for table in soup.select("table"):
+            if [th.get_text(strip=True) for th in table.select("thead th")] != ["Type", "Description"]:
+                continue
+            rows = table.select("tbody tr")
+            assert len(rows) == 1, f"api/{page}: a Returns table of {len(rows)} rows: {table.get_text(' ', strip=True)[:200]}"
+            kind = rows[0].select("td")[0].get_text(" ", strip=True)
+            if kind:
+                ast.parse(kind, mode="eval")  # a SyntaxError names the cell
+            checked += 1
+    assert checked >= 7
