@@ -111,14 +111,18 @@ def nav_pages() -> list[tuple[str, str]]:
     nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"]
     out = []
 
+    def add(path: str):
+        stem = path.rsplit(".", 1)[0]
+        index = stem == "index" or stem.endswith("/index")  # index.md -> "", api/index.md -> "api/"
+        out.append((path, stem.removesuffix("index") if index else stem + "/"))
+
     def walk(items):
-        for item in items:
-            for value in item.values():
+        for item in items:  # "Title: page.md", "Section: [...]", or a bare "page.md" (titled by its heading)
+            for value in ([item] if isinstance(item, str) else item.values()):
                 if isinstance(value, list):
                     walk(value)
                 else:
-                    stem = value.rsplit(".", 1)[0]
-                    out.append((value, "" if stem == "index" else stem + "/"))
+                    add(value)
     walk(nav)
     return out
 

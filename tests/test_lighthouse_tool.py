@@ -78,3 +78,22 @@ def test_text_is_served_gzipped_with_its_length_and_images_as_they_are(tmp_path)
             assert res.headers.get("Content-Encoding") is None and res.read()[:4] == b"\x89PNG"
     finally:
         server.shutdown()
+
+
+def test_a_cpu_slowdown_outside_1_to_20_is_refused(capsys):
+    for bad in ("0.5", "25"):
+        try:
+            lighthouse.main(["--cpu-slowdown", bad])
+        except SystemExit as exc:
+            assert exc.code == 2
+        else:
+            raise AssertionError(f"--cpu-slowdown {bad} was accepted")
+        assert f"--cpu-slowdown must be between 1 and 20, got {bad}" in capsys.readouterr().err
+
+
+def test_the_benchmark_note_gives_the_median_and_warns_below_lighthouses_threshold():
+    slow = lighthouse.benchmark_note([700.4, 950.0, 820.0, 600.0])
+    # four runs: the lower middle one, as for the scores; Lighthouse warns of a host under 1000
+    assert "median 700, 600-950 over 4 runs" in slow and "under 1000" in slow
+    fast = lighthouse.benchmark_note([1650.0, 1500.0, 1700.0])
+    assert "median 1650, 1500-1700 over 3 runs." in fast and "under 1000" not in fast
