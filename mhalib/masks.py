@@ -3,9 +3,8 @@
 A mask has shape broadcastable to ``(..., T, S)``: entry ``[i, j]`` says whether query
 ``i`` may look at key ``j``.
 
-Causal masks when T != S
-------------------------
-Two conventions exist and they differ only when the query and key lengths differ:
+Causal masks when T != S: two conventions exist, and they differ only when the query and
+key lengths differ:
 
 * ``align="top_left"`` (the default; what ``torch.nn.functional.scaled_dot_product_attention``
   does with ``is_causal=True``): query ``i`` and key ``j`` both count from position 0,

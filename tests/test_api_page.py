@@ -139,3 +139,16 @@ def test_each_returns_section_is_one_row_whose_type_is_a_type(api_pages, built_s
                 ast.parse(kind, mode="eval")  # a SyntaxError names the cell
             checked += 1
     assert checked >= 7
+
+
+@pytest.mark.build
+def test_headings_on_the_api_pages_never_skip_a_level(api_pages, built_site):
+    """A heading written inside a docstring is shifted below its object's heading; one that
+    lands two levels down (an h4 straight under a module's h2) breaks the outline that
+    screen readers navigate by (axe's heading-order)."""
+    for page in api_pages:
+        html = (built_site / "api" / page / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"):html.index("</article>")]
+        levels = [int(n) for n in re.findall(r"<h([1-6])\b", article)]
+        jumps = [(a, b) for a, b in zip(levels, levels[1:]) if b > a + 1]
+        assert levels and not jumps, f"api/{page}: heading levels jump {jumps}"
