@@ -42,9 +42,10 @@ _PENDING_IMAGES = """() => {
 def load_all_images(page, timeout_ms: int = 15000) -> None:
     """Make lazy images load now (a full-page screenshot does not scroll) and wait for them.
 
-    Polled from here, not with ``wait_for_function``: its default polling runs on the page's
-    animation frames, which a headless Chromium may not schedule, and then it waits out its
-    timeout with every image long loaded. A timeout names the page and the images still loading.
+    Polled from here, not with ``wait_for_function``, whose default polling runs on the page's
+    animation frames: in the full test run (and only there) that wait on the print page once
+    ran out its 120 s, twice in a row, where it takes 3 s alone. Polling from Python depends on
+    nothing the page schedules, and a timeout names the page and the images still loading.
     """
     deadline = time.monotonic() + timeout_ms / 1000
     while pending := page.evaluate(_PENDING_IMAGES):
