@@ -97,3 +97,26 @@ def test_the_benchmark_note_gives_the_median_and_warns_below_lighthouses_thresho
     assert "median 700, 600-950 over 4 runs" in slow and "under 1000" in slow
     fast = lighthouse.benchmark_note([1650.0, 1500.0, 1700.0])
     assert "median 1650, 1500-1700 over 3 runs." in fast and "under 1000" not in fast
+
+
+def _audits(fcp, load):
+    return {"metrics": {"details": {"items": [{"observedFirstContentfulPaint": fcp, "observedLoad": load}]}}}
+
+
+def test_a_run_whose_first_paint_came_after_the_load_is_stalled():
+    # numbers of two runs of one page here: painted at 0.21 s, loaded at 0.50 s (a normal run);
+    # loaded at 0.51 s, painted at 1.27 s with nothing running in between (a stalled one)
+    assert not lighthouse.paint_stalled(_audits(207, 504))
+    assert lighthouse.paint_stalled(_audits(1266, 512))
+    assert not lighthouse.paint_stalled({})  # a report without the metrics says nothing
+
+
+def test_stalled_runs_are_counted_and_the_median_without_them_is_reported_beside():
+    runs = [_run(65, stalled=True), _run(94), _run(60, stalled=True)]
+    best = lighthouse.median_run(runs)
+    # the ordinary median stays what is reported first; the other is beside it, never instead
+    assert best["performance"] == 65 and best["perf_unstalled"] == 94 and best["stalled_runs"] == 2
+    clean = lighthouse.median_run([_run(91), _run(97), _run(88)])
+    assert clean["perf_unstalled"] == 91 and clean["stalled_runs"] == 0
+    allbad = lighthouse.median_run([_run(61, stalled=True), _run(66, stalled=True)])
+    assert allbad["perf_unstalled"] is None and allbad["stalled_runs"] == 2
