@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import mhalib
+from helpers import nav_pages
 
 # `examples` is a submodule with a section of its own on the page.
 PUBLIC = [name for name in mhalib.__all__ if name != "examples"]
@@ -63,7 +64,9 @@ def _anchors(name: str) -> list[str]:
     return anchors
 
 
-API_PAGES = ("attention", "positions", "decoding", "examples")
+# the parts of the reference, as the nav lists them (api/index.md is the overview)
+API_PAGES = tuple(url.removeprefix("api/").strip("/") for src, url in nav_pages()
+                  if src.startswith("api/") and src != "api/index.md")
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 import figures
 import mhalib
-from helpers import ROOT
+from helpers import ROOT, nav_pages
 
 pytestmark = pytest.mark.build
 
@@ -87,24 +86,8 @@ def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(buil
     assert re.search(rf'href="../../downloads/{re.escape(wheel)}"', html)
 
 
-class _AnyTag(yaml.SafeLoader):
-    pass
-
-
-_AnyTag.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def _nav_order() -> list[str]:
-    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_AnyTag)["nav"]
-    out = []
-
-    def walk(items):
-        for item in items:
-            for value in (item.values() if isinstance(item, dict) else [item]):
-                walk(value) if isinstance(value, list) else out.append(value)
-
-    walk(nav)
-    return out
+    return [src for src, _ in nav_pages()]
 
 
 def _first_appearance() -> dict[str, str]:
