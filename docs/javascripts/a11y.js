@@ -6,7 +6,9 @@
 // All boxes are measured first and marked after: a change of `role` can restyle the page,
 // and measuring again after each one would lay out the whole page once per box. Boxes in a
 // closed <details> are not laid out at all until it opens (measuring one would force that
-// layout for nothing), so they are measured when their <details> opens.
+// layout for nothing), so they are measured when their <details> opens. The page is measured
+// once render_rest.js has laid all of it out (measuring a block it has not reached yet would
+// lay that block out early, outside its slices).
 const MHA_BOXES = ".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb";
 const mhaA11y = (root = document) => {
   const search = document.querySelector(".md-search[role=dialog]");
@@ -19,10 +21,10 @@ const mhaA11y = (root = document) => {
     box.setAttribute("aria-label", box.querySelector("table") ? "Scrollable table" : "Scrollable content");
   }
 };
-document$.subscribe(() => {
+document$.subscribe(() => mhaWhenRendered(() => {
   mhaA11y();
   if (document.fonts) document.fonts.ready.then(() => mhaA11y());
-});
+}));
 // `toggle` does not bubble: listen in the capture phase, once for every page
 document.addEventListener("toggle", (e) => {
   if (e.target instanceof HTMLDetailsElement && e.target.open) mhaA11y(e.target);
