@@ -334,9 +334,22 @@ def test_waiting_for_images_names_the_one_that_never_arrives(page, site_url):
     load_all_images(page)  # the home page's own images load
     page.route("**/figures/never-answered.svg", lambda route: None)  # the request stays open
     page.evaluate("document.body.append(Object.assign(new Image(), {src: 'figures/never-answered.svg'}))")
-    with pytest.raises(TimeoutError, match=r"1 of its images still loading after 0\.5 s.*never-answered\.svg"):
+    with pytest.raises(TimeoutError, match=r"1 of its images or blocks still loading after 0\.5 s.*never-answered\.svg"):
         load_all_images(page, timeout_ms=500)
     assert site_url in str(page.url)
+
+
+def test_waiting_for_images_waits_for_the_blocks_rendered_after_the_first_paint(page, site_url):
+    """A long page leaves its later blocks for render_rest.js (a figure in a skipped block
+    measures 120 px wide): the tools that measure or photograph figures wait for those too."""
+    page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+    load_all_images(page)
+    assert page.evaluate("document.documentElement.hasAttribute('data-mha-rendered')")
+    page.evaluate("document.documentElement.removeAttribute('data-mha-rendered')")  # as if not yet done
+    with pytest.raises(TimeoutError, match=r"1 of its images or blocks still loading.*render_rest\.js has not rendered"):
+        load_all_images(page, timeout_ms=500)
+    page.evaluate("document.documentElement.setAttribute('data-mha-rendered', '')")
+    load_all_images(page, timeout_ms=500)
 
 
 def test_without_javascript_the_static_figure_is_shown(browser, site_url):

@@ -33,14 +33,21 @@ def serve(site: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+# What the page still lacks: images still loading, and, until docs/javascripts/render_rest.js has
+# rendered them, the blocks a long page leaves for after its first paint (skipped, such a block
+# has no real size: a figure in it measures 120 px wide)
 _PENDING_IMAGES = """() => {
   document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });
-  return Array.from(document.images).filter(i => !i.complete).map(i => i.currentSrc || i.src);
+  const pending = Array.from(document.images).filter(i => !i.complete).map(i => i.currentSrc || i.src);
+  if (window.mhaWhenRendered && !document.documentElement.hasAttribute('data-mha-rendered'))
+    pending.push('(the blocks render_rest.js has not rendered yet)');
+  return pending;
 }"""
 
 
 def load_all_images(page, timeout_ms: int = 15000) -> None:
-    """Make lazy images load now (a full-page screenshot does not scroll) and wait for them.
+    """Make lazy images load now (a full-page screenshot does not scroll) and wait for them, and
+    for the page's later blocks to be rendered (``render_rest.js``).
 
     Polled from here, not with ``wait_for_function``, whose default polling runs on the page's
     animation frames: in the full test run (and only there) that wait on the print page once
@@ -50,7 +57,7 @@ def load_all_images(page, timeout_ms: int = 15000) -> None:
     deadline = time.monotonic() + timeout_ms / 1000
     while pending := page.evaluate(_PENDING_IMAGES):
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{page.url}: {len(pending)} of its images still loading after "
+            raise TimeoutError(f"{page.url}: {len(pending)} of its images or blocks still loading after "
                                f"{timeout_ms / 1000:g} s: {pending[:5]}")
         time.sleep(0.05)
     page.wait_for_timeout(100)
