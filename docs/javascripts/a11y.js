@@ -21,7 +21,9 @@ const mhaA11y = (root = document) => {
     box.setAttribute("aria-label", box.querySelector("table") ? "Scrollable table" : "Scrollable content");
   }
 };
-document$.subscribe(() => mhaWhenRendered(() => {
+// (at once if render_rest.js is missing: marking the boxes must not hang on it)
+const mhaAfterRender = window.mhaWhenRendered || ((fn) => fn());
+document$.subscribe(() => mhaAfterRender(() => {
   mhaA11y();
   if (document.fonts) document.fonts.ready.then(() => mhaA11y());
 }));
