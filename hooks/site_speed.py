@@ -16,11 +16,18 @@ is written:
   browser fetches without waiting for it;
 - the theme's script bundle is deferred like the site's own scripts (``defer: true`` in
   ``mkdocs.yml``): it sits at the end of the page and nothing before it needs it, and
-  deferred scripts still run in their order, the bundle first.
+  deferred scripts still run in their order, the bundle first;
+- the bundle's request for the search index (130 KB compressed, the largest thing a page
+  loads) waits until the reader goes to search: ``hooks/search_on_demand.js`` holds it back,
+  and goes inline just before the bundle, so it runs first without a request of its own.
+
+A page without the bundle's script tag stops the build: the tag's form is the theme's, and a
+new form would otherwise drop both changes silently.
 """
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 # stylesheet (site path) -> what a page holds when it uses it
 PAGE_CSS = {
@@ -30,14 +37,30 @@ PRINT_CSS = "stylesheets/print.css"
 PRINT_PAGE = "print/"
 LINK_RE = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
 BUNDLE_RE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+SEARCH_ON_DEMAND = Path(__file__).with_name("search_on_demand.js")
 
 
 def _site_path(href: str) -> str:
-    """``../../assets/katex/katex.min.css`` -> ``assets/katex/katex.min.css``."""
-    return re.sub(r"^(?:\.\./|\./)+", "", href)
+    """``../../assets/katex/katex.min.css`` -> ``assets/katex/katex.min.css``; the 404 page's
+    absolute ``/course/assets/katex/katex.min.css`` -> ``course/assets/katex/katex.min.css``."""
+    return re.sub(r"^(?:\.\./|\./|/)+", "", href)
 
 
-def trim_head(output: str, page_url: str) -> str:
+def _is(path: str, site_path: str) -> bool:
+    return path == site_path or path.endswith("/" + site_path)
+
+
+def _inline_script(path: Path) -> str:
+    """The script as an inline ``<script>``: its opening comment (why it is there) becomes one
+    line naming the file, since every page carries it."""
+    code = path.read_text(encoding="utf-8").strip()
+    if "</script" in code.lower():
+        raise ValueError(f"{path}: an inline script cannot contain '</script'")
+    code = re.sub(r"\A/\*.*?\*/\s*", "", code, count=1, flags=re.S)
+    return f"<script>/* {path.parent.name}/{path.name} */\n{code}\n</script>"
+
+
+def trim_head(output: str, page_url: str, search_script: str = "") -> str:
     head_end = output.find("</head>")
     if head_end == -1:
         return output
@@ -45,15 +68,25 @@ def trim_head(output: str, page_url: str) -> str:
 
     def link(m: re.Match) -> str:
         path = _site_path(m.group(1))
-        if path in PAGE_CSS and PAGE_CSS[path] not in body:
+        if any(_is(path, css) and marker not in body for css, marker in PAGE_CSS.items()):
             return ""
-        if path == PRINT_CSS and page_url != PRINT_PAGE:
+        if _is(path, PRINT_CSS) and page_url != PRINT_PAGE:
             return f'<link rel="stylesheet" href="{m.group(1)}" media="print">'
         return m.group(0)
     head = LINK_RE.sub(link, head)
-    body = BUNDLE_RE.sub(lambda m: f'<script src="{m.group(1)}" defer></script>', body, count=1)
+    body, n = BUNDLE_RE.subn(lambda m: f'{search_script}<script src="{m.group(1)}" defer></script>', body, count=1)
+    if n != 1:
+        raise ValueError(f"page {page_url!r}: no theme script tag of the form {BUNDLE_RE.pattern!r} was found; "
+                         "hooks/site_speed.py defers it and puts the search-on-demand script before it")
     return head + body
 
 
 def on_post_page(output, *, page, config):
-    return trim_head(output, page.url)
+    return trim_head(output, page.url, _inline_script(SEARCH_ON_DEMAND))
+
+
+def on_post_template(output_content, *, template_name, config):
+    """The 404 page is a theme template, not a page: it gets the same head and scripts."""
+    if template_name != "404.html":
+        return output_content
+    return trim_head(output_content, "404.html", _inline_script(SEARCH_ON_DEMAND))
