@@ -3,7 +3,7 @@
 // Why: the longest pages hold thousands of elements (most of them typeset formulas). Left
 // alone, the browser styles and lays out all of them before it paints anything: on a slow
 // phone that is most of a second of blank screen, spent in one long task.
-// How: extra.css gives the blocks of the article from its 25th child on (headings aside)
+// How: extra.css gives the blocks of the article from its 13th child on (headings aside)
 // `content-visibility: auto`, so the first paint lays out only what is on screen and keeps an
 // estimated box for the rest. Once that paint is done, this script renders those blocks in
 // reading order, a few milliseconds at a time, so no slice keeps the reader's input waiting.
