@@ -105,6 +105,13 @@ def _first_appearance() -> dict[str, str]:
     return first
 
 
+# what a reader should not have to decode in a gallery title or caption: x^T, sqrt(d), omega,
+# x_i, -inf, m*j, q . k, W_O (the pages typeset these; a title is plain text, so it uses Unicode:
+# xᵀ, √d, ω, xᵢ, −∞, m·j, q · k, or words). d_model and d_head stay: they are names, written so on every page.
+ASCII_MATH = re.compile(r"\^|\bsqrt\(|\b(?:omega|tau|theta|pi|inf)\b|\b[A-Za-z]_(?:[0-9ijkt]|\{)|\b[A-Z]_[A-Z]\b"
+                        r"|\b[a-z]\*[a-z]\b|\b[a-z] \. [a-z]\b")
+
+
 def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_site):
     first = _first_appearance()
     rank = {name: i for i, name in enumerate(first)}
@@ -135,5 +142,8 @@ def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_si
             assert caption, name
             shown_text = unescape(re.sub(r"<[^>]+>", "", caption.group(1)))
             assert not re.search(r"\*\*|`|Page: |\]\(", shown_text), f"{name}: raw Markdown in the caption"
+            for what, text in (("title", heading), ("caption", shown_text)):
+                ascii_math = ASCII_MATH.search(text)
+                assert not ascii_math, f"{name}: ASCII math {ascii_math.group(0)!r} in the {what}: {text}"
             shown += 1
     assert shown >= 35

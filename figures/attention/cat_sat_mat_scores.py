@@ -1,4 +1,4 @@
-"""The cat/sat/mat score table q_i . k_j, optionally with the causal mask (-inf above the diagonal).
+"""The cat/sat/mat score table qᵢ · kⱼ, optionally with the causal mask (−∞ above the diagonal).
 
 The lecture uses raw dot products here (no 1/sqrt(d_head)); each cell shows the products it
 sums. Page: attention.

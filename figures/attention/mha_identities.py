@@ -1,4 +1,4 @@
-"""Two checks on the d_model = 6, H = 3 example: concat(heads) W_O equals the sum of per-head projections, and mhalib equals torch.
+"""Two checks on the d_model = 6, H = 3 example: the concatenated heads through the output projection equal the sum of per-head projections, and mhalib equals torch.
 
 Both are reported as the largest absolute difference, in float64. Page: multi-head attention.
 """

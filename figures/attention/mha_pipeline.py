@@ -1,4 +1,4 @@
-"""Multi-head attention as a pipeline drawn from real arrays: project, split, attend, concat, W_O.
+"""Multi-head attention as a pipeline drawn from real arrays: project, split, attend, concatenate, project.
 
 Uses the d = 6, h = 3 example (4 tokens, d_head = 2); every panel is the actual array
 with its shape. Page: multi-head attention.

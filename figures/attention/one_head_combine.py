@@ -1,4 +1,4 @@
-"""The last step of the two heads: each head's answer through its own rows of W_O, added into sat's output.
+"""The last step of the two heads: each head's answer through its own rows of the output projection, added into sat's output.
 
 concat(head 1, head 2) W_O = head 1 W_O[rows 0-1] + head 2 W_O[rows 2-3]; here W_O = I, so
 head 1 writes the "who" slot and head 2 the "how" slot. Page: why one head is not enough.

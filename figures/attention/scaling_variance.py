@@ -1,4 +1,4 @@
-"""Why divide by sqrt(d_head): Var(q . k) grows like d_head, and unscaled softmax saturates.
+"""Why divide by √d_head: the variance of q · k grows like d_head, and unscaled softmax saturates.
 
 Left: sample variance of q . k for unit-normal q, k against the line Var = d_head. Right: the
 mean largest softmax weight over 16 keys, with and without the 1/sqrt(d_head) factor.

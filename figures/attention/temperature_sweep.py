@@ -1,4 +1,4 @@
-"""Temperature sweep: mean row entropy of each head's attention against tau, for every preset.
+"""Temperature sweep: mean row entropy of each head's attention against τ, for every preset.
 
 Low tau sharpens each row towards one key (entropy near 0); high tau flattens it towards
 uniform (entropy ln 4 for 4 keys). Page: heads in action.

@@ -1,4 +1,4 @@
-"""Temperature on the smallest example: two keys with scores 2 and 0, weights softmax(s / tau).
+"""Temperature on the smallest example: two keys with scores 2 and 0, weights softmax(s / τ).
 
 The first key's weight is 1 / (1 + e^(-2 / tau)): almost 1 at small tau, one half at large
 tau. The row entropy goes from 0 (all weight on one key) to ln 2 (uniform over two keys).

@@ -1,4 +1,4 @@
-"""Why the authors' row-constant ALiBi bias m*j equals the paper's -m(i - j) under a causal mask.
+"""Why the authors' row-constant ALiBi bias m·j equals the paper's −m(i − j) under a causal mask.
 
 The two differ by m*i, a constant within each row, and softmax ignores a constant added to
 a whole row. Random q, k (seeded), 8 heads, T = 16: largest difference of the weights. With

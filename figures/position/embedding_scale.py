@@ -1,4 +1,4 @@
-"""Why the Transformer multiplies embeddings by sqrt(d_model) before adding PE: the two parts' norms.
+"""Why the Transformer multiplies embeddings by √d_model before adding PE: the two parts' norms.
 
 The comparison assumes an initialisation: embedding entries drawn from N(0, 1/d), that is
 with standard deviation d^(-1/2), as in the original Transformer's reference code

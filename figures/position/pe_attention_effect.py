@@ -1,4 +1,4 @@
-"""How adding sinusoidal PE changes the attention of "The cat sat down" (single head, W_Q = W_K = I, tau = sqrt(2)).
+"""How adding sinusoidal PE changes the attention of "The cat sat down" (single head, identity projections, τ = √2).
 
 Left: weights from X alone. Right: from X + PE (d = 4). Page: sinusoidal positional encoding.
 

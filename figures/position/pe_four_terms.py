@@ -1,4 +1,4 @@
-"""Content and position in one score: the four terms of (x_i + p_i) W_Q W_K^T (x_j + p_j)^T.
+"""Content and position in one score: its four terms, the content or position of the query against the content or position of the key.
 
 With W_QK = W_Q W_K^T (``A`` in the code), the score of query i and key j (before the
 1/sqrt(d_head) scale) is x_i W_QK x_j^T + x_i W_QK p_j^T + p_i W_QK x_j^T + p_i W_QK p_j^T: content with content, content with

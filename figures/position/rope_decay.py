@@ -1,4 +1,4 @@
-"""RoFormer's long-term decay bound: (1/(d_head/2)) sum_j |S_j| against the relative distance, S_j = sum_{k<j} e^{i r omega_k}.
+"""RoFormer's long-term decay bound on a RoPE score, against the relative distance.
 
 The RoFormer paper (Su et al. 2021, section 3.4.3) bounds the RoPE score by a quantity
 proportional to this average; it shrinks (with ripples) as the distance r grows. It is

@@ -1,4 +1,4 @@
-"""RoPE's per-plane angular frequencies omega_i = base^(-2i/d_head) and wavelengths 2*pi/omega_i, for d_head = 128.
+"""RoPE's per-plane angular frequencies ωᵢ, falling geometrically from 1 rad per position, and wavelengths 2π/ωᵢ, for d_head = 128.
 
 The first plane turns 1 rad per position (wavelength 2*pi); the last one barely turns.
 Page: RoPE.

@@ -1,4 +1,4 @@
-"""RoPE in two dimensions: q = [1, 0.3] rotated to positions 0-3 by omega = 0.5 rad, and the score against the offset.
+"""RoPE in two dimensions: q = [1, 0.3] rotated to positions 0–3 by ω = 0.5 rad, and the score against the offset.
 
 Left: the rotated query R(m) q for m = 0..3. Right: the score (R(m) q) . (R(n) q) for
 every pair of positions 0..7, plotted against the offset n - m: all pairs with the same

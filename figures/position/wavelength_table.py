@@ -1,4 +1,4 @@
-"""Wavelength table of sinusoidal PE: dimension, angular frequency and wavelength 2*pi/omega.
+"""Wavelength table of sinusoidal PE: dimension, angular frequency and wavelength 2π/ω.
 
 For d_model = 512 at dimensions 0, 64, ..., 448, next to the values a widely copied
 tutorial prints for the same rows. ``longest_wavelength`` is the last pair's (dims

@@ -1,4 +1,4 @@
-"""Bug: calling a frequency a wavelength. Angular frequency, cycles per position, 1/omega and the wavelength 2*pi/omega.
+"""Bug: calling a frequency a wavelength. Angular frequency, cycles per position, 1/ω and the wavelength 2π/ω.
 
 For d_model = 512 at a few dimensions. 1/omega = base^(2i/d) is neither: it is the
 wavelength divided by 2*pi. Page: numerics and pitfalls.
