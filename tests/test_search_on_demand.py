@@ -70,16 +70,24 @@ def test_a_page_that_is_only_read_never_asks_for_the_index(browser, site_url):  
 
 
 @in_browser
-def test_the_search_key_loads_the_index_and_search_finds_the_lesson(browser, site_url):  # noqa: F811
-    ctx, page, asked = _open(browser, site_url, "notation/")
+@pytest.mark.parametrize("path, width, go, query, first", [
+    ("notation/", 1280, "the / key", "softmax", "/attention/"),  # the theme's key focuses the box
+    ("mha/", 390, "the magnifier", "rotary", "/rope/"),           # a phone's way in
+])
+def test_going_to_search_loads_the_index_once_and_search_finds_the_lesson(  # noqa: PLR0913
+        browser, site_url, path, width, go, query, first):  # noqa: F811
+    ctx, page, asked = _open(browser, site_url, path, width)
     try:
         _settle(page)
         assert asked == []
-        page.keyboard.press("/")
+        if go == "the / key":
+            page.keyboard.press("/")
+        else:
+            page.tap('label.md-header__button[for="__search"]')
         page.wait_for_function(READY, timeout=20000, polling=100)
-        assert len(asked) == 1 and asked[0].endswith(INDEX), asked
-        hits = _results(page, "softmax")
-        assert hits[0].endswith("/attention/"), hits
+        assert len(asked) == 1 and asked[0].endswith(INDEX), f"{go}: {asked}"
+        hits = _results(page, query)
+        assert hits[0].endswith(first), hits
     finally:
         ctx.close()
 
@@ -93,20 +101,6 @@ def test_the_pointer_over_the_search_box_starts_loading_it(browser, site_url):  
         page.wait_for_function("document.documentElement.dataset.mhaSearchIndex === 'requested'", timeout=5000)
         page.wait_for_timeout(500)
         assert len(asked) == 1, asked
-    finally:
-        ctx.close()
-
-
-@in_browser
-def test_the_magnifier_on_a_phone_loads_the_index(browser, site_url):  # noqa: F811
-    ctx, page, asked = _open(browser, site_url, "mha/", width=390)
-    try:
-        _settle(page)
-        assert asked == []
-        page.tap('label.md-header__button[for="__search"]')
-        page.wait_for_function(READY, timeout=20000, polling=100)
-        assert len(asked) == 1, asked
-        assert _results(page, "rotary")[0].endswith("/rope/")
     finally:
         ctx.close()
 
