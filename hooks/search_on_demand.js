@@ -17,7 +17,7 @@
   var INDEX = /\/search\/search_index\.json(?:[?#]|$)/;
   var open = XMLHttpRequest.prototype.open;
   var send = XMLHttpRequest.prototype.send;
-  var wanted = /[?&](?:q|h)=/.test(location.search);
+  var wanted = false;
   var held = [];
 
   function release() {
@@ -26,6 +26,7 @@
     document.documentElement.setAttribute("data-mha-search-index", "requested");
     held.splice(0).forEach(function (go) { go(); });
   }
+  if (/[?&](?:q|h)=/.test(location.search)) release();
 
   XMLHttpRequest.prototype.open = function (method, url) {
     this.mhaSearchIndex = INDEX.test(String(url));
@@ -49,5 +50,4 @@
   document.addEventListener("change", function (event) {
     if (event.target instanceof Element && event.target.id === "__search") release();
   }, true);
-  if (wanted) document.documentElement.setAttribute("data-mha-search-index", "requested");
 })();
