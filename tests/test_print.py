@@ -287,6 +287,9 @@ def test_printing_in_dark_mode_shows_each_figure_once_light_and_no_chrome(built_
         page = ctx.new_page()
         page.goto(base + url, wait_until="load")
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+        # the explorers start once widgets.js has loaded their script, which may be after `load`
+        page.wait_for_function("Array.from(document.querySelectorAll('.mha-explorer-ui'))"
+                               ".every(ui => ui.dataset.ready)", timeout=20000, polling=100)
         screen = page.evaluate(VISIBLE_IMAGES)
         page.emulate_media(media="print", color_scheme="dark")
         paper = page.evaluate(VISIBLE_IMAGES)
