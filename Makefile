@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: deps serve site pdf check test bench lighthouse lock clean clean-cache
+.PHONY: deps serve site pdf check test screenshots bench lighthouse lock clean clean-cache
 
 deps: $(VENV)/.installed node_modules/.installed
 
@@ -36,8 +36,14 @@ pdf: deps     ## the site, plus the whole lecture as site/lecture.pdf (headless 
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
 	$(BIN)/python -m pytest -m "not build and not slow" -q
 
+# Tests that share a module's fixture, and the browser tour's configurations, each run on one
+# worker (--dist loadgroup; tests/conftest.py groups them), so nothing is made twice.
 test: deps    ## the whole test suite (what CI runs), on both cores, with coverage of mhalib
-	$(BIN)/python -m pytest -n 2 --cov=mhalib --cov-report=term --cov-fail-under=95
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10 --cov=mhalib --cov-report=term --cov-fail-under=95
+
+screenshots: site   ## full-page screenshots of every page: 1280 px light and dark, and a 390 px phone
+	$(BIN)/python tools/screenshots.py site test-output/screenshots
+	$(BIN)/python tools/screenshots.py site test-output/screenshots/390 --width 390
 
 bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py

@@ -1,18 +1,39 @@
-"""Shared fixtures: the project root and one strict build of the real site for every test
-that only reads a site (builds that test the machine itself use small fixture sites).
+"""Shared fixtures: the project root, one strict build of the real site for every test that
+only reads a site, one Chromium per test process, and the one browser tour of the site.
 
-Under pytest-xdist (``make test`` runs ``-n 2``) the workers share that one build: the
-first to need it builds it under a file lock, the others wait and reuse it.
+Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) the workers share that one
+build: the first to need it builds it under a file lock, the others wait and reuse it. A
+build that fails fails once: its log is kept, and every test that needs the site reports that
+one failure instead of building again.
+
+Tests that share a module-scoped fixture (a drawn set of figures, a fixture site) are sent to
+one worker (:func:`pytest_collection_modifyitems`), so the fixture is made once per run, not
+once per worker; the tour's tests are grouped by configuration for the same reason.
 """
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from helpers import ROOT, mkdocs_build  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from helpers import ROOT  # noqa: E402
+
+#: A build is about a minute on a quiet 2-core machine and several on a loaded one: the limit is
+#: there only to end a build that hangs, far above any honest build (``MHA_TEST_BUILD_TIMEOUT``).
+BUILD_TIMEOUT_S = float(os.environ.get("MHA_TEST_BUILD_TIMEOUT", 2400))
+OUT = ROOT / "test-output"
+SUMMARY: dict = {"pages": 0, "visits": 0, "requests": 0, "failed_requests": 0, "external_requests": 0,
+                 "console_errors": 0, "axe_serious_or_critical": 0, "axe_rules_run": 0, "images_checked": 0,
+                 "figure_views_measured": 0}
 
 
 @pytest.fixture(scope="session")
@@ -20,39 +41,199 @@ def root() -> Path:
     return ROOT
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory, request) -> Path:
-    """One clean strict build of the real site (fresh caches), shared by the site tests."""
+def _shared_dir(basetemp: Path, config) -> Path:
+    """The folder every process of this run shares: an xdist worker's basetemp is one below it."""
+    return basetemp.parent if hasattr(config, "workerinput") else basetemp
+
+
+def start_build(base: Path) -> None:
+    """Start the shared build in the background, once per run (the first process to ask starts
+    it, under a file lock). It runs in a session of its own, so it outlives the worker that
+    started it; it writes its log to ``base/log.txt`` and, when done, its exit code to
+    ``base/rc``."""
     from filelock import FileLock
 
-    shared = tmp_path_factory.getbasetemp()
-    if hasattr(request.config, "workerinput"):  # an xdist worker: one folder above the workers' own
-        shared = shared.parent
-    base = shared / "built-site"
-    with FileLock(str(shared / "built-site.lock")):
-        if not (base / "ok").is_file():
-            base.mkdir(exist_ok=True)
-            result = mkdocs_build(ROOT / "mkdocs.yml", base / "site", base / "cache")
-            (base / "log.txt").write_text(result.stderr)
-            assert result.returncode == 0, result.stderr[-5000:]
-            (base / "ok").write_text("built\n")
+    base.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(base) + ".lock"):
+        if (base / "pid").is_file():
+            return
+        env = dict(os.environ, MHA_CACHE_DIR=str(base / "cache"), NO_MKDOCS_2_WARNING="1",
+                   MHA_BUILD_STATS=str(base / "site.stats.json"))
+        for var in [v for v in env if v.startswith("COV_CORE_")]:  # the build is not measured for coverage
+            env.pop(var)
+        script = '"$@" > log.txt 2>&1; echo $? > rc.tmp && mv rc.tmp rc'
+        cmd = ["sh", "-c", script, "build", sys.executable, "-m", "mkdocs", "build", "--strict",
+               "-f", str(ROOT / "mkdocs.yml"), "-d", str(base / "site")]
+        proc = subprocess.Popen(cmd, cwd=base, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        (base / "pid").write_text(str(proc.pid))
+
+
+def wait_for_build(base: Path, timeout: float = BUILD_TIMEOUT_S) -> Path:
+    """The shared site once its build has ended well. A failed build fails every caller with its
+    one cause (it is never run twice); one still running after ``timeout`` is ended and failed."""
+    start_build(base)
+    deadline = time.monotonic() + timeout
+    rc, log = base / "rc", base / "log.txt"
+    while not rc.is_file():
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(int((base / "pid").read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            rc.write_text(f"timeout after {timeout:g} s, MHA_TEST_BUILD_TIMEOUT\n")
+            break
+        time.sleep(0.2)
+    code = rc.read_text().strip()
+    if code != "0":
+        tail = log.read_text(errors="replace")[-5000:] if log.is_file() else "(no log)"
+        why = f"exit {code}" if code.lstrip("-").isdigit() else code
+        pytest.fail(f"the shared site build failed once ({why}); every test that needs the site "
+                    f"reports this one cause. Its log ({log}) ends:\n{tail}", pytrace=False)
     return base / "site"
+
+
+def stop_build(base: Path) -> None:
+    """End a shared build still running when the run ends (an interrupted run)."""
+    pid = base / "pid"
+    if pid.is_file() and not (base / "rc").is_file():
+        try:
+            os.killpg(int(pid.read_text()), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, request) -> Path:
+    """One clean strict build of the real site (fresh caches), shared by the site tests. It
+    starts as soon as the run knows it will need it (:class:`_EagerBuild`), so the tests that
+    need no site run while it builds.
+
+    ``MHA_TEST_SITE=DIR`` reads a site built earlier instead (a ``built-site/site`` folder of a
+    former run), for iterating on the tests that read a site; CI and ``make test`` never set it."""
+    if os.environ.get("MHA_TEST_SITE"):
+        return Path(os.environ["MHA_TEST_SITE"])
+    return wait_for_build(_shared_dir(tmp_path_factory.getbasetemp(), request.config) / "built-site")
+
+
+class _EagerBuild:
+    """Starts the shared build right after collection when a selected test needs the site."""
+
+    @pytest.hookimpl(trylast=True)  # after -k and -m have deselected what they deselect
+    def pytest_collection_modifyitems(self, config, items):
+        if os.environ.get("MHA_TEST_SITE") or not any("built_site" in item.fixturenames for item in items):
+            return
+        start_build(_shared_dir(config._tmp_path_factory.getbasetemp(), config) / "built-site")
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_EagerBuild(), "mha-eager-build")
+
+
+# ---- the browser -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's Chromium, installed with apt when missing; skip loudly only if that fails."""
+    import shutil
+
+    from screenshots import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        apt = shutil.which("apt-get")
+        steps = [[apt, "update", "-q"], [apt, "install", "-y", "-q", "chromium"]] if apt else []
+        for cmd in steps:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200,
+                               env={"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+            if r.returncode:
+                break
+    if not Path(CHROMIUM).exists():
+        msg = ("\n" + "!" * 72 + "\nBROWSER TESTS SKIPPED: Chromium is not at /usr/bin/chromium and "
+               "`apt-get install chromium` failed (no apt, no root, or no package mirror).\n" + "!" * 72)
+        warnings.warn(msg)
+        print(msg, file=sys.stderr)
+        pytest.skip(msg)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    """One Chromium for the whole test process (Playwright's sync API runs one per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    from screenshots import ARGS
+
+    pw = sync_playwright().start()
+    b = pw.chromium.launch(executable_path=chromium, args=ARGS)
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    from screenshots import serve
+
+    server, base = serve(built_site)
+    yield base
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def tour(browser, site_url, built_site):
+    """The one tour of the site (tests/tour.py): each page loaded once per configuration."""
+    from tour import Tour
+
+    t = Tour(browser, site_url, built_site)
+    yield t
+    t.close()
+    for v in t.visits.values():
+        SUMMARY["visits"] += 1
+        SUMMARY["requests"] += len(v.requests)
+        SUMMARY["failed_requests"] += len(v.failed)
+        SUMMARY["external_requests"] += len(v.external)
+        SUMMARY["console_errors"] += len(v.console)
+        SUMMARY["images_checked"] += len(v.images)
+        SUMMARY["figure_views_measured"] += len(v.figure_text)
+        if v.axe is not None:
+            SUMMARY["pages"] += 1
+            SUMMARY["axe_serious_or_critical"] += len(v.axe)
+            SUMMARY["axe_rules_run"] += v.axe_rules
+    # Under xdist each worker writes its part; the controller adds them up (pytest_sessionfinish).
+    OUT.mkdir(exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    (OUT / f"browser-summary.{worker}.part.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
+
+
+# ---- distribution over the workers -------------------------------------------------------------
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a module- or class-scoped fixture runs on the worker of its module's
+    other such tests (``--dist loadgroup``), so the fixture is made once per run."""
+    for item in items:
+        if any(True for _ in item.iter_markers("xdist_group")):
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info else ()
+        if any(d.scope in ("module", "class") for seq in defs for d in seq):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_sessionstart(session):
     """Remove the browser summary's parts from an earlier run (the controller only)."""
     if not hasattr(session.config, "workerinput"):
-        for part in (ROOT / "test-output").glob("browser-summary.*.part.json"):
+        for part in OUT.glob("browser-summary.*.part.json"):
             part.unlink()
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Add up the browser tests' counts from every worker into test-output/browser-summary.json."""
-    import json
-
+    """End a shared build the run left running; add up the browser tests' counts from every
+    worker into test-output/browser-summary.json (the controller only)."""
     if hasattr(session.config, "workerinput"):
         return
-    parts = sorted((ROOT / "test-output").glob("browser-summary.*.part.json"))
+    stop_build(session.config._tmp_path_factory.getbasetemp() / "built-site")
+    parts = sorted(OUT.glob("browser-summary.*.part.json"))
     if not parts:
         return
     total: dict = {}
@@ -60,4 +241,4 @@ def pytest_sessionfinish(session, exitstatus):
         for key, value in json.loads(part.read_text()).items():
             total[key] = total.get(key, 0) + value
         part.unlink()
-    (ROOT / "test-output" / "browser-summary.json").write_text(json.dumps(total, indent=1) + "\n")
+    (OUT / "browser-summary.json").write_text(json.dumps(total, indent=1) + "\n")

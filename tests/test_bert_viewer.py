@@ -162,7 +162,6 @@ def test_bert_viewer_is_a_figure_with_an_explorer():
 
 # ---- the viewer in a browser ----------------------------------------------------------------
 
-from test_browser import browser, chromium, site_url  # noqa: E402,F401
 
 #: The BERT viewer's box: the page also holds the tiny decoders' viewer (tests/test_tiny_viewer.py).
 BOX = ".mha-explorer[data-explorer=bert] "

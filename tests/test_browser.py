@@ -1,198 +1,115 @@
-"""The built site in a real browser: every page, the explorers, accessibility, screenshots.
+"""The built site in a real browser: every page in every configuration, and the explorers.
 
-Playwright drives Debian's Chromium (/usr/bin/chromium), installed with apt by the
-``chromium`` fixture when missing. The site is served on 127.0.0.1 only. Screenshots of
-every page in light and dark mode go to ``test-output/screenshots/``, and the counts of
-what was checked to ``test-output/browser-summary.json``.
+Playwright drives Debian's Chromium (/usr/bin/chromium; the ``chromium`` fixture in conftest.py
+installs it with apt when missing). The site is served on 127.0.0.1 only. The page checks read
+the one tour of the site (tests/tour.py): each page is loaded once per configuration (1280 px
+light, 1280 px dark, 390 px phone) and every check of that page reads that load. The counts
+of what was checked go to ``test-output/browser-summary.json``; full-page screenshots are
+``make screenshots``.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
-import sys
-from pathlib import Path
-from urllib.parse import urlparse
 
 import numpy as np
 import pytest
-import yaml
 
-from helpers import ROOT, nav_pages
-
-sys.path.insert(0, str(ROOT / "tools"))
-from screenshots import ARGS, CHROMIUM, load_all_images, serve  # noqa: E402
+from helpers import nav_pages
+from screenshots import load_all_images
+from tour import FIRST_SKIPPED, NARROWEST
+from tools import figure_text
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-OUT = ROOT / "test-output"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SUMMARY: dict = {"pages": 0, "requests": 0, "failed_requests": 0, "external_requests": 0, "console_errors": 0,
-                 "axe_serious_or_critical": 0, "axe_rules_run": 0, "images_checked": 0, "screenshots": 0}
+PAGES = [url for _, url in nav_pages()]
+#: Pages outside the nav whose figures and layout are measured too: the whole lecture on one page.
+EXTRA = ["print/"]
 
 
-def _nav_pages() -> list[str]:
-    """Site URLs of every page in mkdocs.yml's nav, in order."""
-    return [url for _, url in nav_pages()]
+def _loaded_cleanly(v) -> None:
+    """What every page must show in every configuration: its images loaded and described, its
+    math rendered by KaTeX with no raw TeX left in the prose (notebook pages included: their
+    Markdown cells go through nbconvert, which once ate the backslashes of \\( \\)), and no
+    request to another host, no failed request, no console error."""
+    assert all(i["w"] > 0 for i in v.images), [i["src"] for i in v.images if i["w"] == 0]
+    assert all(i["alt"].strip() for i in v.images), [i["src"] for i in v.images if not i["alt"].strip()]
+    m = v.math
+    assert m["rendered"] == m["blocks"] and not m["raw"], m
+    assert not m["commands"] and not m["errors"], m
+    assert not m["notebook"] or m["notebook_math"] > 0, m
+    assert not v.external, v.external
+    assert not v.failed, v.failed
+    assert not v.console, v.console
 
 
-PAGES = _nav_pages()
+def _figure_text_ok(v) -> None:
+    low = sorted((r.smallest, r.src) for r in v.figure_text if not r.ok)
+    width = {"light": 1280, "phone": 390}[v.config]
+    assert not low, f"{v.url}: {len(low)} figure views under {figure_text.LIMITS[width]} px at {width} px: {low[:10]}"
 
 
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    """Debian's Chromium, installed with apt when missing; skip loudly only if that fails."""
-    import shutil
-    import subprocess
-    import warnings
-
-    if not Path(CHROMIUM).exists():
-        apt = shutil.which("apt-get")
-        steps = [[apt, "update", "-q"], [apt, "install", "-y", "-q", "chromium"]] if apt else []
-        for cmd in steps:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200,
-                               env={"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
-            if r.returncode:
-                break
-    if not Path(CHROMIUM).exists():
-        msg = ("\n" + "!" * 72 + "\nBROWSER TESTS SKIPPED: Chromium is not at /usr/bin/chromium and "
-               "`apt-get install chromium` failed (no apt, no root, or no package mirror).\n" + "!" * 72)
-        warnings.warn(msg)
-        print(msg, file=sys.stderr)
-        pytest.skip(msg)
-    return CHROMIUM
+def _layout_ok(v) -> None:
+    """Layout shift while render_rest.js renders the later blocks (a block drawn a frame after the
+    first paint would push what is below it down; what is left is the fonts' own, at most a few
+    thousandths), and a first screen that never holds a skipped block: a margin of one block, so
+    a first screen holding all FIRST_SKIPPED - 1 unskipped blocks fails (raise the rule's n+13)."""
+    layout = v.layout
+    assert layout["first_screen"] < FIRST_SKIPPED - 1, f"{v.url}: first screen holds {layout['first_screen']} blocks"
+    if layout["blocks"] >= FIRST_SKIPPED:
+        assert layout["cls"] < 0.01, f"{v.url}: layout shift {layout['cls']:.4f} at {v.config}"
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site):
-    server, base = serve(built_site)
-    yield base
-    server.shutdown()
-
-
-_SHARED: dict = {}  # the one Playwright and browser of this process, and how many fixtures hold them
-
-
-@pytest.fixture(scope="session")
-def browser(chromium):
-    """One Chromium for the whole process. Modules that import this fixture (test_search,
-    test_explorers_ui, ...) each register their own copy with pytest; Playwright's sync API
-    runs one instance per thread, so every copy shares the first one started."""
-    if not _SHARED:
-        from playwright.sync_api import sync_playwright
-
-        pw = sync_playwright().start()
-        _SHARED.update(pw=pw, browser=pw.chromium.launch(executable_path=chromium, args=ARGS), users=0)
-    _SHARED["users"] += 1
-    yield _SHARED["browser"]
-    _SHARED["users"] -= 1
-    if not _SHARED["users"]:
-        _SHARED["browser"].close()
-        _SHARED["pw"].stop()
-        _SHARED.clear()
-    # Under xdist several workers may run browser tests: each writes its part, and the
-    # controller adds the parts up into browser-summary.json (conftest.pytest_sessionfinish).
-    OUT.mkdir(exist_ok=True)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    (OUT / f"browser-summary.{worker}.part.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
-
-
-def _failed(request, seen: dict) -> None:
-    """A request that failed. ``net::ERR_ABORTED`` is the browser cancelling its own request
-    (an image of the other colour scheme whose download began before the stylesheet hid it):
-    not a fault of the site, and not counted; a missing file shows as a 4xx response below."""
-    if request.failure != "net::ERR_ABORTED":
-        seen["failed"].append(f"{request.url} ({request.failure})")
-
-
-def _watch(page, base: str) -> dict:
-    seen = {"requests": [], "failed": [], "console": []}
-    page.on("request", lambda r: seen["requests"].append(r.url))
-    page.on("requestfailed", lambda r: _failed(r, seen))
-    page.on("response", lambda r: seen["failed"].append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None)
-    page.on("console", lambda m: seen["console"].append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: seen["console"].append(str(e)))
-    return seen
-
-
+@pytest.mark.xdist_group("tour-light")
 @pytest.mark.parametrize("url", PAGES)
-def test_page_in_the_browser(browser, site_url, url):
-    name = url.strip("/").replace("/", "_") or "home"
-    shots = OUT / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    page = ctx.new_page()
-    seen = _watch(page, site_url)
-    page.goto(site_url + url, wait_until="networkidle")
-    load_all_images(page)
+def test_page_on_a_desktop_in_light(tour, url):
+    v = tour.visit("light", url)
+    _loaded_cleanly(v)
+    assert not v.axe, v.axe  # axe-core: no serious or critical violation
+    _figure_text_ok(v)
+    _layout_ok(v)
 
-    # images: loaded and described
-    images = page.evaluate("""Array.from(document.querySelectorAll('.md-content img')).map(i => (
-        {src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', w: i.naturalWidth}))""")
-    assert all(i["w"] > 0 for i in images), [i["src"] for i in images if i["w"] == 0]
-    assert all(i["alt"].strip() for i in images), [i["src"] for i in images if not i["alt"].strip()]
 
-    # math: every arithmatex block rendered by KaTeX, no raw delimiters or TeX commands left in the
-    # text outside code (notebook pages included: their Markdown cells go through nbconvert, which
-    # ate the backslashes of \\( \\) once), no KaTeX error
-    math_state = page.evaluate("""(() => {
-        const content = document.querySelector('.md-content');
-        const blocks = Array.from(content.querySelectorAll('.arithmatex'));
-        const prose = content.cloneNode(true);
-        prose.querySelectorAll('.katex, pre, code, script, style, .clipboard-copy-txt').forEach(e => e.remove());
-        const text = prose.textContent;
-        return {blocks: blocks.length, rendered: blocks.filter(b => b.querySelector('.katex')).length,
-                raw: ['$$', '\\\\(', '\\\\[', '\\\\)', '\\\\]'].filter(d => text.includes(d)),
-                commands: (text.match(/\\\\[A-Za-z]{2,}/g) || []).slice(0, 5),
-                errors: content.querySelectorAll('.katex-error').length,
-                notebook: !!content.querySelector('.jupyter-wrapper'),
-                notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
-    })()""")
-    assert math_state["rendered"] == math_state["blocks"] and not math_state["raw"], math_state
-    assert not math_state["commands"] and not math_state["errors"], math_state
-    assert not math_state["notebook"] or math_state["notebook_math"] > 0, math_state
+@pytest.mark.xdist_group("tour-dark")
+@pytest.mark.parametrize("url", PAGES)
+def test_page_on_a_desktop_in_dark(tour, url):
+    v = tour.visit("dark", url)
+    assert v.scheme == "slate"
+    _loaded_cleanly(v)
 
-    # accessibility: axe-core, serious and critical violations
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    bad = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"]) for v in result["violations"]
-           if v["impact"] in ("serious", "critical")]
-    SUMMARY["axe_rules_run"] += len(result.get("passes", [])) + len(result["violations"])
-    SUMMARY["axe_serious_or_critical"] += len(bad)
-    assert not bad, bad
-    page.screenshot(path=str(shots / f"{name}-light.png"), full_page=True)
 
-    # dark mode and a phone-width viewport
-    dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    dpage = dark.new_page()
-    dseen = _watch(dpage, site_url)
-    dpage.goto(site_url + url, wait_until="networkidle")
-    load_all_images(dpage)
-    assert dpage.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
-    dpage.screenshot(path=str(shots / f"{name}-dark.png"), full_page=True)
-    phone = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme="light", is_mobile=True)
-    ppage = phone.new_page()
-    pseen = _watch(ppage, site_url)
-    ppage.goto(site_url + url, wait_until="networkidle")
-    overflow = ppage.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    assert overflow <= 0, f"{url} scrolls horizontally by {overflow}px at 375px"
+@pytest.mark.xdist_group("tour-phone")
+@pytest.mark.parametrize("url", PAGES)
+def test_page_on_a_phone(tour, url):
+    v = tour.visit("phone", url)
+    _loaded_cleanly(v)
+    assert all(px <= 0 for px in v.overflow.values()), f"{url} scrolls horizontally: {v.overflow} (width: px)"
+    assert set(v.overflow) == {390, NARROWEST}
+    _figure_text_ok(v)
+    _layout_ok(v)
 
-    requests = seen["requests"] + dseen["requests"] + pseen["requests"]
-    external = [r for r in requests if urlparse(r).scheme in ("http", "https") and urlparse(r).hostname != "127.0.0.1"]
-    failed = seen["failed"] + dseen["failed"] + pseen["failed"]
-    console = seen["console"] + dseen["console"] + pseen["console"]
-    SUMMARY["pages"] += 1
-    SUMMARY["requests"] += len(requests)
-    SUMMARY["failed_requests"] += len(failed)
-    SUMMARY["external_requests"] += len(external)
-    SUMMARY["console_errors"] += len(console)
-    SUMMARY["images_checked"] += len(images)
-    SUMMARY["screenshots"] += 2
-    assert not external, external
-    assert not failed, failed
-    assert not console, console
-    for c in (ctx, dark, phone):
-        c.close()
+
+IN_GROUP = [pytest.param(c, marks=pytest.mark.xdist_group(f"tour-{c}")) for c in ("light", "phone")]
+
+
+@pytest.mark.parametrize("config", IN_GROUP)
+@pytest.mark.parametrize("url", EXTRA)
+def test_the_printable_lecture_on_screen(tour, url, config):
+    """print/ holds every figure: each readable at both widths, and nothing moves."""
+    v = tour.visit(config, url, checks=False)
+    assert len(v.figure_text) > 50
+    _figure_text_ok(v)
+    _layout_ok(v)
+
+
+@pytest.mark.parametrize("config", IN_GROUP)
+def test_the_tour_measured_enough(tour, config):
+    """The checks above are not vacuous: many pages show figures, many are long enough to
+    have skipped blocks."""
+    visits = [tour.visit(config, url) for url in PAGES]
+    assert sum(bool(v.figure_text) for v in visits) >= 10
+    assert sum(v.layout["blocks"] >= FIRST_SKIPPED for v in visits) >= 10
+    assert sum(len(v.images) for v in visits) > 100
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from test_browser import browser, chromium, site_url  # noqa: F401  (shared fixtures)
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

@@ -16,7 +16,6 @@ from helpers import ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, mkdocs_build,
 
 sys.path.insert(0, str(ROOT))
 from tools import figure_text  # noqa: E402
-from test_browser import browser, chromium, site_url  # noqa: E402,F401  (session fixtures)
 
 from figures._kit import contract, style  # noqa: E402
 
@@ -129,30 +128,11 @@ def test_the_command_line_draws_the_phone_layout_of_a_narrow_script(tmp_path):
     assert sizes["narrow"] < sizes["wide"]
 
 
-# ---- every figure of the real site, measured in the browser --------------------------------------
-
-PAGES = [url for _, url in nav_pages()]
-
-
-@pytest.fixture(scope="module")
-def measured(built_site, browser, site_url):  # noqa: F811
-    """Every figure view of every nav page, the galleries' and the print page's, at both widths."""
-    urls = PAGES + ["print/"]
-    return figure_text.measure(built_site, urls, widths=(1280, 390), browser=browser, base=site_url)
-
+# ---- every figure of the real site ----------------------------------------------------------------
+# The smallest text of every figure on every page, measured in the browser at 1280 and 390 px, is
+# part of the one tour of the site (tests/tour.py, checked in test_browser.py).
 
 @pytest.mark.build
-@pytest.mark.browser
-@pytest.mark.parametrize("width", [1280, 390])
-def test_every_figure_text_is_at_least_the_limit_on_screen(measured, width):
-    rows = [r for r in measured if r.width == width]
-    assert len({r.page for r in rows}) >= 10, "too few pages with figures were measured"
-    low = sorted((r.smallest, r.src, r.page) for r in rows if not r.ok)
-    assert not low, f"{len(low)} figure views under {figure_text.LIMITS[width]} px at {width} px: {low[:15]}"
-
-
-@pytest.mark.build
-@pytest.mark.browser
 def test_every_figure_image_reserves_its_space(built_site):
     """width/height on every figure image (and source), matching its SVG: no layout shift."""
     checked = 0

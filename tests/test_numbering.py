@@ -23,7 +23,6 @@ import pytest
 from bs4 import BeautifulSoup
 
 from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mkdocs_build, nav_pages, tree
-from test_browser import browser, chromium  # noqa: F401  (shared fixtures)
 
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402

@@ -28,7 +28,7 @@ import make_pdf  # noqa: E402
 import site_print  # noqa: E402
 
 build = pytest.mark.build
-browser = pytest.mark.browser
+in_browser = pytest.mark.browser
 
 
 def _nav() -> list[tuple[str, str]]:
@@ -207,7 +207,7 @@ def test_home_page_links_the_print_page_and_the_pdf_only_when_the_build_made_it(
 
 
 @build
-@browser
+@in_browser
 def test_a_build_with_mha_pdf_prints_the_pdf_and_links_it(tmp_path):
     """The whole path of `make pdf` on a small site: the hook prints print/ after the build
     and the home page links the file."""
@@ -246,20 +246,6 @@ def test_print_page_is_left_out_of_search(built_site):
 
 # ---- print styles in Chromium --------------------------------------------------------------------
 
-def _in_chromium(fn):
-    """``fn(browser)`` with a Chromium of its own (in a thread: the session may run another)."""
-    def run():
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=make_pdf.CHROMIUM, args=make_pdf.ARGS)
-            try:
-                return fn(b)
-            finally:
-                b.close()
-    return make_pdf.in_own_thread(run)
-
-
 VISIBLE_IMAGES = """() => Array.from(document.querySelectorAll('.md-content figure.mha-figure')).map(f => ({
   explorer: f.closest('.mha-explorer-static') !== null,
   shown: Array.from(f.querySelectorAll('img')).filter(i => {
@@ -275,38 +261,27 @@ CHROME = [".md-header", ".md-tabs", ".md-sidebar--primary", ".md-sidebar--second
 
 
 @build
-@browser
+@in_browser
 @pytest.mark.parametrize("url", ["attention/", "heads/", "print/"])
-def test_printing_in_dark_mode_shows_each_figure_once_light_and_no_chrome(built_site, url):
-    if not Path(make_pdf.CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {make_pdf.CHROMIUM}")
-    server, base = make_pdf.serve(built_site)
-
-    def check(b):
-        ctx = b.new_context(viewport={"width": 1000, "height": 900}, color_scheme="dark")
-        page = ctx.new_page()
-        page.goto(base + url, wait_until="load")
-        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
-        # the explorers start once widgets.js has loaded their script, which may be after `load`
-        page.wait_for_function("Array.from(document.querySelectorAll('.mha-explorer-ui'))"
-                               ".every(ui => ui.dataset.ready)", timeout=20000, polling=100)
-        screen = page.evaluate(VISIBLE_IMAGES)
-        page.emulate_media(media="print", color_scheme="dark")
-        paper = page.evaluate(VISIBLE_IMAGES)
-        chrome = page.evaluate(HIDDEN, CHROME)
-        explorers = page.evaluate("""() => [
-            Array.from(document.querySelectorAll('.mha-explorer-static')).filter(e => getComputedStyle(e).display !== 'none').length,
-            Array.from(document.querySelectorAll('.mha-explorer-static')).length,
-            Array.from(document.querySelectorAll('.mha-explorer-ui')).filter(e => e.getClientRects().length > 0).length]""")
-        colours = page.evaluate("""() => [getComputedStyle(document.querySelector('.md-typeset p')).color,
-                                          getComputedStyle(document.body).backgroundColor]""")
-        ctx.close()
-        return screen, paper, chrome, explorers, colours
-
-    try:
-        screen, paper, chrome, explorers, colours = _in_chromium(check)
-    finally:
-        server.shutdown()
+def test_printing_in_dark_mode_shows_each_figure_once_light_and_no_chrome(browser, site_url, url):
+    ctx = browser.new_context(viewport={"width": 1000, "height": 900}, color_scheme="dark")
+    page = ctx.new_page()
+    page.goto(site_url + url, wait_until="load")
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    # the explorers start once widgets.js has loaded their script, which may be after `load`
+    page.wait_for_function("Array.from(document.querySelectorAll('.mha-explorer-ui'))"
+                           ".every(ui => ui.dataset.ready)", timeout=20000, polling=100)
+    screen = page.evaluate(VISIBLE_IMAGES)
+    page.emulate_media(media="print", color_scheme="dark")
+    paper = page.evaluate(VISIBLE_IMAGES)
+    chrome = page.evaluate(HIDDEN, CHROME)
+    explorers = page.evaluate("""() => [
+        Array.from(document.querySelectorAll('.mha-explorer-static')).filter(e => getComputedStyle(e).display !== 'none').length,
+        Array.from(document.querySelectorAll('.mha-explorer-static')).length,
+        Array.from(document.querySelectorAll('.mha-explorer-ui')).filter(e => e.getClientRects().length > 0).length]""")
+    colours = page.evaluate("""() => [getComputedStyle(document.querySelector('.md-typeset p')).color,
+                                      getComputedStyle(document.body).backgroundColor]""")
+    ctx.close()
     assert paper, f"{url}: no figure found"
     # on screen in dark mode: the dark copy (so the check below is not vacuous); an explorer
     # that runs hides its static figure on screen
@@ -357,7 +332,7 @@ def _outline_titles(pdf: bytes) -> list[str]:
 
 
 @build
-@browser
+@in_browser
 @pytest.mark.slow
 def test_make_pdf_prints_the_whole_lecture(built_site, tmp_path, monkeypatch):
     if not Path(make_pdf.CHROMIUM).exists():

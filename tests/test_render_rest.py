@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import browser, chromium, site_url  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -78,38 +77,8 @@ def test_the_script_renders_every_block_and_the_page_ends_as_laid_out_without_th
     ctx.close()
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_nothing_on_a_first_screen_moves_while_the_rest_is_rendered(browser, built_site, site_url, width):  # noqa: F811
-    """Layout shift of every page long enough to have skipped blocks (the figure scripts' pages
-    share one short template): a block drawn a frame after the first paint would push what is
-    below it down (0.12 on a gallery page when the rule began at the first h2). What is left is
-    the fonts' own, at most a few thousandths."""
-    ctx = _context(browser, width)
-    page = ctx.new_page()
-    checked, shifts, crowded = 0, {}, {}
-    urls = sorted(p.parent.relative_to(built_site).as_posix() + "/" for p in built_site.rglob("index.html"))
-    for url in [u.removeprefix("./") for u in urls if not u.startswith("scripts/")]:
-        page.goto(site_url + url)
-        page.wait_for_function(RENDERED, polling=100, timeout=20000)
-        # the blocks a reader sees first (laid out now, so at their real size) are never skipped
-        on_first_screen = page.evaluate("""() => Array.from(document.querySelector('.md-content__inner').children)
-            .filter(el => el.getBoundingClientRect().top + scrollY < innerHeight).length""")
-        if on_first_screen >= FIRST_SKIPPED - 1:
-            crowded[url] = on_first_screen
-        if page.evaluate("document.querySelector('.md-content__inner').children.length") < FIRST_SKIPPED:
-            continue
-        checked += 1
-        cls = page.evaluate("""() => new Promise(done => new PerformanceObserver((list, obs) => {
-            obs.disconnect(); done(list.getEntries().filter(e => !e.hadRecentInput).reduce((s, e) => s + e.value, 0));
-        }).observe({type: 'layout-shift', buffered: true}) || setTimeout(() => done(0), 500))""")
-        if cls >= 0.01:
-            shifts[url] = round(cls, 4)
-    assert checked >= 10, checked
-    assert not shifts, f"layout shift at {width} px: {shifts}"
-    # a margin of one block: a first screen holding all FIRST_SKIPPED - 1 unskipped blocks would
-    # leave the next one, skipped, on it (or right below it)
-    assert not crowded, f"first screens at {width} px holding {FIRST_SKIPPED - 1}+ blocks (raise the rule's n+{FIRST_SKIPPED}): {crowded}"
-    ctx.close()
+# Layout shift and the first screen's blocks, on every page at 390 and 1280 px: part of the one
+# tour of the site (tests/tour.py; test_browser.py's page tests).
 
 
 def test_on_paper_every_block_is_laid_out(browser, site_url):  # noqa: F811

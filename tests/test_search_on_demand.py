@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from test_browser import browser, chromium, site_url  # noqa: F401  (session fixtures)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hooks"))
 import site_speed  # noqa: E402

@@ -322,7 +322,6 @@ def test_static_figure_draws_the_chosen_head(viewer, data):
 
 # ---- the viewer in a browser ----------------------------------------------------------------
 
-from test_browser import browser, chromium, site_url  # noqa: E402,F401
 
 
 @pytest.mark.build

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import browser, chromium, site_url  # noqa: F401  (session fixtures)
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

@@ -1,0 +1,182 @@
+"""The one browser tour of the built site: each page loaded once per configuration.
+
+A configuration is a viewport and a colour scheme (:data:`CONFIGS`: a 1280 px desktop in light
+and in dark, a 390 px phone). :meth:`Tour.visit` loads a page once in its configuration and
+reads everything the page-level checks need from that one load: the requests it made and
+those that failed, console errors, its images, its math, axe-core's verdict (desktop, light),
+the smallest text of every figure it shows (desktop and phone), the layout shift while
+``render_rest.js`` renders the later blocks, how many blocks the first screen holds, and the
+horizontal overflow on a phone. Every visit is kept, so a second check of the same page and
+configuration costs nothing: a new page adds one load per configuration, not a tour.
+
+Full-page screenshots are not taken here (they cost more than the checks): ``make
+screenshots`` takes them, or ``MHA_SCREENSHOTS=1`` makes the tour save them as it goes.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+from screenshots import load_all_images  # noqa: E402
+from tools import figure_text  # noqa: E402
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = ROOT / "test-output" / "screenshots"
+
+CONFIGS = {
+    "light": dict(viewport={"width": 1280, "height": 800}, color_scheme="light"),
+    "dark": dict(viewport={"width": 1280, "height": 800}, color_scheme="dark"),
+    "phone": dict(viewport={"width": 390, "height": 844}, color_scheme="light", is_mobile=True),
+}
+#: The viewport width whose figure-text limit applies (tools/figure_text.LIMITS), per configuration.
+TEXT_WIDTH = {"light": 1280, "phone": 390}
+#: The narrowest phone checked for horizontal overflow (the page is re-laid out at this width).
+NARROWEST = 375
+#: The rule in extra.css that leaves blocks unrendered: ``.md-content__inner > :nth-child(n+13)``.
+FIRST_SKIPPED = 13
+RENDERED = "document.documentElement.hasAttribute('data-mha-rendered')"
+
+_MATH = """(() => {
+    const content = document.querySelector('.md-content');
+    const blocks = Array.from(content.querySelectorAll('.arithmatex'));
+    const prose = content.cloneNode(true);
+    prose.querySelectorAll('.katex, pre, code, script, style, .clipboard-copy-txt').forEach(e => e.remove());
+    const text = prose.textContent;
+    return {blocks: blocks.length, rendered: blocks.filter(b => b.querySelector('.katex')).length,
+            raw: ['$$', '\\\\(', '\\\\[', '\\\\)', '\\\\]'].filter(d => text.includes(d)),
+            commands: (text.match(/\\\\[A-Za-z]{2,}/g) || []).slice(0, 5),
+            errors: content.querySelectorAll('.katex-error').length,
+            notebook: !!content.querySelector('.jupyter-wrapper'),
+            notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
+})()"""
+
+_IMAGES = """Array.from(document.querySelectorAll('.md-content img')).map(i => (
+    {src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', w: i.naturalWidth}))"""
+
+# The blocks on the first screen (laid out, so at their real size), the article's block count,
+# and the layout shift so far (buffered entries: everything since the page began to load).
+_LAYOUT = """() => new Promise(done => {
+    const inner = document.querySelector('.md-content__inner');
+    const first = Array.from(inner.children).filter(el => el.getBoundingClientRect().top + scrollY < innerHeight).length;
+    const report = cls => done({first_screen: first, blocks: inner.children.length, cls});
+    const timer = setTimeout(() => report(0), 500);
+    new PerformanceObserver((list, obs) => {
+        obs.disconnect(); clearTimeout(timer);
+        report(list.getEntries().filter(e => !e.hadRecentInput).reduce((s, e) => s + e.value, 0));
+    }).observe({type: 'layout-shift', buffered: true});
+})"""
+
+_OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@dataclass
+class Visit:
+    """What one load of one page in one configuration showed."""
+
+    config: str
+    url: str
+    requests: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+    console: list = field(default_factory=list)
+    images: list = field(default_factory=list)
+    math: dict = field(default_factory=dict)
+    axe: list | None = None         # serious or critical violations (desktop, light only)
+    axe_rules: int = 0
+    scheme: str | None = None       # the theme's data-md-color-scheme
+    layout: dict | None = None      # first_screen, blocks, cls
+    figure_text: list = field(default_factory=list)  # figure_text.Row per figure shown
+    overflow: dict = field(default_factory=dict)     # viewport width -> px of horizontal scroll
+
+    @property
+    def external(self) -> list[str]:
+        return [r for r in self.requests
+                if urlparse(r).scheme in ("http", "https") and urlparse(r).hostname != "127.0.0.1"]
+
+
+def _failed(request, seen: Visit) -> None:
+    """``net::ERR_ABORTED`` is the browser cancelling its own request (an image of the other
+    colour scheme whose download began before the stylesheet hid it): not a fault of the site;
+    a missing file shows as a 4xx response instead."""
+    if request.failure != "net::ERR_ABORTED":
+        seen.failed.append(f"{request.url} ({request.failure})")
+
+
+class Tour:
+    """Visits of the built ``site`` (served at ``base``) in ``browser``, one per page and
+    configuration, kept for the whole test session of this process."""
+
+    def __init__(self, browser, base: str, site: Path):
+        self.browser, self.base, self.site = browser, base, site
+        self.visits: dict[tuple[str, str], Visit] = {}
+        self._pages: dict = {}
+        self._current: Visit | None = None
+        self._svg_cache: dict = {}
+
+    def _page(self, config: str):
+        if config not in self._pages:
+            ctx = self.browser.new_context(**CONFIGS[config])
+            page = ctx.new_page()
+            # one page per configuration, reused from page to page: its listeners write into
+            # the visit under way
+            page.on("request", lambda r: self._current.requests.append(r.url))
+            page.on("requestfailed", lambda r: _failed(r, self._current))
+            page.on("response", lambda r: self._current.failed.append(f"{r.url} (HTTP {r.status})")
+                    if r.status >= 400 else None)
+            page.on("console", lambda m: self._current.console.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: self._current.console.append(str(e)))
+            self._pages[config] = (ctx, page)
+        return self._pages[config][1]
+
+    def visit(self, config: str, url: str, *, checks: bool = True) -> Visit:
+        """The page at ``url`` (site-relative) in ``config``, loaded once.
+
+        ``checks=False`` (the print page) reads only the figures and the layout, not the
+        accessibility and request checks that a lecture page gets."""
+        key = (config, url)
+        if key in self.visits:
+            return self.visits[key]
+        if config not in CONFIGS:
+            raise ValueError(f"config must be one of {', '.join(CONFIGS)}, got {config!r}")
+        page = self._page(config)
+        visit = self._current = Visit(config, url)
+        page.goto(self.base + url, wait_until="networkidle")
+        if config in TEXT_WIDTH:  # the layout while the later blocks render, before anything is forced
+            page.wait_for_function(RENDERED, polling=100, timeout=60_000)
+            visit.layout = page.evaluate(_LAYOUT)
+        load_all_images(page, timeout_ms=120_000)  # the print page holds every figure
+        visit.images = page.evaluate(_IMAGES)
+        visit.math = page.evaluate(_MATH)
+        visit.scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        if config in TEXT_WIDTH:
+            visit.figure_text = figure_text.measure_loaded(page, self.base, url, self.site, TEXT_WIDTH[config],
+                                                           self._svg_cache)
+        if checks and config == "light":
+            page.add_script_tag(path=str(AXE))
+            result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+            visit.axe = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
+                         for v in result["violations"] if v["impact"] in ("serious", "critical")]
+            visit.axe_rules = len(result.get("passes", [])) + len(result["violations"])
+        if config == "phone":
+            size = CONFIGS[config]["viewport"]
+            visit.overflow[size["width"]] = page.evaluate(_OVERFLOW)
+            page.set_viewport_size({"width": NARROWEST, "height": size["height"]})
+            visit.overflow[NARROWEST] = page.evaluate(_OVERFLOW)
+            page.set_viewport_size(size)
+        if os.environ.get("MHA_SCREENSHOTS") == "1" and checks:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            name = url.strip("/").replace("/", "_") or "home"
+            page.screenshot(path=str(SHOTS / f"{name}-{config}.png"), full_page=True)
+        self.visits[key] = visit  # (late events of this page still land in it, until the next goto)
+        return visit
+
+    def close(self) -> None:
+        for ctx, _ in self._pages.values():
+            ctx.close()
+        self._pages.clear()
