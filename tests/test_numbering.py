@@ -384,14 +384,11 @@ def test_fixture_site_rebuilds_byte_identical(fixture_site, tmp_path):
 @pytest.mark.parametrize("line, message", [
     pytest.param("See {{ ref fig:missing }}.", r"index\.md:3: \{\{ ref fig:missing \}\}: this page has no figure "
                                                r"with the key 'missing'; its fig keys: small_figure", id="unknown"),
-    pytest.param("See {{ ref fig:small_figure }} and ![Again](figures/small_figure.svg?n=2).",
-                 r"index\.md:3: \{\{ ref fig:small_figure \}\}: fig:small_figure names 2 figures \(lines 3, 5\)",
-                 id="ambiguous"),
-    pytest.param("See {{ ref eq:nothing }}.", r"index\.md:3: \{\{ ref eq:nothing \}\}: this page has no equation",
-                 id="unknown-equation"),
     pytest.param("## See {{ ref fig:small_figure }}", r"index\.md:3: .*cannot stand in a heading", id="in-heading"),
 ])
 def test_a_bad_reference_fails_the_build(tmp_path, line, message):
+    """End to end, once per kind of failure the hook raises: an unknown key (the other messages
+    of number() are checked in-process above) and a reference in a heading."""
     page = f"# Bad\n\n{line}\n\n![A line](figures/small_figure.svg \"A line.\")\n"
     proj = _site(tmp_path, {"index.md": page})
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
