@@ -115,24 +115,22 @@ class Tour:
     def __init__(self, browser, base: str, site: Path):
         self.browser, self.base, self.site = browser, base, site
         self.visits: dict[tuple[str, str], Visit] = {}
-        self._pages: dict = {}
-        self._current: Visit | None = None
+        self._contexts: dict = {}
         self._svg_cache: dict = {}
 
-    def _page(self, config: str):
-        if config not in self._pages:
-            ctx = self.browser.new_context(**CONFIGS[config])
-            page = ctx.new_page()
-            # one page per configuration, reused from page to page: its listeners write into
-            # the visit under way
-            page.on("request", lambda r: self._current.requests.append(r.url))
-            page.on("requestfailed", lambda r: _failed(r, self._current))
-            page.on("response", lambda r: self._current.failed.append(f"{r.url} (HTTP {r.status})")
-                    if r.status >= 400 else None)
-            page.on("console", lambda m: self._current.console.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: self._current.console.append(str(e)))
-            self._pages[config] = (ctx, page)
-        return self._pages[config][1]
+    def _page(self, config: str, visit: Visit):
+        """A new page in the configuration's context (one context per configuration), whose
+        events are written into ``visit`` alone: an event of an earlier page that Playwright
+        delivers late cannot be put down to this one."""
+        if config not in self._contexts:
+            self._contexts[config] = self.browser.new_context(**CONFIGS[config])
+        page = self._contexts[config].new_page()
+        page.on("request", lambda r: visit.requests.append(r.url))
+        page.on("requestfailed", lambda r: _failed(r, visit))
+        page.on("response", lambda r: visit.failed.append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None)
+        page.on("console", lambda m: visit.console.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: visit.console.append(str(e)))
+        return page
 
     def visit(self, config: str, url: str, *, checks: bool = True) -> Visit:
         """The page at ``url`` (site-relative) in ``config``, loaded once.
@@ -144,8 +142,8 @@ class Tour:
             return self.visits[key]
         if config not in CONFIGS:
             raise ValueError(f"config must be one of {', '.join(CONFIGS)}, got {config!r}")
-        page = self._page(config)
-        visit = self._current = Visit(config, url)
+        visit = Visit(config, url)
+        page = self._page(config, visit)
         page.goto(self.base + url, wait_until="networkidle")
         if config in TEXT_WIDTH:  # the layout while the later blocks render, before anything is forced
             page.wait_for_function(RENDERED, polling=100, timeout=60_000)
@@ -173,10 +171,11 @@ class Tour:
             SHOTS.mkdir(parents=True, exist_ok=True)
             name = url.strip("/").replace("/", "_") or "home"
             page.screenshot(path=str(SHOTS / f"{name}-{config}.png"), full_page=True)
-        self.visits[key] = visit  # (late events of this page still land in it, until the next goto)
+        page.close()
+        self.visits[key] = visit
         return visit
 
     def close(self) -> None:
-        for ctx, _ in self._pages.values():
+        for ctx in self._contexts.values():
             ctx.close()
-        self._pages.clear()
+        self._contexts.clear()
