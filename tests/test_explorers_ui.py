@@ -42,7 +42,7 @@ def open_page(browser):  # noqa: F811
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(url, wait_until="networkidle")
+        page.goto(url, wait_until="load")  # the explorer's readiness, not an idle network, is what the tests need
         page.wait_for_selector(".mha-explorer-ui[data-ready]")
         return page
 
