@@ -18,10 +18,15 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@
 
 # Node packages, pinned by package-lock.json: KaTeX (the build renders the math with it; the site
-# serves its stylesheet and fonts), axe-core (browser tests) and Lighthouse (`make lighthouse`).
+# serves its stylesheet and fonts) and axe-core (browser tests): 3 packages. Lighthouse and its
+# 113 packages are a dev dependency that only `make lighthouse` installs.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --omit=dev --no-audit --no-fund --loglevel=error
 	touch $@
+
+node_modules/.lighthouse: package.json package-lock.json
+	npm ci --include=dev --no-audit --no-fund --loglevel=error
+	touch node_modules/.installed $@
 
 serve: deps   ## build and serve the site at http://127.0.0.1:8000 with live reload
 	$(BIN)/mkdocs serve --strict -a 127.0.0.1:8000 --livereload
@@ -48,7 +53,7 @@ screenshots: site   ## full-page screenshots of every page: 1280 px light and da
 bench: deps   ## build-time and page-weight benchmark
 	$(BIN)/python tools/bench.py
 
-lighthouse: site   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed
+lighthouse: site node_modules/.lighthouse   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed
 	$(BIN)/python tools/lighthouse.py site --runs 3 --no-scripts
 
 lock:         ## re-pin every Python dependency from the current virtualenv

@@ -198,7 +198,7 @@ def main(argv=None) -> int:
         print(f"{args.site} holds no built site: run `make site` first", file=sys.stderr)
         return 2
     if not LIGHTHOUSE.exists():
-        print(f"{LIGHTHOUSE} is missing: run `make deps` (npm ci installs the pinned lighthouse)", file=sys.stderr)
+        print(f"{LIGHTHOUSE} is missing: run `make lighthouse` (it installs the pinned lighthouse, a dev dependency)", file=sys.stderr)
         return 2
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
