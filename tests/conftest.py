@@ -121,7 +121,8 @@ class _EagerBuild:
 
     @pytest.hookimpl(trylast=True)  # after -k and -m have deselected what they deselect
     def pytest_collection_modifyitems(self, config, items):
-        if os.environ.get("MHA_TEST_SITE") or not any("built_site" in item.fixturenames for item in items):
+        if (os.environ.get("MHA_TEST_SITE") or config.option.collectonly
+                or not any("built_site" in item.fixturenames for item in items)):
             return
         start_build(_shared_dir(config._tmp_path_factory.getbasetemp(), config) / "built-site")
 
