@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, mkdocs_build, nav_pages
+from helpers import ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, mkdocs_build
 
 sys.path.insert(0, str(ROOT))
 from tools import figure_text  # noqa: E402

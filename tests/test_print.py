@@ -18,7 +18,6 @@ from types import SimpleNamespace
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-import yaml
 
 from helpers import ROOT, nav_pages
 
