@@ -27,13 +27,20 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _serve  # noqa: E402
 import directives  # noqa: E402
 import downloads  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
+from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 log = logging.getLogger("mkdocs.hooks.downloads")
 FORMS = ("link", "name", "size", "version")
 _state: dict = {}
+
+
+def on_config(config):
+    _serve.begin(config)
+    return config
 
 
 def on_files(files, *, config):
@@ -78,7 +85,7 @@ def _replace(page, config, d) -> str:
 
 def on_page_markdown(markdown, *, page, config, files):
     try:
-        found = [d for d in directives.parse(markdown, where=page.file.src_uri) if d.keyword == "download"]
+        found = [d for d in _serve.parse_directives(markdown, page.file.src_uri) if d.keyword == "download"]
     except directives.DirectiveError as exc:
         raise PluginError(str(exc)) from None
     return directives.substitute(markdown, found, lambda d: _replace(page, config, d))

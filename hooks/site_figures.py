@@ -8,6 +8,9 @@ page, the line and the directive, and stops the build.
 
 ``MHA_SKIP_FIGURES=1`` turns the hook off (the benchmark's "plain build" baseline);
 ``MHA_BUILD_STATS=FILE`` writes the render statistics there as JSON.
+
+Under ``mkdocs serve`` the pages' directives and the script pages' highlighted sources are kept
+from one rebuild to the next, by the text they were made from (``hooks/_serve.py``).
 """
 from __future__ import annotations
 
@@ -26,8 +29,10 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _serve  # noqa: E402
 import directives  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
+from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 log = logging.getLogger("mkdocs.hooks.figures")
 _state: dict = {}
@@ -99,9 +104,14 @@ class _Page:
 
 def _parse(text: str, where: str):
     try:
-        return directives.parse(text, where=where)
+        return _serve.parse_directives(text, where)
     except directives.DirectiveError as exc:
         raise PluginError(str(exc)) from None
+
+
+def on_config(config):
+    _serve.begin(config)
+    return config
 
 
 def on_files(files, *, config):
@@ -225,17 +235,26 @@ def _script_page(script, wheel: str | None) -> str:
             + f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
 
 
-def on_page_content(html, *, page, config, files):
-    """Put the highlighted source into a script page (see :func:`_script_page`)."""
-    if _skipped() or not page.file.src_uri.startswith("scripts/"):
-        return html
+_highlighted = _serve.Memo("script source")  # a script's source -> its highlighted HTML
+
+
+def _highlight(code: str) -> str:
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
+    return highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+
+
+def on_page_content(html, *, page, config, files):
+    """Put the highlighted source into a script page (see :func:`_script_page`)."""
+    if _skipped() or not page.file.src_uri.startswith("scripts/"):
+        return html
+
     def source(m):
         script = _state["scripts"][m.group(1)]
-        code = highlight(script.path.read_text(encoding="utf-8"), PythonLexer(), HtmlFormatter(nowrap=True))
+        text = script.path.read_text(encoding="utf-8")
+        code = _highlighted.get((text,), lambda: _highlight(text))
         return (f'<div class="language-python highlight mha-script-source"><pre><span></span>'
                 f"<code>{code}</code></pre></div>")
 

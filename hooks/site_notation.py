@@ -7,14 +7,23 @@ wrapped in a link to its row of the notation table, so a reader who meets
 Formulas inside headings, links and summaries are left alone (a link there would nest or
 clutter the table of contents). A symbol whose anchor is missing from the notation page
 fails the build: a link must never point at nothing.
+
+Under ``mkdocs serve`` a page whose HTML and notation URL did not change since the last
+rebuild gets its links from memory (``hooks/_serve.py``); ``mkdocs build`` links every page.
 """
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _serve  # noqa: E402
+from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 NOTATION_PAGE = "notation.md"
 
@@ -67,13 +76,22 @@ def link_first_uses(html: str, notation_url: str) -> str:
     return "".join(out)
 
 
+_linked = _serve.Memo("notation")  # (html, notation URL) -> html with its links
+
+
+def on_config(config):
+    _serve.begin(config)
+    return config
+
+
 def on_page_content(html, *, page, config, files):
     if page.file.src_uri == NOTATION_PAGE:
         return html
     target = files.get_file_from_path(NOTATION_PAGE)
     if target is None:
         raise PluginError(f"hooks/site_notation.py: {NOTATION_PAGE} is missing from docs/")
-    return link_first_uses(html, get_relative_url(target.url, page.url))
+    url = get_relative_url(target.url, page.url)
+    return _linked.get((html, url), lambda: link_first_uses(html, url))
 
 
 def on_post_page(output, *, page, config):

@@ -35,6 +35,10 @@ Zoom: the images of each figure are wrapped in ``<a class="mha-zoom" href="LIGHT
 image the reader sees (the light or the dark variant) large in a ``<dialog>``. A figure
 whose images already sit in a link is left alone. ``MHA_SKIP_FIGURES=1`` turns this hook
 off together with the figures.
+
+Under ``mkdocs serve`` a page whose HTML and recorded directives did not change since the last
+rebuild gets its numbered HTML from memory (``hooks/_serve.py``); ``mkdocs build`` numbers
+every page.
 """
 from __future__ import annotations
 
@@ -50,8 +54,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _serve  # noqa: E402
 import directives  # noqa: E402
 from _paths import project_dir  # noqa: E402
+from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 REF_OPEN, REF_CLOSE = "\ue000", "\ue001"  # private-use characters: Markdown leaves them alone
 REF_PLACEHOLDER = re.compile(REF_OPEN + r"(\d+)" + REF_CLOSE)
@@ -89,6 +95,11 @@ class Plan:
     eq_labels: dict = field(default_factory=dict)  # key -> Directive
 
 
+def on_config(config):
+    _serve.begin(config)
+    return config
+
+
 def on_files(files, *, config):
     """The scripts' titles: a table's default caption."""
     _state["pages"] = {}
@@ -116,7 +127,7 @@ def on_page_markdown(markdown, *, page, config, files):
         return markdown
     where = page.file.src_uri
     try:
-        found = directives.parse(markdown, where=where)
+        found = _serve.parse_directives(markdown, where)
     except directives.DirectiveError as exc:
         raise PluginError(str(exc)) from None
     plan = Plan()
@@ -262,7 +273,12 @@ def on_page_content(html, *, page, config, files):
     if _skipped():
         return html
     plan = _state["pages"].get(page.file.src_uri) or Plan()
-    return number(html, plan, page.file.src_uri)
+    where = page.file.src_uri
+    # number() reads nothing but these three (and fills in the plan's numbers, which nothing else reads)
+    return _numbered.get((html, repr(plan), where), lambda: number(html, plan, where))
+
+
+_numbered = _serve.Memo("numbering")  # (html, plan, page) -> numbered html
 
 
 def number(html: str, plan: Plan, where: str) -> str:

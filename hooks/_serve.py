@@ -1,0 +1,122 @@
+"""Under ``mkdocs serve``, work whose inputs did not change is not done again.
+
+``mkdocs serve`` rebuilds the whole site on every save, in the same process: a fresh config,
+every page converted again, while the hook modules stay imported. A hook step that is a pure
+function of a few inputs (a page's HTML and a URL, a script's source) keeps its results in a
+:class:`Memo`, keyed by a hash of *all* those inputs, and the next rebuild takes them from
+there. A changed input is a new key, so a result can only ever be served for exactly the
+inputs it was computed from: an edit is never served stale.
+
+Only under ``mkdocs serve``: ``mkdocs build`` (and ``gh-deploy``, ``serve --clean``, and any
+build that did not go through MkDocs' ``on_startup``, such as a test's in-process ``build()``)
+computes everything, every time. Each memo keeps the entries the last build used and drops
+the rest, so memory stays at about one build's worth. Errors are never kept: a step that
+fails fails again on the next rebuild, with its message.
+
+A hook that uses a memo exports ``on_startup``, ``on_shutdown`` and calls :func:`begin` from
+its ``on_config`` (so the hooks can be listed in any order, and a fixture site may use any of
+them); :func:`stats` says how many results each memo computed and reused in this build.
+"""
+from __future__ import annotations
+
+import hashlib
+import weakref
+
+_serving = False
+_memos: list["Memo"] = []
+_build: list = [None]  # a weak reference to the config of the build in progress
+
+
+def on_startup(*, command, dirty):
+    """MkDocs' first event (MkDocs >= 1.4): ``command`` is ``serve``, ``build`` or ``gh-deploy``;
+    ``mkdocs serve --clean`` reports ``build``."""
+    global _serving
+    _serving = command == "serve"
+    for memo in _memos:
+        memo.clear()
+
+
+def on_shutdown():
+    global _serving
+    _serving = False
+    for memo in _memos:
+        memo.clear()
+
+
+def serving() -> bool:
+    return _serving
+
+
+def begin(config) -> None:
+    """A build starts with ``config`` (each serve rebuild loads a fresh one): results the last
+    build did not use are dropped. Called by every memo-using hook; the first call per build counts."""
+    current = _build[0]() if _build[0] is not None else None
+    if current is config:
+        return
+    _build[0] = weakref.ref(config)
+    for memo in _memos:
+        memo.next_build()
+
+
+def key(*parts) -> str:
+    """A hash of ``parts`` (str, bytes or None), each length-prefixed, so that no two lists of
+    inputs share a key."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = b"\x00none" if part is None else part if isinstance(part, bytes) else str(part).encode("utf-8")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+class Memo:
+    """Results of one pure step, by a key covering every input it reads."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.last: dict = {}  # the entries the previous build used
+        self.now: dict = {}  # the entries this build used
+        self.computed = self.reused = 0  # in this build
+        _memos.append(self)
+
+    def clear(self) -> None:
+        self.last, self.now = {}, {}
+        self.computed = self.reused = 0
+
+    def next_build(self) -> None:
+        self.last, self.now = self.now, {}
+        self.computed = self.reused = 0
+
+    def get(self, parts: tuple, compute):
+        """``compute()``, or under serve the result it gave for the same ``parts``."""
+        if not _serving:
+            self.computed += 1
+            return compute()
+        k = key(*parts)
+        if k in self.now:
+            self.reused += 1
+            return self.now[k]
+        if k in self.last:
+            self.reused += 1
+            value = self.now[k] = self.last.pop(k)
+            return value
+        value = compute()  # an exception leaves nothing behind
+        self.computed += 1
+        self.now[k] = value
+        return value
+
+
+def stats() -> dict[str, tuple[int, int]]:
+    """``{memo name: (computed, reused)}`` for the build in progress (or the last one)."""
+    return {m.name: (m.computed, m.reused) for m in _memos}
+
+
+_parsed = Memo("directives")
+
+
+def parse_directives(text: str, where: str) -> list:
+    """:func:`directives.parse` (a pure function of the text and the name it reports errors
+    under), kept under serve: each page is parsed by several hooks, on every rebuild."""
+    import directives
+
+    return list(_parsed.get((text, where), lambda: tuple(directives.parse(text, where=where))))
