@@ -2,13 +2,17 @@
 
 Fresh code after edits (as under ``mkdocs serve``), damaged and concurrent caches, broken
 scripts, typos in pages: each either gives the right output or fails loudly, naming what
-is wrong. Every test here runs in seconds.
+is wrong. Every test here runs in seconds (the run-time profile of every real script, made
+once for the mhalib-key test, in about 15).
 """
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -104,6 +108,8 @@ def _entry(cache: Path, stem: str) -> Path:
     pytest.param(lambda e: (e / "small.csv").write_text("name,index,value\nx,0,999\n"), id="same-size-other-bytes"),
     pytest.param(lambda e: (e / "small.pdf").write_bytes((e / "small.pdf").read_bytes()[:100]), id="truncated-pdf"),
     pytest.param(lambda e: (e / "small-dark.png").unlink(), id="missing-dark-png"),
+    pytest.param(lambda e: (shutil.rmtree(e), e.write_text("not a folder")), id="entry-is-a-plain-file"),
+    pytest.param(lambda e: (shutil.rmtree(e), e.symlink_to(e.parent / "nowhere")), id="entry-is-a-dangling-link"),
 ])
 def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, damage):
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
@@ -148,13 +154,53 @@ def test_two_builds_on_one_cold_cache_both_succeed_with_identical_sites(tmp_path
     assert tree(tmp_path / "site1") == tree(tmp_path / "site2")
 
 
+def _versions(d: Path, cache: Path, labels) -> list[str]:
+    """Render the small figure once per label (each a new source); the entry each one made."""
+    made = []
+    for label in labels:
+        (d / "small.py").write_text(SMALL_FIGURE.replace('label: str = "line"', f'label: str = "{label}"'))
+        before = {p.name for p in cache.iterdir()} if cache.exists() else set()
+        (result,), stats = render(d, cache, ("small", {}))
+        assert stats.rendered == 1 and label.encode() in result.file("svg")
+        (new,) = {p.name for p in cache.iterdir() if p.name.startswith("small-")} - before
+        made.append(new)
+    return made
+
+
 def test_older_renders_of_a_figure_are_pruned(tmp_path):
+    """Three entries per figure are kept, the most recently used; one unused for 30 days goes
+    even among those three, and a figure not asked for this time keeps its entries."""
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE, tab=SMALL_TABLE)
+    cache = tmp_path / "cache"
+    render(d, cache, ("tab", {}))
+    (tab_entry,) = [p.name for p in cache.iterdir() if p.name.startswith("tab-")]
+    made = _versions(d, cache, ["v0", "v1", "v2", "v3", "v4"])
+    small = lambda: {p.name for p in cache.iterdir() if p.name.startswith("small-")}  # noqa: E731
+    assert small() == set(made[2:])
+    assert {p.name for p in cache.iterdir() if p.name.startswith("tab-")} == {tab_entry}
+    month_ago = time.time() - 31 * 24 * 3600
+    os.utime(cache / made[2], (month_ago, month_ago))
+    os.utime(cache / tab_entry, (month_ago, month_ago))
+    (result,), stats = render(d, cache, ("small", {}))  # v4 again, from the cache
+    assert stats.cached == 1 and b"v4" in result.file("svg")
+    assert small() == set(made[3:])
+    assert not [p for p in cache.iterdir() if p.name.startswith("tab-")]
+
+
+def test_reverting_an_edit_reuses_the_earlier_render(tmp_path):
+    """Edit a script, build, revert the edit, build: the third build renders nothing and
+    returns the first build's bytes."""
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
     cache = tmp_path / "cache"
-    render(d, cache, ("small", {}))
-    (d / "small.py").write_text(SMALL_FIGURE + "\n# v2\n")
-    render(d, cache, ("small", {}))
-    assert len([p for p in cache.iterdir() if p.name.startswith("small-")]) == 1
+    (first,), stats = render(d, cache, ("small", {}))
+    assert stats.rendered == 1
+    (d / "small.py").write_text(SMALL_FIGURE.replace('label: str = "line"', 'label: str = "edited"'))
+    (edited,), stats = render(d, cache, ("small", {}))
+    assert stats.rendered == 1 and b"edited" in edited.file("svg")
+    (d / "small.py").write_text(SMALL_FIGURE)
+    (again,), stats = render(d, cache, ("small", {}))
+    assert (stats.rendered, stats.cached) == (0, 1)
+    assert again.files == first.files
 
 
 def test_results_are_read_from_memory_not_from_files_that_may_change_later(tmp_path):
@@ -169,19 +215,56 @@ def test_results_are_read_from_memory_not_from_files_that_may_change_later(tmp_p
 
 @pytest.mark.parametrize("page, message", [
     pytest.param("# Home\n\nIntro.\n\n{{ tabel tab }}\n", r"index.md:5: unknown directive 'tabel'.*did you mean 'table'",
-                 id="typo"),
-    pytest.param("# Home\n\n{{ table tab }\n", r"index.md:3: directive not closed", id="one-brace"),
+                 id="grammar"),
     pytest.param("# Home\n\n{{ value tab rows.9.square }}\n", r"index.md:3: .*'rows.9.square' is not in the figure's data",
-                 id="bad-value-path"),
-    pytest.param("# Home\n\n{{ value tab rows .2f }}\n", r"is a list, not a number", id="value-of-a-list"),
-    pytest.param("# Home\n\n![](figures/small.svg)\n", r"index.md:3: figure 'small' has no alt text", id="no-alt"),
+                 id="figures-hook"),
 ])
 def test_a_page_error_fails_the_build_naming_the_page(tmp_path, page, message):
+    """End to end, once for the grammar and once for the figures hook: the build stops and says
+    the page and the line. The other messages are checked in-process below (and the grammar's
+    in test_directives.py)."""
     proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, page)
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode != 0
     import re
     assert re.search(message, result.stderr), result.stderr[-2000:]
+
+
+def _figures_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_figures_for_faults", HOOKS / "site_figures.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
+
+
+def test_a_value_that_is_a_list_or_missing_stops_the_page_in_process():
+    from types import SimpleNamespace
+
+    from mkdocs.exceptions import PluginError
+
+    hook = _figures_hook()
+    result = SimpleNamespace(data={"rows": [{"i": 0, "square": 0}, {"i": 1, "square": 1}]})
+    d = SimpleNamespace(args=("rows", ".2f"))
+    with pytest.raises(PluginError, match=r"^index.md:3: x: 'rows' is a list, not a number or text$"):
+        hook._value("index.md:3: x", d, result)
+    with pytest.raises(PluginError, match=r"^p: 'rows.9.square' is not in the figure's data \(failed at '9'\)$"):
+        hook._lookup(result.data, "rows.9.square", "p")
+    assert hook._value("p", SimpleNamespace(args=("rows.1.square", "03d")), result) == "001"
+
+
+def test_a_figure_without_alt_text_stops_the_page_in_process():
+    from types import SimpleNamespace
+
+    from mkdocs.exceptions import PluginError
+
+    hook = _figures_hook()
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="index.md"), url="")
+    d = SimpleNamespace(alt="", line=3, name="small", prefix="", raw="![](figures/small.svg)", caption="")
+    with pytest.raises(PluginError, match=r"^index.md:3: figure 'small' has no alt text: write "
+                                          r"!\[what it shows\]\(figures/small.svg\)$"):
+        hook._figure(page, d, None)
 
 
 def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
@@ -280,3 +363,417 @@ def test_an_explorer_payload_is_part_of_the_entry_and_cannot_close_its_script_el
     (_entry(cache, "small") / "small.explorer.json").unlink()
     (again,), stats = render(d, cache, ("small", {}))
     assert stats.repaired == 1 and again.explorer == result.explorer
+
+
+# ---- a cache verified once per process -----------------------------------------------------------
+
+def _count_hashes(monkeypatch) -> list:
+    calls = []
+    real = build._sha256
+    monkeypatch.setattr(build, "_sha256", lambda raw: calls.append(len(raw)) or real(raw))
+    return calls
+
+
+def test_an_entry_verified_in_this_process_is_trusted_without_hashing_again(tmp_path, monkeypatch):
+    """As under `mkdocs serve`: the second render() in one process reads the entry's files
+    without hashing them (their signatures and the manifest are unchanged); a new process
+    hashes them all."""
+    monkeypatch.setattr(build, "_RACY_NS", 0)  # the files just written count as settled
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    (good,), _ = render(d, cache, ("small", {}))
+    calls = _count_hashes(monkeypatch)
+    (again,), stats = render(d, cache, ("small", {}))
+    assert stats.cached == 1 and again.files == good.files
+    assert calls == []
+    import subprocess
+    code = ("import sys; from pathlib import Path; from figures._kit import build, contract\n"
+            "calls = []; real = build._sha256\n"
+            "build._sha256 = lambda raw: calls.append(1) or real(raw)\n"
+            f"d, cache = Path({str(d)!r}), Path({str(cache)!r})\n"
+            "(r,), stats = build.render([contract.discover(d)['small'].request()], d, cache, workers=1)\n"
+            "print(stats.cached, len(calls), len(r.files))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=Path(build.__file__).parents[2])
+    assert out.returncode == 0, out.stderr[-2000:]
+    cached, hashed, files = map(int, out.stdout.split())
+    assert cached == 1 and hashed == files == len(good.files)
+
+
+def test_an_unchanged_entry_is_not_read_again_in_the_same_process(tmp_path, monkeypatch):
+    """Under `mkdocs serve` a rebuild reads only the manifest of an entry whose files all kept
+    their signatures: the bytes verified before are returned (a stat per file, no read)."""
+    monkeypatch.setattr(build, "_RACY_NS", 0)
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    (good,), _ = render(d, cache, ("small", {}))
+    render(d, cache, ("small", {}))  # verified, and its bytes remembered
+    entry = _entry(cache, "small")
+    reads, real = [], Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    (again,), stats = render(d, cache, ("small", {}))
+    assert stats.cached == 1 and again.files == good.files
+    assert [name for name in reads if (entry / name).exists()] == ["manifest.json"]
+
+
+def _flip_one_byte(raw: bytes) -> bytes:
+    i = len(raw) // 2
+    return raw[:i] + bytes([raw[i] ^ 0x01]) + raw[i + 1:]
+
+
+def _other_bytes_new_inode_same_size_and_mtime(path: Path):
+    st = path.stat()
+    new = path.with_name(path.name + ".new")
+    new.write_bytes(_flip_one_byte(path.read_bytes()))
+    os.utime(new, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(new, path)
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+
+def _other_bytes_in_place_same_size_and_mtime(path: Path):
+    st = path.stat()
+    raw = path.read_bytes()
+    with open(path, "r+b") as f:
+        f.write(_flip_one_byte(raw))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns, path.stat().st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda e: (e / "small.svg").write_bytes((e / "small.svg").read_bytes() + b"<!-- -->"), id="other-bytes"),
+    pytest.param(lambda e: _other_bytes_new_inode_same_size_and_mtime(e / "small.csv"), id="same-size-and-mtime-new-inode"),
+    pytest.param(lambda e: _other_bytes_in_place_same_size_and_mtime(e / "small.json"), id="same-size-mtime-and-inode"),
+    pytest.param(lambda e: (e / "manifest.json").write_text((e / "manifest.json").read_text().replace('"figure"', '"table"')),
+                 id="manifest-edited"),
+])
+def test_an_entry_damaged_after_it_was_verified_in_this_process_is_rendered_again(tmp_path, monkeypatch, damage):
+    monkeypatch.setattr(build, "_RACY_NS", 0)
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    (good,), _ = render(d, cache, ("small", {}))
+    (again,), stats = render(d, cache, ("small", {}))  # verified (and remembered) in this process
+    assert stats.cached == 1
+    time.sleep(0.05)  # past the file system clock's tick, as any later edit is
+    damage(_entry(cache, "small"))
+    (third,), stats = render(d, cache, ("small", {}))
+    assert (stats.repaired, stats.rendered, stats.cached) == (1, 1, 0)
+    assert third.files == good.files
+
+
+# ---- hanging scripts and killed builds -------------------------------------------------------------
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie waiting for its reaper has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def _with_marker(marker: str) -> list[int]:
+    """Live processes whose environment holds ``marker``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if marker.encode() in (proc / "environ").read_bytes() and not _gone(int(proc.name)):
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+def _wait_until(predicate, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def _within(seconds: float, fn):
+    """``fn()``'s result or exception, or a test failure if it takes longer than ``seconds``."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds:g} s"
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _hanging_table(pid_file: Path, ignore_the_alarm: bool) -> str:
+    block = "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n" if ignore_the_alarm else ""
+    return SMALL_TABLE.replace("def data(rows: int = 2) -> dict:\n", (
+        "import os, signal, time\nfrom pathlib import Path\n\n\n"
+        "def data(rows: int = 2) -> dict:\n"
+        f"    Path({str(pid_file)!r}).write_text(str(os.getpid()))\n{block}"
+        "    time.sleep(300)  # hangs (bounded, so that a failing test leaves nothing for long)\n"))
+
+
+@pytest.mark.parametrize("ignore_the_alarm", [False, True], ids=["hangs", "hangs-and-blocks-the-alarm"])
+def test_a_hanging_script_fails_after_its_timeout_naming_it_and_its_worker_ends(tmp_path, monkeypatch,
+                                                                                ignore_the_alarm):
+    pid_file = tmp_path / "hang.pid"
+    d = scripts_dir(tmp_path, hang=_hanging_table(pid_file, ignore_the_alarm), small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MHA_RENDER_TIMEOUT", "2")
+    started = time.monotonic()
+    try:
+        with pytest.raises(build.FigureError, match=r"figure 'hang' \(.*hang\.py\) did not finish within 2 s") as info:
+            _within(120, lambda: build.render([contract.discover(d)[n].request() for n in ("hang", "small")],
+                                              d, cache, workers=2))
+        assert info.value.name == "hang" and time.monotonic() - started < 60
+        if not ignore_the_alarm:
+            assert "time.sleep(300)" in str(info.value)  # where it was stopped
+        assert _wait_until(lambda: _gone(int(pid_file.read_text())), 10), "the hanging worker is still running"
+        assert not [p for p in cache.iterdir() if p.name.startswith("hang-")]
+    finally:
+        if pid_file.exists() and not _gone(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("value, error, message", [
+    ("soon", ValueError, "MHA_RENDER_TIMEOUT must be a number of seconds > 0, got 'soon'"),
+    ("0", ValueError, "MHA_RENDER_TIMEOUT"),
+    ("-5", ValueError, "MHA_RENDER_TIMEOUT"),
+    ("inf", ValueError, "MHA_RENDER_TIMEOUT"),
+])
+def test_a_bad_render_timeout_is_refused_naming_it(tmp_path, monkeypatch, value, error, message):
+    monkeypatch.setenv("MHA_RENDER_TIMEOUT", value)
+    with pytest.raises(error, match=message):
+        build.default_timeout()
+    monkeypatch.delenv("MHA_RENDER_TIMEOUT")
+    assert build.default_timeout() == build.DEFAULT_RENDER_TIMEOUT_S >= 300
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    with pytest.raises(TypeError, match="timeout must be a number of seconds, got '5'"):
+        build.render([], d, tmp_path / "cache", timeout="5")
+    with pytest.raises(ValueError, match="timeout must be a number of seconds > 0, got 0"):
+        build.render([], d, tmp_path / "cache", timeout=0)
+
+
+def _slow_figure(hold: Path) -> str:
+    """A figure that writes its pid beside ``hold`` and waits while ``hold`` exists (at most
+    two minutes, so that a failing test leaves nothing behind for long)."""
+    return SMALL_FIGURE.replace("def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n", (
+        "import os, time\nfrom pathlib import Path\n\n\n"
+        "def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n"
+        f"    hold = Path({str(hold)!r})\n"
+        "    Path(str(hold) + '.pid').write_text(str(os.getpid()))\n"
+        "    deadline = time.monotonic() + 120\n"
+        "    while hold.exists() and time.monotonic() < deadline:\n"
+        "        time.sleep(0.05)\n"))
+
+
+def test_build_killed_mid_way_then_rebuilt_is_byte_identical_to_a_clean_build(tmp_path):
+    """`kill -9` a cold build's process (not its group) while a figure is being rendered: no
+    render worker is left a few seconds later; a build on the same cache then equals a
+    clean build, byte for byte."""
+    import subprocess
+    import uuid
+
+    hold = tmp_path / "hold"
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE, "slow": _slow_figure(hold)},
+                        "# Home\n\n![a line](figures/small.svg)\n\n{{ table tab }}\n\n![slow](figures/slow.svg)\n\n"
+                        "![another](figures/small.svg?n=5&label=five)\n")
+    env = {"SOURCE_DATE_EPOCH": "0"}
+    clean = mkdocs_build(proj / "mkdocs.yml", tmp_path / "clean", tmp_path / "cache-clean", env=env)
+    assert clean.returncode == 0, clean.stderr[-3000:]
+    pid_file = Path(str(hold) + ".pid")
+    pid_file.unlink()
+    hold.touch()
+    marker = f"MHA_TEST_BUILD_MARKER={uuid.uuid4().hex}"
+    cache = tmp_path / "cache"
+    proc = mkdocs_build(proj / "mkdocs.yml", tmp_path / "killed", cache, env=dict(env, MHA_TEST_BUILD_MARKER=marker[22:]),
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    worker = None
+    try:
+        assert _wait_until(lambda: pid_file.exists() and pid_file.read_text() or proc.poll() is not None, 300)
+        assert proc.poll() is None, "the build finished before it could be killed"
+        worker = int(pid_file.read_text())
+        assert list(cache.glob("figures/.tmp-*")), "no figure is being written"
+        os.kill(proc.pid, signal.SIGKILL)  # the build's process only, not its process group
+        proc.wait()
+        assert _wait_until(lambda: _gone(worker) and not _with_marker(marker), 10), \
+            f"processes of the killed build still running: {_with_marker(marker)}"
+    finally:
+        hold.unlink(missing_ok=True)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if worker is not None and not _gone(worker):
+            os.kill(worker, signal.SIGKILL)
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", cache, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    a, b = tree(tmp_path / "clean"), tree(tmp_path / "site")
+    assert sorted(a) == sorted(b)
+    differing = [name for name in a if a[name] != b[name]]
+    assert not differing, f"files differ from the clean build: {differing[:10]}"
+
+
+# ---- keyed by the mhalib modules a script reaches ----------------------------------------------------
+
+def _lib_copy(tmp_path: Path) -> Path:
+    """A copy of mhalib in ``tmp_path/lib/mhalib`` (its sources only)."""
+    dst = tmp_path / "lib" / "mhalib"
+    shutil.copytree(contract.library_dir(), dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dst
+
+
+def _lib_script(body: str, draws: str) -> str:
+    return (f'"""A figure from mhalib, for the machine\'s tests."""\nimport mhalib\nfrom figures._kit import cli, style\n\n\n'
+            f"def data(n: int = 4) -> dict:\n    return {body}\n\n\n"
+            "def draw(data, ax=None):\n    fig, ax = style.new_figure(3, 2) if ax is None else (ax.figure, ax)\n"
+            f"    ax.plot({draws})\n    return fig\n\n\nmain = cli.main_for(__name__)\n")
+
+
+ALIBI_SCRIPT = _lib_script("dict(slopes=[float(s) for s in mhalib.alibi_slopes(n)])", 'data["slopes"]')
+SINUSOID_SCRIPT = _lib_script("dict(first=[float(v) for v in mhalib.sinusoidal_encoding(n, 4)[1]])", 'data["first"]')
+
+
+def test_an_edited_mhalib_module_re_renders_exactly_its_dependents(tmp_path, monkeypatch):
+    """With a copy of mhalib first on the path: editing alibi.py re-renders the figure that
+    uses ALiBi slopes and not the sinusoidal one (and the result equals a clean render, the
+    edit visible in the numbers); editing sinusoidal.py re-renders only the other; editing a
+    module neither reaches re-renders nothing."""
+    lib = _lib_copy(tmp_path)
+    monkeypatch.syspath_prepend(str(lib.parent))
+    d = scripts_dir(tmp_path, ali=ALIBI_SCRIPT, sin=SINUSOID_SCRIPT)
+    cache = tmp_path / "cache"
+    both = (("ali", {}), ("sin", {}))
+    first, stats = render(d, cache, *both)
+    assert stats.rendered == 2 and first[0].data["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]  # 2^(-8h/4)
+    (lib / "alibi.py").write_text((lib / "alibi.py").read_text() + (
+        "\n\n_slopes_before_the_edit = alibi_slopes\n\n\n"
+        "def alibi_slopes(n_heads):\n    return 2 * _slopes_before_the_edit(n_heads)\n"))
+    second, stats = render(d, cache, *both)
+    assert (stats.rendered, stats.cached) == (1, 1) and list(stats.render_seconds) == ["ali"]
+    assert second[0].data["slopes"] == [0.5, 0.125, 0.03125, 0.0078125]
+    assert second[1].files == first[1].files
+    clean, _ = render(d, tmp_path / "clean", *both)
+    assert [r.files for r in clean] == [r.files for r in second]
+    (lib / "sinusoidal.py").write_text((lib / "sinusoidal.py").read_text() + "\n# edited\n")
+    _, stats = render(d, cache, *both)
+    assert (stats.rendered, stats.cached) == (1, 1) and list(stats.render_seconds) == ["sin"]
+    (lib / "exercises.py").write_text((lib / "exercises.py").read_text() + "\n# edited\n")
+    (lib / "models" / "bert.py").write_text((lib / "models" / "bert.py").read_text() + "\n# edited\n")
+    _, stats = render(d, cache, *both)
+    assert (stats.rendered, stats.cached) == (0, 2)
+    (lib / "__init__.py").write_text((lib / "__init__.py").read_text() + "\n# edited\n")
+    _, stats = render(d, cache, *both)
+    assert stats.rendered == 2
+
+
+@pytest.mark.parametrize("source", [
+    "from mhalib import *\n",
+    "f = getattr(mhalib, 'alibi_slopes')\n",
+    "lib = mhalib\n",
+    "mhalib.alibi_slopes = None\n",
+    "import importlib\nm = importlib.import_module('mhalib.alibi')\n",
+    "x = mhalib.not_a_name\n",
+    "from mhalib import models\n",
+])
+def test_a_use_of_mhalib_the_key_cannot_follow_covers_all_of_it(tmp_path, source):
+    (tmp_path / "user.py").write_text(SMALL_TABLE.replace("from figures._kit import cli\n",
+                                                          "from figures._kit import cli\nimport mhalib\n" + source))
+    script = contract.discover(tmp_path)["user"]
+    lib = contract.Library()
+    assert lib.modules_for(script.lib_refs) is None
+    assert lib.digest(script.lib_refs) == lib.digest([contract.ALL_OF_LIB])
+
+
+_PROFILE = '''
+import json, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import mhalib
+from figures._kit import build, contract
+lib = contract.library_dir()
+scripts = contract.discover()
+out = {}
+for name, script in scripts.items():
+    if name in sys.argv[1:]:
+        continue
+    module = build._load(script, scripts)
+    seen = set()
+    sys.setprofile(lambda frame, event, arg: event == "call" and seen.add(frame.f_code.co_filename))
+    try:
+        data = module.data()
+        plt.close(module.draw(data)) if script.kind == "figure" else module.table(data)
+    finally:
+        sys.setprofile(None)
+    out[name] = sorted(str(p.relative_to(lib.parent)) for p in map(__import__("pathlib").Path, seen)
+                       if p.is_relative_to(lib))
+print(json.dumps(out))
+'''
+#: Scripts whose data() is too slow under the profiler for the suite (about 15 s), with the
+#: mhalib files their code was seen to run when profiled by hand.
+_PROFILED_BY_HAND = {"scaling_variance": ["mhalib/_checks.py", "mhalib/scaling.py", "mhalib/softmax.py"]}
+
+
+@pytest.fixture(scope="module")
+def mhalib_at_run_time():
+    """Script -> the mhalib files whose functions ran in its data() and draw()/table(), seen
+    by sys.setprofile in a fresh process: what each script uses, found without reading any source."""
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _PROFILE, *_PROFILED_BY_HAND], capture_output=True, text=True,
+                         timeout=900, cwd=Path(build.__file__).parents[2], env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    return {**json.loads(out.stdout), **_PROFILED_BY_HAND}
+
+
+def test_every_mhalib_module_changes_the_keys_of_the_real_scripts_that_run_it(tmp_path, mhalib_at_run_time):
+    """For each mhalib module, edited in a copy: every real script whose data() or draw() ran
+    its code (seen at run time) gets a new key; scripts that do not import mhalib keep theirs;
+    and by hand: alibi.py changes the ALiBi figures and not pe_heatmap, __init__.py changes
+    every script that imports mhalib, exercises.py (used by no figure) changes none."""
+    import re
+
+    lib = _lib_copy(tmp_path)
+    scripts = contract.discover()
+
+    def keys() -> dict:
+        library = contract.Library(lib)
+        return {n: contract.cache_key(s, s.request(), "kit", scripts, library=library) for n, s in scripts.items()}
+
+    def closure(name, seen=None):  # the script and the figure scripts it imports
+        seen = set() if seen is None else seen
+        if name not in seen:
+            seen.add(name)
+            for dep in scripts[name].imports:
+                closure(dep, seen)
+        return seen
+
+    imports_mhalib = {n for n in scripts if any(re.search(r"^\s*(import|from) mhalib\b", scripts[m].path.read_text(), re.M)
+                                                 for m in closure(n))}
+    assert set(mhalib_at_run_time) == set(scripts)
+    before = keys()
+    changed = {}
+    for path in sorted(lib.rglob("*.py")):
+        rel = str(path.relative_to(lib.parent))
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# edited\n")
+        after = keys()
+        path.write_bytes(original)
+        changed[rel] = {n for n in scripts if after[n] != before[n]}
+        ran_it = {n for n, files in mhalib_at_run_time.items() if rel in files}
+        assert ran_it <= changed[rel], f"{rel}: keys unchanged for {sorted(ran_it - changed[rel])}, which run it"
+        assert changed[rel] <= imports_mhalib, f"{rel}: keys of {sorted(changed[rel] - imports_mhalib)} changed"
+    assert {"alibi_bias_heads", "alibi_slopes_table", "alibi_equivalence"} <= changed["mhalib/alibi.py"]
+    assert "pe_heatmap" not in changed["mhalib/alibi.py"] and "pe_heatmap" in changed["mhalib/sinusoidal.py"]
+    assert changed["mhalib/__init__.py"] == imports_mhalib
+    assert changed["mhalib/exercises.py"] == set()
+    assert len(changed["mhalib/models/bert.py"]) < len(imports_mhalib) / 2

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 import figures
-from helpers import ROOT, build_stats, mkdocs_build, tree
+from helpers import ROOT, build_stats, mkdocs_build
 
 pytestmark = pytest.mark.build
 
@@ -98,29 +96,6 @@ def test_sitemap_honours_source_date_epoch(tmp_path):
                           env={"SOURCE_DATE_EPOCH": "86400"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "<lastmod>1970-01-02</lastmod>" in (tmp_path / "site" / "sitemap.xml").read_text()
-
-
-def test_build_killed_mid_way_then_rebuilt_is_byte_identical_to_a_clean_build(built_site, tmp_path):
-    """Kill a build while a figure is being written, build again on the same cache: the
-    result equals the session's clean build, byte for byte (so two clean builds, in two
-    folders, agree too)."""
-    cache = tmp_path / "cache"
-    proc = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "killed", cache,
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if (cache / "figures").is_dir() and list((cache / "figures").glob(".tmp-*")):
-            break
-        time.sleep(0.005)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the build finished before it could be killed"
-    result = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site", cache)
-    assert result.returncode == 0, result.stderr[-3000:]
-    a, b = tree(built_site), tree(tmp_path / "site")
-    assert sorted(a) == sorted(b)
-    differing = [name for name in a if a[name] != b[name]]
-    assert not differing, f"files differ from the clean build: {differing[:10]}"
 
 
 def test_notebook_page_has_a_working_download_link(built_site):

@@ -4,8 +4,10 @@ Prints one table: clean build (and its figure step), no-change rebuild (and its 
 plain build with the figure step skipped), a rebuild after editing one figure script (and
 how many figures it re-rendered), the heaviest page with everything it loads, the whole
 site's size, two clean builds compared byte for byte, and the wall time of `make check`
-and `make test` (skip those two with ``--no-tests``). The figure step's numbers are read
-from the statistics the hook writes (``MHA_BUILD_STATS``), not from the log.
+and `make test` (skip those two with ``--no-tests``). Under it: the share of each step of
+the clean build's figure step (``data()``, drawing, each format), its ten slowest renders,
+and the ten slowest tests of `make test` (its ``--durations=10`` report). The figure step's
+numbers are read from the statistics the hook writes (``MHA_BUILD_STATS``), not from the log.
 """
 from __future__ import annotations
 
@@ -89,12 +91,66 @@ def real_model_figures() -> tuple[int, float]:
     return int(n), float(seconds)
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str]) -> tuple[float, str]:
+    """Run ``cmd``; its wall time and its output."""
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if res.returncode:
         sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-3000:]}{res.stderr[-2000:]}")
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, res.stdout
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s+(call|setup|teardown)\s+(\S.*?)\s*$")
+
+
+def slowest_tests(output: str, n: int = 10) -> list[tuple[float, str, str]]:
+    """``(seconds, phase, test id)`` of the slowest tests in pytest's ``--durations`` report."""
+    lines = output.splitlines()
+    start = next((i for i, line in enumerate(lines) if "slowest" in line and "durations" in line), None)
+    if start is None:
+        return []
+    found = []
+    for line in lines[start + 1:]:
+        m = _DURATION.match(line)
+        if m:
+            found.append((float(m.group(1)), m.group(2), m.group(3)))
+        elif found and line.startswith("="):
+            break
+    return sorted(found, key=lambda t: -t[0])[:n]
+
+
+#: The steps of one render, in the order of the share table (see ``Stats.format_seconds``).
+STEPS = {
+    "data": "data()", "draw": "drawing and layout (light, dark)", "draw_narrow": "drawing and layout (phone)",
+    "svg": "SVG light", "svg_dark": "SVG dark", "svg_narrow": "SVG phone light", "svg_narrow_dark": "SVG phone dark",
+    "png": "PNG light", "png_dark": "PNG dark", "pdf": "PDF", "json": "JSON", "csv": "CSV",
+    "wide_csv": "wide CSV", "explorer": "explorer payload", "md": "table Markdown",
+}
+
+
+def render_profile(stats: dict, n: int = 10) -> str:
+    """Markdown: the share of each step (format) of the figure step's work, and the ``n``
+    slowest renders with their three costliest steps, from a build's statistics."""
+    steps, renders = stats.get("format_seconds", {}), stats.get("render_seconds", {})
+    total = sum(renders.values())
+    if not total:
+        return "(no figure was rendered)\n"
+    by_step: dict = {}
+    for seconds in steps.values():
+        for step, t in seconds.items():
+            by_step[step] = by_step.get(step, 0.0) + t
+    by_step["other"] = max(0.0, total - sum(by_step.values()))  # checks, manifest, cache entry
+    out = [f"Figure step: {len(renders)} renders, {total:.1f} s of worker time "
+           f"({stats.get('workers', 0)} workers, {stats.get('seconds', 0):.1f} s wall)\n",
+           "| step | seconds | share |", "|---|---:|---:|"]
+    for step, t in sorted(by_step.items(), key=lambda kv: -kv[1]):
+        label = STEPS.get(step, "checks, manifest, cache entry" if step == "other" else step)
+        out.append(f"| {label} | {t:.1f} | {100 * t / total:.0f} % |")
+    out += ["", f"The {n} slowest renders:\n", "| render | seconds | costliest steps |", "|---|---:|---|"]
+    for stem, t in sorted(renders.items(), key=lambda kv: -kv[1])[:n]:
+        top = sorted(steps.get(stem, {}).items(), key=lambda kv: -kv[1])[:3]
+        out.append(f"| {stem} | {t:.2f} | " + ", ".join(f"{k} {v:.2f}" for k, v in top) + " |")
+    return "\n".join(out) + "\n"
 
 
 def main(argv=None) -> int:
@@ -144,17 +200,33 @@ def main(argv=None) -> int:
         (f"real-model page: {n_bert} figures, cold cache", f"{bert_seconds:.1f} s", "<= 30 s", bert_seconds <= 30),
         ("two clean builds byte-identical", "yes" if identical else "NO", "yes", identical),
     ]
+    slow_tests = []
     if "--no-tests" not in argv:
-        check = timed(["make", "check"])
-        full = timed(["make", "test"])
+        check, _ = timed(["make", "check"])
+        full, output = timed(["make", "test"])  # make test passes --durations=10 to pytest
+        slow_tests = slowest_tests(output)
         rows += [("make check (fast tier)", f"{check:.0f} s", "< 60 s", check < 60),
                  ("make test (everything)", f"{full / 60:.1f} min", "<= 5 min", full <= 300)]
-    print(f"\nmake bench on {os.cpu_count()} cores (median of 3 for the rebuilds)\n")
+    print(f"\nmake bench on {os.cpu_count()} cores, load average {_load()} at the end "
+          "(median of 3 for the rebuilds)\n")
     print("| measure | value | target | ok |\n|---|---:|---:|:---:|")
     for name, value, target, ok in rows:
         mark = "" if ok is None else ("yes" if ok else "**NO**")
         print(f"| {name} | {value} | {target} | {mark} |")
+    print("\nWhere the clean build's figure step spends its time (seconds inside the workers):\n")
+    print(render_profile(clean_stats))
+    if slow_tests:
+        print("The 10 slowest tests of make test:\n\n| test | phase | seconds |\n|---|---|---:|")
+        for seconds, phase, test in slow_tests:
+            print(f"| {test} | {phase} | {seconds:.1f} |")
     return 0
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def _same_tree(a: Path, b: Path) -> bool:

@@ -3,8 +3,10 @@
 :func:`render` takes requests (a script and its canonical parameters, see
 :mod:`figures._kit.contract`) and returns every output's bytes. Each result is cached in
 ``<cache>/<stem>-<key>/``, where the key hashes everything the output depends on (the
-script and the figure scripts it imports, the data files they name, all of ``mhalib``,
-this machinery, the library versions and the parameters).
+script and the figure scripts it imports, the data files they name, the ``mhalib`` modules
+they reach, read from their source (:class:`contract.Library`), this machinery, the library
+versions and the parameters). The last :data:`KEEP_PER_STEM` entries of each figure are kept,
+so that reverting an edit finds the earlier render.
 
 What keeps a wrong figure from being published:
 
@@ -14,10 +16,15 @@ What keeps a wrong figure from being published:
   while it worked, the result is thrown away, never cached under a key it does not match.
 * **Verified entries.** Each entry has a ``manifest.json`` with every file's size and
   SHA-256. An entry is used only if all of its files match; the bytes returned are the
-  bytes checked. A damaged or incomplete entry is discarded and rendered again, with a
-  log line saying so.
+  bytes checked. A damaged or incomplete entry (a plain file in its place included) is
+  discarded and rendered again, with a log line saying so. Within one process (``mkdocs
+  serve``), an entry already verified is trusted without hashing again while its manifest
+  reads the same and no file's size, mtime, ctime or inode changed (:func:`read_entry`).
 * **Written once, atomically.** An entry is written to a temporary folder and renamed into
   place. If a concurrent build renamed the same entry first, its (verified) copy is used.
+* **No render outlives its build.** A worker exits when the process that started it dies
+  (``kill -9`` included), and a render that runs past its timeout (:func:`default_timeout`)
+  fails the build naming the script, its workers killed.
 
 Nothing here knows MkDocs; the site hook turns directives into requests and results into
 pages and files.
@@ -29,11 +36,12 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -42,6 +50,14 @@ from . import contract
 MANIFEST = "manifest.json"
 #: Entries not used for this long are pruned by the next build that uses the cache.
 PRUNE_AFTER_S = 30 * 24 * 3600
+#: How many entries of one figure (one stem) are kept, the most recently used first.
+KEEP_PER_STEM = 3
+#: Seconds one render may take unless ``$MHA_RENDER_TIMEOUT`` says otherwise: far above the
+#: slowest real render (about 20 s) on a loaded two-core machine.
+DEFAULT_RENDER_TIMEOUT_S = 600.0
+#: How long past its timeout a render that does not answer the worker's own alarm (stuck in
+#: C code, the alarm signal blocked) may run before the build kills its workers.
+_GRACE_S = 5.0
 _BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 
 
@@ -64,7 +80,15 @@ class Result:
     request: contract.Request
     kind: str
     files: dict  # file name -> bytes (verified against the entry's manifest)
-    data: dict = field(default_factory=dict)  # data() as JSON values
+    _data: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def data(self) -> dict:
+        """``data()`` as JSON values, read from the verified JSON file when first asked for (a
+        site reads a few values; parsing every figure's data took most of a warm build's figure step)."""
+        if self._data is None:
+            self._data = json.loads(self.files[self.request.outputs(self.kind)["json"]])
+        return self._data
 
     def file(self, role: str) -> bytes:
         return self.files[self.request.outputs(self.kind)[role]]
@@ -87,6 +111,9 @@ class Stats:
     workers: int = 0
     seconds: float = 0.0
     render_seconds: dict = field(default_factory=dict)  # stem -> seconds in the worker
+    #: stem -> {step: seconds} inside the worker: ``data``, ``draw`` (``draw_narrow``) and
+    #: each output by its role (``svg``, ``png_dark``, ``csv``, ...)
+    format_seconds: dict = field(default_factory=dict)
 
     def line(self) -> str:
         fixed = f", {self.repaired} damaged entries re-rendered" if self.repaired else ""
@@ -103,59 +130,133 @@ def _sha256(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+#: Entries verified in this process: entry folder -> (manifest bytes, {file name: signature},
+#: {file name: bytes} or None while a file's signature is not settled).
+_VERIFIED: dict = {}
+#: A file changed this recently may still change within one tick of the file system's clock
+#: without its signature changing, so it is hashed again next time (as git does).
+_RACY_NS = 2_000_000_000
+
+
+def _signature(path: Path) -> tuple:
+    """What changes whenever a file's bytes can have changed: size, mtime, ctime, inode, device
+    (a write changes the mtime and ctime; ``os.utime`` can restore the mtime, not the ctime;
+    a replaced file has a new inode)."""
+    st = path.stat()
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
 def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> Result:
-    """The entry's files, checked against its manifest; ``ValueError`` says what is wrong."""
+    """The entry's files, checked against its manifest; ``ValueError`` says what is wrong.
+
+    Every file is hashed, except in a process that verified this entry before: then a file
+    whose :func:`_signature` is unchanged (before and after reading it), under a manifest whose
+    bytes are unchanged, is trusted without hashing. A file whose signature is not yet two
+    seconds old is not remembered (it could change again within one clock tick unseen).
+    """
     try:
-        manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+        manifest_raw = (entry / MANIFEST).read_bytes()
+        manifest = json.loads(manifest_raw)
     except (OSError, ValueError) as exc:
         raise ValueError(f"no readable manifest ({exc.__class__.__name__})") from None
-    if manifest.get("key") != key or manifest.get("kind") != kind:
+    if not isinstance(manifest, dict) or manifest.get("key") != key or manifest.get("kind") != kind:
         raise ValueError("manifest belongs to another key or kind")
     expected = set(request.outputs(kind).values())
     listed = manifest.get("files", {})
     if not expected <= set(listed):
         raise ValueError(f"files missing from the manifest: {sorted(expected - set(listed))}")
-    files = {}
-    for name, meta in sorted(listed.items()):
+    memo = _VERIFIED.pop(str(entry), None)
+    known = memo[1] if memo is not None and memo[0] == manifest_raw else {}
+    if known and set(known) == set(listed) and memo[2] is not None:
+        # every file verified before and unchanged since (a stat each): the bytes read then
         try:
-            raw = (entry / name).read_bytes()
+            unchanged = all(_signature(entry / name) == sig for name, sig in known.items())
+        except OSError:
+            unchanged = False
+        if unchanged:
+            _VERIFIED[str(entry)] = memo
+            return Result(request, kind, dict(memo[2]))
+    files, signatures = {}, {}
+    settled = time.time_ns() - _RACY_NS
+    for name, meta in sorted(listed.items()):
+        path = entry / name
+        try:
+            before = _signature(path)
+            raw = path.read_bytes()
+            after = _signature(path)
         except OSError:
             raise ValueError(f"{name} is missing") from None
-        if len(raw) != meta["size"] or _sha256(raw) != meta["sha256"]:
-            raise ValueError(f"{name} does not match its recorded size and hash")
+        if not (before == after and known.get(name) == after and len(raw) == meta["size"]):
+            if len(raw) != meta["size"] or _sha256(raw) != meta["sha256"]:
+                raise ValueError(f"{name} does not match its recorded size and hash")
+        if before == after and max(after[1], after[2]) < settled:
+            signatures[name] = after
         files[name] = raw
-    data = json.loads(files[request.outputs(kind)["json"]])
-    return Result(request, kind, files, data)
+    # the bytes too, once every file's signature is settled: a rebuild under `mkdocs serve`
+    # then reads no file of an unchanged entry (a stat of each, and the manifest)
+    _VERIFIED[str(entry)] = (manifest_raw, signatures, dict(files) if set(signatures) == set(listed) else None)
+    return Result(request, kind, files)
 
 
-def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path) -> None:
-    """Compute ``data()`` once and write every output of the request into ``out``."""
+def _discard(path: Path) -> None:
+    """Remove a cache entry, whatever is in its place (a folder, a plain file, a link)."""
+    _VERIFIED.pop(str(path), None)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path) -> dict:
+    """Compute ``data()`` once and write every output of the request into ``out``; returns the
+    seconds each step took (``data``, the draws, and each output by its role)."""
     from . import export
 
+    timings: dict = {}
+    clock = time.perf_counter
+
+    def timed(role, fn, *args):
+        t0 = clock()
+        value = fn(*args)
+        timings[role] = timings.get(role, 0.0) + clock() - t0
+        return value
+
     names = request.outputs(script.kind)
-    data = module.data(**request.kwargs)
-    (out / names["json"]).write_text(export.to_json(data), encoding="utf-8")
-    (out / names["csv"]).write_text(export.to_csv(data), encoding="utf-8")
+    data = timed("data", lambda: module.data(**request.kwargs))
+    timed("json", lambda: (out / names["json"]).write_text(export.to_json(data), encoding="utf-8"))
+    timed("csv", lambda: (out / names["csv"]).write_text(export.to_csv(data), encoding="utf-8"))
     if script.explorer:
-        payload = module.explorer(data)
+        payload = timed("explorer", module.explorer, data)
         (out / names["explorer"]).write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
     if script.kind == "table":
-        export.write(module, data, out / names["md"])
-        return
-    wide = export.to_wide_csv(data)
+        timed("md", export.write, module, data, out / names["md"])
+        return timings
+    wide = timed("wide_csv", export.to_wide_csv, data)
     if wide is not None:
         (out / request.wide_csv()).write_text(wide, encoding="utf-8")
-    # The SVGs and the light PNG get one draw each, as the command line makes them (a figure
-    # saved twice is laid out again). The PDF and the dark PNG are extra saves of the light
-    # and dark SVG's drawing: two more formats for the price of two saves, not two draws.
-    export.write_many(module, data, [out / names["svg"], out / names["pdf"]], theme="light", salt=request.stem)
-    export.write_many(module, data, [out / names["svg_dark"], out / names["png_dark"]], theme="dark",
-                      salt=request.stem + "-dark")
-    export.write(module, data, out / names["png"], theme="light", salt=request.stem)
+
+    def draw(paths_by_role, *, theme, salt, layout="wide", draw_role="draw"):
+        t: dict = {}
+        export.write_many(module, data, [out / names[r] for r in paths_by_role], theme=theme, salt=salt,
+                          layout=layout, timings=t)
+        timings[draw_role] = timings.get(draw_role, 0.0) + t.pop("draw")
+        for role in paths_by_role:
+            timings[role] = t[out / names[role]]
+
+    # One drawing per theme and layout, laid out once and saved in each format (export.lay_out
+    # fixes the layout, so each file is the bytes the command line writes for that format alone).
+    draw(["svg", "pdf", "png"], theme="light", salt=export.salt_for(request.stem))
+    draw(["svg_dark", "png_dark"], theme="dark", salt=export.salt_for(request.stem, "dark"))
     if script.narrow:
         for theme, role in (("light", "svg_narrow"), ("dark", "svg_narrow_dark")):
-            export.write_many(module, data, [out / names[role]], theme=theme, salt=request.stem + "-" + role,
-                              layout="narrow")
+            draw([role], theme=theme, salt=export.salt_for(request.stem, theme, "narrow"), layout="narrow",
+                 draw_role="draw_narrow")
+    return timings
 
 
 def _memoized(data_fn):
@@ -197,7 +298,50 @@ def _load(script: contract.Script, scripts: dict):
     return module
 
 
-def _worker_init() -> None:
+#: In a worker: the queue that tells the build which render starts and ends (see render()).
+_PROGRESS = None
+
+
+class _RenderTimeout(BaseException):
+    """Raised in a worker by the render's alarm (a BaseException, so that a script's own
+    ``except Exception`` does not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise _RenderTimeout()
+
+
+def _die_with(parent_pid: int) -> None:
+    """End this worker when the process that started it ends, however it ends: Linux's
+    ``PR_SET_PDEATHSIG`` (SIGKILL when the parent dies) where available, and everywhere a
+    daemon thread that checks twice a second whether the parent is still ``parent_pid``."""
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-the-build", daemon=True).start()
+
+
+def _worker_init(parent_pid: int | None = None, progress=None) -> None:
+    global _PROGRESS
+    if parent_pid is not None:
+        _die_with(parent_pid)
+    _PROGRESS = progress
+    signal.signal(signal.SIGALRM, _on_alarm)
     for var in _BLAS_VARS:  # two workers on two cores: BLAS threads would only fight
         os.environ[var] = "1"
     import matplotlib
@@ -212,19 +356,36 @@ def _render_group(jobs: list) -> list:
 
 
 def _render_job(job: dict) -> dict:
-    """In a worker: render one request into its cache entry; returns timing, or raises."""
+    """In a worker: render one request into its cache entry; returns timing, or raises.
+
+    The render is stopped by an alarm after ``job["timeout"]`` seconds (a FigureError naming
+    the script, with where it was); the build tells the start and end of each render through
+    the progress queue, so that it can kill a worker that does not answer the alarm."""
     t0 = time.perf_counter()
     scripts_dir, cache_dir = Path(job["scripts_dir"]), Path(job["cache_dir"])
     scripts = contract.discover(scripts_dir)
     script = scripts[job["name"]]
     request = script.request(dict(job["params"]))
+    if _PROGRESS is not None:
+        _PROGRESS.put((os.getpid(), job["name"], str(script.path), time.monotonic()))
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
     try:
-        module = _load(script, scripts)
-        _write_outputs(module, script, request, tmp)
+        signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+        try:
+            module = _load(script, scripts)
+            formats = _write_outputs(module, script, request, tmp)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         # The sources may have changed while this worker ran: cache nothing that the key
-        # does not describe.
-        now = contract.cache_key(script, request, contract.code_digest(), contract.discover(scripts_dir))
+        # does not describe. And the key describes the mhalib found where this worker imported it.
+        lib_dir = Path(job["lib_dir"])
+        imported = sys.modules.get(contract.LIB)
+        if imported is not None and Path(imported.__file__).resolve().parent != lib_dir:
+            raise FigureError(f"figure {script.name!r}: the worker imported mhalib from "
+                              f"{Path(imported.__file__).parent}, the key hashes {lib_dir}; nothing was cached",
+                              script.name, request.params)
+        now = contract.cache_key(script, request, contract.kit_digest(), contract.discover(scripts_dir),
+                                 library=contract.Library(lib_dir))
         if now != job["key"]:
             raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
                               "nothing was cached (the next build renders it from the new sources)",
@@ -237,11 +398,19 @@ def _render_job(job: dict) -> dict:
     except FigureError:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    except _RenderTimeout:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise FigureError(f"figure {script.name!r} ({script.path}) did not finish within {job['timeout']:g} s "
+                          f"(MHA_RENDER_TIMEOUT) and was stopped; it was here:\n{traceback.format_exc()}",
+                          script.name, request.params) from None
     except Exception:
         shutil.rmtree(tmp, ignore_errors=True)
         raise FigureError(f"figure {script.name!r} ({script.path}) failed:\n{traceback.format_exc()}",
                           script.name, request.params) from None
-    return dict(stem=request.stem, seconds=time.perf_counter() - t0)
+    finally:
+        if _PROGRESS is not None:
+            _PROGRESS.put((os.getpid(), None, None, time.monotonic()))
+    return dict(stem=request.stem, seconds=time.perf_counter() - t0, formats=formats)
 
 
 def _groups(todo: list, scripts: dict) -> list:
@@ -286,14 +455,14 @@ def _publish(tmp: Path, entry: Path, request, kind: str, key: str) -> None:
             os.replace(tmp, entry)
             return
         except OSError:
-            if not entry.exists():
+            if not (entry.exists() or entry.is_symlink()):
                 continue
             try:
                 read_entry(entry, request, kind, key)
                 shutil.rmtree(tmp, ignore_errors=True)  # a concurrent build wrote the same entry
                 return
             except ValueError:
-                shutil.rmtree(entry, ignore_errors=True)  # damaged: replace it with ours
+                _discard(entry)  # damaged (or a plain file): replace it with ours
     raise FigureError(f"could not move the render of {request.name!r} into {entry}")
 
 
@@ -309,17 +478,60 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+def default_timeout() -> float:
+    """``$MHA_RENDER_TIMEOUT`` (seconds, a number > 0) if set, else :data:`DEFAULT_RENDER_TIMEOUT_S`."""
+    env = os.environ.get("MHA_RENDER_TIMEOUT")
+    if env is None or not env.strip():
+        return DEFAULT_RENDER_TIMEOUT_S
+    try:
+        value = float(env)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise ValueError(f"MHA_RENDER_TIMEOUT must be a number of seconds > 0, got {env!r}")
+    return value
+
+
+def _check_timeout(timeout) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds, got {timeout!r}")
+    if not (timeout > 0 and timeout != float("inf")):
+        raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    return float(timeout)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers now (a failed or interrupted build leaves none running)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.join(10)
+        except (OSError, ValueError, AssertionError):
+            pass
+
+
 def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: int | None = None,
-           scripts: dict | None = None) -> tuple[list[Result], Stats]:
+           scripts: dict | None = None, timeout: float | None = None) -> tuple[list[Result], Stats]:
     """Results for every request (from verified cache entries, or rendered), and the stats.
 
-    Raises :class:`FigureError` naming a script that fails, with its traceback.
+    Raises :class:`FigureError` naming a script that fails, with its traceback, or that runs
+    longer than ``timeout`` seconds (default :func:`default_timeout`); the workers are killed
+    whenever a render fails or the call is interrupted, and exit by themselves if this
+    process dies.
     """
     t0 = time.perf_counter()
+    timeout = default_timeout() if timeout is None else _check_timeout(timeout)
     scripts_dir, cache_dir = Path(scripts_dir), Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     scripts = contract.discover(scripts_dir) if scripts is None else scripts
-    shared = contract.code_digest()
+    shared = contract.kit_digest()
+    library = contract.Library()
     stats = Stats()
     results: dict[contract.Request, Result] = {}
     used: set[str] = set()  # entry folder names read from the cache
@@ -327,9 +539,9 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: i
     for request in sorted(set(requests), key=lambda r: (r.name, r.stem)):
         script = contract.find(request.name, scripts)
         request = script.request(request.kwargs) if request.script is None else request
-        key = contract.cache_key(script, request, shared, scripts)
+        key = contract.cache_key(script, request, shared, scripts, library=library)
         entry = cache_dir / f"{request.stem}-{key}"
-        if entry.exists():
+        if entry.exists() or entry.is_symlink():
             try:
                 results[request] = read_entry(entry, request, script.kind, key)
                 stats.cached += 1
@@ -339,27 +551,45 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: i
             except ValueError as exc:
                 if log:
                     log(f"figures: cache entry {entry.name} is damaged ({exc}); discarded, rendering it again")
-                shutil.rmtree(entry, ignore_errors=True)
+                _discard(entry)
                 stats.repaired += 1
         todo.append((script, request, key, entry))
     if todo:
         groups = _groups(todo, scripts)
         stats.workers = min(len(groups), workers or default_workers())
         job_of = {id(item): dict(scripts_dir=str(scripts_dir), cache_dir=str(cache_dir), name=item[0].name,
-                                 params=list(item[1].params), key=item[2], entry=str(item[3])) for item in todo}
+                                 params=list(item[1].params), key=item[2], entry=str(item[3]),
+                                 lib_dir=str(library.root), timeout=timeout) for item in todo}
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(stats.workers, mp_context=ctx, initializer=_worker_init) as pool:
-            futures = [pool.submit(_render_group, [job_of[id(item)] for item in g]) for g in groups]
-            try:
-                for group, future in zip(groups, futures):
-                    for (script, request, key, entry), done in zip(group, future.result()):
-                        stats.render_seconds[request.stem] = round(done["seconds"], 3)
+        progress = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(stats.workers, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(os.getpid(), progress))
+        try:
+            group_of = {pool.submit(_render_group, [job_of[id(item)] for item in g]): g for g in groups}
+            pending, running = set(group_of), {}  # running: worker pid -> (name, path, since)
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    for (script, request, key, entry), finished in zip(group_of[future], future.result()):
+                        stats.render_seconds[request.stem] = round(finished["seconds"], 3)
+                        stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
                         results[request] = read_entry(entry, request, script.kind, key)
                         stats.rendered += 1
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+                while not progress.empty():
+                    pid, name, path, since = progress.get()
+                    running[pid] = (name, path, since)
+                for name, path, since in running.values():
+                    if name is not None and time.monotonic() - since > timeout + _GRACE_S + 0.1 * timeout:
+                        raise FigureError(f"figure {name!r} ({path}) did not finish within {timeout:g} s "
+                                          "(MHA_RENDER_TIMEOUT) and did not stop when told to; its workers were "
+                                          "killed", name, ())
+        except BaseException:
+            _stop(pool)
+            raise
+        else:
+            pool.shutdown(wait=True)
+        finally:
+            progress.close()
     stats.total = len(results)
     _prune(cache_dir, stems={r.stem for r in results}, used={e.name for *_, e in todo} | used)
     stats.seconds = time.perf_counter() - t0
@@ -376,21 +606,30 @@ def _touch(entry: Path) -> None:
 
 
 def _prune(cache_dir: Path, stems: set, used: set) -> None:
-    """Remove other renders of the stems just used, entries unused for :data:`PRUNE_AFTER_S`,
-    and temporary folders a killed build left (older than a minute, so a concurrent build
-    is not disturbed)."""
+    """Keep the :data:`KEEP_PER_STEM` most recently used entries of each figure (the entries
+    just ``used`` first: they are never removed), remove entries unused for
+    :data:`PRUNE_AFTER_S`, and temporary folders a killed build left (older than a minute, so
+    a concurrent build is not disturbed). The use time of an entry is its folder's mtime
+    (:func:`_touch`). ``stems`` are the figures just used; the rule holds for every stem."""
     now = time.time()
+    by_stem: dict = {}
     for path in cache_dir.iterdir():
         try:
-            age = now - path.stat().st_mtime
+            age = now - path.lstat().st_mtime
         except OSError:
             continue
         if path.name.startswith(".tmp-"):
             if age > 60:
                 shutil.rmtree(path, ignore_errors=True)
             continue
-        if path.name in used or not path.is_dir():
+        if path.name in used:
+            by_stem.setdefault(path.name.rsplit("-", 1)[0], []).append((0, -now, path))
             continue
-        stem = path.name.rsplit("-", 1)[0]
-        if stem in stems or age > PRUNE_AFTER_S:
-            shutil.rmtree(path, ignore_errors=True)
+        if age > PRUNE_AFTER_S:
+            _discard(path)
+            continue
+        by_stem.setdefault(path.name.rsplit("-", 1)[0], []).append((1, age, path))
+    for entries in by_stem.values():
+        for rank, _, path in sorted(entries, key=lambda e: (e[0], e[1], e[2].name))[KEEP_PER_STEM:]:
+            if rank:
+                _discard(path)

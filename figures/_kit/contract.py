@@ -12,8 +12,11 @@ A script is ``figures/<chapter>/<name>.py`` with a docstring whose first line is
   parse and check values with the same :class:`Param`, before any work is done;
 * a request's canonical parameters, its file names (:class:`Request`) and the command
   line that reproduces it (:func:`cli_line`);
-* what a result depends on (:func:`code_digest`, :meth:`Script.dependencies`), so that
-  the cache key covers all of it.
+* what a result depends on, so that the cache key covers all of it (:func:`cache_key`):
+  the script and the figure scripts it imports, the data files they name, the ``mhalib``
+  modules they reach, read from the source with ``ast`` (:class:`Library`; all of ``mhalib``
+  for a use that cannot be followed), and :func:`kit_digest` (this machinery and the
+  numpy/matplotlib versions). :func:`code_digest` (all of it) keys the notebooks.
 
 Nothing here imports numpy, matplotlib or ``mhalib``: listing scripts and checking a page's
 references costs a few milliseconds, and always sees the source as it is on disk now.
@@ -230,6 +233,8 @@ class Script:
     data_files: tuple = ()  # names passed to data_file("...")
     data_from: str | None = None  # its data() is another script's (same parameters)
     narrow: bool = False  # NARROW = True: draw() also has a phone layout (style.narrow())
+    #: what its source reaches in mhalib (see _lib_refs); the key hashes the modules they reach
+    lib_refs: tuple = field(default=(), compare=False)
 
     @property
     def module_name(self) -> str:
@@ -346,7 +351,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
-        data_from=data_from if "data" not in funcs else None, narrow=narrow,
+        data_from=data_from if "data" not in funcs else None, narrow=narrow, lib_refs=_lib_refs(tree, None),
     )
 
 
@@ -453,6 +458,304 @@ def cli_line(request: Request, ext: str | None = None) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
+# ---- which mhalib modules a script uses ----------------------------------------------------------
+
+LIB = "mhalib"
+#: A reference that stands for all of ``mhalib``: a use the key cannot follow statically.
+ALL_OF_LIB = "*"
+#: Names through which code can reach a module without naming it in an import or attribute.
+_DYNAMIC_CALLS = {"__import__", "import_module", "globals", "vars", "eval", "exec"}
+
+
+def _lib_refs(tree: ast.AST, package: str | None) -> tuple:
+    """What a module's source reaches in ``mhalib``, read from its syntax tree, as
+    ``("import", "mhalib.x")`` (a module imported: it runs) and ``("use", "mhalib.x.name")``
+    (a name looked up through an import: ``mhalib.alibi_slopes`` after ``import mhalib``,
+    ``mhalib.models.bert.forward`` after ``from mhalib.models import bert`` and ``bert.forward``).
+    ``package`` is the module's own package, for relative imports (``None`` for a figure
+    script, whose relative imports are not mhalib).
+
+    :data:`ALL_OF_LIB` stands for a use that cannot be followed: ``from mhalib import *``,
+    an attribute named ``mhalib``, ``sys.modules``, ``__import__``/``import_module``/
+    ``globals``/``vars``/``eval``/``exec``, or a name bound by an mhalib import that is
+    assigned to or deleted (``bert = ...``, ``mhalib.softmax = ...``). A name bound to a
+    module used as a value (``f(mhalib)``, ``getattr(bert, x)``) is a use of the whole
+    module: all of it for a package such as ``mhalib`` (see :class:`Library`).
+    """
+    refs: set = set()
+    bound: dict = {}  # local name -> the dotted name it is bound to under mhalib
+
+    def absolute(node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        if package is None:
+            return ""
+        parts = package.split(".")
+        base = parts[: len(parts) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+
+    def in_lib(name: str) -> bool:
+        return name == LIB or name.startswith(LIB + ".")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if in_lib(alias.name):
+                    refs.add(("import", alias.name))
+                    bound[alias.asname or LIB] = alias.name if alias.asname else LIB
+        elif isinstance(node, ast.ImportFrom):
+            module = absolute(node)
+            if in_lib(module):
+                refs.add(("import", module))
+                for alias in node.names:
+                    if alias.name == "*":
+                        refs.add(ALL_OF_LIB)
+                    else:
+                        refs.add(("use", f"{module}.{alias.name}"))
+                        bound[alias.asname or alias.name] = f"{module}.{alias.name}"
+        elif isinstance(node, ast.Name) and node.id in _DYNAMIC_CALLS:
+            refs.add(ALL_OF_LIB)
+        elif isinstance(node, ast.Attribute) and (
+                node.attr == LIB or node.attr in _DYNAMIC_CALLS
+                or (node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id == "sys")):
+            refs.add(ALL_OF_LIB)
+    if bound:
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in bound:
+                refs.add(ALL_OF_LIB)  # a def that shadows an imported name
+            if isinstance(node, ast.arg) and node.arg in bound:
+                refs.add(ALL_OF_LIB)
+            if not (isinstance(node, ast.Name) and node.id in bound):
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                refs.add(ALL_OF_LIB)
+                continue
+            chain, top = [bound[node.id]], node
+            while isinstance(parents.get(top), ast.Attribute) and parents[top].value is top:
+                top = parents[top]
+                chain.append(top.attr)
+                if not isinstance(top.ctx, ast.Load):
+                    refs.add(ALL_OF_LIB)
+            refs.add(("use", ".".join(chain)))
+    return tuple(sorted(refs, key=str))
+
+
+def _top_level_is_definitions(tree: ast.Module) -> bool:
+    """Whether a module's top level only imports and binds its own names (a docstring,
+    imports, ``def``, ``class``, assignments to plain names), so that running it cannot
+    change another module."""
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            continue
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            continue
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _LibModule:
+    name: str  # dotted: "mhalib", "mhalib.alibi", "mhalib.models.bert"
+    rel: str  # its file, relative to the folder that holds mhalib/
+    package: bool
+    defined: frozenset  # names its top level binds itself (def, class, assignment, non-mhalib import)
+    bindings: dict  # name bound at top level by "from <mhalib module> import attr" -> (module, attr)
+    refs: tuple  # what its source reaches, see _lib_refs
+    plain: bool  # its top level only defines names, see _top_level_is_definitions
+
+
+#: Parsed mhalib modules by (dotted name, file, SHA-256 of the source).
+_PARSED_LIB: dict = {}
+
+
+def _parse_lib_module(name: str, rel: str, package: bool, source: bytes) -> _LibModule:
+    memo = (name, rel, hashlib.sha256(source).hexdigest())
+    if memo in _PARSED_LIB:
+        return _PARSED_LIB[memo]
+    own = name if package else name.rpartition(".")[0]
+    try:
+        tree = ast.parse(source, filename=rel)
+    except SyntaxError:
+        module = _LibModule(name, rel, package, frozenset(), {}, (ALL_OF_LIB,), False)
+    else:
+        defined, bindings = set(), {}
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.Assign):
+                defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                defined.add(node.target.id)
+            elif isinstance(node, ast.Import):
+                defined.update((a.asname or a.name).split(".")[0] for a in node.names
+                               if not (a.name == LIB or a.name.startswith(LIB + ".")))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = own.split(".")
+                    source_mod = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+                else:
+                    source_mod = node.module or ""
+                for alias in node.names:
+                    if source_mod == LIB or source_mod.startswith(LIB + "."):
+                        bindings[alias.asname or alias.name] = (source_mod, alias.name)
+                    else:
+                        defined.add(alias.asname or alias.name)
+        module = _LibModule(name, rel, package, frozenset(defined), bindings, _lib_refs(tree, own),
+                            _top_level_is_definitions(tree))
+    _PARSED_LIB[memo] = module
+    return module
+
+
+def library_dir() -> Path:
+    """The ``mhalib`` folder a fresh render worker imports: found as the import system finds a
+    top-level module (``sys.meta_path``, then ``sys.path``) as they are now, whatever this
+    process imported earlier, without importing it."""
+    import sys
+
+    spec = None
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(LIB, None) if find is not None else None
+        if spec is not None:
+            break
+    if spec is None or not spec.origin:
+        raise ContractError("mhalib cannot be found (install the project: pip install -e .)")
+    return Path(spec.origin).resolve().parent
+
+
+class Library:
+    """A snapshot of ``mhalib``'s sources (read when made) and the modules each reference reaches.
+
+    The rule (:meth:`modules_for`): a reference reaches the module that defines the name
+    (``mhalib.alibi_slopes`` reaches ``alibi.py``, through ``mhalib/__init__.py``'s
+    ``from .alibi import alibi_slopes``), every mhalib module that module imports,
+    transitively (relative and absolute imports), and the ``__init__.py`` of every package
+    on the way (it runs on import). An import of a package alone (``import mhalib``) reaches
+    its ``__init__.py``. Everything else covers all of ``mhalib``: a reference that cannot be
+    followed (see :func:`_lib_refs`), the package object itself used as a value, a name
+    defined in a package's ``__init__.py``, a module that cannot be parsed, and any module
+    whose top level does more than import and define its own names (then running it on
+    import could change another module). Wrong-but-plausible output is never served.
+    """
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root).resolve() if root is not None else library_dir()
+        self.files: dict = {}  # file relative to root.parent -> bytes
+        self.modules: dict = {}  # dotted name -> _LibModule
+        for path in sorted(self.root.rglob("*.py")):
+            rel = path.relative_to(self.root.parent)
+            if "__pycache__" in rel.parts:
+                continue
+            source = path.read_bytes()
+            self.files[str(rel)] = source
+            parts = rel.with_suffix("").parts
+            package = parts[-1] == "__init__"
+            name = ".".join(parts[:-1] if package else parts)
+            self.modules[name] = _parse_lib_module(name, str(rel), package, source)
+        self._plain = LIB in self.modules and all(m.plain for m in self.modules.values())
+        self._closures: dict = {}
+        self._digests: dict = {}
+
+    def _packages_to(self, name: str) -> set:
+        parts = name.split(".")
+        prefixes = (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        return {p for p in prefixes if p in self.modules and self.modules[p].package}
+
+    def _resolve(self, dotted: str):
+        """``(module, is_the_module_itself)`` for a dotted name under mhalib: the module that
+        defines it, or the module it names; ``None`` when it cannot be followed."""
+        parts = dotted.split(".")
+        if parts[0] != LIB or LIB not in self.modules:
+            return None
+        cur, rest, seen = LIB, parts[1:], set()
+        while rest:
+            part, rest = rest[0], rest[1:]
+            mod = self.modules[cur]
+            if part in mod.bindings:
+                source, attr = mod.bindings[part]
+                if source == cur and f"{cur}.{attr}" in self.modules:  # from . import submodule
+                    cur = f"{cur}.{attr}"
+                    continue
+                if source not in self.modules or (source, attr) in seen:
+                    return None
+                seen.add((source, attr))
+                cur, rest = source, [attr] + rest
+                continue
+            if f"{cur}.{part}" in self.modules:
+                cur = f"{cur}.{part}"
+                continue
+            return (cur, False) if part in mod.defined else None
+        return cur, True
+
+    def _step(self, ref):
+        """What one reference reaches directly: (package files, module to follow or None);
+        ``None`` for all of mhalib."""
+        if ref == ALL_OF_LIB:
+            return None
+        how, dotted = ref
+        found = self._resolve(dotted)
+        if found is None:
+            return None
+        name, itself = found
+        if self.modules[name].package:
+            return (self._packages_to(name), None) if how == "import" and itself else None
+        return self._packages_to(name), name
+
+    def _closure(self, name: str) -> set | None:
+        if name not in self._closures:
+            out, todo, done = set(), [name], set()
+            while todo and out is not None:
+                n = todo.pop()
+                if n in done:
+                    continue
+                done.add(n)
+                out |= {n} | self._packages_to(n)
+                for ref in self.modules[n].refs:
+                    step = self._step(ref)
+                    if step is None:
+                        out = None
+                        break
+                    out |= step[0]
+                    if step[1] is not None:
+                        todo.append(step[1])
+            self._closures[name] = out
+        return self._closures[name]
+
+    def modules_for(self, refs) -> set | None:
+        """The modules (dotted names) that ``refs`` reach; ``None`` means all of mhalib."""
+        if not self._plain:
+            return None
+        out: set = set()
+        for ref in refs:
+            step = self._step(ref)
+            if step is None:
+                return None
+            out |= step[0]
+            if step[1] is not None:
+                closure = self._closure(step[1])
+                if closure is None:
+                    return None
+                out |= closure
+        return out
+
+    def digest(self, refs) -> str:
+        """SHA-256 of the files that ``refs`` reach, names and bytes (see :meth:`modules_for`)."""
+        refs = frozenset(refs)
+        if refs not in self._digests:
+            names = self.modules_for(refs)
+            rels = sorted(self.files) if names is None else sorted(self.modules[n].rel for n in names)
+            h = hashlib.sha256(b"mhalib: all\0" if names is None else b"mhalib: some\0")
+            for rel in rels:
+                h.update(rel.encode() + b"\0" + self.files[rel] + b"\0")
+            self._digests[refs] = h.hexdigest()
+        return self._digests[refs]
+
+
 # ---- what a result depends on -----------------------------------------------------------------
 
 def _digest_files(h, paths, root: Path) -> None:
@@ -464,7 +767,8 @@ def _digest_files(h, paths, root: Path) -> None:
 def code_digest() -> str:
     """Hash of the code every figure and notebook depends on: all of ``mhalib`` (models
     included), this figure machinery, and the numpy/matplotlib versions. Found without
-    importing any of them."""
+    importing any of them. The notebooks' cache uses it; a figure's key hashes
+    :func:`kit_digest` and only the mhalib modules its script reaches (:func:`cache_key`)."""
     lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
     h = hashlib.sha256(CACHE_VERSION.encode())
     for dist in ("numpy", "matplotlib"):
@@ -475,11 +779,26 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, Script]) -> str:
-    """Hash of the shared code digest, the script and every figure script it imports
-    (transitively), the data files they name, and the canonical parameters."""
+def kit_digest() -> str:
+    """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
+    the numpy/matplotlib versions and this figure machinery (``figures/_kit/*.py`` and
+    ``figures/__init__.py``)."""
+    h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
+    for dist in ("numpy", "matplotlib"):
+        h.update(f"{dist}=={metadata.version(dist)}\0".encode())
+    kit = Path(__file__).resolve().parent
+    _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
+    return h.hexdigest()
+
+
+def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, Script],
+              library: "Library | None" = None) -> str:
+    """Hash of ``shared`` (:func:`kit_digest` in a build), the script and every figure script
+    it imports (transitively), the data files they name, the mhalib modules they reach
+    (:class:`Library`: ``library``, or a snapshot of mhalib as it is now on ``sys.path``),
+    and the canonical parameters."""
     h = hashlib.sha256(shared.encode())
-    seen, todo = set(), [script.name]
+    seen, todo, refs = set(), [script.name], set()
     while todo:
         name = todo.pop()
         if name in seen:
@@ -493,6 +812,9 @@ def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, 
         for fname in s.data_files:
             f = DATA_DIR / fname
             h.update(f.read_bytes() if f.is_file() else b"missing")
+        refs.update(s.lib_refs)
         todo.extend(s.imports)
+    if refs:
+        h.update((library or Library()).digest(refs).encode())
     h.update(request.canonical().encode())
     return h.hexdigest()[:20]

@@ -2,6 +2,10 @@
 
 Every writer is deterministic: the same data and script give the same bytes (SVG ids
 are salted per figure and no dates are written), so two builds of the site are identical.
+
+A figure is drawn once per theme and layout, laid out once (:func:`lay_out`), and saved in
+each format from that drawing (:func:`write_many`); a save does not depend on the saves
+before it, so the command line (:func:`write`, one format) writes the site's bytes.
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,6 +32,8 @@ def jsonable(value):
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
+        if _plain_numbers(value):
+            return value.tolist()  # what the element-wise path gives, without a call per number
         return jsonable(value.tolist())
     if isinstance(value, np.generic):
         return value.item()
@@ -35,8 +42,62 @@ def jsonable(value):
     return value
 
 
+def _plain_numbers(arr: np.ndarray) -> bool:
+    """``arr`` holds booleans, integers or finite floats: its ``tolist()`` is already JSON."""
+    kind = arr.dtype.kind
+    return kind in "biu" or (kind == "f" and bool(np.isfinite(arr).all()))
+
+
 def to_json(data: dict) -> str:
-    return json.dumps(jsonable(data), indent=1, sort_keys=True) + "\n"
+    """``data`` as JSON, keys sorted, one value a line (indent 1): the text of
+    ``json.dumps(jsonable(data), indent=1, sort_keys=True)``, written faster for long lists
+    of numbers (a position table is a million of them)."""
+    out: list = []
+    _encode(jsonable(data), 0, out)
+    out.append("\n")
+    return "".join(out)
+
+
+def _encode(value, level: int, out: list) -> None:
+    """Append the text ``json.dumps(value, indent=1, sort_keys=True)`` gives at ``level``."""
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        pad = "\n" + " " * (level + 1)
+        out.append("{")
+        for i, (key, item) in enumerate(sorted(value.items())):
+            out.append(("," if i else "") + pad + json.dumps(key) + ": ")
+            _encode(item, level + 1, out)
+        out.append("\n" + " " * level + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+            return
+        pad = "\n" + " " * (level + 1)
+        numbers = _number_texts(value)
+        if numbers is not None:
+            out.append("[" + pad + ("," + pad).join(numbers) + "\n" + " " * level + "]")
+            return
+        out.append("[")
+        for i, item in enumerate(value):
+            out.append(("," if i else "") + pad)
+            _encode(item, level + 1, out)
+        out.append("\n" + " " * level + "]")
+    else:
+        out.append(json.dumps(value))
+
+
+def _number_texts(items: list):
+    """JSON texts of a list of only finite floats or only ints (``None`` for any other list)."""
+    first = type(items[0])
+    if first is float:
+        if all(type(v) is float for v in items) and np.isfinite(items).all():
+            return list(map(float.__repr__, items))
+    elif first is int:
+        if all(type(v) is int for v in items):
+            return list(map(int.__repr__, items))
+    return None
 
 
 def _rows(prefix: str, value):
@@ -52,8 +113,22 @@ def _rows(prefix: str, value):
     if arr.ndim == 0:
         yield prefix, "", jsonable(arr.item() if hasattr(arr, "item") else value)
         return
+    if _plain_numbers(arr):  # the same rows as below, as one block of text (a table has a million)
+        values = arr.ravel().tolist()
+        texts = [f"{v:.7g}" for v in values] if arr.dtype.kind == "f" else list(map(str, values))
+        yield _Block(prefix, _index_texts(arr.shape), texts)
+        return
     for idx, v in np.ndenumerate(arr):
         yield prefix, ";".join(map(str, idx)), jsonable(v)
+
+
+def _index_texts(shape) -> list:
+    """``"i;j;..."`` for every index of an array of ``shape``, in C order."""
+    texts = None
+    for n in shape:
+        axis = list(map(str, range(n)))
+        texts = axis if texts is None else [f"{t};{a}" for t in texts for a in axis]
+    return texts or []
 
 
 def to_csv(data: dict) -> str:
@@ -64,11 +139,26 @@ def to_csv(data: dict) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["name", "index", "value"])
-    for name, index, value in _rows("", data):
+    for row in _rows("", data):
+        if isinstance(row, _Block):  # indices and numbers never need quoting; the name may
+            name = io.StringIO()
+            csv.writer(name, lineterminator="\n").writerow([row.name, ""])
+            start = name.getvalue()[:-1]  # 'name,' as the writer quotes it
+            buf.write("".join(f"{start}{i},{v}\n" for i, v in zip(row.indices, row.values)))
+            continue
+        name, index, value = row
         if isinstance(value, float):
             value = f"{value:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
         w.writerow([name, index, value])
     return buf.getvalue()
+
+
+class _Block(NamedTuple):
+    """The rows of one array of numbers: its name, each element's index and value as text."""
+
+    name: str
+    indices: list
+    values: list
 
 
 #: Arrays larger than this stay out of the wide CSV (the long CSV and the JSON hold them).
@@ -147,28 +237,82 @@ def markdown_table(header, rows, align: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_figure(fig, path: Path, *, salt: str) -> None:
-    """Save ``fig`` to ``path`` (svg/png/pdf by suffix) with no dates and a fixed SVG salt."""
+#: What a saved image carries besides the picture: no dates, no software line.
+_METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
+#: Pixels per inch of the PNGs (a 6 in figure is 900 px wide: sharp on a slide).
+PNG_DPI = 150
+
+
+def save_figure(fig, path: Path, *, salt: str, bbox_inches=None) -> None:
+    """Save ``fig`` to ``path`` (svg/png/pdf by suffix) with no dates and a fixed SVG salt.
+
+    ``bbox_inches`` is the area to save, from :func:`lay_out` (default: the tight box that
+    matplotlib measures again for this save)."""
+    path = Path(path)
+    path.write_bytes(figure_bytes(fig, path.suffix.lstrip(".").lower(), salt=salt, bbox_inches=bbox_inches))
+
+
+def figure_bytes(fig, fmt: str, *, salt: str, bbox_inches=None) -> bytes:
+    """The bytes of ``fig`` as ``fmt`` (svg, png or pdf): see :func:`save_figure`."""
     import matplotlib.pyplot as plt
 
-    fmt = path.suffix.lstrip(".")
-    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}[fmt]
-    kwargs = {"dpi": 150} if fmt == "png" else {}
+    kwargs = {"metadata": _METADATA[fmt]}
+    if bbox_inches is not None:
+        kwargs["bbox_inches"] = bbox_inches
     if fmt == "png":
         # A PNG may travel to slides: give it an opaque background in its theme's colour.
-        kwargs["facecolor"] = style.colors()["bg"]
+        kwargs.update(dpi=PNG_DPI, facecolor=style.colors()["bg"])
+    buffer = io.BytesIO()
     with plt.rc_context({"svg.hashsalt": salt}):
-        if fmt == "svg":
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format=fmt, metadata=meta, **kwargs)
-            path.write_bytes(_stable_clip_ids(buffer.getvalue()))
-            return
-        if fmt != "png":
-            fig.savefig(path, format=fmt, metadata=meta, **kwargs)
-            return
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, metadata=meta, **kwargs)
-    path.write_bytes(_palette_png(buffer.getvalue()))
+        if fmt == "png" and bbox_inches is not None:
+            # the pixels themselves: no PNG to encode and decode again before the palette
+            fig.savefig(buffer, format="rgba", **{k: v for k, v in kwargs.items() if k != "metadata"})
+            size = _pixel_size(len(buffer.getvalue()), bbox_inches.width * PNG_DPI, bbox_inches.height * PNG_DPI)
+            if size is not None:
+                return _palette_png(buffer.getvalue(), size)
+            buffer = io.BytesIO()  # the size is ambiguous: let matplotlib write the PNG
+        fig.savefig(buffer, format=fmt, **kwargs)
+    raw = buffer.getvalue()
+    if fmt == "svg":
+        return _stable_clip_ids(raw)
+    if fmt == "png":
+        return _palette_png(raw)
+    return raw
+
+
+def _pixel_size(n_bytes: int, width: float, height: float):
+    """``(w, h)`` with ``4 * w * h == n_bytes`` within a pixel of ``width`` x ``height`` (how
+    matplotlib rounds a canvas to whole pixels changes between versions); ``None`` unless
+    exactly one pair fits."""
+    fits = {(w, h) for w in range(int(width) - 1, int(width) + 2) for h in range(int(height) - 1, int(height) + 2)
+            if w > 0 and h > 0 and 4 * w * h == n_bytes}
+    return fits.pop() if len(fits) == 1 else None
+
+
+def lay_out(fig):
+    """Lay ``fig`` out once, fix that layout and return the area to save (the tight box plus
+    ``savefig.pad_inches``, in inches).
+
+    Without this every save lays the figure out again (a measuring pass, then the drawing),
+    and each format a figure is saved in pays for it. After it, every save of the figure
+    draws it once, with the same geometry, so the SVG, the PDF and the PNG of one drawing
+    agree, and a save does not depend on the saves before it: the command line, which lays
+    out and saves one format, writes the bytes the site's build writes. The layout engine
+    and the box measure text with the renderer the figure's canvas gives (Agg, at the
+    figure's dpi, on every backend matplotlib offers for files and screens).
+    """
+    import matplotlib
+
+    engine = fig.get_layout_engine()
+    if engine is not None and fig.axes:  # what savefig's measuring pass runs (Figure.draw)
+        try:
+            engine.execute(fig)  # constrained layout
+        except ValueError:  # as Figure.draw: a figure too small to lay out keeps its positions
+            pass
+    bbox = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"])
+    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)  # keep the positions just computed
+    return bbox
 
 
 _CLIP_ID = re.compile(rb'(id="|url\(#)(p[0-9a-f]{10})\b')
@@ -190,42 +334,59 @@ def _stable_clip_ids(svg: bytes) -> bytes:
     return _CLIP_ID.sub(rename, svg)
 
 
-def _palette_png(png: bytes) -> bytes:
+def _palette_png(image: bytes, size: tuple | None = None) -> bytes:
     """The same picture as a 256-colour PNG: a third of the bytes, no visible change for a chart.
 
-    A figure is flat colours, anti-aliased edges and at most one colour map, which 256
-    median-cut colours hold without dithering. Deterministic: same input, same bytes.
+    ``image`` is a PNG, or raw RGBA pixels of ``size`` (width, height). A figure is flat
+    colours, anti-aliased edges and at most one colour map, which 256 median-cut colours hold
+    without dithering. Deterministic: same input, same bytes. zlib level 8 gives files within
+    about 1 % of level 9 (``optimize``) in a third of the time.
     """
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as im:
-        quantized = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                               dither=Image.Dither.NONE)
+    if size is None:
+        with Image.open(io.BytesIO(image)) as im:
+            rgb = im.convert("RGB")
+    else:
+        if len(image) != 4 * size[0] * size[1]:
+            raise ValueError(f"expected {size[0]} x {size[1]} RGBA pixels, got {len(image)} bytes")
+        rgb = Image.frombuffer("RGBA", size, image, "raw", "RGBA", 0, 1).convert("RGB")
+    quantized = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    quantized.save(out, format="PNG", optimize=True)
+    quantized.save(out, format="PNG", compress_level=8)
     return out.getvalue()
 
 
-def _draw_and_save(module, data: dict, path: Path, *, theme: str, salt: str, layout: str = "wide") -> None:
+def salt_for(stem: str, theme: str = "light", layout: str = "wide") -> str:
+    """The SVG id salt of a figure's variant: the stem for the light wide figure, then
+    ``-dark``, ``-svg_narrow``, ``-svg_narrow_dark`` (the site's roles), distinct per file."""
+    if layout == "narrow":
+        return f"{stem}-svg_narrow" + ("_dark" if theme == "dark" else "")
+    return stem + ("-dark" if theme == "dark" else "")
+
+
+def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str = "wide",
+               timings: dict | None = None) -> None:
+    """One drawing of ``data``, laid out once (:func:`lay_out`), saved to each of ``paths``
+    (image formats by suffix). Each file is the same bytes as :func:`write` gives alone.
+
+    ``timings``, if given, gains ``"draw"`` (drawing and laying out) and one entry per path
+    (keyed by the path) in seconds."""
+    import time
+
     import matplotlib.pyplot as plt
 
+    t = {} if timings is None else timings
     with style.theme(theme), style.layout_of(layout):
+        t0 = time.perf_counter()
         fig = module.draw(data)
         try:
-            save_figure(fig, path, salt=salt)
-        finally:
-            plt.close(fig)
-
-
-def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str = "wide") -> None:
-    """One drawing of ``data`` saved to each of ``paths`` (image formats by suffix), in order."""
-    import matplotlib.pyplot as plt
-
-    with style.theme(theme), style.layout_of(layout):
-        fig = module.draw(data)
-        try:
+            bbox = lay_out(fig)
+            t["draw"] = t.get("draw", 0.0) + time.perf_counter() - t0
             for path in paths:
-                save_figure(fig, Path(path), salt=salt)
+                t0 = time.perf_counter()
+                save_figure(fig, Path(path), salt=salt, bbox_inches=bbox)
+                t[path] = time.perf_counter() - t0
         finally:
             plt.close(fig)
 
@@ -251,5 +412,5 @@ def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | N
     else:
         if not hasattr(module, "draw"):
             raise ValueError(f"{name} is a table: write .md, .csv or .json, not .{fmt}")
-        _draw_and_save(module, data, path, theme=theme, salt=salt or name, layout=layout)
+        write_many(module, data, [path], theme=theme, salt=salt or salt_for(name, theme, layout), layout=layout)
     return path

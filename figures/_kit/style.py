@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -54,16 +55,22 @@ def legible(color, ratio: float = 4.5, background: str | None = None) -> str:
     ``ratio`` contrast with ``background`` (the current theme's page colour by default):
     darker on a light page, lighter on a dark one. WCAG asks 4.5:1 of text and 3:1 of the
     lines and marks a reader needs. Returns ``#rrggbb``."""
+    if not 1 <= ratio <= 21:
+        raise ValueError(f"ratio must be between 1 and 21, got {ratio!r}")
+    return _legible(to_rgb(color), ratio, to_rgb(background or colors()["bg"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _legible(rgb: tuple, ratio: float, bg: tuple) -> str:
+    """:func:`legible` of RGB tuples, remembered: a figure asks for its palette many times,
+    and each answer is a search in steps of 0.005 of lightness."""
     import colorsys
 
     from matplotlib.colors import to_hex
 
-    if not 1 <= ratio <= 21:
-        raise ValueError(f"ratio must be between 1 and 21, got {ratio!r}")
-    bg = background or colors()["bg"]
     step = -0.005 if _luminance(bg) > 0.18 else 0.005
-    h, light, s = colorsys.rgb_to_hls(*to_rgb(color))
-    out = to_hex(to_rgb(color))
+    h, light, s = colorsys.rgb_to_hls(*rgb)
+    out = to_hex(rgb)
     while contrast(out, bg) < ratio and 0 <= light <= 1:
         light += step
         out = to_hex(colorsys.hls_to_rgb(h, min(max(light, 0.0), 1.0), s))
