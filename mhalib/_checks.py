@@ -148,3 +148,15 @@ def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
             f"in {int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
         )
     return arr
+
+
+def require_torch(module: str):
+    """``torch``, imported for ``module``; without it an ``ImportError`` that names the extra
+    to install (mhalib itself needs only numpy)."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"{module} needs torch, which mhalib does not install by default: "
+                          "pip install 'mhalib[torch]' (it pins torch==2.13.0; an unpinned torch "
+                          "pulls several GB of CUDA packages)") from exc
+    return torch

@@ -14,9 +14,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 from numpy.typing import ArrayLike
+
+from . import _checks
+
+torch = _checks.require_torch(__name__)  # a clear ImportError naming the extra
+import torch.nn.functional as F  # noqa: E402
 
 
 def _t(a, dtype):

@@ -23,11 +23,13 @@ import functools
 import math
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
 
 from .. import _checks
+
+torch = _checks.require_torch(__name__)  # a clear ImportError naming the extra
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
 from ..alibi import alibi_bias
 from ..masks import causal_mask
 from ..rope import SCALINGS, rope_frequencies
