@@ -117,10 +117,13 @@ def built_site(tmp_path_factory, request) -> Path:
 
 
 class _EagerBuild:
-    """Starts the shared build right after collection when a selected test needs the site."""
+    """Starts the shared build right after collection when a selected test needs the site, and
+    tells the scheduler which tests run together (:func:`pytest_xdist_make_scheduler`)."""
 
     @pytest.hookimpl(trylast=True)  # after -k and -m have deselected what they deselect
     def pytest_collection_modifyitems(self, config, items):
+        if hasattr(config, "workerinput"):
+            _write_groups(_shared_dir(config._tmp_path_factory.getbasetemp(), config) / GROUPS, items)
         if (os.environ.get("MHA_TEST_SITE") or config.option.collectonly
                 or not any("built_site" in item.fixturenames for item in items)):
             return
@@ -129,6 +132,44 @@ class _EagerBuild:
 
 def pytest_configure(config):
     config.pluginmanager.register(_EagerBuild(), "mha-eager-build")
+
+
+# ---- which worker runs what ----------------------------------------------------------------------
+# xdist's --dist loadgroup passes a test's group to the scheduler by appending "@group" to its node
+# id, which pytest >= 9.2 no longer lets a plugin change (pytest-dev/pytest-xdist#1386): the groups
+# are silently ignored. So the workers write each grouped test's group to a file beside their own
+# folders when they have collected, and the scheduler below reads it.
+
+GROUPS = "xdist-groups.json"
+
+
+def _write_groups(path: Path, items) -> None:
+    groups = {item.nodeid: "_".join(sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                                             for m in item.iter_markers("xdist_group")}))
+              for item in items}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({k: v for k, v in groups.items() if v}))
+    os.replace(tmp, path)  # every worker writes the same map: the last one wins, whole
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: each group's tests go to one worker, as xdist means them to."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    path = config._tmp_path_factory.getbasetemp() / GROUPS
+
+    class Grouped(LoadScopeScheduling):
+        groups: dict | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # read when the workers have collected (scheduling starts then)
+                self.groups = json.loads(path.read_text()) if path.is_file() else {}
+            return "group:" + self.groups[nodeid] if nodeid in self.groups else nodeid
+
+    return Grouped(config, log)
 
 
 # ---- the browser -------------------------------------------------------------------------------

@@ -89,3 +89,15 @@ def test_tests_sharing_a_module_fixture_run_on_one_worker():
     conftest.pytest_collection_modifyitems(None, items)
     groups = [[m.args[0] for m in i.iter_markers("xdist_group")] for i in items]
     assert groups == [["tests/test_a.py"], ["tests/test_a.py"], [], ["tour-light"]]
+
+
+def test_the_workers_write_each_grouped_tests_group_for_the_scheduler(tmp_path):
+    """pytest >= 9.2 ignores xdist's "@group" node-id suffix (pytest-dev/pytest-xdist#1386), so
+    the groups reach the scheduler through a file: grouped tests only, several marks joined."""
+    import json
+
+    items = [_Item("tests/t.py::a", [], group="tour-light"), _Item("tests/t.py::b", []),
+             _Item("tests/t.py::c", [], group="x")]
+    items[2].add_marker(pytest.mark.xdist_group("w"))
+    conftest._write_groups(tmp_path / "groups.json", items)
+    assert json.loads((tmp_path / "groups.json").read_text()) == {"tests/t.py::a": "tour-light", "tests/t.py::c": "w_x"}
