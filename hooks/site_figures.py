@@ -137,8 +137,10 @@ def on_files(files, *, config):
         # files are not published (they were hundreds of MB of position tables)
         shown.update(resolver.requests([d for d in found if d.keyword != "value"]))
     try:
+        # a variant only a {{ value }} reads is never drawn: data() and its JSON alone
+        value_only = [r for r in requests if r not in shown and r.params]
         results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
-                                      log=log.info, scripts=scripts)
+                                      log=log.info, scripts=scripts, data_only=value_only)
     except build.FigureError as exc:
         pages = sorted(set(asked_by.get((exc.name, exc.params), [])))
         raise PluginError((f"{', '.join(pages)}: " if pages else "") + str(exc)) from None

@@ -203,6 +203,38 @@ def test_reverting_an_edit_reuses_the_earlier_render(tmp_path):
     assert again.files == first.files
 
 
+def test_a_value_only_request_computes_its_data_and_draws_nothing(tmp_path):
+    """A variant only a {{ value }} reads is rendered as kind ``data``: data() and its JSON, no
+    image; it is an entry of its own, so the same request shown later is drawn in full, and a
+    data entry is never taken for a full one (nor the other way round)."""
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+    cache = tmp_path / "cache"
+    request = contract.discover(d)["small"].request({"n": 5, "scale": 2.0})
+    (data_only,), stats = build.render([request], d, cache, workers=1, data_only=[request])
+    assert data_only.kind == "data" and stats.rendered == 1
+    assert set(data_only.files) == {request.stem + ".json"}
+    assert data_only.data["y"] == [0.0, 2.0, 4.0, 6.0, 8.0]  # scale * i, by hand
+    (full,), stats = build.render([request], d, cache, workers=1)
+    assert full.kind == "figure" and stats.rendered == 1 and stats.cached == 0
+    assert {request.stem + ".svg", request.stem + "-dark.png", request.stem + ".json"} <= set(full.files)
+    assert full.files[request.stem + ".json"] == data_only.files[request.stem + ".json"]
+    (again,), stats = build.render([request], d, cache, workers=1, data_only=[request])
+    assert again.kind == "data" and stats.cached == 1 and stats.rendered == 0
+
+
+def test_a_site_publishes_no_file_of_a_value_only_variant(tmp_path):
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE}, {
+        "index.md": "# Home\n\n![a line](figures/small.svg)\n\nThe fifth y is {{ value small?n=5&scale=2.0 y.4 }}.\n"})
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "The fifth y is 8.0." in (tmp_path / "site" / "index.html").read_text()
+    names = sorted(p.name for p in (tmp_path / "site" / "figures").iterdir())
+    assert not [n for n in names if n.startswith("small--")], names
+    stats = build_stats(tmp_path / "site")
+    variant = [stem for stem in stats["format_seconds"] if stem.startswith("small--")]
+    assert len(variant) == 1 and "draw" not in stats["format_seconds"][variant[0]]
+
+
 def test_results_are_read_from_memory_not_from_files_that_may_change_later(tmp_path):
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
     cache = tmp_path / "cache"

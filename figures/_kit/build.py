@@ -212,9 +212,11 @@ def _discard(path: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path) -> dict:
-    """Compute ``data()`` once and write every output of the request into ``out``; returns the
-    seconds each step took (``data``, the draws, and each output by its role)."""
+def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path,
+                   kind: str | None = None) -> dict:
+    """Compute ``data()`` once and write every output of the request into ``out`` (for kind
+    ``data``, its JSON alone); returns the seconds each step took (``data``, the draws, and
+    each output by its role)."""
     from . import export
 
     timings: dict = {}
@@ -226,9 +228,12 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
         timings[role] = timings.get(role, 0.0) + clock() - t0
         return value
 
-    names = request.outputs(script.kind)
+    kind = kind or script.kind
+    names = request.outputs(kind)
     data = timed("data", lambda: module.data(**request.kwargs))
     timed("json", lambda: (out / names["json"]).write_text(export.to_json(data), encoding="utf-8"))
+    if kind == "data":
+        return timings
     timed("csv", lambda: (out / names["csv"]).write_text(export.to_csv(data), encoding="utf-8"))
     if script.explorer:
         payload = timed("explorer", module.explorer, data)
@@ -366,6 +371,7 @@ def _render_job(job: dict) -> dict:
     scripts = contract.discover(scripts_dir)
     script = scripts[job["name"]]
     request = script.request(dict(job["params"]))
+    kind = job.get("kind", script.kind)
     if _PROGRESS is not None:
         _PROGRESS.put((os.getpid(), job["name"], str(script.path), time.monotonic()))
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
@@ -373,7 +379,7 @@ def _render_job(job: dict) -> dict:
         signal.setitimer(signal.ITIMER_REAL, job["timeout"])
         try:
             module = _load(script, scripts)
-            formats = _write_outputs(module, script, request, tmp)
+            formats = _write_outputs(module, script, request, tmp, kind)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         # The sources may have changed while this worker ran: cache nothing that the key
@@ -384,17 +390,17 @@ def _render_job(job: dict) -> dict:
             raise FigureError(f"figure {script.name!r}: the worker imported mhalib from "
                               f"{Path(imported.__file__).parent}, the key hashes {lib_dir}; nothing was cached",
                               script.name, request.params)
-        now = contract.cache_key(script, request, contract.kit_digest(), contract.discover(scripts_dir),
-                                 library=contract.Library(lib_dir))
+        now = _kind_key(contract.cache_key(script, request, contract.kit_digest(), contract.discover(scripts_dir),
+                                           library=contract.Library(lib_dir)), kind)
         if now != job["key"]:
             raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
                               "nothing was cached (the next build renders it from the new sources)",
                               script.name, request.params)
         files = {f.name: {"size": f.stat().st_size, "sha256": _sha256(f.read_bytes())}
                  for f in sorted(tmp.iterdir())}
-        manifest = dict(key=job["key"], name=script.name, kind=script.kind, files=files)
+        manifest = dict(key=job["key"], name=script.name, kind=kind, files=files)
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
-        _publish(tmp, Path(job["entry"]), request, script.kind, job["key"])
+        _publish(tmp, Path(job["entry"]), request, kind, job["key"])
     except FigureError:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -516,9 +522,19 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             pass
 
 
+def _kind_key(key: str, kind: str) -> str:
+    """The entry key of a request of ``kind``: a ``data`` render (its numbers alone) is an entry
+    of its own, never taken for the full render of the same request, nor the other way round."""
+    return key if kind != "data" else hashlib.sha256(f"{key}\0data".encode()).hexdigest()[:20]
+
+
 def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: int | None = None,
-           scripts: dict | None = None, timeout: float | None = None) -> tuple[list[Result], Stats]:
+           scripts: dict | None = None, timeout: float | None = None,
+           data_only=()) -> tuple[list[Result], Stats]:
     """Results for every request (from verified cache entries, or rendered), and the stats.
+
+    A request in ``data_only`` (one that only a page's ``{{ value }}`` reads, never shown) is
+    rendered as kind ``data``: ``data()`` and its JSON, no drawing.
 
     Raises :class:`FigureError` naming a script that fails, with its traceback, or that runs
     longer than ``timeout`` seconds (default :func:`default_timeout`); the workers are killed
@@ -536,14 +552,17 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: i
     results: dict[contract.Request, Result] = {}
     used: set[str] = set()  # entry folder names read from the cache
     todo = []
+    data_only = set(data_only)
+    kind_of: dict = {}
     for request in sorted(set(requests), key=lambda r: (r.name, r.stem)):
         script = contract.find(request.name, scripts)
         request = script.request(request.kwargs) if request.script is None else request
-        key = contract.cache_key(script, request, shared, scripts, library=library)
+        kind = kind_of[request] = "data" if request in data_only else script.kind
+        key = _kind_key(contract.cache_key(script, request, shared, scripts, library=library), kind)
         entry = cache_dir / f"{request.stem}-{key}"
         if entry.exists() or entry.is_symlink():
             try:
-                results[request] = read_entry(entry, request, script.kind, key)
+                results[request] = read_entry(entry, request, kind, key)
                 stats.cached += 1
                 used.add(entry.name)
                 _touch(entry)
@@ -559,7 +578,8 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: i
         stats.workers = min(len(groups), workers or default_workers())
         job_of = {id(item): dict(scripts_dir=str(scripts_dir), cache_dir=str(cache_dir), name=item[0].name,
                                  params=list(item[1].params), key=item[2], entry=str(item[3]),
-                                 lib_dir=str(library.root), timeout=timeout) for item in todo}
+                                 lib_dir=str(library.root), timeout=timeout, kind=kind_of[item[1]])
+                  for item in todo}
         ctx = multiprocessing.get_context("spawn")
         progress = ctx.SimpleQueue()
         pool = ProcessPoolExecutor(stats.workers, mp_context=ctx, initializer=_worker_init,
@@ -573,7 +593,7 @@ def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: i
                     for (script, request, key, entry), finished in zip(group_of[future], future.result()):
                         stats.render_seconds[request.stem] = round(finished["seconds"], 3)
                         stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
-                        results[request] = read_entry(entry, request, script.kind, key)
+                        results[request] = read_entry(entry, request, kind_of[request], key)
                         stats.rendered += 1
                 while not progress.empty():
                     pid, name, path, since = progress.get()

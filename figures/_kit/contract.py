@@ -422,8 +422,11 @@ class Request:
         return str(value)
 
     def outputs(self, kind: str) -> dict[str, str]:
-        """Role -> file name of what the build writes for this request."""
+        """Role -> file name of what the build writes for this request. Kind ``data`` is a
+        request only a page's ``{{ value }}`` reads: its numbers alone, no image or table."""
         s = self.stem
+        if kind == "data":
+            return {"json": f"{s}.json"}
         files = {"csv": f"{s}.csv", "json": f"{s}.json"}
         if kind == "figure":
             files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png", png_dark=f"{s}-dark.png",
