@@ -98,7 +98,7 @@ def test_pixel_size_is_unique_or_refused():
 
 #: Annotated heatmaps (an explorer), a script with a phone layout (markers, log axes), and a
 #: figure with a colour bar and math in its title.
-SAMPLE = ["heads_in_action", "decode_step_time", "pe_heatmap"]
+SAMPLE = ["heads_in_action", "flash_memory_time", "pe_heatmap"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
