@@ -128,6 +128,9 @@ class _EagerBuild:
                 or not any("built_site" in item.fixturenames for item in items)):
             return
         start_build(_shared_dir(config._tmp_path_factory.getbasetemp(), config) / "built-site")
+        # the tests that need no site first: they run while it builds (a stable sort, the same
+        # order in every worker, as xdist requires)
+        items.sort(key=lambda item: "built_site" in item.fixturenames)
 
 
 def pytest_configure(config):
