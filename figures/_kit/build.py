@@ -131,7 +131,7 @@ def _sha256(raw: bytes) -> str:
 
 
 #: Entries verified in this process: entry folder -> (manifest bytes, {file name: signature},
-#: {file name: bytes} or None while a file's signature is not settled).
+#: the Result, or None while a file's signature is not settled).
 _VERIFIED: dict = {}
 #: A file changed this recently may still change within one tick of the file system's clock
 #: without its signature changing, so it is hashed again next time (as git does).
@@ -175,7 +175,7 @@ def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> R
             unchanged = False
         if unchanged:
             _VERIFIED[str(entry)] = memo
-            return Result(request, kind, dict(memo[2]))
+            return memo[2]  # the same Result: its data, once parsed, is not parsed again
     files, signatures = {}, {}
     settled = time.time_ns() - _RACY_NS
     for name, meta in sorted(listed.items()):
@@ -192,10 +192,12 @@ def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> R
         if before == after and max(after[1], after[2]) < settled:
             signatures[name] = after
         files[name] = raw
-    # the bytes too, once every file's signature is settled: a rebuild under `mkdocs serve`
-    # then reads no file of an unchanged entry (a stat of each, and the manifest)
-    _VERIFIED[str(entry)] = (manifest_raw, signatures, dict(files) if set(signatures) == set(listed) else None)
-    return Result(request, kind, files)
+    # the result too, once every file's signature is settled: a rebuild under `mkdocs serve`
+    # then reads no file of an unchanged entry (a stat of each, and the manifest), and parses
+    # its data at most once (a {{ value }} of a large table parsed 50 MB of JSON on every save)
+    result = Result(request, kind, files)
+    _VERIFIED[str(entry)] = (manifest_raw, signatures, result if set(signatures) == set(listed) else None)
+    return result
 
 
 def _discard(path: Path) -> None:
