@@ -773,12 +773,8 @@ def code_digest() -> str:
     importing any of them. The notebooks' cache uses it; a figure's key hashes
     :func:`kit_digest` and only the mhalib modules its script reaches (:func:`cache_key`)."""
     lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
-    h = hashlib.sha256(CACHE_VERSION.encode())
-    for dist in ("numpy", "matplotlib"):
-        h.update(f"{dist}=={metadata.version(dist)}\0".encode())
+    h = hashlib.sha256(kit_digest().encode())  # the versions and the machinery, as a figure's key
     _digest_files(h, lib.rglob("*.py"), lib.parent)
-    kit = Path(__file__).resolve().parent
-    _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
     return h.hexdigest()
 
 
