@@ -117,6 +117,7 @@ def on_config(config):
 def on_files(files, *, config):
     if _skipped():
         return files
+    on_build_error(error=None)  # a rendering an earlier build left (under serve) is stopped
     build, contract = _kit()
     scripts_dir = project_dir(config) / "figures"
     try:
@@ -136,38 +137,88 @@ def on_files(files, *, config):
         # a {{ value }} only reads data(): a variant with parameters is linked from nowhere, so its
         # files are not published (they were hundreds of MB of position tables)
         shown.update(resolver.requests([d for d in found if d.keyword != "value"]))
+    # a variant only a {{ value }} reads is never drawn: data() and its JSON alone
+    value_only = [r for r in requests if r not in shown and r.params]
     try:
-        # a variant only a {{ value }} reads is never drawn: data() and its JSON alone
-        value_only = [r for r in requests if r not in shown and r.params]
-        results, stats = build.render(requests, scripts_dir, cache_root(config) / "figures",
-                                      log=log.info, scripts=scripts, data_only=value_only)
+        # Renders start now, in the order the pages will ask for them, and run while MkDocs
+        # writes the pages: each page waits only for its own figures (_result).
+        rendering = build.start(requests, scripts_dir, cache_root(config) / "figures", log=log.info,
+                                scripts=scripts, data_only=value_only, order=requests)
     except build.FigureError as exc:
-        pages = sorted(set(asked_by.get((exc.name, exc.params), [])))
-        raise PluginError((f"{', '.join(pages)}: " if pages else "") + str(exc)) from None
+        raise _page_error(exc, asked_by) from None
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
-    if os.environ.get("MHA_BUILD_STATS"):
-        Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
-    _state.update(results={r.request: r for r in results}, scripts=scripts, config=config)
-    published = set()
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
-    for r in results:
-        # a script's default output is what its script page and CLI line make: always published
-        reachable = r.request in shown or not r.request.params
-        for role, name in r.request.outputs(r.kind).items() if reachable else ():
-            in_page = role == "md" or (role == "explorer" and not _fetched(r.files[name]))  # see _explorer_data
-            if not in_page:
-                files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
-        if reachable and r.request.wide_csv() in r.files:
-            files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
-        if r.request.name not in published:
-            published.add(r.request.name)
-            source = scripts[r.request.name].path.read_bytes()
-            files.append(File.generated(config, f"figures/{r.request.name}.py", content=source))
-            files.append(File.generated(config, f"scripts/{r.request.name}.md", content=_script_page(scripts[r.request.name], wheel),
-                                        inclusion=InclusionLevel.NOT_IN_NAV))
+    _state.update(rendering=rendering, results={}, published=set(), shown=shown, asked_by=asked_by,
+                  scripts=scripts, config=config)
+    for name in sorted({r.name for r in requests}):
+        files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
+        files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(scripts[name], wheel),
+                                    inclusion=InclusionLevel.NOT_IN_NAV))
     return files
+
+
+def _page_error(exc, asked_by) -> PluginError:
+    pages = sorted(set(asked_by.get((exc.name, exc.params), [])))
+    return PluginError((f"{', '.join(pages)}: " if pages else "") + str(exc))
+
+
+def _result(request, files):
+    """The result of ``request``, waiting for its render; its files join the site's files
+    before the page that shows it is written (MkDocs checks the page's links against them)."""
+    results = _state["results"]
+    if request not in results:
+        build, _ = _kit()
+        try:
+            results[request] = _state["rendering"].result(request)
+        except build.FigureError as exc:
+            raise _page_error(exc, _state["asked_by"]) from None
+        _publish(results[request], files)
+    return results[request]
+
+
+def _publish(r, files) -> None:
+    """``r``'s files as site files, once: all of them for a request a reader sees and for a
+    script's default (what its script page and CLI line make); none for a variant only a
+    ``{{ value }}`` reads (they were hundreds of MB of position tables)."""
+    if r.request in _state["published"]:
+        return
+    _state["published"].add(r.request)
+    config = _state["config"]
+    if not (r.request in _state["shown"] or not r.request.params):
+        return
+    for role, name in r.request.outputs(r.kind).items():
+        in_page = role == "md" or (role == "explorer" and not _fetched(r.files[name]))  # see _explorer_data
+        if not in_page:
+            files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
+    if r.request.wide_csv() in r.files:
+        files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
+
+
+def on_env(env, *, config, files):
+    """Every render done (a failure fails the build here at the latest), every result's files
+    published, the statistics logged (and written to ``$MHA_BUILD_STATS``)."""
+    if _skipped() or "rendering" not in _state:
+        return env
+    build, _ = _kit()
+    try:
+        results, stats = _state["rendering"].finish()
+    except build.FigureError as exc:
+        raise _page_error(exc, _state["asked_by"]) from None
+    for r in results:
+        _state["results"].setdefault(r.request, r)
+        _publish(r, files)
+    if os.environ.get("MHA_BUILD_STATS"):
+        Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
+    return env
+
+
+def on_build_error(*, error):
+    """A build that fails anywhere stops its renders (``mkdocs serve`` keeps running)."""
+    rendering = _state.pop("rendering", None)
+    if rendering is not None:
+        rendering.stop()
 
 
 # ---- lecture order, script pages ----------------------------------------------------------------
@@ -276,10 +327,10 @@ def _url(page, target: str) -> str:
     return get_relative_url(target, page.url or ".")
 
 
-def _reuse_row(page, request, kind: str) -> str:
+def _reuse_row(page, result, kind: str) -> str:
     _, contract = _kit()
+    request = result.request
     names = request.outputs(kind)
-    result = _state["results"][request]
 
     def get(label, role, title):
         return f'[{label}]({_link(page, "figures/" + names[role])} "{title}"){{ download }}'
@@ -354,7 +405,7 @@ def _figure(page, d, result) -> str:
         f"  {_picture(page, result, 'svg', d.alt, loading, 'light')}\n"
         f"  {_picture(page, result, 'svg_dark', d.alt, loading, 'dark')}{cap}\n"
         f"</figure>\n\n"
-        f"{_reuse_row(page, result.request, 'figure')}"
+        f"{_reuse_row(page, result, 'figure')}"
     )
 
 
@@ -433,7 +484,7 @@ def _gallery(page, d, resolver) -> str:
         back = (f"Appears on: [{seen[2]}]({_link(page, seen[1])})" if seen else "Appears on no page yet.")
         blocks.append(f"## {heading} {{ #{script.name} }}\n\n"
                       f'<div class="mha-gallery-item" markdown="1">\n\n'
-                      f"{_figure(page, static, _state['results'][script.request()])}\n"
+                      f"{_figure(page, static, _result(script.request(), _state['files']))}\n"
                       f"{back}\n{{ .mha-appears }}\n\n</div>\n")
     return "\n".join(blocks)
 
@@ -447,26 +498,26 @@ def _gallery_caption(page, resolver, caption: str) -> str:
     """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
     found = [x for x in _parse(caption, page.file.src_uri) if x.keyword == "value"]
     return directives.substitute(caption, found, lambda x: _value(resolver.where(x), x,
-                                                                  _state["results"][resolver.request(x)]))
+                                                                  _result(resolver.request(x), _state["files"])))
 
 
 def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
     _state.setdefault("figures_on_page", {})[page.file.src_uri] = 0  # a rebuild (serve) counts afresh
-    results, scripts = _state["results"], _state["scripts"]
-    resolver = _Page(page.file.src_uri, scripts)
+    _state["files"] = files
+    resolver = _Page(page.file.src_uri, _state["scripts"])
 
     def replace(d):
         where = resolver.where(d)
         if d.keyword == "gallery":
             return _gallery(page, d, resolver)
-        result = results[resolver.request(d)]
+        result = _result(resolver.request(d), files)
         if d.keyword == "figure":
             return _figure(page, d, result)
         if d.keyword == "table":
             md = result.file("md").decode("utf-8")
-            return f"{md}\n{_reuse_row(page, result.request, 'table')}"
+            return f"{md}\n{_reuse_row(page, result, 'table')}"
         if d.keyword == "value":
             return _value(where, d, result)
         return _explorer(page, d, result)

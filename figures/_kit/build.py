@@ -533,91 +533,173 @@ def _kind_key(key: str, kind: str) -> str:
 def render(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: int | None = None,
            scripts: dict | None = None, timeout: float | None = None,
            data_only=()) -> tuple[list[Result], Stats]:
-    """Results for every request (from verified cache entries, or rendered), and the stats.
+    """Results for every request (from verified cache entries, or rendered), and the stats:
+    :func:`start`, then :meth:`Rendering.finish`."""
+    return start(requests, scripts_dir, cache_dir, log=log, workers=workers, scripts=scripts,
+                 timeout=timeout, data_only=data_only).finish()
+
+
+def start(requests, scripts_dir: Path, cache_dir: Path, *, log=None, workers: int | None = None,
+          scripts: dict | None = None, timeout: float | None = None, data_only=(),
+          order=()) -> "Rendering":
+    """Start rendering ``requests`` in the background; :meth:`Rendering.result` gives one
+    request's result as soon as it is ready, :meth:`Rendering.finish` all of them.
 
     A request in ``data_only`` (one that only a page's ``{{ value }}`` reads, never shown) is
-    rendered as kind ``data``: ``data()`` and its JSON, no drawing.
+    rendered as kind ``data``: ``data()`` and its JSON, no drawing. ``order`` lists requests in
+    the order they will be asked for (a site: its pages in build order); their renders start
+    in that order, so the first pages can be written while later figures render.
 
-    Raises :class:`FigureError` naming a script that fails, with its traceback, or that runs
-    longer than ``timeout`` seconds (default :func:`default_timeout`); the workers are killed
-    whenever a render fails or the call is interrupted, and exit by themselves if this
-    process dies.
+    Every failure raises :class:`FigureError` naming the script, with its traceback, from
+    whichever call is waiting (or from :meth:`Rendering.finish`): a script that fails, or runs
+    longer than ``timeout`` seconds (default :func:`default_timeout`). The workers are killed
+    whenever a render fails or a wait is interrupted, and exit by themselves if this process dies.
     """
-    t0 = time.perf_counter()
-    timeout = default_timeout() if timeout is None else _check_timeout(timeout)
-    scripts_dir, cache_dir = Path(scripts_dir), Path(cache_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    scripts = contract.discover(scripts_dir) if scripts is None else scripts
-    shared = contract.kit_digest()
-    library = contract.Library()
-    stats = Stats()
-    results: dict[contract.Request, Result] = {}
-    used: set[str] = set()  # entry folder names read from the cache
-    todo = []
-    data_only = set(data_only)
-    kind_of: dict = {}
-    for request in sorted(set(requests), key=lambda r: (r.name, r.stem)):
-        script = contract.find(request.name, scripts)
-        request = script.request(request.kwargs) if request.script is None else request
-        kind = kind_of[request] = "data" if request in data_only else script.kind
-        key = _kind_key(contract.cache_key(script, request, shared, scripts, library=library), kind)
-        entry = cache_dir / f"{request.stem}-{key}"
-        if entry.exists() or entry.is_symlink():
-            try:
-                results[request] = read_entry(entry, request, kind, key)
-                stats.cached += 1
-                used.add(entry.name)
-                _touch(entry)
-                continue
-            except ValueError as exc:
-                if log:
-                    log(f"figures: cache entry {entry.name} is damaged ({exc}); discarded, rendering it again")
-                _discard(entry)
-                stats.repaired += 1
-        todo.append((script, request, key, entry))
-    if todo:
+    return Rendering(requests, Path(scripts_dir), Path(cache_dir), log=log, workers=workers, scripts=scripts,
+                     timeout=default_timeout() if timeout is None else _check_timeout(timeout),
+                     data_only=set(data_only), order=order)
+
+
+class Rendering:
+    """Renders in progress (see :func:`start`). Not thread-safe: one caller waits at a time."""
+
+    def __init__(self, requests, scripts_dir: Path, cache_dir: Path, *, log, workers, scripts, timeout,
+                 data_only, order):
+        self._t0 = time.perf_counter()
+        self._log, self._timeout, self._cache_dir = log, timeout, cache_dir
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        scripts = contract.discover(scripts_dir) if scripts is None else scripts
+        shared = contract.kit_digest()
+        library = contract.Library()
+        self.stats = Stats()
+        self._results: dict[contract.Request, Result] = {}
+        self._used: set[str] = set()  # entry folder names read from the cache
+        self._error: BaseException | None = None
+        self._finished: tuple | None = None
+        self._pool = self._progress = None
+        self._pending: set = set()
+        self._group_of: dict = {}
+        self._running: dict = {}  # worker pid -> (name, path, since)
+        self._kind_of: dict = {}
+        self._canonical: dict = {}  # a request as asked -> the script's canonical request
+        todo = []
+        for asked in sorted(set(requests), key=lambda r: (r.name, r.stem)):
+            script = contract.find(asked.name, scripts)
+            request = script.request(asked.kwargs) if asked.script is None else asked
+            self._canonical[asked] = self._canonical[request] = request
+            kind = self._kind_of[request] = "data" if asked in data_only or request in data_only else script.kind
+            key = _kind_key(contract.cache_key(script, request, shared, scripts, library=library), kind)
+            entry = cache_dir / f"{request.stem}-{key}"
+            if entry.exists() or entry.is_symlink():
+                try:
+                    self._results[request] = read_entry(entry, request, kind, key)
+                    self.stats.cached += 1
+                    self._used.add(entry.name)
+                    _touch(entry)
+                    continue
+                except ValueError as exc:
+                    if log:
+                        log(f"figures: cache entry {entry.name} is damaged ({exc}); discarded, rendering it again")
+                    _discard(entry)
+                    self.stats.repaired += 1
+            todo.append((script, request, key, entry))
+        self._todo_entries = {e.name for *_, e in todo}
+        if not todo:
+            return
+        first_asked: dict = {}
+        for i, asked in enumerate(order):
+            first_asked.setdefault(self._canonical.get(asked, asked), i)
         groups = _groups(todo, scripts)
-        stats.workers = min(len(groups), workers or default_workers())
+        # the group wanted first starts first (a stable sort keeps _groups' order among the rest)
+        groups.sort(key=lambda g: min(first_asked.get(item[1], len(first_asked)) for item in g))
+        self.stats.workers = min(len(groups), workers or default_workers())
         job_of = {id(item): dict(scripts_dir=str(scripts_dir), cache_dir=str(cache_dir), name=item[0].name,
                                  params=list(item[1].params), key=item[2], entry=str(item[3]),
-                                 lib_dir=str(library.root), timeout=timeout, kind=kind_of[item[1]])
+                                 lib_dir=str(library.root), timeout=timeout, kind=self._kind_of[item[1]])
                   for item in todo}
         ctx = multiprocessing.get_context("spawn")
-        progress = ctx.SimpleQueue()
-        pool = ProcessPoolExecutor(stats.workers, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(os.getpid(), progress))
+        self._progress = ctx.SimpleQueue()
+        self._pool = ProcessPoolExecutor(self.stats.workers, mp_context=ctx, initializer=_worker_init,
+                                         initargs=(os.getpid(), self._progress))
         try:
-            group_of = {pool.submit(_render_group, [job_of[id(item)] for item in g]): g for g in groups}
-            pending, running = set(group_of), {}  # running: worker pid -> (name, path, since)
-            while pending:
-                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    for (script, request, key, entry), finished in zip(group_of[future], future.result()):
-                        stats.render_seconds[request.stem] = round(finished["seconds"], 3)
-                        stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
-                        results[request] = read_entry(entry, request, kind_of[request], key)
-                        stats.rendered += 1
-                while not progress.empty():
-                    pid, name, path, since = progress.get()
-                    running[pid] = (name, path, since)
-                for name, path, since in running.values():
-                    if name is not None and time.monotonic() - since > timeout + _GRACE_S + 0.1 * timeout:
-                        raise FigureError(f"figure {name!r} ({path}) did not finish within {timeout:g} s "
-                                          "(MHA_RENDER_TIMEOUT) and did not stop when told to; its workers were "
-                                          "killed", name, ())
+            for g in groups:
+                self._group_of[self._pool.submit(_render_group, [job_of[id(item)] for item in g])] = g
         except BaseException:
-            _stop(pool)
+            self.stop()
             raise
-        else:
-            pool.shutdown(wait=True)
-        finally:
-            progress.close()
-    stats.total = len(results)
-    _prune(cache_dir, stems={r.stem for r in results}, used={e.name for *_, e in todo} | used)
-    stats.seconds = time.perf_counter() - t0
-    if log:
-        log(stats.line())
-    return [results[r] for r in sorted(results, key=lambda r: (r.name, r.stem))], stats
+        self._pending = set(self._group_of)
+
+    # -- waiting ---------------------------------------------------------------------------------
+
+    def _poll(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for a group to finish; take in what finished; check
+        that no render runs past its time. Any failure stops the workers and is raised (now and
+        by every later call)."""
+        if self._error is not None:
+            raise self._error
+        try:
+            done, self._pending = wait(self._pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            for future in done:
+                for (script, request, key, entry), finished in zip(self._group_of[future], future.result()):
+                    self.stats.render_seconds[request.stem] = round(finished["seconds"], 3)
+                    self.stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
+                    self._results[request] = read_entry(entry, request, self._kind_of[request], key)
+                    self.stats.rendered += 1
+            while not self._progress.empty():
+                pid, name, path, since = self._progress.get()
+                self._running[pid] = (name, path, since)
+            limit = self._timeout + _GRACE_S + 0.1 * self._timeout
+            for name, path, since in self._running.values():
+                if name is not None and time.monotonic() - since > limit:
+                    raise FigureError(f"figure {name!r} ({path}) did not finish within {self._timeout:g} s "
+                                      "(MHA_RENDER_TIMEOUT) and did not stop when told to; its workers were "
+                                      "killed", name, ())
+        except BaseException as exc:
+            self.stop()
+            if isinstance(exc, (FigureError, ValueError)):
+                self._error = exc
+            raise
+
+    def result(self, request) -> Result:
+        """The result of ``request`` (one of those given to :func:`start`), waiting for it if needed."""
+        canonical = self._canonical.get(request)
+        if canonical is None:
+            raise KeyError(f"{request!r} was not among the requests this rendering was started with")
+        while canonical not in self._results:
+            if not self._pending:
+                self._poll(0)  # raises the failure that left it without a result
+                raise FigureError(f"figure {canonical.name!r} has no result", canonical.name, canonical.params)
+            self._poll(0.5)
+        return self._results[canonical]
+
+    def finish(self) -> tuple[list[Result], Stats]:
+        """Every result (in name order) and the stats, once all renders are done; prunes the cache."""
+        if self._finished is not None:
+            return self._finished
+        while self._pending:
+            self._poll(0.5)
+        if self._error is not None:
+            raise self._error
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._progress.close()
+            self._pool = None
+        results = self._results
+        self.stats.total = len(results)
+        _prune(self._cache_dir, stems={r.stem for r in results}, used=self._todo_entries | self._used)
+        self.stats.seconds = time.perf_counter() - self._t0
+        if self._log:
+            self._log(self.stats.line())
+        self._finished = ([results[r] for r in sorted(results, key=lambda r: (r.name, r.stem))], self.stats)
+        return self._finished
+
+    def stop(self) -> None:
+        """Kill the workers now (a build that failed elsewhere leaves none running)."""
+        if self._pool is not None:
+            _stop(self._pool)
+            self._progress.close()
+            self._pool = None
+        self._pending = set()
 
 
 def _touch(entry: Path) -> None:
