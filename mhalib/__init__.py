@@ -12,13 +12,15 @@ float32/float16; randomness only through an explicit ``seed``. Every public func
 checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
 
 Cached decoding (``KVCache``, ``decode_step``) and exact attention in tiles
-(``tiled_attention``) build on the same functions.
+(``tiled_attention``) build on the same functions, and so do the gradients of attention
+(``attention_backward`` in closed form, ``tiled_attention_backward`` tile by tile).
 
 Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """
 from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
+from .backward import attention_backward, attention_memory_between_passes
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, kv_cache_bytes,
                     kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
 from .decoding import KVCache, decode_step
@@ -33,6 +35,7 @@ from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
 from .tiled import tiled_attention
+from .tiled_backward import tiled_attention_backward
 
 __all__ = [
     "softmax", "naive_softmax", "exp_overflow_threshold", "masked_fill_value",
@@ -42,6 +45,7 @@ __all__ = [
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
+    "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",
