@@ -36,10 +36,11 @@ from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinuso
 from .softmax import softmax
 from .tiled import tiled_attention
 from .tiled_backward import tiled_attention_backward
+from .windows import sliding_window_mask
 
 __all__ = [
     "softmax", "naive_softmax", "exp_overflow_threshold", "masked_fill_value",
-    "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
+    "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask", "sliding_window_mask",
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
