@@ -27,6 +27,7 @@ from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
 from .learned import learned_position_table, lookup_positions
 from .masks import causal_mask, padding_mask
+from .mla import mla_attention, mla_cache_bytes, mla_random_weights
 from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
 from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
@@ -45,6 +46,7 @@ __all__ = [
     "multi_head_attention", "mha_trace", "per_head_output",
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
+    "mla_attention", "mla_random_weights", "mla_cache_bytes",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
     "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
