@@ -12,19 +12,22 @@ float32/float16; randomness only through an explicit ``seed``. Every public func
 checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
 
 Cached decoding (``KVCache``, ``decode_step``) and exact attention in tiles
-(``tiled_attention``) build on the same functions.
+(``tiled_attention``) build on the same functions, and so do the gradients of attention
+(``attention_backward`` in closed form, ``tiled_attention_backward`` tile by tile).
 
 Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """
 from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
+from .backward import attention_backward, attention_memory_between_passes
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, kv_cache_bytes,
                     kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
 from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
 from .learned import learned_position_table, lookup_positions
 from .masks import causal_mask, padding_mask
+from .mla import mla_attention, mla_cache_bytes, mla_random_weights
 from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
 from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
@@ -33,15 +36,19 @@ from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
 from .tiled import tiled_attention
+from .tiled_backward import tiled_attention_backward
+from .windows import sliding_window_mask
 
 __all__ = [
     "softmax", "naive_softmax", "exp_overflow_threshold", "masked_fill_value",
-    "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask",
+    "attention_scores", "scaled_dot_product_attention", "causal_mask", "padding_mask", "sliding_window_mask",
     "split_heads", "combine_heads", "repeat_kv_heads",
     "multi_head_attention", "mha_trace", "per_head_output",
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
+    "mla_attention", "mla_random_weights", "mla_cache_bytes",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
+    "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",

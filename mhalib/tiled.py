@@ -22,6 +22,11 @@ up to rounding. The largest arrays are the ``block_q x block_k`` tiles and the
 ``(..., T, d_v)`` output; nothing grows with ``T * S``. FlashAttention (Dao et al., 2022)
 runs this loop in on-chip SRAM; ``mhalib.attention_hbm_bytes`` counts what that saves
 in memory traffic.
+
+With ``return_lse=True`` the forward pass also returns each row's log-sum-exp,
+``lse = m + log(l) = log sum_j exp(s_j)``: ``exp(s - lse)`` is the row of weights, so the
+backward pass (``mhalib.tiled_attention_backward``) can recompute ``P`` one tile at a time
+instead of keeping it.
 """
 from __future__ import annotations
 
@@ -44,17 +49,17 @@ class _Largest:
 
 
 def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 64, block_k: int = 64,
-                    causal: bool = False, scale: float | None = None,
-                    trace: bool = False) -> np.ndarray | tuple[np.ndarray, dict]:
+                    causal: bool = False, scale: float | None = None, mask: ArrayLike | None = None,
+                    trace: bool = False, return_lse: bool = False) -> np.ndarray | tuple:
     """Exact attention ``softmax(q k^T * scale) v``, one ``block_q x block_k`` score tile at a time
     (page: FlashAttention: exact attention, one tile at a time).
 
         for each block of queries Q_i:   m = -inf, l = 0, o = 0
             for each block of keys K_j, V_j (in order):
-                s = Q_i K_j^T * scale               (masked entries -inf when causal)
+                s = Q_i K_j^T * scale               (masked entries -inf)
                 m_new = max(m, rowmax(s));  p = exp(s - m_new);  a = exp(m - m_new)
                 l_new = a l + rowsum(p);    o = (a l o + p V_j) / l_new;  m, l = m_new, l_new
-            out_i = o
+            out_i = o;   lse_i = m + log(l)         (the row log-sum-exp, for the backward pass)
 
     Args:
         q: queries ``(..., T, d)``.
@@ -67,7 +72,13 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
             entirely above the diagonal are skipped; a row with no allowed key in a tile
             leaves its running values unchanged (no NaN).
         scale: multiplies the scores; defaults to ``1/sqrt(d)``.
+        mask: boolean, True = may attend, broadcastable to ``(..., T, S)``, as in
+            ``scaled_dot_product_attention``; each tile reads its ``block_q x block_k`` part.
         trace: also return the running state after each key block.
+        return_lse: also return each query row's log-sum-exp of its allowed scores,
+            ``lse = m + log(l) = log sum_j exp(s_j)`` of shape ``(..., T)`` (``-inf`` for a row
+            with no allowed key): all that ``tiled_attention_backward`` needs, besides the
+            inputs and the output, to recompute the weights ``P = exp(s - lse)``.
 
     Returns:
         ``out (..., T, d_v)``, equal to ``scaled_dot_product_attention``'s output within
@@ -80,7 +91,8 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         count of the largest array this function allocated: tiles, per-block state, the
         output and the trace's own arrays; the inputs are not counted) and
         ``largest_tile_elements`` (of the largest score tile, ``(..., block_q, block_k)``).
-        The trace's arrays each hold ``T`` rows; the trace never stacks them.
+        The trace's arrays each hold ``T`` rows; the trace never stacks them. With
+        ``return_lse=True``, ``(out, lse)``, or ``(out, lse, trace)`` with both.
 
     Scores that overflow the float range are refused with a ``ValueError`` (use
     ``scaled_dot_product_attention``, which computes such a softmax exactly).
@@ -98,6 +110,7 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
     block_k = _checks.positive_int(block_k, "block_k")
     causal = _checks.boolean(causal, "causal")
     trace = _checks.boolean(trace, "trace")
+    return_lse = _checks.boolean(return_lse, "return_lse")
     try:
         lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except ValueError:
@@ -105,10 +118,12 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
             f"the leading (batch, head) axes of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
         ) from None
     T, S, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    mask, lead = _tile_mask(mask, lead, T, S)
     dtype = np.result_type(q, k, v)
     largest, largest_tile = _Largest(), _Largest()
     out = np.zeros(lead + (T, d_v), dtype)  # (..., T, d_v); rows with no key stay 0
-    largest(out)
+    lse = np.full(lead + (T,), -np.inf, dtype)  # (..., T); rows with no key stay -inf
+    largest(out, lse)
     starts = list(range(0, S, block_k))
     key_blocks = [(j0, min(j0 + block_k, S)) for j0 in starts]
     if trace:
@@ -125,27 +140,50 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         largest(m, l, o)
         for jb, (j0, j1) in enumerate(key_blocks):
             if not (causal and j0 > i1 - 1):  # with causal, a tile wholly above the diagonal is skipped
+                allowed = _tile_allowed(mask, causal, i0, i1, j0, j1)  # (..., bq, bk) or None
                 m, l, o = _update(q_i, k[..., j0:j1, :], v[..., j0:j1, :], m, l, o, scale,
-                                  (i0, i1, j0, j1) if causal else None, largest, largest_tile)
+                                  allowed, largest, largest_tile)
             if trace:
                 m_tr[jb][..., i0:i1], l_tr[jb][..., i0:i1], o_tr[jb][..., i0:i1, :] = m, l, o
         out[..., i0:i1, :] = o
+        lse[..., i0:i1] = m + np.log(np.where(l > 0, l, 1.0))  # (..., bq); log l: l > 0 wherever m is finite
+    head = (out, lse) if return_lse else (out,)
     if not trace:
-        return out
-    return out, dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
-                     largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements)
+        return head if return_lse else out
+    return head + (dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
+                        largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements),)
 
 
-def _update(q_i, k_j, v_j, m, l, o, scale, causal_tile, largest, largest_tile):
+def _tile_mask(mask, lead: tuple[int, ...], T: int, S: int) -> tuple[np.ndarray | None, tuple[int, ...]]:
+    """``mask`` checked (boolean, broadcastable to ``(..., T, S)``) and broadcast to
+    ``(..., T, S)`` as a read-only view, so that a tile can slice it; and the leading axes
+    of the output, which a mask may extend (a batch axis)."""
+    if mask is None:
+        return None, lead
+    mask = _checks.bool_array(mask, "mask")
+    full = _checks.scores_like(mask, lead + (T, S), "mask")  # (..., T, S)
+    return np.broadcast_to(mask, full), full[:-2]  # a view: no (T, S) copy
+
+
+def _tile_allowed(mask: np.ndarray | None, causal: bool, i0: int, i1: int, j0: int, j1: int) -> np.ndarray | None:
+    """Which entries of the tile of queries ``[i0, i1)`` and keys ``[j0, j1)`` may attend:
+    ``mask``'s part of it (``(..., bq, bk)``), and with ``causal`` keys ``j <= i`` only
+    (top-left); None when everything may."""
+    allowed = None if mask is None else mask[..., i0:i1, j0:j1]  # (..., bq, bk), a view
+    if causal:
+        past = np.arange(j0, j1)[None, :] <= np.arange(i0, i1)[:, None]  # (bq, bk), top-left
+        allowed = past if allowed is None else allowed & past
+    return allowed
+
+
+def _update(q_i, k_j, v_j, m, l, o, scale, allowed, largest, largest_tile):
     """One online-softmax step: the running ``(m, l, o)`` of a query block after key block ``j``."""
     with np.errstate(over="ignore", invalid="ignore"):
         s = (q_i @ np.swapaxes(k_j, -1, -2)) * scale  # (..., bq, d) @ (..., d, bk) -> (..., bq, bk)
     _checks.no_overflow(s, "the scores (q @ k^T) * scale of a tile",
                         "q, k or scale is too large for tiled attention; scaled_dot_product_attention "
                         "computes the softmax of scores beyond the float range exactly")
-    if causal_tile is not None:
-        i0, i1, j0, j1 = causal_tile
-        allowed = np.arange(j0, j1)[None, :] <= np.arange(i0, i1)[:, None]  # (bq, bk), top-left
+    if allowed is not None:
         s = np.where(allowed, s, -np.inf)  # (..., bq, bk)
     largest(s)
     largest_tile(s)

@@ -1,0 +1,173 @@
+"""The backward pass of attention in closed form, and what it must keep from the forward pass
+(pages: attention; FlashAttention: exact attention, one tile at a time).
+
+Given the gradient ``dO = dL/dO`` of a loss ``L`` with respect to the output
+``O = P V`` of attention, ``P = softmax(scale * Q K^T + mask)``:
+
+    dV = P^T dO                                  (..., S, d_v)
+    dP = dO V^T                                  (..., T, S)
+    dS = P o (dP - rowsum(dP o P))               (..., T, S)   o: elementwise product
+    dQ = scale * dS K                            (..., T, d)
+    dK = scale * dS^T Q                          (..., S, d)
+
+``dS`` is the softmax's Jacobian applied row by row: ``dS_ij = P_ij (dP_ij - sum_k P_ik dP_ik)``.
+``rowsum(dP o P) = rowsum(dO o O)``, the identity FlashAttention's backward uses to avoid
+keeping ``P``. A masked entry has ``P_ij = 0``, so ``dS_ij = 0``: no gradient flows through
+a key a query may not see, and a query that sees no key at all gets zero gradients.
+
+The naive backward keeps ``P (..., T, S)`` from the forward pass; the tiled one
+(``mhalib.tiled_attention_backward``) keeps only ``O`` and one log-sum-exp per row and
+recomputes ``P`` tile by tile. ``attention_memory_between_passes`` counts the difference.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _checks
+from .attention import _checked_inputs, _queries_and_keys, scaled_dot_product_attention
+from .costs import dtype_bytes
+
+
+def _group_size(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> int:
+    """``n_rep = H / H_kv`` when ``k`` and ``v`` hold ``H_kv`` heads on axis -3 shared by
+    groups of ``q``'s ``H`` heads (grouped-query attention, ``1 < H_kv < H``); else 1."""
+    if min(q.ndim, k.ndim, v.ndim) >= 3:
+        H, H_kv = q.shape[-3], k.shape[-3]
+        if H_kv not in (1, H) and v.shape[-3] == H_kv and H % H_kv == 0:
+            return H // H_kv
+    return 1
+
+
+def _sum_to(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``x`` over the axes that broadcasting added or stretched, back to ``shape``
+    (the gradient of a broadcast is the sum over its copies)."""
+    x = x.sum(axis=tuple(range(x.ndim - len(shape)))) if x.ndim > len(shape) else x
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and x.shape[i] != 1)
+    return x.sum(axis=stretched, keepdims=True) if stretched else x
+
+
+def _group_sum(x: np.ndarray, n_rep: int) -> np.ndarray:
+    """The gradient of ``repeat_kv_heads(., n_rep)``: sum over each group of ``n_rep`` heads."""
+    if n_rep == 1:
+        return x
+    *lead, H, S, w = x.shape
+    grouped = x.reshape(*lead, H // n_rep, n_rep, S, w)  # (..., H, S, w) -> (..., H_kv, n_rep, S, w)
+    return grouped.sum(axis=-3)  # (..., H_kv, n_rep, S, w) -> (..., H_kv, S, w)
+
+
+def _inputs(q, k, v, causal, scale):
+    """Check ``q``, ``k``, ``v``, ``causal`` and ``scale`` as the forward pass does, allowing
+    ``k`` and ``v`` with fewer heads than ``q`` (grouped-query attention). Returns
+    ``(q, k_all, v_all, scale, causal, n_rep)``, where ``k_all`` and ``v_all`` hold one
+    head per query head (``k`` and ``v`` repeated ``n_rep`` times along axis -3)."""
+    q, k, scale = _queries_and_keys(q, k, scale)
+    v = _checks.float_array(v, "v", min_ndim=2)
+    n_rep = _group_size(q, k, v)
+    k_all = np.repeat(k, n_rep, axis=-3) if n_rep > 1 else k  # (..., H_kv, S, d) -> (..., H, S, d)
+    v_all = np.repeat(v, n_rep, axis=-3) if n_rep > 1 else v  # (..., H_kv, S, d_v) -> (..., H, S, d_v)
+    q, k_all, v_all, scale, causal = _checked_inputs(q, k_all, v_all, causal, scale)
+    return q, k_all, v_all, scale, causal, n_rep
+
+
+def _gradient_like(g, name: str, shape: tuple[int, ...], of: str) -> np.ndarray:
+    """``g`` as a finite float array of exactly ``shape`` (the shape of ``of``)."""
+    g = _checks.float_array(g, name, min_ndim=2)
+    if g.shape != tuple(shape):
+        raise ValueError(f"{name} must have the shape of {of}, {tuple(shape)} (..., T, d_v); got {g.shape}")
+    return g
+
+
+def _gradients(dq, dk, dv, q, k_all, v_all, n_rep):
+    """Reduce gradients computed for the broadcast inputs to the shapes of ``q``, ``k`` and ``v``
+    (``k_all`` and ``v_all``: one K/V head per query head); refuse overflow."""
+    dq = _sum_to(dq, q.shape)  # (..., T, d), summed over the axes q was broadcast along
+    dk = _group_sum(_sum_to(dk, k_all.shape), n_rep)  # (..., H, S, d) -> (..., H_kv, S, d)
+    dv = _group_sum(_sum_to(dv, v_all.shape), n_rep)  # (..., H, S, d_v) -> (..., H_kv, S, d_v)
+    for g, name in ((dq, "dq"), (dk, "dk"), (dv, "dv")):
+        _checks.no_overflow(g, f"the gradient {name}", "q, k, v or d_out is too large for its gradient to be stored")
+    return dq, dk, dv
+
+
+def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike, *,
+                       mask: ArrayLike | None = None, causal: bool = False,
+                       scale: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gradients of scaled dot-product attention with respect to ``q``, ``k`` and ``v``, in
+    closed form (page: attention).
+
+        P  = softmax(scale * Q K^T, masked)          as in scaled_dot_product_attention
+        dV = P^T dO        dP = dO V^T        dS = P o (dP - rowsum(dP o P))
+        dQ = scale * dS K                      dK = scale * dS^T Q
+
+    Args:
+        q: queries ``(..., T, d)``.
+        k: keys ``(..., S, d)``.
+        v: values ``(..., S, d_v)``; leading axes of q, k, v broadcast, as in the forward pass.
+            Grouped-query attention: ``k`` and ``v`` may hold ``H_kv`` heads on axis -3 where
+            ``q`` holds ``H`` (``H_kv`` dividing ``H``), query head ``h`` reading K/V head
+            ``h // (H / H_kv)``: the forward pass of
+            ``scaled_dot_product_attention(q, repeat_kv_heads(k, n), repeat_kv_heads(v, n))``.
+        d_out: the gradient of the loss with respect to the output, ``(..., T, d_v)``, the
+            shape of the forward pass's output.
+        mask: boolean, True = may attend, broadcastable to ``(..., T, S)``.
+        causal: also forbid keys after the query, top-left aligned, as in the forward pass.
+        scale: multiplies the scores; defaults to ``1/sqrt(d)``.
+
+    Returns:
+        tuple[np.ndarray, np.ndarray, np.ndarray]: ``(dq, dk, dv)``, of the shapes of ``q``,
+        ``k`` and ``v``. A gradient of an input that was broadcast (a key shared by every
+        head, a K/V head shared by a group of query heads) is the sum over the copies that
+        used it. A query with no key to attend to gets ``dq = 0`` and contributes nothing
+        to ``dk`` and ``dv``.
+
+    Gradients that overflow the float range are refused with a ``ValueError``.
+
+    Example: one query and two keys, ``q = [[0, 0]]``, ``k = [[1, 0], [0, 1]]``,
+    ``v = [[1], [0]]``, ``scale=1`` and ``d_out = [[1]]``: ``P = [1/2, 1/2]``, ``dV = [[1/2],
+    [1/2]]``, ``dP = [1, 0]``, ``dS = [1/2 (1 - 1/2), 1/2 (0 - 1/2)] = [1/4, -1/4]``, so
+    ``dq = [[1/4, -1/4]]`` and ``dk = 0`` (``q`` is zero).
+    """
+    q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
+    out, P = scaled_dot_product_attention(q, k_all, v_all, mask, causal=causal, scale=scale)  # (..., T, S)
+    d_out = _gradient_like(d_out, "d_out", out.shape, "the output")  # (..., T, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        dv = np.swapaxes(P, -1, -2) @ d_out  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
+        dP = d_out @ np.swapaxes(v_all, -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
+        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S); 0 where P is 0
+        dq = (dS @ k_all) * scale  # (..., T, S) @ (..., S, d) -> (..., T, d)
+        dk = (np.swapaxes(dS, -1, -2) @ q) * scale  # (..., S, T) @ (..., T, d) -> (..., S, d)
+    return _gradients(dq, dk, dv, q, k_all, v_all, n_rep)
+
+
+def attention_memory_between_passes(T: int, S: int, d: int, *, heads: int = 1, batch: int = 1,
+                                    dtype: DTypeLike = "float32", lse_dtype: DTypeLike = "float32") -> dict:
+    """Bytes attention keeps from its forward pass for its backward pass, naive vs tiled (page:
+    FlashAttention: exact attention, one tile at a time).
+
+        naive = batch * heads * T * S * bytes(dtype)                          the weights P
+        tiled = batch * heads * (T * d * bytes(dtype) + T * bytes(lse_dtype))  O and the row log-sum-exp
+
+    The naive backward reads ``P (B, H, T, S)``; the tiled one (``tiled_attention_backward``)
+    recomputes ``P`` tile by tile from ``Q``, ``K`` and one log-sum-exp per query row, and
+    needs ``O`` for ``rowsum(dO o O)``. FlashAttention keeps the log-sum-exp in float32
+    whatever the dtype of ``O`` (hence ``lse_dtype``). Both keep ``Q``, ``K`` and ``V``,
+    which are not counted here; ``d`` is the width of the values (the output).
+
+    Returns:
+        dict: ``naive`` and ``tiled``, in bytes.
+
+    Example: ``T = S = 4096``, ``d = 64``, 32 heads in float16: naive ``32 * 4096^2 * 2 =
+    1,073,741,824`` bytes (1 GiB) per sequence; tiled ``32 * 4096 * (64 * 2 + 4) =
+    17,301,504`` bytes (16.5 MiB), 62 x less.
+    """
+    T = _checks.positive_int(T, "T")
+    S = _checks.positive_int(S, "S")
+    d = _checks.positive_int(d, "d")
+    heads = _checks.positive_int(heads, "heads")
+    batch = _checks.positive_int(batch, "batch")
+    size = dtype_bytes(dtype)
+    try:
+        lse_size = dtype_bytes(lse_dtype)
+    except ValueError as exc:
+        raise ValueError(f"lse_dtype: {exc}") from None
+    return dict(naive=batch * heads * T * S * size, tiled=batch * heads * T * (d * size + lse_size))

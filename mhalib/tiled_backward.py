@@ -1,0 +1,139 @@
+"""The backward pass of exact attention, one tile at a time, as FlashAttention computes it (page:
+FlashAttention: exact attention, one tile at a time).
+
+The closed form (``mhalib.attention_backward``) needs the weights ``P (..., T, S)``. The
+tiled backward never holds them: the forward pass keeps only its output ``O`` and one
+number per query row, the log-sum-exp of the row's allowed scores, ``lse_i = log sum_j
+exp(s_ij)`` (``mhalib.tiled_attention(..., return_lse=True)``). Then every weight is one
+exponential away,
+
+    P_ij = exp(s_ij - lse_i)              s_ij = scale * q_i . k_j, recomputed in its tile
+
+and the row sum the softmax's gradient needs comes from ``O`` instead of ``P``:
+
+    D_i = rowsum(dP o P)_i = sum_j P_ij (dO_i . v_j) = dO_i . O_i
+
+So, for each tile of ``block_q`` queries and ``block_k`` keys (FlashAttention-2's order: an
+outer loop over key blocks, whose ``dK_j`` and ``dV_j`` stay in fast memory, and an inner
+loop over query blocks, whose ``dQ_i`` is accumulated in main memory):
+
+    P  = exp(Q_i K_j^T * scale - lse_i)          masked entries 0
+    dV_j += P^T dO_i                              dP = dO_i V_j^T
+    dS = P o (dP - D_i)
+    dQ_i += scale * dS K_j                        dK_j += scale * dS^T Q_i
+
+The largest arrays are the tiles and the ``(..., T, d)`` and ``(..., S, d)`` gradients;
+nothing grows with ``T * S``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+from .backward import _gradient_like, _gradients, _inputs
+from .tiled import _tile_allowed, _tile_mask
+
+
+def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike, out: ArrayLike,
+                             lse: ArrayLike, *, block_q: int = 64, block_k: int = 64, causal: bool = False,
+                             mask: ArrayLike | None = None,
+                             scale: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gradients of attention with respect to ``q``, ``k`` and ``v``, recomputing the weights tile
+    by tile from the forward pass's row log-sum-exp (page: FlashAttention: exact attention, one
+    tile at a time).
+
+        D = rowsum(dO o O)                                       (..., T)
+        for each block of keys K_j, V_j:      dK_j = 0, dV_j = 0
+            for each block of queries Q_i:
+                P = exp(Q_i K_j^T * scale - lse_i)               (masked entries 0)
+                dV_j += P^T dO_i;   dS = P o (dO_i V_j^T - D_i)
+                dQ_i += scale * dS K_j;   dK_j += scale * dS^T Q_i
+
+    Args:
+        q: queries ``(..., T, d)``.
+        k: keys ``(..., S, d)``.
+        v: values ``(..., S, d_v)``; leading axes broadcast, and ``k`` and ``v`` may hold
+            fewer heads than ``q`` (grouped-query attention), as in ``attention_backward``.
+        d_out: the gradient of the loss with respect to the output, ``(..., T, d_v)``.
+        out: the forward pass's output ``(..., T, d_v)``.
+        lse: the forward pass's row log-sum-exp ``(..., T)``, ``-inf`` for a row with no
+            allowed key: the second result of ``tiled_attention(q, k, v, ...,
+            return_lse=True)`` with the same mask, ``causal`` and ``scale``.
+        block_q: query rows per block, an integer >= 1.
+        block_k: keys per block, an integer >= 1.
+        causal: query ``i`` sees keys ``j <= i`` (top-left); tiles wholly above the
+            diagonal are skipped.
+        mask: boolean, True = may attend, broadcastable to ``(..., T, S)``.
+        scale: multiplies the scores; defaults to ``1/sqrt(d)``.
+
+    Returns:
+        tuple[np.ndarray, np.ndarray, np.ndarray]: ``(dq, dk, dv)``, of the shapes of ``q``,
+        ``k`` and ``v``, equal to ``attention_backward``'s within rounding (1e-12 in float64)
+        for any block sizes. A query with no key to attend to gets ``dq = 0``.
+
+    ``out`` and ``lse`` are trusted to come from the forward pass on the same inputs (they
+    are not recomputed: that is the point). Scores or gradients beyond the float range are
+    refused with a ``ValueError``; ``lse`` holding NaN or ``+inf`` is refused.
+
+    Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1``: row 0's scores are ``[1, 0]``,
+    its ``lse = log(e + 1) = 1.3133`` and ``exp([1, 0] - 1.3133) = [0.7311, 0.2689]``, the
+    weights the forward pass used.
+    """
+    q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
+    block_q = _checks.positive_int(block_q, "block_q")
+    block_k = _checks.positive_int(block_k, "block_k")
+    lead = np.broadcast_shapes(q.shape[:-2], k_all.shape[:-2], v_all.shape[:-2])
+    T, S, d, d_v = q.shape[-2], k_all.shape[-2], q.shape[-1], v_all.shape[-1]
+    mask, lead = _tile_mask(mask, lead, T, S)
+    d_out = _gradient_like(d_out, "d_out", lead + (T, d_v), "the output")  # (..., T, d_v)
+    out = _gradient_like(out, "out", lead + (T, d_v), "the output")  # (..., T, d_v)
+    lse = _saved_lse(lse, lead + (T,))  # (..., T)
+    dtype = np.result_type(q, k_all, v_all, d_out, out, lse)
+    D = (d_out * out).sum(axis=-1)  # (..., T, d_v) -> (..., T): rowsum(dP o P)
+    lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
+    dq = np.zeros(lead + (T, d), dtype)  # (..., T, d), accumulated over key blocks
+    dk = np.zeros(lead + (S, d), dtype)  # (..., S, d)
+    dv = np.zeros(lead + (S, d_v), dtype)  # (..., S, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
+        for j0 in range(0, S, block_k):
+            j1 = min(j0 + block_k, S)
+            k_j, v_j = k_all[..., j0:j1, :], v_all[..., j0:j1, :]  # (..., bk, d), (..., bk, d_v)
+            dk_j = np.zeros(lead + (j1 - j0, d), dtype)  # (..., bk, d)
+            dv_j = np.zeros(lead + (j1 - j0, d_v), dtype)  # (..., bk, d_v)
+            for i0 in range(0, T, block_q):
+                i1 = min(i0 + block_q, T)
+                if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
+                    continue
+                q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]  # (..., bq, d), (..., bq, d_v)
+                p = _tile_weights(q_i, k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
+                                  lse_shift[..., i0:i1])  # (..., bq, bk)
+                dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
+                dp = do_i @ np.swapaxes(v_j, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
+                ds = p * (dp - D[..., i0:i1, None])  # (..., bq, bk)
+                dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
+                dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
+            dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
+    return _gradients(dq, dk, dv, q, k_all, v_all, n_rep)
+
+
+def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
+    """``lse`` as a float array of ``shape`` ``(..., T)``: finite or ``-inf`` (a row with no key)."""
+    lse = _checks.float_array(lse, "lse", finite=False)
+    if np.isnan(lse).any() or np.isposinf(lse).any():
+        raise ValueError("lse must not hold NaN or +inf (-inf marks a row with no key to attend to); "
+                         f"got {int(np.isnan(lse).sum())} NaN and {int(np.isposinf(lse).sum())} +inf")
+    if lse.shape != shape:
+        raise ValueError(f"lse must have shape {shape} (..., T), one log-sum-exp per query row; got {lse.shape}")
+    return lse
+
+
+def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:
+    """The tile's weights ``P = exp(q_i k_j^T * scale - lse_i)``, 0 where masked, ``(..., bq, bk)``."""
+    s = (q_i @ np.swapaxes(k_j, -1, -2)) * scale  # (..., bq, d) @ (..., d, bk) -> (..., bq, bk)
+    _checks.no_overflow(s, "the scores (q @ k^T) * scale of a tile",
+                        "q, k or scale is too large for tiled attention; attention_backward "
+                        "computes the gradients of scores beyond the float range")
+    if allowed is not None:
+        s = np.where(allowed, s, -np.inf)  # (..., bq, bk); exp gives 0
+    return np.exp(s - lse_i[..., None])  # (..., bq, bk); 0 where masked

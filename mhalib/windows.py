@@ -1,0 +1,50 @@
+"""Sliding-window attention masks (page: long context).
+
+A sliding window of ``W`` keys lets each query see itself and the ``W - 1`` keys just before
+it, and nothing older: the cost of attention grows as ``T * W`` instead of ``T * S``, and a
+KV cache need hold only the last ``W`` keys. Stacked layers still pass information further
+back, ``W - 1`` positions per layer.
+
+Positions follow ``causal_mask(T, S, align="bottom_right")``: the ``T`` queries are the *last*
+``T`` of ``S`` positions, so query ``i`` sits at position ``p_i = i + S - T`` (cached
+decoding, a chunk of new tokens after a prompt), and
+
+    mask[i, j] = p_i - W < j <= p_i            True = may attend
+
+With ``W >= S`` this is the bottom-right causal mask. flash-attn's
+``window_size=(W - 1, 0)`` with ``causal=True`` describes the same keys.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+
+def sliding_window_mask(T: int, window: int, *, S: int | None = None) -> np.ndarray:
+    """Causal sliding-window mask of shape ``(T, S)``: each query sees the last ``window`` keys up
+    to and including its own position (page: long context).
+
+        mask[i, j] = (p_i - window < j <= p_i),      p_i = i + S - T
+
+    Args:
+        T: number of queries, an integer >= 1.
+        window: how many keys each query may see, itself included, an integer >= 1
+            (``window=1``: only itself).
+        S: number of keys, an integer >= 1; defaults to ``T``. The queries are the last
+            ``T`` of the ``S`` positions, as in ``causal_mask(T, S, align="bottom_right")``;
+            with ``T > S`` the first ``T - S`` queries sit before every key and see none.
+
+    Returns:
+        np.ndarray: a boolean ``(T, S)`` array, True = may attend; each row holds
+        ``min(window, p_i + 1)`` True entries (none where ``p_i < 0``).
+
+    Example: ``sliding_window_mask(4, 2)`` is ``[[1,0,0,0],[1,1,0,0],[0,1,1,0],[0,0,1,1]]``
+    (as booleans); ``sliding_window_mask(2, 2, S=4)`` is ``[[0,1,1,0],[0,0,1,1]]``.
+    """
+    T = _checks.positive_int(T, "T")
+    window = _checks.positive_int(window, "window")
+    S = T if S is None else _checks.positive_int(S, "S")
+    p = np.arange(T)[:, None] + (S - T)  # (T, 1): each query's position among the keys
+    j = np.arange(S)[None, :]  # (1, S)
+    return (j <= p) & (j > p - window)  # (T, S)
