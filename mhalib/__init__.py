@@ -5,15 +5,19 @@ Shape legend, used in every docstring and shape comment:
     B  batch            H  heads (H_kv: key/value heads in grouped-query attention)
     T  query length     S  key length
     D  d_model          d  d_head = D // H
+    V  vocabulary size  (logits are (..., V))
 
 Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of shape
 ``(D, H*d)``); boolean masks with True = "may attend"; float64 unless the caller passes
-float32/float16; randomness only through an explicit ``seed``. Every public function
-checks its arguments and raises ``TypeError``/``ValueError`` naming the argument.
+float32/float16; randomness only through an explicit ``seed`` (or, for sampling, an explicit
+``numpy.random.Generator``). Every public function checks its arguments and raises
+``TypeError``/``ValueError`` naming the argument.
 
 Cached decoding (``KVCache``, ``decode_step``) and exact attention in tiles
 (``tiled_attention``) build on the same functions, and so do the gradients of attention
-(``attention_backward`` in closed form, ``tiled_attention_backward`` tile by tile).
+(``attention_backward`` in closed form, ``tiled_attention_backward`` tile by tile);
+``filter_logits``, ``sample_next``, ``greedy`` and ``beam_search`` turn a decoder's logits
+``(..., V)`` into tokens.
 
 Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 """
@@ -32,6 +36,7 @@ from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
 from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
+from .sampling import beam_search, filter_logits, greedy, sample_next
 from .scaling import dot_product_variance, dot_products, max_attention_weight
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
@@ -47,6 +52,7 @@ __all__ = [
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
     "mla_attention", "mla_random_weights", "mla_cache_bytes",
+    "filter_logits", "sample_next", "greedy", "beam_search",
     "tiled_attention", "attention_flops", "attention_hbm_bytes",
     "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
