@@ -81,6 +81,9 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         output and the trace's own arrays; the inputs are not counted) and
         ``largest_tile_elements`` (of the largest score tile, ``(..., block_q, block_k)``).
         The trace's arrays each hold ``T`` rows; the trace never stacks them.
+        ``out`` has the inputs' float type; float16 inputs keep their running state (and
+        the trace) in float32, as ``scaled_dot_product_attention`` does, so that ``l``,
+        a sum over up to ``S`` keys, does not overflow float16's 65504.
 
     Scores that overflow the float range are refused with a ``ValueError`` (use
     ``scaled_dot_product_attention``, which computes such a softmax exactly).
@@ -105,23 +108,24 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
             f"the leading (batch, head) axes of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
         ) from None
     T, S, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
-    dtype = np.result_type(q, k, v)
+    dtype = np.result_type(q, k, v)  # the output's type
+    wide = np.promote_types(dtype, np.float32)  # the running state's: float16 is summed in float32
     largest, largest_tile = _Largest(), _Largest()
     out = np.zeros(lead + (T, d_v), dtype)  # (..., T, d_v); rows with no key stay 0
     largest(out)
     starts = list(range(0, S, block_k))
     key_blocks = [(j0, min(j0 + block_k, S)) for j0 in starts]
     if trace:
-        m_tr = [np.full(lead + (T,), -np.inf, dtype) for _ in key_blocks]  # (..., T) per key block
-        l_tr = [np.zeros(lead + (T,), dtype) for _ in key_blocks]  # (..., T) per key block
-        o_tr = [np.zeros(lead + (T, d_v), dtype) for _ in key_blocks]  # (..., T, d_v) per key block
+        m_tr = [np.full(lead + (T,), -np.inf, wide) for _ in key_blocks]  # (..., T) per key block
+        l_tr = [np.zeros(lead + (T,), wide) for _ in key_blocks]  # (..., T) per key block
+        o_tr = [np.zeros(lead + (T, d_v), wide) for _ in key_blocks]  # (..., T, d_v) per key block
         largest(*m_tr, *l_tr, *o_tr)
     for i0 in range(0, T, block_q):
         i1 = min(i0 + block_q, T)
         q_i = q[..., i0:i1, :]  # (..., bq, d), a view
-        m = np.full(lead + (i1 - i0,), -np.inf, dtype)  # (..., bq)
-        l = np.zeros(lead + (i1 - i0,), dtype)  # (..., bq)
-        o = np.zeros(lead + (i1 - i0, d_v), dtype)  # (..., bq, d_v)
+        m = np.full(lead + (i1 - i0,), -np.inf, wide)  # (..., bq)
+        l = np.zeros(lead + (i1 - i0,), wide)  # (..., bq)
+        o = np.zeros(lead + (i1 - i0, d_v), wide)  # (..., bq, d_v)
         largest(m, l, o)
         for jb, (j0, j1) in enumerate(key_blocks):
             if not (causal and j0 > i1 - 1):  # with causal, a tile wholly above the diagonal is skipped
@@ -129,7 +133,10 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
                                   (i0, i1, j0, j1) if causal else None, largest, largest_tile)
             if trace:
                 m_tr[jb][..., i0:i1], l_tr[jb][..., i0:i1], o_tr[jb][..., i0:i1, :] = m, l, o
-        out[..., i0:i1, :] = o
+        with np.errstate(over="ignore"):
+            out[..., i0:i1, :] = o  # rounded to the output's type once, at the end
+        _checks.no_overflow(out[..., i0:i1, :], f"the output of tiled attention stored as {dtype}",
+                            "v holds values so close to the largest float that their weighted average rounds past it")
     if not trace:
         return out
     return out, dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
@@ -147,6 +154,7 @@ def _update(q_i, k_j, v_j, m, l, o, scale, causal_tile, largest, largest_tile):
         i0, i1, j0, j1 = causal_tile
         allowed = np.arange(j0, j1)[None, :] <= np.arange(i0, i1)[:, None]  # (bq, bk), top-left
         s = np.where(allowed, s, -np.inf)  # (..., bq, bk)
+    s = s.astype(m.dtype, copy=False)  # float16 scores join the float32 running state
     largest(s)
     largest_tile(s)
     m_new = np.maximum(m, s.max(axis=-1))  # (..., bq); -inf while a row has seen no allowed key

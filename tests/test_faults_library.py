@@ -1,0 +1,61 @@
+"""Library faults of issue 25 (sections 2 and 3), one block per fault: each test failed on the
+code before its fix. Expected values are derived here by closed form, never copied from mhalib.
+
+Memory refusals are tested through the estimate: the tests lower the limit the library reads
+(``mhalib._checks.memory_limit``) instead of allocating anything large.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import mhalib as m
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+N_F16 = 70_000  # more equal float16 scores than float16 can count: 70 000 > 65 504, its largest value
+
+
+# --- 1. float16 softmax: the row sum is accumulated in float32, the result is float16 ------
+
+def test_softmax_of_70000_equal_float16_scores_is_uniform():
+    w = m.softmax(np.zeros(N_F16, np.float16))
+    assert w.dtype == np.float16
+    # every weight is 1/70000 rounded once to float16 (a subnormal: 240 * 2^-24)
+    assert np.all(w == np.float16(1.0 / N_F16))
+    assert float(np.float16(1.0 / N_F16)) == 240 * 2.0**-24
+
+
+def test_softmax_float16_two_levels_in_a_row_longer_than_float16_can_count():
+    a = np.float16(-0.05)  # the float16 score; its exact value as a float64 is float(a)
+    x = np.concatenate([np.zeros(N_F16 // 2, np.float16), np.full(N_F16 // 2, a)])
+    w = m.softmax(x)
+    assert w.dtype == np.float16
+    total = N_F16 // 2 * (1.0 + math.exp(float(a)))  # sum_k exp(x_k - max) = 68 293 > 65 504
+    expected = np.concatenate([np.full(N_F16 // 2, 1.0 / total), np.full(N_F16 // 2, math.exp(float(a)) / total)])
+    # within one float16 rounding of the exact weights (relative 2^-11, plus the subnormal step)
+    np.testing.assert_allclose(w.astype(np.float64), expected, rtol=2.0**-11, atol=2.0**-25)
+
+
+def test_attention_over_70000_equal_float16_keys_averages_the_values():
+    q = np.zeros((1, 4), np.float16)
+    k = np.zeros((N_F16, 4), np.float16)
+    v = np.ones((N_F16, 1), np.float16)
+    out, weights = m.scaled_dot_product_attention(q, k, v)
+    assert out.dtype == weights.dtype == np.float16
+    assert out[0, 0] == 1.0  # the mean of 70 000 ones
+    assert np.all(weights == np.float16(1.0 / N_F16))
+    v2 = (np.arange(N_F16) % 2).astype(np.float16)[:, None]  # 0, 1, 0, 1, ...: mean 1/2
+    out2, _ = m.scaled_dot_product_attention(q, k, v2)
+    assert out2[0, 0] == 0.5
+
+
+def test_tiled_attention_over_70000_equal_float16_keys_averages_the_values():
+    q = np.zeros((1, 4), np.float16)
+    k = np.zeros((N_F16, 4), np.float16)
+    v = np.ones((N_F16, 1), np.float16)
+    out = m.tiled_attention(q, k, v, block_k=4096)
+    assert out.dtype == np.float16
+    assert out[0, 0] == 1.0
