@@ -107,6 +107,25 @@ def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.n
     return arr
 
 
+def token_ids(ids: np.ndarray, name: str, limit: int, limit_name: str) -> np.ndarray:
+    """Return ``ids`` if it holds integers in ``[0, limit)``, the rows of an embedding table.
+
+    A negative id would silently index the table from its end (``-1`` is the last row), one
+    at or past ``limit`` would fail with a bare ``IndexError``, and a float or boolean array
+    is not a list of ids at all. The message shows up to five bad ids and where they are.
+    """
+    if ids.dtype == np.bool_ or ids.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
+    bad = np.argwhere((ids < 0) | (ids >= limit))  # (n_bad, ndim) indices
+    if len(bad):
+        where = bad[:5, 0].tolist() if ids.ndim == 1 else [tuple(b) for b in bad[:5].tolist()]
+        raise ValueError(
+            f"{name} must lie in [0, {limit_name}) = [0, {limit}); got {ids[tuple(bad[:5].T)].tolist()} at "
+            f"position(s) {where}{' ...' if len(bad) > 5 else ''}"
+        )
+    return ids
+
+
 def bool_array(x, name: str) -> np.ndarray:
     """Return ``x`` as a boolean array (True = may attend); refuse any other dtype."""
     arr = np.asarray(x)

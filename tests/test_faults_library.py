@@ -59,3 +59,69 @@ def test_tiled_attention_over_70000_equal_float16_keys_averages_the_values():
     out = m.tiled_attention(q, k, v, block_k=4096)
     assert out.dtype == np.float16
     assert out[0, 0] == 1.0
+
+
+# --- 2. token ids: integers in [0, vocab) at every model entry point ---------------------
+
+def _tiny(method="rope", vocab=5):
+    torch = pytest.importorskip("torch")
+    from mhalib.models.tiny import TinyDecoder
+    from mhalib.models.tiny_numpy import TinyConfig
+
+    torch.manual_seed(0)
+    return torch, TinyDecoder(TinyConfig(vocab=vocab, method=method, d_model=8, n_layers=1, n_heads=2))
+
+
+@pytest.mark.parametrize("ids,exc,words", [
+    pytest.param([[1, -1, 2]], ValueError, r"tokens must lie in \[0, vocab\) = \[0, 5\); got \[-1\] at position\(s\) "
+                 r"\[\(0, 1\)\]", id="negative-id-wrapped-to-the-last-row"),
+    pytest.param([[1, 5, 2], [0, 7, 1]], ValueError, r"tokens must lie in \[0, vocab\) = \[0, 5\); got \[5, 7\] at "
+                 r"position\(s\) \[\(0, 1\), \(1, 1\)\]", id="id-past-the-table"),
+])
+def test_torch_tiny_model_refuses_ids_outside_the_vocabulary(ids, exc, words):
+    torch, model = _tiny()
+    with pytest.raises(exc, match=words):
+        model(torch.tensor(ids))
+
+
+@pytest.mark.parametrize("make,words", [
+    pytest.param(lambda torch: torch.tensor([[1.0, 2.0]]), r"tokens must hold integer token ids, got dtype float32",
+                 id="float-ids"),
+    pytest.param(lambda torch: torch.tensor([[True, False]]), r"tokens must hold integer token ids, got dtype bool",
+                 id="bool-ids"),
+    pytest.param(lambda torch: [[1, 2]], r"tokens must be a torch tensor of integer token ids, got list", id="list"),
+])
+def test_torch_tiny_model_refuses_tokens_that_are_not_integer_ids(make, words):
+    torch, model = _tiny()
+    with pytest.raises(TypeError, match=words):
+        model(make(torch))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (1, 2, 3), ()])
+def test_torch_tiny_model_refuses_a_shape_that_is_not_a_batch_of_sequences(shape):
+    torch, model = _tiny()
+    with pytest.raises(ValueError, match=r"tokens must have shape \(B, T\) or \(T,\) with B, T >= 1, got "):
+        model(torch.zeros(shape, dtype=torch.long))
+
+
+def test_torch_tiny_model_reads_1d_tokens_as_a_batch_of_one():
+    torch, model = _tiny()
+    seq = torch.tensor([1, 4, 0, 2])
+    assert torch.equal(model(seq), model(seq[None]))  # (T,) -> (1, T), as tiny_numpy.forward does
+
+
+def test_torch_tiny_model_reads_uint8_ids_as_ids_not_as_a_mask():
+    torch, model = _tiny()
+    # torch indexes with a uint8 tensor as with a boolean mask; ids must stay ids
+    assert torch.equal(model(torch.tensor([[1, 0, 1]], dtype=torch.uint8)), model(torch.tensor([[1, 0, 1]])))
+
+
+def test_numpy_and_torch_tiny_models_refuse_bad_ids_alike():
+    torch, model = _tiny()
+    from mhalib.models import tiny_numpy
+
+    with pytest.raises(ValueError) as np_err:
+        tiny_numpy.forward(model.numpy_weights(), model.config, np.array([[1, -1, 2]]))
+    with pytest.raises(ValueError) as torch_err:
+        model(torch.tensor([[1, -1, 2]]))
+    assert str(np_err.value) == str(torch_err.value)

@@ -122,9 +122,23 @@ def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_f
     return positions, base
 
 
+def token_batch(ids: np.ndarray, vocab: int) -> np.ndarray:
+    """``ids`` as a ``(B, T)`` batch of token ids in ``[0, vocab)``: a ``(T,)`` array is one
+    sequence, a batch of one. Shared by the numpy and the torch model, which refuse alike."""
+    _checks.token_ids(ids, "tokens", vocab, "vocab")
+    if ids.ndim == 1:
+        ids = ids[None, :]  # (T,) -> (1, T)
+    if ids.ndim != 2 or 0 in ids.shape:
+        raise ValueError(f"tokens must have shape (B, T) or (T,) with B, T >= 1, got {ids.shape}")
+    return ids
+
+
 def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scaling: str | None = None,
             rope_factor: float = 1.0) -> dict:
-    """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``) with numpy, in float64.
+    """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``, a batch of one) with numpy, in float64.
+
+    ``tokens`` must be integer ids in ``[0, vocab)`` with ``B, T >= 1``; anything else is
+    refused with a ``TypeError``/``ValueError`` naming it (``token_batch``).
 
     Returns ``logits (B, T, V)`` and ``attention``, a list with one ``(B, H, T, T)`` array
     of weights per layer. A learned table has no row past ``max_len - 1``: a longer input is
@@ -134,15 +148,7 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
-    ids = np.asarray(tokens)
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"tokens must be integer token ids, got dtype {ids.dtype}")
-    if ids.ndim == 1:
-        ids = ids[None, :]  # (T,) -> (1, T)
-    if ids.ndim != 2 or ids.shape[1] == 0:
-        raise ValueError(f"tokens must have shape (B, T) or (T,) with T >= 1, got {np.shape(tokens)}")
-    if ids.min() < 0 or ids.max() >= config.vocab:
-        raise ValueError(f"tokens must lie in 0 .. vocab-1 = {config.vocab - 1}, got {ids.min()} .. {ids.max()}")
+    ids = token_batch(np.asarray(tokens), config.vocab)  # (B, T)
     if rope_scaling not in SCALINGS:
         raise ValueError(f"rope_scaling must be None, 'interpolation' or 'ntk'; got {rope_scaling!r}")
     if (rope_scaling is not None or rope_factor != 1.0) and config.method != "rope":
