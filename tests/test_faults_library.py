@@ -125,3 +125,68 @@ def test_numpy_and_torch_tiny_models_refuse_bad_ids_alike():
     with pytest.raises(ValueError) as torch_err:
         model(torch.tensor([[1, -1, 2]]))
     assert str(np_err.value) == str(torch_err.value)
+
+
+# --- 3. tiny decoder weights: exact shapes from the config, finite real values -----------
+
+BAD_WEIGHTS = [
+    pytest.param("w_u", lambda a: np.where(np.arange(a.size).reshape(a.shape) == 3, np.nan, a), ValueError,
+                 r"weights\['w_u'\] must be finite; it holds 1 NaN and 0 inf", id="nan-in-w_u"),
+    pytest.param("0.ln1.g", lambda a: np.full_like(a, np.inf), ValueError,
+                 r"weights\['0.ln1.g'\] must be finite; it holds 0 NaN and 8 inf", id="inf-gain"),
+    pytest.param("tok_emb", lambda a: np.where(a > 0, np.nan, a), ValueError,
+                 r"weights\['tok_emb'\] must be finite", id="nan-in-embedding"),
+    pytest.param("ln_f.g", lambda a: a[None, :], ValueError,
+                 r"weights\['ln_f.g'\] must have shape \(8,\) for this config .*got \(1, 8\)", id="gain-as-a-row"),
+    pytest.param("b_u", lambda a: np.float32(0.0), ValueError,
+                 r"weights\['b_u'\] must have shape \(5,\) for this config .*got \(\)", id="scalar-b_u"),
+    pytest.param("tok_emb", lambda a: np.zeros((7, 8), np.float32), ValueError,
+                 r"weights\['tok_emb'\] must have shape \(5, 8\) for this config \(vocab=5, d_model=8.*got \(7, 8\)",
+                 id="embedding-with-extra-rows"),
+    pytest.param("b_u", lambda a: np.array(["0"] * 5), TypeError,
+                 r"weights\['b_u'\] must hold real numbers \(int or float\), got dtype <U1", id="strings"),
+    pytest.param("w_u", lambda a: a > 0, TypeError, r"weights\['w_u'\] must hold real numbers", id="booleans"),
+]
+
+
+@pytest.mark.parametrize("name,bad,exc,words", BAD_WEIGHTS)
+def test_numpy_tiny_forward_refuses_bad_weights(name, bad, exc, words):
+    torch, model = _tiny()
+    from mhalib.models import tiny_numpy
+
+    w = model.numpy_weights()
+    w[name] = bad(w[name])
+    with pytest.raises(exc, match=words):
+        tiny_numpy.forward(w, model.config, [[0, 1, 2]])
+
+
+@pytest.mark.parametrize("name,bad,exc,words", BAD_WEIGHTS)
+def test_torch_tiny_load_refuses_bad_weights_and_keeps_its_own(name, bad, exc, words):
+    torch, model = _tiny()
+    w = model.numpy_weights()
+    before = {k: p.detach().clone() for k, p in model.named_parameters()}
+    w[name] = bad(w[name])
+    with pytest.raises(exc, match=words):
+        model.load_numpy_weights(w)
+    assert all(torch.equal(p, before[k]) for k, p in model.named_parameters())  # nothing half-loaded
+
+
+def test_stored_weights_with_nan_are_refused_when_loaded(tmp_path):
+    torch, model = _tiny()
+    from mhalib.models import tiny_numpy
+
+    w = model.numpy_weights()
+    w["b_u"] = np.array([0.0, np.nan, 0.0, 0.0, 0.0], np.float32)
+    path = tmp_path / "w.npz"
+    np.savez(path, **{f"m/{k}": v for k, v in w.items()})
+    with pytest.raises(ValueError, match=r"weights\['b_u'\] must be finite; it holds 1 NaN"):
+        tiny_numpy.load_weights(path, "m", model.config)
+
+
+@pytest.mark.parametrize("tokens", [np.zeros((0, 5), int), np.zeros((2, 0), int), np.zeros(0, int)])
+def test_numpy_tiny_forward_refuses_an_empty_batch_clearly(tokens):
+    torch, model = _tiny()
+    from mhalib.models import tiny_numpy
+
+    with pytest.raises(ValueError, match=r"tokens must have shape \(B, T\) or \(T,\) with B, T >= 1, got \("):
+        tiny_numpy.forward(model.numpy_weights(), model.config, tokens)
