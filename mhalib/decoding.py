@@ -179,7 +179,8 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
     Returns:
         tuple[np.ndarray, np.ndarray]: the pair ``(out, weights)``, ``out (B, t, D_out)``
         (``(B, t, H*d_v)`` without ``w_o``; ``t = 1`` for one token) and ``weights (B, H, t, S)``
-        over every cached token.
+        over every cached token. Both keep the float type of the inputs and the cache
+        (RoPE included: a float32 cache and float32 weights give float32 results).
 
     Example: ``T`` calls from an empty cache with the rows of ``x (B, T, D)`` give the rows
     of ``multi_head_attention(x, ..., causal=True)`` (equal within 1e-12, RoPE or not); the

@@ -190,3 +190,57 @@ def test_numpy_tiny_forward_refuses_an_empty_batch_clearly(tokens):
 
     with pytest.raises(ValueError, match=r"tokens must have shape \(B, T\) or \(T,\) with B, T >= 1, got \("):
         tiny_numpy.forward(model.numpy_weights(), model.config, tokens)
+
+
+# --- 4. float type: RoPE and ALiBi keep the inputs' float32/float16 ----------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_apply_rope_keeps_the_float_type(dtype, layout):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 5, 4)).astype(dtype)  # (..., T, d): planes with omega = 1 and 10000^(-1/2)
+    got = m.apply_rope(x, layout=layout)
+    assert got.dtype == dtype
+    xd = x.astype(np.float64)
+    p = np.arange(5.0)[:, None]  # (T, 1)
+    pairs = [(0, 1), (2, 3)] if layout == "interleaved" else [(0, 2), (1, 3)]
+    want = np.empty_like(xd)
+    for (a, b), omega in zip(pairs, (1.0, 0.01)):
+        c, s = np.cos(p * omega)[:, 0], np.sin(p * omega)[:, 0]
+        want[..., a] = xd[..., a] * c - xd[..., b] * s  # the closed-form rotation of plane (a, b)
+        want[..., b] = xd[..., a] * s + xd[..., b] * c
+    eps = float(np.finfo(dtype).eps)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=eps, atol=2 * eps)
+
+
+def test_apply_rope_refuses_a_float16_rotation_past_its_range():
+    # (60000, 60000) turned by 1 rad: 60000 (sin 1 + cos 1) = 82 889 > 65 504, float16's largest
+    with pytest.raises(ValueError, match=r"overflow in the rotated x.*float16"):
+        m.apply_rope(np.array([[0.0, 0.0], [60000.0, 60000.0]], np.float16))
+
+
+def test_multi_head_attention_with_rope_keeps_float32():
+    x = np.eye(2, dtype=np.float32)  # one head, d = 2: key 1 and query 1 are turned by 1 rad
+    out, w = m.multi_head_attention(x, x, x, x, x, n_heads=1, scale=1.0, rope_base=10_000.0)
+    assert out.dtype == w.dtype == np.float32
+    s = math.sin(1.0)
+    row0 = np.array([math.e, math.exp(-s)]) / (math.e + math.exp(-s))  # scores [1, -sin 1]
+    row1 = np.array([math.exp(-s), math.e]) / (math.e + math.exp(-s))  # scores [-sin 1, 1]
+    np.testing.assert_allclose(w, [[row0, row1]], rtol=1e-6)  # (H, T, S)
+
+
+def test_multi_head_attention_with_alibi_keeps_float32():
+    x = np.eye(2, dtype=np.float32)  # one head: slope 2^-8; query 1 sees key 0 at distance 1
+    out, w = m.multi_head_attention(x, x, x, x, x, n_heads=1, scale=1.0, alibi=True, causal=True)
+    assert out.dtype == w.dtype == np.float32
+    a, b = math.exp(-1 / 256), math.e  # scores [0 - 1/256, 1 - 0]
+    np.testing.assert_allclose(w, [[[1.0, 0.0], [a / (a + b), b / (a + b)]]], rtol=1e-6)  # (H, T, S)
+
+
+def test_decode_step_with_rope_keeps_the_cache_float32():
+    cache = m.KVCache(n_kv_heads=1, d_head=2, dtype=np.float32)
+    w = np.eye(2, dtype=np.float32)
+    out, weights = m.decode_step(np.array([[3.0, 4.0]], np.float32), cache, w, w, w, w, n_heads=1, rope_base=1e4)
+    assert out.dtype == weights.dtype == np.float32
+    # the first token sees only itself (weight 1) and its value x W_V W_O = x
+    np.testing.assert_array_equal(out, [[[3.0, 4.0]]])
