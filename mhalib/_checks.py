@@ -126,6 +126,23 @@ def token_ids(ids: np.ndarray, name: str, limit: int, limit_name: str) -> np.nda
     return ids
 
 
+def probability_rows(arr: np.ndarray, name: str) -> np.ndarray:
+    """Return ``arr`` if every row (last axis) is a probability distribution: entries >= 0 that
+    sum to 1 within ``1e-5 + n * eps`` (``n`` entries in ``arr``'s float type: a float32
+    softmax row of 20 weights is off by a few 1e-7). An all-zero row is refused too."""
+    n = arr.shape[-1]
+    tol = 1e-5 + n * float(np.finfo(arr.dtype).eps)
+    what = f"{name}'s rows must be probability distributions (non-negative, each summing to 1 within {tol:.1g})"
+    if (arr < 0).any():
+        raise ValueError(f"{what}; it holds a negative weight, {float(arr.min()):.6g}")
+    sums = arr.sum(axis=-1, dtype=np.float64)  # (...,)
+    bad = np.argwhere(np.abs(sums - 1.0) > tol)
+    if len(bad):
+        where = tuple(bad[0].tolist())
+        raise ValueError(f"{what}; row {where} sums to {float(sums[where]):.6g}")
+    return arr
+
+
 def bool_array(x, name: str) -> np.ndarray:
     """Return ``x`` as a boolean array (True = may attend); refuse any other dtype."""
     arr = np.asarray(x)

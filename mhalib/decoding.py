@@ -43,7 +43,8 @@ class KVCache:
     ``KVCache(n_layers=1, *, batch=1, n_kv_heads, d_head, dtype=np.float64)`` starts empty
     (``S = 0``); ``append`` adds ``t`` tokens to one layer and returns that layer's
     full keys and values. Values may have their own width ``d_v`` (default ``d_head``).
-    Arrays are stored in ``dtype`` (float16, float32 or float64) and handed out read-only.
+    Arrays are stored in ``dtype`` (float16, float32 or float64; None and other types are
+    refused) and handed out read-only.
 
     Like ``transformers.DynamicCache``, each append concatenates along the sequence axis;
     a real server would preallocate (or page) the memory instead, with the same contents.
@@ -61,7 +62,7 @@ class KVCache:
         self.d_head = _checks.positive_int(d_head, "d_head")
         self.d_v = self.d_head if d_v is None else _checks.positive_int(d_v, "d_v")
         try:
-            dt = np.dtype(dtype)
+            dt = None if dtype is None else np.dtype(dtype)  # np.dtype(None) would be float64
         except TypeError:
             dt = None
         if dt is None or dt.name not in _CACHE_DTYPES:

@@ -244,3 +244,78 @@ def test_decode_step_with_rope_keeps_the_cache_float32():
     assert out.dtype == weights.dtype == np.float32
     # the first token sees only itself (weight 1) and its value x W_V W_O = x
     np.testing.assert_array_equal(out, [[[3.0, 4.0]]])
+
+
+# --- 5. head scores and the KV cache: clear refusals -------------------------------------
+
+WORDS = ["[CLS]", "a", "[SEP]"]
+
+
+@pytest.mark.parametrize("A,words", [
+    pytest.param(np.full((2, 3, 3), 0.9),
+                 r"attention's rows must be probability distributions .*row \(0, 0\) sums to 2.7",
+                 id="rows-sum-to-2.7"),
+    pytest.param(np.array([[1.0, 0, 0], [0.5, 0.5, 0], [0.4, 0.4, 0.201]]),
+                 r"row \(2,\) sums to 1.001", id="row-sums-to-1.001"),
+    pytest.param(np.array([[1.0, 0, 0], [1.5, -0.5, 0], [0.4, 0.4, 0.2]]),
+                 r"attention's rows must be probability distributions .*negative.*-0.5", id="negative-weight"),
+    pytest.param(np.array([[1.0, 0, 0], [0.0, 0.0, 0], [0.4, 0.4, 0.2]]),
+                 r"row \(1,\) sums to 0", id="row-of-zeros"),
+])
+def test_head_scores_refuses_rows_that_are_not_distributions(A, words):
+    from mhalib.models import head_analysis as ha
+
+    with pytest.raises(ValueError, match=words):
+        ha.head_scores(A, WORDS)
+
+
+@pytest.mark.parametrize("tokens,words", [
+    pytest.param("abc", r"tokens must be a sequence of token strings, one per row of attention, got str 'abc'",
+                 id="a-string"),
+    pytest.param(["[CLS]", 7, "[SEP]"], r"tokens must hold strings; got 7 \(int\) at position 1", id="an-int"),
+])
+def test_head_scores_refuses_tokens_that_are_not_a_list_of_strings(tokens, words):
+    from mhalib.models import head_analysis as ha
+
+    with pytest.raises(TypeError, match=words):
+        ha.head_scores(np.full((3, 3), 1 / 3), tokens)
+
+
+def test_head_scores_accepts_float32_rows_that_sum_to_one_within_rounding():
+    from mhalib.models import head_analysis as ha
+
+    A = np.full((3, 3), np.float32(1 / 3))  # rows sum to 1 - 3e-8 in float32
+    s = ha.head_scores(A, WORDS)
+    assert s["self"] == pytest.approx(1 / 3) and s["entropy"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("per_sentence,exc,words", [
+    pytest.param([], ValueError, r"per_sentence must hold the scores of at least one sentence.*got an empty list",
+                 id="empty"),
+    pytest.param([{"self": np.ones(2)}], ValueError,
+                 r"per_sentence\[0\] lacks the score\(s\) \['previous token', 'next token', 'to \[CLS\]'",
+                 id="missing-scores"),
+    pytest.param([np.ones(3)], TypeError, r"per_sentence\[0\] must be a dict of scores .*got ndarray", id="not-a-dict"),
+    pytest.param("scores", TypeError, r"per_sentence must be a list of head_scores' dicts, got str", id="a-string"),
+])
+def test_average_scores_refuses_what_is_not_a_list_of_scores(per_sentence, exc, words):
+    from mhalib.models import head_analysis as ha
+
+    with pytest.raises(exc, match=words):
+        ha.average_scores(per_sentence)
+
+
+def test_average_scores_refuses_sentences_scored_on_different_heads():
+    from mhalib.models import head_analysis as ha
+
+    one = {k: np.zeros(2) for k in ha.HEAD_TYPES}
+    two = {k: np.zeros(3) for k in ha.HEAD_TYPES}
+    with pytest.raises(ValueError, match=r"per_sentence\[1\]\['previous token'\] has shape \(3,\), but "
+                                         r"per_sentence\[0\]'s scores have shape \(2,\)"):
+        ha.average_scores([one, two])
+
+
+def test_kv_cache_refuses_dtype_none():
+    # np.dtype(None) is float64: None must not pass for a choice of float type
+    with pytest.raises(ValueError, match=r"dtype must be one of float16, float32, float64, got None"):
+        m.KVCache(n_kv_heads=1, d_head=2, dtype=None)
