@@ -23,6 +23,8 @@ attention (``H_kv = 1``) by ``H``.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
@@ -44,7 +46,8 @@ class KVCache:
     (``S = 0``); ``append`` adds ``t`` tokens to one layer and returns that layer's
     full keys and values. Values may have their own width ``d_v`` (default ``d_head``).
     Arrays are stored in ``dtype`` (float16, float32 or float64; None and other types are
-    refused) and handed out read-only.
+    refused) and handed out read-only. A number of layers whose empty arrays alone exceed
+    this machine's memory (``KVCache(10**9, ...)``: about 300 GiB) is refused at once.
 
     Like ``transformers.DynamicCache``, each append concatenates along the sequence axis;
     a real server would preallocate (or page) the memory instead, with the same contents.
@@ -69,6 +72,10 @@ class KVCache:
             raise ValueError(f"dtype must be one of {', '.join(_CACHE_DTYPES)}, got {dtype!r}")
         self.dtype = dt
         B, H_kv = self.batch, self.n_kv_heads
+        per_layer = 2 * (sys.getsizeof(np.zeros((B, H_kv, 0, self.d_head), dt)) + 8)  # two empty arrays, listed
+        _checks.fits_in_memory(self.n_layers * per_layer,
+                               f"a KVCache of n_layers={self.n_layers} (two empty arrays a layer, {per_layer} bytes)",
+                               "n_layers is the number of the model's attention layers")
         self._k = [self._frozen(np.zeros((B, H_kv, 0, self.d_head), dt)) for _ in range(self.n_layers)]
         self._v = [self._frozen(np.zeros((B, H_kv, 0, self.d_v), dt)) for _ in range(self.n_layers)]
 

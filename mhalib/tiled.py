@@ -25,11 +25,17 @@ in memory traffic.
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
 from .attention import _queries_and_keys
+
+
+_ARRAY_HEADER = sys.getsizeof(np.zeros(0))  # bytes a numpy array takes beyond its data
 
 
 class _Largest:
@@ -80,7 +86,9 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         count of the largest array this function allocated: tiles, per-block state, the
         output and the trace's own arrays; the inputs are not counted) and
         ``largest_tile_elements`` (of the largest score tile, ``(..., block_q, block_k)``).
-        The trace's arrays each hold ``T`` rows; the trace never stacks them.
+        The trace's arrays each hold ``T`` rows; the trace never stacks them. A trace
+        larger than this machine's memory is refused before it is allocated, with its size
+        (``S = 200000`` keys in blocks of 1 and ``T = 2000`` queries: 8.9 GiB).
         ``out`` has the inputs' float type; float16 inputs keep their running state (and
         the trace) in float32, as ``scaled_dot_product_attention`` does, so that ``l``,
         a sum over up to ``S`` keys, does not overflow float16's 65504.
@@ -111,6 +119,9 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
     dtype = np.result_type(q, k, v)  # the output's type
     wide = np.promote_types(dtype, np.float32)  # the running state's: float16 is summed in float32
     largest, largest_tile = _Largest(), _Largest()
+    n_blocks = -(-S // block_k)  # ceil(S / block_k) key blocks
+    if trace:
+        _trace_fits(n_blocks, math.prod(lead) * T, d_v, np.dtype(wide).itemsize)
     out = np.zeros(lead + (T, d_v), dtype)  # (..., T, d_v); rows with no key stay 0
     largest(out)
     starts = list(range(0, S, block_k))
@@ -141,6 +152,14 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         return out
     return out, dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
                      largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements)
+
+
+def _trace_fits(n_blocks: int, rows: int, d_v: int, itemsize: int) -> None:
+    """Refuse a trace larger than this machine's memory before allocating it: for each key
+    block, ``m`` and ``l`` ``(..., T)`` and ``o`` ``(..., T, d_v)``, plus each array's header."""
+    nbytes = n_blocks * (rows * (2 + d_v) * itemsize + 3 * _ARRAY_HEADER)
+    _checks.fits_in_memory(nbytes, f"tiled_attention's trace (m, l and o after each of {n_blocks} key blocks, "
+                           f"for {rows} query rows)", "use trace=False, a larger block_k or fewer queries")
 
 
 def _update(q_i, k_j, v_j, m, l, o, scale, causal_tile, largest, largest_tile):

@@ -7,6 +7,7 @@ Memory refusals are tested through the estimate: the tests lower the limit the l
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -319,3 +320,75 @@ def test_kv_cache_refuses_dtype_none():
     # np.dtype(None) is float64: None must not pass for a choice of float type
     with pytest.raises(ValueError, match=r"dtype must be one of float16, float32, float64, got None"):
         m.KVCache(n_kv_heads=1, d_head=2, dtype=None)
+
+
+# --- 6. memory: estimated first, refused with the size named ------------------------------
+
+GiB = 2**30
+
+
+@pytest.fixture
+def eight_gib(monkeypatch):
+    """A machine with 8 GiB of memory, whatever this one has: the refusals below do not depend on it."""
+    from mhalib import _checks
+
+    monkeypatch.setattr(_checks, "memory_limit", lambda: 8 * GiB)
+
+
+def test_memory_limit_is_this_machines_memory():
+    from mhalib import _checks
+
+    limit = _checks.memory_limit()
+    try:
+        with open("/proc/meminfo") as f:
+            total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
+    except OSError:  # pragma: no cover - not Linux
+        pytest.skip("no /proc/meminfo to compare with")
+    assert limit is not None and 0 < limit <= total  # a container's cgroup may allow less
+
+
+@pytest.mark.parametrize("n,words", [(0, "0 B"), (1023, "1023 B"), (1536, "1.50 KiB"), (10**12, "931 GiB"),
+                                     (80 * 10**9, "74.5 GiB"), (2**50, "1.00 PiB"), (2**70, "1024 EiB")])
+def test_byte_counts_are_written_in_binary_units(n, words):
+    from mhalib import _checks
+
+    assert _checks.human_bytes(n) == words
+
+
+def _refused(call, *words):
+    """``call()`` is refused, before allocating, with a MemoryError that is also a ValueError."""
+    with pytest.raises(MemoryError) as err:
+        call()
+    assert isinstance(err.value, ValueError)
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
+    return str(err.value)
+
+
+def test_causal_mask_too_large_is_refused_by_the_estimate(eight_gib):
+    # 10^6 x 10^6 booleans: 10^12 bytes = 931 GiB
+    _refused(lambda: m.causal_mask(10**6), "causal_mask", "(1000000, 1000000)", "931 GiB", "8.00 GiB")
+    assert m.causal_mask(3).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+
+
+def test_kv_cache_with_a_billion_layers_is_refused_at_once(eight_gib):
+    import time
+
+    t0 = time.perf_counter()
+    msg = _refused(lambda: m.KVCache(10**9, n_kv_heads=8, d_head=64), "n_layers=1000000000", "GiB", "8.00 GiB")
+    assert time.perf_counter() - t0 < 1.0, msg  # it used to build 2e9 empty arrays for 17-35 s first
+
+
+def test_tiled_attention_trace_too_large_is_refused_with_its_size(eight_gib):
+    T, S = 2000, 200_000  # block_k=1: 200 000 key blocks, each with m, l (T,) and o (T, 1) in float64
+    q, k, v = np.zeros((T, 1)), np.zeros((S, 1)), np.zeros((S, 1))
+    trace_bytes = S * T * 3 * 8  # 9.6e9 bytes = 8.94 GiB, before any array header
+    assert trace_bytes > 8 * GiB
+    msg = _refused(lambda: m.tiled_attention(q, k, v, block_k=1, trace=True), "trace", "200000 key blocks", "GiB")
+    stated = int(re.search(r"\(([\d,]+) bytes\)", msg)[1].replace(",", ""))
+    assert trace_bytes <= stated <= trace_bytes + 3 * S * 1024  # the data, and at most 1 KiB of header an array
+
+
+def test_sinusoidal_table_too_large_is_refused_with_its_size(eight_gib):
+    # the (10^7, 1024) float64 table alone is 10^7 * 1024 * 8 bytes = 76.3 GiB
+    _refused(lambda: m.sinusoidal_encoding(10**7, 1024), "sinusoidal_encoding", "(10000000, 1024)", "76.3 GiB")
