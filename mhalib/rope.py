@@ -30,6 +30,9 @@ Running a model on ``s`` times its training length ``L_train`` without retrainin
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -61,7 +64,24 @@ def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: f
     if d == 2:
         raise ValueError(f"scaling='ntk' needs {d_name} >= 4: its exponent d/(d-2) is undefined for d = 2")
     base = _checks.positive_float(base, "base")
-    return _frequencies(d, base * s ** (d / (d - 2)), d_name)  # base' = base * s^(d/(d-2))
+    return _frequencies(d, _ntk_base(base, s, d, d_name), d_name)
+
+
+def _ntk_base(base: float, s: float, d: int, d_name: str) -> float:
+    """NTK-aware scaling's ``base' = base * s^(d/(d-2))``, refusing one beyond float64 with a
+    message that names ``factor`` (and ``base``), the arguments that make it overflow."""
+    try:
+        new = base * s ** (d / (d - 2))  # base' = base * s^(d/(d-2))
+    except OverflowError:  # Python's float power raises where numpy would give inf
+        new = math.inf
+    if not math.isfinite(new):
+        log10_new = math.log10(base) + d / (d - 2) * math.log10(s)  # in logs nothing overflows
+        raise ValueError(
+            f"scaling='ntk' with factor={s:g} and base={base:g} ({d_name} = {d}) needs the base "
+            f"base * factor^(d/(d-2)) = {base:g} * {s:g}^({d}/{d - 2}) = 1e+{log10_new:.0f}, beyond the largest "
+            f"float64 ({sys.float_info.max:.4g}); use a smaller factor (or base), or scaling='interpolation'"
+        )
+    return new
 
 
 def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | None = None,
@@ -82,7 +102,8 @@ def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | 
     Example: ``rope_frequencies(4)`` is ``[1, 0.01]``; with ``factor=4`` interpolation
     gives ``[0.25, 0.0025]`` and NTK-aware scaling ``[1, 0.0025]`` (base' = 10000 * 4^2 =
     160000, whose ``-1/2`` power is 1/400). Any ``base >= 1`` gives finite frequencies; a
-    base so small that one overflows (``5e-324``) is refused.
+    base so small that one overflows (``5e-324``) is refused, and so is an NTK base
+    ``base * factor^(d/(d-2))`` beyond float64, with a message naming ``factor``.
     """
     return _scaled_frequencies(d_head, base, scaling, factor, "d_head")
 

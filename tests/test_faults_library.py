@@ -392,3 +392,30 @@ def test_tiled_attention_trace_too_large_is_refused_with_its_size(eight_gib):
 def test_sinusoidal_table_too_large_is_refused_with_its_size(eight_gib):
     # the (10^7, 1024) float64 table alone is 10^7 * 1024 * 8 bytes = 76.3 GiB
     _refused(lambda: m.sinusoidal_encoding(10**7, 1024), "sinusoidal_encoding", "(10000000, 1024)", "76.3 GiB")
+
+
+# --- 7. NTK-aware scaling: an overflowing base' = base * factor^(d/(d-2)) names factor ----
+
+@pytest.mark.parametrize("call", [
+    pytest.param(lambda: m.rope_frequencies(8, 1e300, scaling="ntk", factor=1e10), id="rope_frequencies"),
+    pytest.param(lambda: m.apply_rope(np.ones((2, 8)), base=1e300, scaling="ntk", factor=1e10), id="apply_rope"),
+])
+def test_ntk_base_overflow_names_factor(call):
+    # base' = 1e300 * (1e10)^(8/6) = 10^(300 + 13.33) > 1.8e308
+    with pytest.raises(ValueError) as err:
+        call()
+    msg = str(err.value)
+    for words in ("factor=1e+10", "base=1e+300", "scaling='ntk'", "base * factor^(d/(d-2))", "1e+313"):
+        assert words in msg, (words, msg)
+    assert "got inf" not in msg
+
+
+def test_ntk_factor_whose_power_alone_overflows_is_refused_clearly():
+    # base' = 1e4 * (1e200)^2 = 1e404; (1e200)^2 alone overflows, and Python's float power raised OverflowError
+    with pytest.raises(ValueError, match=r"factor=1e\+200 .*= 1e\+404"):
+        m.rope_frequencies(4, 10_000.0, scaling="ntk", factor=1e200)
+
+
+def test_ntk_base_within_range_is_unchanged():
+    # d = 4: base' = 10000 * 4^2 = 160000, omega = [1, 160000^(-1/2)] = [1, 1/400]
+    np.testing.assert_allclose(m.rope_frequencies(4, scaling="ntk", factor=4.0), [1.0, 1 / 400], rtol=1e-15)
