@@ -184,6 +184,20 @@ def test_stored_weights_with_nan_are_refused_when_loaded(tmp_path):
         tiny_numpy.load_weights(path, "m", model.config)
 
 
+def test_tiny_weights_that_are_not_a_full_dict_are_refused_by_name():
+    torch, model = _tiny()
+    from mhalib.models import tiny_numpy
+
+    w = model.numpy_weights()
+    del w["0.w_k"]
+    with pytest.raises(ValueError, match=r"weights lacks \['0.w_k'\] for this config"):
+        model.load_numpy_weights(w)
+    with pytest.raises(TypeError, match=r"weights must be a dict of arrays by name, got list"):
+        tiny_numpy.forward(list(w.values()), model.config, [0, 1])
+    with pytest.raises(TypeError, match=r"config must be a TinyConfig, got dict"):
+        tiny_numpy.checked_weights(w, model.config.to_dict())
+
+
 @pytest.mark.parametrize("tokens", [np.zeros((0, 5), int), np.zeros((2, 0), int), np.zeros(0, int)])
 def test_numpy_tiny_forward_refuses_an_empty_batch_clearly(tokens):
     torch, model = _tiny()
