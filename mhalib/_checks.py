@@ -7,6 +7,7 @@ allowed. Nothing in ``mhalib`` returns NaN quietly: it refuses the input instead
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -107,6 +108,42 @@ def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.n
     return arr
 
 
+def token_ids(ids: np.ndarray, name: str, limit: int, limit_name: str) -> np.ndarray:
+    """Return ``ids`` if it holds integers in ``[0, limit)``, the rows of an embedding table.
+
+    A negative id would silently index the table from its end (``-1`` is the last row), one
+    at or past ``limit`` would fail with a bare ``IndexError``, and a float or boolean array
+    is not a list of ids at all. The message shows up to five bad ids and where they are.
+    """
+    if ids.dtype == np.bool_ or ids.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
+    bad = np.argwhere((ids < 0) | (ids >= limit))  # (n_bad, ndim) indices
+    if len(bad):
+        where = bad[:5, 0].tolist() if ids.ndim == 1 else [tuple(b) for b in bad[:5].tolist()]
+        raise ValueError(
+            f"{name} must lie in [0, {limit_name}) = [0, {limit}); got {ids[tuple(bad[:5].T)].tolist()} at "
+            f"position(s) {where}{' ...' if len(bad) > 5 else ''}"
+        )
+    return ids
+
+
+def probability_rows(arr: np.ndarray, name: str) -> np.ndarray:
+    """Return ``arr`` if every row (last axis) is a probability distribution: entries >= 0 that
+    sum to 1 within ``1e-5 + n * eps`` (``n`` entries in ``arr``'s float type: a float32
+    softmax row of 20 weights is off by a few 1e-7). An all-zero row is refused too."""
+    n = arr.shape[-1]
+    tol = 1e-5 + n * float(np.finfo(arr.dtype).eps)
+    what = f"{name}'s rows must be probability distributions (non-negative, each summing to 1 within {tol:.1g})"
+    if (arr < 0).any():
+        raise ValueError(f"{what}; it holds a negative weight, {float(arr.min()):.6g}")
+    sums = arr.sum(axis=-1, dtype=np.float64)  # (...,)
+    bad = np.argwhere(np.abs(sums - 1.0) > tol)
+    if len(bad):
+        where = tuple(bad[0].tolist())
+        raise ValueError(f"{what}; row {where} sums to {float(sums[where]):.6g}")
+    return arr
+
+
 def bool_array(x, name: str) -> np.ndarray:
     """Return ``x`` as a boolean array (True = may attend); refuse any other dtype."""
     arr = np.asarray(x)
@@ -160,3 +197,60 @@ def require_torch(module: str):
                           "pip install 'mhalib[torch]' (it pins torch==2.13.0; an unpinned torch "
                           "pulls several GB of CUDA packages)") from exc
     return torch
+
+
+class MemoryRefused(ValueError, MemoryError):
+    """An input whose result cannot fit in this machine's memory, refused before anything is
+    allocated. It is a ``ValueError`` (bad input, as every refusal in mhalib) and a
+    ``MemoryError`` (what numpy raises when an allocation fails)."""
+
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def human_bytes(n: int) -> str:
+    """``n`` bytes in binary units, to three significant digits past 1 KiB: ``1000`` is
+    ``"1000 B"``, ``1536`` is ``"1.50 KiB"``, ``10**12`` is ``"931 GiB"``."""
+    if n < 1024:
+        return f"{n} B"
+    value, unit = float(n), 0
+    while value >= 1024 and unit < len(_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    decimals = max(0, 2 - int(np.floor(np.log10(value))))  # 1.50, 76.3, 931
+    return f"{value:.{decimals}f} {_UNITS[unit]}"
+
+
+def memory_limit() -> int | None:
+    """Bytes of memory this process may use: the machine's physical memory, or its cgroup's
+    limit where that is lower (a container); None where neither can be read."""
+    limits = []
+    try:
+        limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - a platform without sysconf
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():  # "max" means no limit
+            limits.append(int(text))
+    return min(limits) if limits else None
+
+
+def fits_in_memory(nbytes: int, what: str, advice: str) -> int:
+    """Return ``nbytes`` if it fits in this machine's memory (``memory_limit``); otherwise
+    refuse with a ``MemoryRefused`` that names the size. ``what`` says what needs ``nbytes``
+    (``"causal_mask's (1000000, 1000000) boolean array"``), ``advice`` how to need less.
+
+    Called before allocating, so that a request far beyond the machine fails at once with
+    its size, not after minutes of allocation or with the size of the last small array.
+    """
+    limit = memory_limit()
+    if limit is not None and nbytes > limit:
+        raise MemoryRefused(
+            f"{what} needs {human_bytes(nbytes)} ({nbytes:,} bytes), more than this machine's memory, "
+            f"{human_bytes(limit)}; {advice}"
+        )
+    return nbytes

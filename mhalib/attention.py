@@ -136,7 +136,10 @@ def scaled_dot_product_attention(
     Returns:
         The pair ``(out, weights)`` with shapes ``(..., T, d_v)`` and ``(..., T, S)``. A
         query with no key to attend to (every key masked, or ``S = 0``) gets zero weights
-        and a zero output. ``T = 0`` gives empty results; ``d = 0`` is refused.
+        and a zero output. ``T = 0`` gives empty results; ``d = 0`` is refused. Both keep
+        the inputs' float type (``weights`` that of the scores, ``out`` that of the scores
+        and ``v`` together); float16 is worked in float32 and rounded once at the end, so
+        70 000 equal keys with ``v = 1`` give exactly 1.
 
     Scores beyond the float range are handled exactly: ``q = [[1e200]]`` against keys
     ``[[-1e200], [-2e200]]`` with ``scale=1`` has scores ``-1e400`` and ``-2e400``, and the
@@ -164,18 +167,22 @@ def scaled_dot_product_attention(
     if causal and T and S:  # query i may attend to keys j <= i only
         past = causal_mask(T, S)  # (T, S), True on and below the diagonal
         allowed = past if allowed is None else allowed & past
+    dtype = scores.dtype  # the inputs' float type, kept in both results
+    wide = np.promote_types(dtype, np.float32)  # float16 is worked in float32
     if overflow:  # the same softmax, on scores held as t * 2**E (numerics page)
         weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
     else:
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)  # forbidden: weight 0
-        weights = softmax(scores, axis=-1)  # (..., T, S), rows sum to 1 (or 0)
+        # (..., T, S), rows sum to 1 (or 0)
+        weights = softmax(scores.astype(wide, copy=False), axis=-1)
     with np.errstate(over="ignore", invalid="ignore"):
         out = weights @ v  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+        out = out.astype(np.result_type(dtype, v.dtype), copy=False)
     _checks.no_overflow(out, "the output weights @ v",
                         "v holds values so close to the largest float that "
                         "their weighted average rounds past it")
-    return out, weights
+    return out, weights.astype(dtype, copy=False)
     # --8<-- [end:attention]
 
 

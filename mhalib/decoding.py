@@ -23,6 +23,8 @@ attention (``H_kv = 1``) by ``H``.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
@@ -43,7 +45,9 @@ class KVCache:
     ``KVCache(n_layers=1, *, batch=1, n_kv_heads, d_head, dtype=np.float64)`` starts empty
     (``S = 0``); ``append`` adds ``t`` tokens to one layer and returns that layer's
     full keys and values. Values may have their own width ``d_v`` (default ``d_head``).
-    Arrays are stored in ``dtype`` (float16, float32 or float64) and handed out read-only.
+    Arrays are stored in ``dtype`` (float16, float32 or float64; None and other types are
+    refused) and handed out read-only. A number of layers whose empty arrays alone exceed
+    this machine's memory (``KVCache(10**9, ...)``: about 300 GiB) is refused at once.
 
     Like ``transformers.DynamicCache``, each append concatenates along the sequence axis;
     a real server would preallocate (or page) the memory instead, with the same contents.
@@ -61,13 +65,17 @@ class KVCache:
         self.d_head = _checks.positive_int(d_head, "d_head")
         self.d_v = self.d_head if d_v is None else _checks.positive_int(d_v, "d_v")
         try:
-            dt = np.dtype(dtype)
+            dt = None if dtype is None else np.dtype(dtype)  # np.dtype(None) would be float64
         except TypeError:
             dt = None
         if dt is None or dt.name not in _CACHE_DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(_CACHE_DTYPES)}, got {dtype!r}")
         self.dtype = dt
         B, H_kv = self.batch, self.n_kv_heads
+        per_layer = 2 * (sys.getsizeof(np.zeros((B, H_kv, 0, self.d_head), dt)) + 8)  # two empty arrays, listed
+        _checks.fits_in_memory(self.n_layers * per_layer,
+                               f"a KVCache of n_layers={self.n_layers} (two empty arrays a layer, {per_layer} bytes)",
+                               "n_layers is the number of the model's attention layers")
         self._k = [self._frozen(np.zeros((B, H_kv, 0, self.d_head), dt)) for _ in range(self.n_layers)]
         self._v = [self._frozen(np.zeros((B, H_kv, 0, self.d_v), dt)) for _ in range(self.n_layers)]
 
@@ -179,7 +187,8 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
     Returns:
         tuple[np.ndarray, np.ndarray]: the pair ``(out, weights)``, ``out (B, t, D_out)``
         (``(B, t, H*d_v)`` without ``w_o``; ``t = 1`` for one token) and ``weights (B, H, t, S)``
-        over every cached token.
+        over every cached token. Both keep the float type of the inputs and the cache
+        (RoPE included: a float32 cache and float32 weights give float32 results).
 
     Example: ``T`` calls from an empty cache with the rows of ``x (B, T, D)`` give the rows
     of ``multi_head_attention(x, ..., causal=True)`` (equal within 1e-12, RoPE or not); the

@@ -28,12 +28,16 @@ def causal_mask(T: int, S: int | None = None, *, align: str = "top_left") -> np.
     ``mask[i, j] = j <= i + offset`` with ``offset = 0`` (``top_left``) or
     ``offset = S - T`` (``bottom_right``). ``S`` defaults to ``T``.
 
-    Example: ``causal_mask(3)`` is ``[[1,0,0],[1,1,0],[1,1,1]]`` (as booleans).
+    Example: ``causal_mask(3)`` is ``[[1,0,0],[1,1,0],[1,1,1]]`` (as booleans). A mask larger
+    than this machine's memory (``T * S`` bytes) is refused before it is allocated, with its
+    size (``mhalib._checks.MemoryRefused``, a ``ValueError`` and a ``MemoryError``).
     """
     T = _checks.positive_int(T, "T")
     S = T if S is None else _checks.positive_int(S, "S")
     _checks.choice(align, "align", ("top_left", "bottom_right"))
     offset = 0 if align == "top_left" else S - T
+    _checks.fits_in_memory(T * S, f"causal_mask's ({T}, {S}) boolean array",
+                           "use smaller T and S, or build the mask one block of rows at a time")
     i = np.arange(T)[:, None]  # (T, 1)
     j = np.arange(S)[None, :]  # (1, S)
     return j <= i + offset

@@ -112,19 +112,25 @@ def _positions(p, n: int, name: str, default) -> np.ndarray:
     return p.astype(np.float64)
 
 
-def _with_alibi(bias, H: int, q_pos: np.ndarray, k_pos: np.ndarray) -> np.ndarray:
+def _with_alibi(bias, H: int, q_pos: np.ndarray, k_pos: np.ndarray, dtype) -> np.ndarray:
     """``bias`` (or 0) plus ALiBi's ``-m_h |p_i - p_j|`` with ``alibi_slopes``, shape ``(..., H, T, S)``.
 
     For keys at or before the query (``p_j <= p_i``) this is the paper's ``-m_h (p_i - p_j)``
     (``mhalib.alibi_bias`` with ``causal=True``); elsewhere it is the symmetric form for
     encoders (``causal=False``). With a causal mask the two agree on every allowed key.
+    ALiBi's part is rounded to ``dtype``, the scores' float type, so that it does not turn
+    float32 or float16 attention into float64; one beyond that type's range is refused
+    (it would pose as a mask).
     """
     slopes = alibi_slopes(H)[:, None, None]  # (H,) -> (H, 1, 1)
     with np.errstate(over="ignore", invalid="ignore"):
         distance = -np.abs(q_pos[:, None] - k_pos[None, :])  # (T, 1) - (1, S) -> (T, S)
     _checks.no_overflow(distance, "the ALiBi distances -|p_i - p_j|",
                         "positions and key_positions lie too far apart")
-    alibi_b = slopes * distance  # (H, 1, 1) * (T, S) -> (H, T, S)
+    with np.errstate(over="ignore"):
+        alibi_b = (slopes * distance).astype(dtype, copy=False)  # (H, 1, 1) * (T, S) -> (H, T, S)
+    _checks.no_overflow(alibi_b, f"the ALiBi bias -m_h |p_i - p_j| in {np.dtype(dtype)}",
+                        "positions and key_positions lie too far apart for the scores' float type")
     if bias is None:
         return alibi_b
     bias = _checks.float_array(bias, "bias", finite=False)
@@ -225,7 +231,8 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
         q_heads = apply_rope(q_heads, q_pos, base=rope_base, layout=rope_layout)
         k_heads = apply_rope(k_heads, k_pos, base=rope_base, layout=rope_layout)
     if alibi:  # add -m_h |p_i - p_j| to head h's scores (page: ALiBi)
-        bias = _with_alibi(bias, H, q_pos, k_pos)  # (..., H, T, S)
+        dtype = np.result_type(q_heads, k_heads)  # the scores' float type
+        bias = _with_alibi(bias, H, q_pos, k_pos, dtype)  # (..., H, T, S)
     # Query head h reads key/value head h // n_rep (grouped-query attention):
     # each is repeated n_rep times, (..., H_kv, S, .) -> (..., H, S, .)
     k_all = repeat_kv_heads(k_heads, n_rep)  # (..., H, S, d)
@@ -337,7 +344,8 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
 
     Returns:
         tuple[np.ndarray, np.ndarray]: the pair ``(out, weights)``, the output ``(..., T, D_out)``
-        and the per-head weights ``(..., H, T, S)``.
+        and the per-head weights ``(..., H, T, S)``, in the inputs' float type (float32 inputs
+        give float32 results with RoPE and ALiBi too; mixed types promote as numpy does).
 
     Edge cases: scores beyond the float range are handled exactly, as in
     ``scaled_dot_product_attention``; a projection or output that overflows is refused

@@ -30,6 +30,9 @@ Running a model on ``s`` times its training length ``L_train`` without retrainin
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -61,7 +64,24 @@ def _scaled_frequencies(d_head: int, base: float, scaling: str | None, factor: f
     if d == 2:
         raise ValueError(f"scaling='ntk' needs {d_name} >= 4: its exponent d/(d-2) is undefined for d = 2")
     base = _checks.positive_float(base, "base")
-    return _frequencies(d, base * s ** (d / (d - 2)), d_name)  # base' = base * s^(d/(d-2))
+    return _frequencies(d, _ntk_base(base, s, d, d_name), d_name)
+
+
+def _ntk_base(base: float, s: float, d: int, d_name: str) -> float:
+    """NTK-aware scaling's ``base' = base * s^(d/(d-2))``, refusing one beyond float64 with a
+    message that names ``factor`` (and ``base``), the arguments that make it overflow."""
+    try:
+        new = base * s ** (d / (d - 2))  # base' = base * s^(d/(d-2))
+    except OverflowError:  # Python's float power raises where numpy would give inf
+        new = math.inf
+    if not math.isfinite(new):
+        log10_new = math.log10(base) + d / (d - 2) * math.log10(s)  # in logs nothing overflows
+        raise ValueError(
+            f"scaling='ntk' with factor={s:g} and base={base:g} ({d_name} = {d}) needs the base "
+            f"base * factor^(d/(d-2)) = {base:g} * {s:g}^({d}/{d - 2}) = 1e+{log10_new:.0f}, beyond the largest "
+            f"float64 ({sys.float_info.max:.4g}); use a smaller factor (or base), or scaling='interpolation'"
+        )
+    return new
 
 
 def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | None = None,
@@ -82,7 +102,8 @@ def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | 
     Example: ``rope_frequencies(4)`` is ``[1, 0.01]``; with ``factor=4`` interpolation
     gives ``[0.25, 0.0025]`` and NTK-aware scaling ``[1, 0.0025]`` (base' = 10000 * 4^2 =
     160000, whose ``-1/2`` power is 1/400). Any ``base >= 1`` gives finite frequencies; a
-    base so small that one overflows (``5e-324``) is refused.
+    base so small that one overflows (``5e-324``) is refused, and so is an NTK base
+    ``base * factor^(d/(d-2))`` beyond float64, with a message naming ``factor``.
     """
     return _scaled_frequencies(d_head, base, scaling, factor, "d_head")
 
@@ -128,10 +149,13 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         factor: ``s >= 1``, only with a ``scaling``.
 
     Returns:
-        The rotated array, same shape. Norms are unchanged; position 0 is the identity.
+        The rotated array, same shape and float type as ``x`` (float16 and float32 stay
+        so; the angles and products are worked in float64 and rounded once; integers give
+        float64). Norms are unchanged; position 0 is the identity.
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
         ``position * omega_i`` that overflow (a tiny base with far positions), and planes
-        whose norm exceeds the float range (their rotation cannot be represented).
+        whose rotation exceeds the float range of ``x`` (a float16 plane (60000, 60000)
+        turned by 1 rad has a coordinate of 82 889).
     """
     # --8<-- [start:rope]
     x = _checks.float_array(x, "x", min_ndim=2)
@@ -155,16 +179,15 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         a, b = x[..., : d // 2], x[..., d // 2:]
     with np.errstate(over="ignore", invalid="ignore"):
         ra, rb = a * cos - b * sin, a * sin + b * cos  # each plane turned
-    for r in (ra, rb):
-        _checks.no_overflow(r, "the rotated x",
-                            "a plane of x has a norm beyond the float range")
     out = np.empty(np.broadcast_shapes(x.shape, ra.shape[:-1] + (d,)),
-                   dtype=np.result_type(x, np.float64))  # (..., T, d)
-    if layout == "interleaved":
-        out[..., 0::2], out[..., 1::2] = ra, rb  # planes back where they were
-    else:
-        out[..., : d // 2], out[..., d // 2:] = ra, rb
-    return out
+                   dtype=x.dtype)  # (..., T, d), x's float type
+    with np.errstate(over="ignore", invalid="ignore"):  # rounded once
+        if layout == "interleaved":
+            out[..., 0::2], out[..., 1::2] = ra, rb  # planes back in place
+        else:
+            out[..., : d // 2], out[..., d // 2:] = ra, rb
+    return _checks.no_overflow(out, "the rotated x", "a plane of x has a "
+                               f"norm beyond the {x.dtype} range")
     # --8<-- [end:rope]
 
 

@@ -64,6 +64,15 @@ def _positions_limit(last: int, what: str) -> None:
         raise ValueError(f"{what} exceeds the largest float64 ({sys.float_info.max:.4g}); positions must be floats")
 
 
+def _table_fits(n: int, D: int) -> None:
+    """Refuse a table larger than this machine's memory: the ``(n, D)`` float64 table and, as
+    it is built, the ``(n, D/2)`` angles and one ``(n, D/2)`` array of their sines or cosines."""
+    table = n * D * 8
+    _checks.fits_in_memory(2 * table, f"sinusoidal_encoding's ({n}, {D}) float64 table "
+                           f"({_checks.human_bytes(table)}), with its angles and sines as it is built,",
+                           "use fewer positions (n_positions) or a smaller d_model")
+
+
 def sinusoidal_frequencies(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Angular frequencies ``omega_i = base^(-2i/D)``, shape ``(D/2,)``, in radians per position.
 
@@ -100,13 +109,15 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
 
     Sine on even dimensions, cosine on odd ones, interleaved as in the original paper.
     Every entry lies in [-1, 1]; parameters whose angles ``p * omega_i`` would overflow
-    (a tiny base with far positions) are refused.
+    (a tiny base with far positions) are refused, and so is a table that would not fit in
+    this machine's memory (about ``16 n D`` bytes at the peak: ``(10**7, 1024)`` needs 153 GiB).
     """
     # --8<-- [start:sinusoidal]
     n = _checks.positive_int(n_positions, "n_positions")
     start = _checks.nonnegative_int(start, "start")
     _positions_limit(start + n - 1, "the last position start + n_positions - 1")
     omega = sinusoidal_frequencies(d_model, base)  # (D/2,) frequencies omega_i
+    _table_fits(n, 2 * omega.size)  # the table, its angles and their sines
     p = np.arange(start, start + n, dtype=np.float64)  # (n,) the positions
     with np.errstate(over="ignore"):
         angles = p[:, None] * omega[None, :]  # (n, 1) * (1, D/2) -> (n, D/2)

@@ -30,7 +30,10 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     Returns:
         np.ndarray: an array of the same shape and float dtype, non-negative; each slice
         along ``axis`` sums to 1, or is all zeros when every entry was ``-inf``. An empty
-        ``axis`` (length 0) gives an empty result of the same shape.
+        ``axis`` (length 0) gives an empty result of the same shape. float16 input is
+        worked in float32 and rounded back once (a float16 sum overflows past 65504:
+        70 000 equal scores each get ``1/70000``, not 0); float32 and float64 are worked
+        in their own precision. Integers become float64.
 
     A difference ``x_j - m`` below the float range (``softmax([1e308, -1e308])``: the
     difference is ``-2e308``) becomes ``-inf`` and its weight exactly 0, which is also
@@ -42,13 +45,16 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     arr = _checked_scores(x, axis)  # refuses NaN, +inf and a bad axis
     if arr.shape[axis] == 0:
         return np.zeros_like(arr)  # nothing to normalise: the empty result
-    row_max = np.max(arr, axis=axis, keepdims=True)  # the largest score per row
+    # float16 is worked in float32: a row of 70 000 ones sums past its max
+    wide = arr.astype(np.promote_types(arr.dtype, np.float32), copy=False)
+    row_max = np.max(wide, axis=axis, keepdims=True)  # the largest per row
     # A fully masked row has max -inf; shift it by 0: exp then gives exact 0s.
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(arr.dtype)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0).astype(wide.dtype)
     with np.errstate(over="ignore"):  # a gap below -max_float: -inf, weight 0
-        e = np.exp(arr - row_max)  # every exponent <= 0: nothing overflows
+        e = np.exp(wide - row_max)  # every exponent <= 0: nothing overflows
     total = np.sum(e, axis=axis, keepdims=True)  # >= 1, or 0 if fully masked
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    w = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return w.astype(arr.dtype, copy=False)  # float16 in, float16 out
     # --8<-- [end:softmax]
 
 
@@ -77,8 +83,10 @@ def _softmax_pow2(t: np.ndarray, F: np.ndarray) -> np.ndarray:
     ``F (..., T, 1)`` integer exponents, one per row, so that ``s`` itself need never be
     formed. Only the differences ``t_j - t_max`` are scaled back; where that overflows the
     weight is exactly 0, as it is for the exact scores. Used by attention when ``q k^T``
-    overflows (private: ``mhalib.attention.scaled_dot_product_attention`` calls it).
+    overflows (private: ``mhalib.attention.scaled_dot_product_attention`` calls it). The
+    weights are float32 for float16 input (the caller rounds them back).
     """
+    t = t.astype(np.promote_types(t.dtype, np.float32), copy=False)  # float16 is summed in float32
     t_max = np.max(t, axis=-1, keepdims=True)  # (..., T, 1)
     t_max = np.where(np.isfinite(t_max), t_max, 0.0).astype(t.dtype)  # a fully masked row: shift by 0
     with np.errstate(over="ignore"):

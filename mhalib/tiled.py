@@ -30,11 +30,17 @@ instead of keeping it.
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
 from .attention import _queries_and_keys
+
+
+_ARRAY_HEADER = sys.getsizeof(np.zeros(0))  # bytes a numpy array takes beyond its data
 
 
 class _Largest:
@@ -91,8 +97,13 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         count of the largest array this function allocated: tiles, per-block state, the
         output and the trace's own arrays; the inputs are not counted) and
         ``largest_tile_elements`` (of the largest score tile, ``(..., block_q, block_k)``).
-        The trace's arrays each hold ``T`` rows; the trace never stacks them. With
-        ``return_lse=True``, ``(out, lse)``, or ``(out, lse, trace)`` with both.
+        The trace's arrays each hold ``T`` rows; the trace never stacks them. A trace
+        larger than this machine's memory is refused before it is allocated, with its size
+        (``S = 200000`` keys in blocks of 1 and ``T = 2000`` queries: 8.9 GiB).
+        With ``return_lse=True``, ``(out, lse)``, or ``(out, lse, trace)`` with both.
+        ``out`` has the inputs' float type; float16 inputs keep their running state (and
+        the trace) in float32, as ``scaled_dot_product_attention`` does, so that ``l``,
+        a sum over up to ``S`` keys, does not overflow float16's 65504.
 
     Scores that overflow the float range are refused with a ``ValueError`` (use
     ``scaled_dot_product_attention``, which computes such a softmax exactly).
@@ -119,24 +130,28 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         ) from None
     T, S, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     mask, lead = _tile_mask(mask, lead, T, S)
-    dtype = np.result_type(q, k, v)
+    dtype = np.result_type(q, k, v)  # the output's type
+    wide = np.promote_types(dtype, np.float32)  # the running state's: float16 is summed in float32
     largest, largest_tile = _Largest(), _Largest()
+    n_blocks = -(-S // block_k)  # ceil(S / block_k) key blocks
+    if trace:
+        _trace_fits(n_blocks, math.prod(lead) * T, d_v, np.dtype(wide).itemsize)
     out = np.zeros(lead + (T, d_v), dtype)  # (..., T, d_v); rows with no key stay 0
-    lse = np.full(lead + (T,), -np.inf, dtype)  # (..., T); rows with no key stay -inf
+    lse = np.full(lead + (T,), -np.inf, wide)  # (..., T); rows with no key stay -inf
     largest(out, lse)
     starts = list(range(0, S, block_k))
     key_blocks = [(j0, min(j0 + block_k, S)) for j0 in starts]
     if trace:
-        m_tr = [np.full(lead + (T,), -np.inf, dtype) for _ in key_blocks]  # (..., T) per key block
-        l_tr = [np.zeros(lead + (T,), dtype) for _ in key_blocks]  # (..., T) per key block
-        o_tr = [np.zeros(lead + (T, d_v), dtype) for _ in key_blocks]  # (..., T, d_v) per key block
+        m_tr = [np.full(lead + (T,), -np.inf, wide) for _ in key_blocks]  # (..., T) per key block
+        l_tr = [np.zeros(lead + (T,), wide) for _ in key_blocks]  # (..., T) per key block
+        o_tr = [np.zeros(lead + (T, d_v), wide) for _ in key_blocks]  # (..., T, d_v) per key block
         largest(*m_tr, *l_tr, *o_tr)
     for i0 in range(0, T, block_q):
         i1 = min(i0 + block_q, T)
         q_i = q[..., i0:i1, :]  # (..., bq, d), a view
-        m = np.full(lead + (i1 - i0,), -np.inf, dtype)  # (..., bq)
-        l = np.zeros(lead + (i1 - i0,), dtype)  # (..., bq)
-        o = np.zeros(lead + (i1 - i0, d_v), dtype)  # (..., bq, d_v)
+        m = np.full(lead + (i1 - i0,), -np.inf, wide)  # (..., bq)
+        l = np.zeros(lead + (i1 - i0,), wide)  # (..., bq)
+        o = np.zeros(lead + (i1 - i0, d_v), wide)  # (..., bq, d_v)
         largest(m, l, o)
         for jb, (j0, j1) in enumerate(key_blocks):
             if not (causal and j0 > i1 - 1):  # with causal, a tile wholly above the diagonal is skipped
@@ -145,13 +160,24 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
                                   allowed, largest, largest_tile)
             if trace:
                 m_tr[jb][..., i0:i1], l_tr[jb][..., i0:i1], o_tr[jb][..., i0:i1, :] = m, l, o
-        out[..., i0:i1, :] = o
+        with np.errstate(over="ignore"):
+            out[..., i0:i1, :] = o  # rounded to the output's type once, at the end
+        _checks.no_overflow(out[..., i0:i1, :], f"the output of tiled attention stored as {dtype}",
+                            "v holds values so close to the largest float that their weighted average rounds past it")
         lse[..., i0:i1] = m + np.log(np.where(l > 0, l, 1.0))  # (..., bq); log l: l > 0 wherever m is finite
     head = (out, lse) if return_lse else (out,)
     if not trace:
         return head if return_lse else out
     return head + (dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
                         largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements),)
+
+
+def _trace_fits(n_blocks: int, rows: int, d_v: int, itemsize: int) -> None:
+    """Refuse a trace larger than this machine's memory before allocating it: for each key
+    block, ``m`` and ``l`` ``(..., T)`` and ``o`` ``(..., T, d_v)``, plus each array's header."""
+    nbytes = n_blocks * (rows * (2 + d_v) * itemsize + 3 * _ARRAY_HEADER)
+    _checks.fits_in_memory(nbytes, f"tiled_attention's trace (m, l and o after each of {n_blocks} key blocks, "
+                           f"for {rows} query rows)", "use trace=False, a larger block_k or fewer queries")
 
 
 def _tile_mask(mask, lead: tuple[int, ...], T: int, S: int) -> tuple[np.ndarray | None, tuple[int, ...]]:
@@ -185,6 +211,7 @@ def _update(q_i, k_j, v_j, m, l, o, scale, allowed, largest, largest_tile):
                         "computes the softmax of scores beyond the float range exactly")
     if allowed is not None:
         s = np.where(allowed, s, -np.inf)  # (..., bq, bk)
+    s = s.astype(m.dtype, copy=False)  # float16 scores join the float32 running state
     largest(s)
     largest_tile(s)
     m_new = np.maximum(m, s.max(axis=-1))  # (..., bq); -inf while a row has seen no allowed key

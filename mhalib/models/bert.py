@@ -99,13 +99,7 @@ def _ids(values, name: str, limit: int, limit_name: str, T: int | None = None) -
         raise TypeError(f"{name} must be a 1-D array of integers, got dtype {ids.dtype} and shape {ids.shape}")
     if T is not None and ids.shape != (T,):
         raise ValueError(f"{name} must have one entry per token, shape ({T},), got shape {ids.shape}")
-    bad = np.flatnonzero((ids < 0) | (ids >= limit))
-    if bad.size:
-        raise ValueError(
-            f"{name} must lie in [0, {limit_name}) = [0, {limit}); got {ids[bad[:5]].tolist()} at "
-            f"position(s) {bad[:5].tolist()}{' ...' if bad.size > 5 else ''}"
-        )
-    return ids
+    return _checks.token_ids(ids, name, limit, limit_name)  # in [0, limit)
 
 
 def _binary_mask(values, name: str, T: int) -> np.ndarray:

@@ -20,8 +20,9 @@ any distance) and
 """
 from __future__ import annotations
 
+import reprlib
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,16 +36,21 @@ PUNCTUATION = set(string.punctuation)
 def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
     """Per-head scores for one sentence: ``attention (..., T, T)`` -> dict of arrays ``(...)``.
 
-    The formulas are in the module docstring. One score can be undefined: a sentence with no
-    punctuation token has no "to punctuation" weight, and that entry is NaN on purpose, as
-    "missing"; ``average_scores`` leaves such sentences out of that score.
+    The formulas are in the module docstring. ``attention``'s rows must be attention weights,
+    each a probability distribution (entries >= 0 summing to 1, within rounding), and
+    ``tokens`` a sequence of ``T`` strings; anything else is refused. One score can be
+    undefined: a sentence with no punctuation token has no "to punctuation" weight, and that
+    entry is NaN on purpose, as "missing"; ``average_scores`` leaves such sentences out of
+    that score.
     """
     A = _checks.float_array(attention, "attention", min_ndim=2)
+    tokens = _token_strings(tokens)
     T = A.shape[-1]
     if A.shape[-2] != T or len(tokens) != T:
         raise ValueError(f"attention must be (..., T, T) with T = len(tokens) = {len(tokens)}, got {A.shape}")
     if T < 3:
         raise ValueError(f"need at least one word between [CLS] and [SEP], got {T} tokens")
+    _checks.probability_rows(A, "attention")  # every query's weights sum to 1
     i = np.arange(T)
     punct = np.array([t in PUNCTUATION for t in tokens])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -60,8 +66,43 @@ def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
     }
 
 
+def _token_strings(tokens) -> Sequence[str]:
+    """``tokens`` if it is a sequence of strings (a list, a tuple or an array of them); a
+    single string is refused, since its characters would pass for tokens."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (Sequence, np.ndarray)):
+        raise TypeError(f"tokens must be a sequence of token strings, one per row of attention, "
+                        f"got {type(tokens).__name__} {reprlib.repr(tokens)}")
+    for i, t in enumerate(tokens):
+        if not isinstance(t, str):
+            raise TypeError(f"tokens must hold strings; got {t!r} ({type(t).__name__}) at position {i}")
+    return tokens
+
+
 def average_scores(per_sentence: list[dict]) -> dict:
-    """Average each score over sentences (sentences without punctuation are left out of that score)."""
+    """Average each score over sentences (sentences without punctuation are left out of that score).
+
+    ``per_sentence`` is a non-empty list of ``head_scores`` dicts over the same heads (every
+    score of the same shape); anything else is refused with a message naming the entry.
+    """
+    if isinstance(per_sentence, (str, bytes, dict)) or not isinstance(per_sentence, Sequence):
+        raise TypeError(f"per_sentence must be a list of head_scores' dicts, got {type(per_sentence).__name__}")
+    if len(per_sentence) == 0:
+        raise ValueError("per_sentence must hold the scores of at least one sentence (head_scores' dicts); "
+                         "got an empty list, whose average is undefined")
+    shape = None
+    for n, s in enumerate(per_sentence):
+        if not isinstance(s, Mapping):
+            raise TypeError(f"per_sentence[{n}] must be a dict of scores from head_scores, got {type(s).__name__}")
+        missing = [k for k in HEAD_TYPES if k not in s]
+        if missing:
+            raise ValueError(f"per_sentence[{n}] lacks the score(s) {missing}; "
+                             f"head_scores gives all of {list(HEAD_TYPES)}")
+        for key in HEAD_TYPES:
+            got = np.shape(s[key])
+            shape = got if shape is None else shape
+            if got != shape:
+                raise ValueError(f"per_sentence[{n}][{key!r}] has shape {got}, but per_sentence[0]'s scores have "
+                                 f"shape {shape}: every sentence must be scored on the same heads")
     out = {}
     for key in HEAD_TYPES:
         stack = np.stack([s[key] for s in per_sentence])  # n_sentences x (...) -> (n_sentences, ...)

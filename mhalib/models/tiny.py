@@ -34,7 +34,7 @@ from ..alibi import alibi_bias
 from ..masks import causal_mask
 from ..rope import SCALINGS, rope_frequencies
 from ..sinusoidal import sinusoidal_encoding
-from .tiny_numpy import LN_EPS, TinyConfig, parameter_shapes
+from .tiny_numpy import LN_EPS, TinyConfig, checked_weights, parameter_shapes, token_batch
 from .tiny_tasks import make_batch
 
 # ---- attention, as on the pages -------------------------------------------------------------
@@ -125,14 +125,13 @@ class TinyDecoder(nn.Module):
                 for k, p in self.params.items()}
 
     def load_numpy_weights(self, weights: dict) -> TinyDecoder:
-        """Copy ``weights`` (tiny_numpy's names and shapes) into the model; returns it."""
+        """Copy ``weights`` (tiny_numpy's names and shapes) into the model; returns it.
+
+        Every weight is checked first (``tiny_numpy.checked_weights``: exact shapes, real
+        finite values), so a refused dict leaves the model as it was."""
+        checked = checked_weights(weights, self.config)
         with torch.no_grad():
-            for name, shape in parameter_shapes(self.config).items():
-                if name not in weights:
-                    raise ValueError(f"weights lacks {name!r}")
-                a = np.asarray(weights[name])
-                if a.shape != shape:
-                    raise ValueError(f"weights[{name!r}] must have shape {shape}, got {a.shape}")
+            for name, a in checked.items():
                 self.w(name).copy_(torch.as_tensor(a, dtype=self.w(name).dtype))
         return self
 
@@ -140,8 +139,16 @@ class TinyDecoder(nn.Module):
                 return_attention: bool = False):
         """Logits ``(B, T, V)`` for ``tokens (B, T)``; with ``return_attention`` also the list
         of per-layer weights ``(B, H, T, T)``. ``rope_scaling``/``rope_factor`` as in
-        ``mhalib.rope_frequencies`` (method ``"rope"`` only)."""
+        ``mhalib.rope_frequencies`` (method ``"rope"`` only).
+
+        ``tokens`` is a torch tensor of integer ids in ``[0, vocab)`` (any integer dtype;
+        uint8 is read as ids, not as a mask); a ``(T,)`` tensor is one sequence, a batch of
+        one, as in ``mhalib.models.tiny_numpy.forward``, which refuses bad ids alike."""
         c = self.config
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"tokens must be a torch tensor of integer token ids, got {type(tokens).__name__}")
+        ids = token_batch(tokens.detach().cpu().numpy(), c.vocab)  # checks dtype, range and shape
+        tokens = tokens.reshape(ids.shape).long()  # (T,) -> (1, T); (B, T) stays
         B, T = tokens.shape
         H, D = c.n_heads, c.d_model
         if rope_scaling not in SCALINGS:

@@ -20,6 +20,7 @@ with a feed-forward ``l.ln2.g``, ``l.ln2.b``, ``l.w_1 (D, F)``, ``l.b_1``, ``l.w
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +105,34 @@ def parameter_shapes(config: TinyConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def checked_weights(weights, config: TinyConfig) -> dict[str, np.ndarray]:
+    """Every weight ``config`` needs, checked: exactly the shape of ``parameter_shapes`` (no
+    broadcasting: a ``(1, D)`` gain, a scalar bias or an embedding with extra rows is refused),
+    real numbers (not strings or booleans) and finite (a NaN weight would give NaN logits).
+
+    Returns the arrays (float16/32/64 kept, integers as float64) by name; names that the
+    config does not use are left out. Used by ``forward``, ``load_weights`` and the torch
+    model's ``load_numpy_weights``.
+    """
+    if not isinstance(config, TinyConfig):
+        raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"weights must be a dict of arrays by name, got {type(weights).__name__}")
+    shapes = parameter_shapes(config)
+    missing = sorted(set(shapes) - set(weights))
+    if missing:
+        raise ValueError(f"weights lacks {missing} for this config")
+    c = config
+    sizes = f"vocab={c.vocab}, d_model={c.d_model}, d_ff={c.d_ff}, max_len={c.max_len}"
+    out = {}
+    for name, shape in shapes.items():
+        a = _checks.float_array(weights[name], f"weights[{name!r}]")  # real numbers, finite
+        if a.shape != shape:
+            raise ValueError(f"weights[{name!r}] must have shape {shape} for this config ({sizes}), got {a.shape}")
+        out[name] = a
+    return out
+
+
 def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_factor: float):
     """Positions and base that give RoPE with ``rope_scaling`` through ``mha_trace``.
 
@@ -122,36 +151,40 @@ def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_f
     return positions, base
 
 
+def token_batch(ids: np.ndarray, vocab: int) -> np.ndarray:
+    """``ids`` as a ``(B, T)`` batch of token ids in ``[0, vocab)``: a ``(T,)`` array is one
+    sequence, a batch of one. Shared by the numpy and the torch model, which refuse alike."""
+    _checks.token_ids(ids, "tokens", vocab, "vocab")
+    if ids.ndim == 1:
+        ids = ids[None, :]  # (T,) -> (1, T)
+    if ids.ndim != 2 or 0 in ids.shape:
+        raise ValueError(f"tokens must have shape (B, T) or (T,) with B, T >= 1, got {ids.shape}")
+    return ids
+
+
 def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scaling: str | None = None,
             rope_factor: float = 1.0) -> dict:
-    """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``) with numpy, in float64.
+    """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``, a batch of one) with numpy, in float64.
+
+    ``tokens`` must be integer ids in ``[0, vocab)`` with ``B, T >= 1``; anything else is
+    refused with a ``TypeError``/``ValueError`` naming it (``token_batch``).
 
     Returns ``logits (B, T, V)`` and ``attention``, a list with one ``(B, H, T, T)`` array
     of weights per layer. A learned table has no row past ``max_len - 1``: a longer input is
     refused with a ``ValueError`` (``mhalib.lookup_positions``). ``rope_scaling`` and
     ``rope_factor`` apply RoPE's inference-time scalings (``mhalib.rope_frequencies``);
-    they are refused for other methods.
+    they are refused for other methods. ``weights`` must fit ``config`` exactly, with finite
+    values (``checked_weights``).
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
-    ids = np.asarray(tokens)
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"tokens must be integer token ids, got dtype {ids.dtype}")
-    if ids.ndim == 1:
-        ids = ids[None, :]  # (T,) -> (1, T)
-    if ids.ndim != 2 or ids.shape[1] == 0:
-        raise ValueError(f"tokens must have shape (B, T) or (T,) with T >= 1, got {np.shape(tokens)}")
-    if ids.min() < 0 or ids.max() >= config.vocab:
-        raise ValueError(f"tokens must lie in 0 .. vocab-1 = {config.vocab - 1}, got {ids.min()} .. {ids.max()}")
+    ids = token_batch(np.asarray(tokens), config.vocab)  # (B, T)
     if rope_scaling not in SCALINGS:
         raise ValueError(f"rope_scaling must be None, 'interpolation' or 'ntk'; got {rope_scaling!r}")
     if (rope_scaling is not None or rope_factor != 1.0) and config.method != "rope":
         raise ValueError(f"rope_scaling and rope_factor apply to method='rope' only; this model's method "
                          f"is {config.method!r}")
-    missing = sorted(set(parameter_shapes(config)) - set(weights))
-    if missing:
-        raise ValueError(f"weights lacks {missing} for this config")
-    w = {name: np.asarray(weights[name], dtype=np.float64) for name in parameter_shapes(config)}
+    w = {name: a.astype(np.float64) for name, a in checked_weights(weights, config).items()}
     B, T = ids.shape
     H = config.n_heads
 
@@ -181,7 +214,7 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
 
 def load_weights(path, key: str, config: TinyConfig) -> dict:
     """The weights of model ``key`` from an ``.npz`` written by ``tools/train_tiny.py``
-    (arrays named ``KEY/NAME``), checked against ``config``'s shapes."""
+    (arrays named ``KEY/NAME``), checked against ``config``'s shapes and for finite values."""
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
     out = {}
@@ -194,4 +227,5 @@ def load_weights(path, key: str, config: TinyConfig) -> dict:
             if a.shape != shape:
                 raise ValueError(f"{path}: {full} has shape {a.shape}, the config needs {shape}")
             out[name] = a
+    checked_weights(out, config)  # real and finite
     return out
