@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.structure.files import File, InclusionLevel, get_files
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -114,9 +114,11 @@ def on_config(config):
     return config
 
 
-def on_files(files, *, config):
+def on_pre_build(*, config):
+    """Find every request on the pages and start rendering: before the other hooks' ``on_files``
+    (the downloads are built there), so that the figures start as early as they can."""
     if _skipped():
-        return files
+        return
     on_build_error(error=None)  # a rendering an earlier build left (under serve) is stopped
     build, contract = _kit()
     scripts_dir = project_dir(config) / "figures"
@@ -125,14 +127,23 @@ def on_files(files, *, config):
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
     requests, asked_by = [], {}
-    pages = [f for f in files.documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
+    # the pages MkDocs will find (on_files gets the same list, after the other hooks' work)
+    pages = [f for f in get_files(config).documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
     _state["first_seen"] = _first_seen(pages, config)
     shown = set()  # requests a reader sees (figures, tables, explorers, galleries): their files are published
+    galleries, sooner, later = set(), [], []  # requests in the order the pages will ask for them
+    waiting = set()  # pages that ask for a figure, table or value
     for f in pages:
         text = Path(f.abs_src_path).read_text(encoding="utf-8")
         found, resolver = _parse(text, f.src_uri), _Page(f.src_uri, scripts)
-        for request in resolver.requests(found):
+        if any(d.keyword == "gallery" for d in found):
+            galleries.add(f.src_uri)
+        page_requests = resolver.requests(found)
+        if page_requests:
+            waiting.add(f.src_uri)
+        for request in page_requests:
             requests.append(request)
+            (later if f.src_uri in galleries else sooner).append(request)
             asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
         # a {{ value }} only reads data(): a variant with parameters is linked from nowhere, so its
         # files are not published (they were hundreds of MB of position tables)
@@ -143,20 +154,56 @@ def on_files(files, *, config):
         # Renders start now, in the order the pages will ask for them, and run while MkDocs
         # writes the pages: each page waits only for its own figures (_result).
         rendering = build.start(requests, scripts_dir, cache_root(config) / "figures", log=log.info,
-                                scripts=scripts, data_only=value_only, order=requests)
+                                scripts=scripts, data_only=value_only, order=sooner + later)
     except build.FigureError as exc:
         raise _page_error(exc, asked_by) from None
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
+    _state.update(rendering=rendering, results={}, published=set(), shown=shown, asked_by=asked_by,
+                  scripts=scripts, config=config, names=sorted({r.name for r in requests}),
+                  waiting=waiting - galleries, galleries=galleries)
+
+
+def on_files(files, *, config):
+    """Each rendered script's source and its script page join the site; pages are put in the
+    order that lets them be written while the figures render (:func:`_pages_in_render_order`)."""
+    if _skipped():
+        return files
+    scripts = _state["scripts"]
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
-    _state.update(rendering=rendering, results={}, published=set(), shown=shown, asked_by=asked_by,
-                  scripts=scripts, config=config)
-    for name in sorted({r.name for r in requests}):
+    for name in _state["names"]:
         files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
         files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(scripts[name], wheel),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
+    pages = list(files.documentation_pages())
+    _pages_in_render_order(files, [f for f in pages if f.src_uri in _state["waiting"]],
+                           [f for f in pages if f.src_uri in _state["galleries"]])
     return files
+
+
+def _pages_in_render_order(files, with_figures: list, galleries: list) -> None:
+    """MkDocs converts pages in the order of ``files``. Pages that wait for no figure (the API
+    reference, the labs, whose notebooks run meanwhile) go first, then the pages with figures,
+    each waiting only for its own, then the galleries, which wait for every figure; so pages
+    are written while the figures render. :func:`on_env` puts the files back in their order
+    before anything is written (the sitemap and the search index list pages in that order)."""
+    _state["order"] = list(files)
+    for f in with_figures + galleries:
+        files.remove(f)
+        files.append(f)
+
+
+def _restore_order(files) -> None:
+    order = _state.pop("order", None)
+    if order is None:
+        return
+    rank = {id(f): i for i, f in enumerate(order)}
+    now = list(files)
+    for f in now:
+        files.remove(f)
+    for _, _, f in sorted((rank.get(id(f), len(rank)), i, f) for i, f in enumerate(now)):
+        files.append(f)
 
 
 def _page_error(exc, asked_by) -> PluginError:
@@ -201,6 +248,7 @@ def on_env(env, *, config, files):
     published, the statistics logged (and written to ``$MHA_BUILD_STATS``)."""
     if _skipped() or "rendering" not in _state:
         return env
+    _restore_order(files)
     build, _ = _kit()
     try:
         results, stats = _state["rendering"].finish()

@@ -37,7 +37,7 @@ from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
 from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
 from .sampling import beam_search, filter_logits, greedy, sample_next
-from .scaling import dot_product_variance, dot_products, max_attention_weight
+from .scaling import dot_product_variance, dot_products, max_attention_weight, max_attention_weights
 from .sinusoidal import DEFAULT_BASE, offset_matrix, sinusoidal_encoding, sinusoidal_frequencies, wavelengths
 from .softmax import softmax
 from .tiled import tiled_attention
@@ -60,6 +60,6 @@ __all__ = [
     "alibi_slopes", "alibi_bias",
     "relative_positions", "shaw_relative_index", "t5_relative_position_bucket",
     "learned_position_table", "lookup_positions",
-    "dot_products", "dot_product_variance", "max_attention_weight",
+    "dot_products", "dot_product_variance", "max_attention_weight", "max_attention_weights",
     "examples",
 ]

@@ -186,6 +186,8 @@ def test_softmax_saturates_without_scaling():
     # Scaled scores have std 1 over 16 keys: the top weight is a modest share.
     assert scaled < 0.4
     assert m.max_attention_weight(4, scaled=False, seed=3) < unscaled
+    # both from one sample: exactly what the two calls give
+    assert m.max_attention_weights(512, seed=3) == {"unscaled": unscaled, "scaled": scaled}
 
 
 def test_attention_bias_is_added_before_softmax():

@@ -228,3 +228,19 @@ def test_corpus_tools_refuse_bad_input(call, pattern):
 
     with pytest.raises(ValueError, match=pattern):
         call(bert)
+
+
+@pytest.mark.parametrize("dtype, bound", [(np.float64, 1.5e-7), (np.float32, 6e-7)])
+def test_erf_and_gelu_within_their_stated_error_of_math_erf(dtype, bound):
+    import math
+
+    from mhalib.models import bert
+
+    x = np.linspace(-6, 6, 4001).astype(dtype)
+    exact = np.array([math.erf(v) for v in x.astype(np.float64)])
+    got = bert.erf(x)
+    assert got.dtype == (np.float32 if dtype == np.float32 else np.float64)
+    assert np.abs(got - exact).max() <= bound
+    gelu = np.array([v / 2 * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
+    assert bert.gelu(x).dtype == dtype
+    assert np.abs(bert.gelu(x) - gelu).max() <= 6 * bound  # |x| <= 6 multiplies erf's error by x/2

@@ -141,6 +141,10 @@ def test_wavelength_table_and_its_erratum():
 def test_learned_and_rope_figures():
     lp = d("learned_positions")
     assert "max_positions=64" in lp["error_past_max"] and lp["param_count"] == 64 * 32
+    sizes = d("learned_table_sizes")  # the models' configurations: n_positions x n_embd (hidden_size)
+    assert (sizes["bert"]["params"], sizes["gpt2"]["params"], sizes["gpt2_medium"]["params"]) == (393_216, 786_432, 1_048_576)
+    assert sizes["bert_stretched"]["params"] == (1024 - 512) * 768
+    assert d("learned_table_sizes", stretch_to=2048)["bert_stretched"]["params"] == 1536 * 768
     so = d("rope_signed_offset")
     for r in so["rows"]:
         assert r["score"] == pytest.approx(r["identity"], abs=1e-12)

@@ -114,6 +114,8 @@ class Stats:
     #: stem -> {step: seconds} inside the worker: ``data``, ``draw`` (``draw_narrow``) and
     #: each output by its role (``svg``, ``png_dark``, ``csv``, ...)
     format_seconds: dict = field(default_factory=dict)
+    #: stem -> [worker pid, start, end] in seconds from the start of the figure step
+    timeline: dict = field(default_factory=dict)
 
     def line(self) -> str:
         fixed = f", {self.repaired} damaged entries re-rendered" if self.repaired else ""
@@ -375,50 +377,56 @@ def _render_job(job: dict) -> dict:
     request = script.request(dict(job["params"]))
     kind = job.get("kind", script.kind)
     if _PROGRESS is not None:
-        _PROGRESS.put((os.getpid(), job["name"], str(script.path), time.monotonic()))
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
+        _PROGRESS.put((os.getpid(), job["name"], str(script.path), time.monotonic(), None))
     try:
-        signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
         try:
-            module = _load(script, scripts)
-            formats = _write_outputs(module, script, request, tmp, kind)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        # The sources may have changed while this worker ran: cache nothing that the key
-        # does not describe. And the key describes the mhalib found where this worker imported it.
-        lib_dir = Path(job["lib_dir"])
-        imported = sys.modules.get(contract.LIB)
-        if imported is not None and Path(imported.__file__).resolve().parent != lib_dir:
-            raise FigureError(f"figure {script.name!r}: the worker imported mhalib from "
-                              f"{Path(imported.__file__).parent}, the key hashes {lib_dir}; nothing was cached",
-                              script.name, request.params)
-        now = _kind_key(contract.cache_key(script, request, contract.kit_digest(), contract.discover(scripts_dir),
-                                           library=contract.Library(lib_dir)), kind)
-        if now != job["key"]:
-            raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
-                              "nothing was cached (the next build renders it from the new sources)",
-                              script.name, request.params)
-        files = {f.name: {"size": f.stat().st_size, "sha256": _sha256(f.read_bytes())}
-                 for f in sorted(tmp.iterdir())}
-        manifest = dict(key=job["key"], name=script.name, kind=kind, files=files)
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
-        _publish(tmp, Path(job["entry"]), request, kind, job["key"])
-    except FigureError:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    except _RenderTimeout:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise FigureError(f"figure {script.name!r} ({script.path}) did not finish within {job['timeout']:g} s "
-                          f"(MHA_RENDER_TIMEOUT) and was stopped; it was here:\n{traceback.format_exc()}",
-                          script.name, request.params) from None
-    except Exception:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise FigureError(f"figure {script.name!r} ({script.path}) failed:\n{traceback.format_exc()}",
-                          script.name, request.params) from None
-    finally:
+            signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+            try:
+                module = _load(script, scripts)
+                formats = _write_outputs(module, script, request, tmp, kind)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            # The sources may have changed while this worker ran: cache nothing that the key
+            # does not describe. And the key describes the mhalib found where this worker imported it.
+            lib_dir = Path(job["lib_dir"])
+            imported = sys.modules.get(contract.LIB)
+            if imported is not None and Path(imported.__file__).resolve().parent != lib_dir:
+                raise FigureError(f"figure {script.name!r}: the worker imported mhalib from "
+                                  f"{Path(imported.__file__).parent}, the key hashes {lib_dir}; nothing was cached",
+                                  script.name, request.params)
+            now = _kind_key(contract.cache_key(script, request, contract.kit_digest(), contract.discover(scripts_dir),
+                                               library=contract.Library(lib_dir)), kind)
+            if now != job["key"]:
+                raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
+                                  "nothing was cached (the next build renders it from the new sources)",
+                                  script.name, request.params)
+            files = {f.name: {"size": f.stat().st_size, "sha256": _sha256(f.read_bytes())}
+                     for f in sorted(tmp.iterdir())}
+            manifest = dict(key=job["key"], name=script.name, kind=kind, files=files)
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+            _publish(tmp, Path(job["entry"]), request, kind, job["key"])
+        except FigureError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        except _RenderTimeout:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise FigureError(f"figure {script.name!r} ({script.path}) did not finish within {job['timeout']:g} s "
+                              f"(MHA_RENDER_TIMEOUT) and was stopped; it was here:\n{traceback.format_exc()}",
+                              script.name, request.params) from None
+        except Exception:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise FigureError(f"figure {script.name!r} ({script.path}) failed:\n{traceback.format_exc()}",
+                              script.name, request.params) from None
+    except BaseException:  # the end of a render that failed (the build reads no entry for it)
         if _PROGRESS is not None:
-            _PROGRESS.put((os.getpid(), None, None, time.monotonic()))
-    return dict(stem=request.stem, seconds=time.perf_counter() - t0, formats=formats)
+            _PROGRESS.put((os.getpid(), None, None, time.monotonic(), None))
+        raise
+    finished = dict(stem=request.stem, seconds=time.perf_counter() - t0, formats=formats, pid=os.getpid(),
+                    end=time.time())
+    if _PROGRESS is not None:  # this render's entry is in place: the build may read it now
+        _PROGRESS.put((os.getpid(), None, None, time.monotonic(), finished))
+    return finished
 
 
 def _groups(todo: list, scripts: dict) -> list:
@@ -565,7 +573,7 @@ class Rendering:
 
     def __init__(self, requests, scripts_dir: Path, cache_dir: Path, *, log, workers, scripts, timeout,
                  data_only, order):
-        self._t0 = time.perf_counter()
+        self._t0, self._t_wall = time.perf_counter(), time.time()
         self._log, self._timeout, self._cache_dir = log, timeout, cache_dir
         cache_dir.mkdir(parents=True, exist_ok=True)
         scripts = contract.discover(scripts_dir) if scripts is None else scripts
@@ -604,6 +612,7 @@ class Rendering:
                     self.stats.repaired += 1
             todo.append((script, request, key, entry))
         self._todo_entries = {e.name for *_, e in todo}
+        self._todo_by_stem = {item[1].stem: item for item in todo}
         if not todo:
             return
         first_asked: dict = {}
@@ -640,14 +649,13 @@ class Rendering:
         try:
             done, self._pending = wait(self._pending, timeout=timeout, return_when=FIRST_COMPLETED)
             for future in done:
-                for (script, request, key, entry), finished in zip(self._group_of[future], future.result()):
-                    self.stats.render_seconds[request.stem] = round(finished["seconds"], 3)
-                    self.stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
-                    self._results[request] = read_entry(entry, request, self._kind_of[request], key)
-                    self.stats.rendered += 1
+                for finished in future.result():
+                    self._take(finished)
             while not self._progress.empty():
-                pid, name, path, since = self._progress.get()
+                pid, name, path, since, finished = self._progress.get()
                 self._running[pid] = (name, path, since)
+                if finished is not None:  # one render of a group is done: its page need not wait for the rest
+                    self._take(finished)
             limit = self._timeout + _GRACE_S + 0.1 * self._timeout
             for name, path, since in self._running.values():
                 if name is not None and time.monotonic() - since > limit:
@@ -660,11 +668,24 @@ class Rendering:
                 self._error = exc
             raise
 
+    def _take(self, finished: dict) -> None:
+        """Read the entry a worker reports finished (once; a group's result repeats it)."""
+        script, request, key, entry = self._todo_by_stem[finished["stem"]]
+        if request in self._results:
+            return
+        self.stats.render_seconds[request.stem] = round(finished["seconds"], 3)
+        self.stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
+        end = finished["end"] - self._t_wall
+        self.stats.timeline[request.stem] = [finished["pid"], round(end - finished["seconds"], 3), round(end, 3)]
+        self._results[request] = read_entry(entry, request, self._kind_of[request], key)
+        self.stats.rendered += 1
+
     def result(self, request) -> Result:
         """The result of ``request`` (one of those given to :func:`start`), waiting for it if needed."""
         canonical = self._canonical.get(request)
         if canonical is None:
-            raise KeyError(f"{request!r} was not among the requests this rendering was started with")
+            raise FigureError(f"figure {request.name!r} with {dict(request.params) or 'its defaults'} was not among "
+                              "the requests this rendering was started with", request.name, request.params)
         while canonical not in self._results:
             if not self._pending:
                 self._poll(0)  # raises the failure that left it without a result

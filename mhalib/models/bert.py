@@ -68,11 +68,14 @@ def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> n
 
 
 def erf(x: ArrayLike) -> np.ndarray:
-    """The error function, to within 1.5e-7 (Abramowitz and Stegun 7.1.26), vectorised in float64.
+    """The error function (Abramowitz and Stegun 7.1.26): within 1.5e-7 in float64, 6e-7 in float32.
 
-    numpy has no erf; this rational approximation is far below float32 resolution here.
+    numpy has no erf. float32 input is computed in float32 (the approximation's error is
+    about float32's own resolution, and the model's activations are float32: half the time
+    of float64 on the ablation runs); anything else in float64.
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = np.asarray(x)
+    x = x if x.dtype == np.float32 else x.astype(np.float64)
     t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
     return np.sign(x) * (1.0 - poly * np.exp(-x * x))
