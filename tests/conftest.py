@@ -14,6 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+
+# One BLAS/OpenMP thread per test process (set before numpy or torch is imported): `make test`
+# runs two test workers beside the shared build's two render workers on two cores; threaded
+# linear algebra on top only oversubscribes them (measured: 30 -> 18 s of CPU for the model
+# tests). The shared build inherits it; its render workers set the same.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 import signal
 import subprocess
 import sys
