@@ -29,7 +29,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import json
 import os
 import re
 import shutil
@@ -38,7 +37,6 @@ import sys
 import tarfile
 import time
 import tomllib
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,44 +234,40 @@ def cache_key(kind: str, root: Path, files: list[tuple[str, int]], *parts: str) 
 
 
 def _cached(entry: Path, name: str, log) -> Path | None:
-    """The entry's file if the entry is complete and intact, else None (and it is removed)."""
-    if not entry.is_dir():
+    """The entry's file if the entry is intact (:func:`figures._kit.store.read`: the one rule of
+    every cache here, each file's size and SHA-256 checked), else None (and it is removed)."""
+    from figures._kit import store
+
+    if not (entry.exists() or entry.is_symlink()):
         return None
     try:
-        record = json.loads((entry / "entry.json").read_text())
-        path = entry / name
-        if record["file"] == name and record["sha256"] == _sha256(path):
-            os.utime(entry)  # used now: not pruned
-            return path
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    log(f"downloads: cache entry {entry.name} is damaged; rebuilding it")
-    shutil.rmtree(entry, ignore_errors=True)
-    return None
+        store.read(entry, {"file": name}, expected=(name,))
+    except store.Damaged as exc:
+        log(f"downloads: cache entry {entry.name} is damaged ({exc}); rebuilding it")
+        store.discard(entry)
+        return None
+    store.touch(entry)  # used now: not pruned
+    return entry / name
 
 
 def _store(cache_dir: Path, entry: Path, name: str, make) -> Path:
-    tmp = cache_dir / f".tmp-{entry.name}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir(parents=True)
+    from figures._kit import store
+
+    folder = store.new_folder(cache_dir)
     try:
-        make(tmp / name)
-        (tmp / "entry.json").write_text(json.dumps({"file": name, "sha256": _sha256(tmp / name)}) + "\n")
-        try:
-            os.rename(tmp, entry)
-        except OSError:  # another build stored the same entry meanwhile: same key, same bytes
-            shutil.rmtree(tmp)
+        make(folder / name)
+        store.seal(folder, {"file": name})
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         raise
+    store.publish(folder, entry, {"file": name})
     return entry / name
 
 
 def _prune(cache_dir: Path, keep: set[Path]) -> None:
-    now = time.time()
-    for old in cache_dir.iterdir():
-        age = now - old.stat().st_mtime
-        if old not in keep and (age > PRUNE_AFTER_S or (old.name.startswith(".tmp-") and age > 3600)):
-            shutil.rmtree(old, ignore_errors=True)
+    from figures._kit import store
+
+    store.prune(cache_dir, used={p.name for p in keep}, unused_for_s=PRUNE_AFTER_S)
 
 
 def build_downloads(root: Path, cache_dir: Path, *, epoch: int, log=print,

@@ -10,10 +10,12 @@ finished HTML: no math script at all.
 
 - One ``node`` process per build (``hooks/katex_render.js``), for every formula of every page
   together, started only if some formula is not in the cache.
-- The cache (``<cache>/math/``) holds one file per formula, named by a hash of the formula,
-  display or inline, KaTeX's version and code and the renderer script; each file also holds
-  its formula, checked on reading, so an entry can only ever serve the formula it was made
-  for. Files unused for ``PRUNE_DAYS`` days are removed.
+- The cache (``<cache>/math/``) holds one entry per formula, named by a hash of the formula,
+  display or inline, KaTeX's version and code and the renderer script, under the one rule of
+  every cache here (:mod:`figures._kit.store`): its manifest records the formula it was made
+  for and the HTML's SHA-256, both checked on every read, so an entry can only ever serve the
+  formula it was made for, with the HTML KaTeX gave. Entries unused for ``PRUNE_DAYS`` days
+  are removed.
 - A formula KaTeX cannot read fails the build, naming the formula and the pages that hold
   it: a page never shows raw TeX or KaTeX's red error text.
 - The formulas are collected when every page is converted (``on_env``; the printable
@@ -31,13 +33,10 @@ import hashlib
 import html as html_lib
 import json
 import logging
-import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -93,51 +92,55 @@ def entry_key(rid: str, tex: str, display: bool) -> str:
 
 
 class MathCache:
-    """One JSON file per formula under ``<cache>/math/``, trusted only for the formula it holds."""
+    """One entry per formula under ``<cache>/math/``: a folder holding its HTML, under the one
+    rule of every cache here (:mod:`figures._kit.store`): the manifest records what the entry
+    was made for (renderer, formula, display) and the HTML's size and SHA-256, and both are
+    checked on every read; an entry that fails either is discarded and rendered again."""
+
+    FILE = "formula.html"
 
     def __init__(self, root: Path, rid: str):
         self.dir, self.rid = root / "math", rid
-        self.used: set[Path] = set()
+        self.used: set[str] = set()
+        self.damaged = 0
 
     def path(self, tex: str, display: bool) -> Path:
-        return self.dir / f"{entry_key(self.rid, tex, display)}.json"
+        return self.dir / entry_key(self.rid, tex, display)
+
+    def _meta(self, tex: str, display: bool) -> dict:
+        return {"renderer": self.rid, "tex": tex, "display": display}
 
     def get(self, tex: str, display: bool) -> str | None:
+        from figures._kit import store
+
         path = self.path(tex, display)
+        if not (path.exists() or path.is_symlink()):
+            return None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            html = store.read(path, self._meta(tex, display), expected=(self.FILE,),
+                              make=lambda files: files[self.FILE].decode("utf-8"))
+        except (store.Damaged, UnicodeDecodeError) as exc:
+            log.info(f"math: cache entry {path.name} is damaged ({exc}); discarded, rendering it again")
+            store.discard(path)
+            self.damaged += 1
             return None
-        if entry.get("renderer") != self.rid or entry.get("tex") != tex or entry.get("display") is not display \
-                or not isinstance(entry.get("html"), str):
-            return None
-        self.used.add(path)
-        return entry["html"]
+        self.used.add(path.name)
+        return html
 
     def put(self, tex: str, display: bool, html: str) -> None:
+        from figures._kit import store
+
         path = self.path(tex, display)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"renderer": self.rid, "tex": tex, "display": display, "html": html}, f)
-        os.replace(tmp, path)
-        self.used.add(path)
+        store.put(self.dir, path, self._meta(tex, display), {self.FILE: html.encode("utf-8")})
+        self.used.add(path.name)
 
     def prune(self, days: float = PRUNE_DAYS) -> None:
-        """Mark this build's entries as used (at most once a day) and drop long-unused ones."""
-        if not self.dir.is_dir():
-            return
-        now = time.time()
-        for path in self.dir.iterdir():
-            try:
-                age = now - path.stat().st_mtime
-                if path in self.used:
-                    if age > 86400:
-                        os.utime(path)
-                elif age > days * 86400:
-                    path.unlink()
-            except OSError:
-                pass  # another build removed or replaced it
+        """Mark this build's entries as used and drop long-unused ones."""
+        from figures._kit import store
+
+        for name in self.used:
+            store.touch(self.dir / name)
+        store.prune(self.dir, used=self.used, unused_for_s=days * 86400)
 
 
 def run_katex(items: list[tuple[str, bool]]) -> list[dict]:

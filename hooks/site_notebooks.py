@@ -41,6 +41,7 @@ import hashlib
 import html as html_lib
 import itertools
 import json
+import logging
 import os
 import re
 import shutil
@@ -55,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebook_css  # noqa: E402  (imported now: MkDocs restores sys.path once a hook is loaded)
 from _paths import cache_root, project_dir  # noqa: E402
 
+log = logging.getLogger("mkdocs.hooks.notebooks")
 CELL_ID_RE = re.compile(r'id="cell-id=[0-9a-f]+"')
 
 
@@ -77,7 +79,27 @@ def on_config(config):
         for old in base.iterdir():
             if old.name != digest:
                 shutil.rmtree(old, ignore_errors=True)
+    # The one rule of every cache here (figures._kit.store): mkdocs-jupyter reads its cached
+    # pages unchecked, so a file the last build's manifest does not list with its size and
+    # SHA-256 (edited, truncated, left by a build that did not finish) is removed first, and
+    # that notebook runs again.
+    from figures._kit import store
+
+    for name in store.reconcile(base / digest, {"digest": digest}):
+        log.info(f"notebooks: cached page {name} is not the one the last build recorded; discarded, running it again")
     return config
+
+
+def on_post_build(*, config):
+    """Record the cached pages mkdocs-jupyter kept (its own on_post_build has evicted the
+    unused ones by now: plugins run before hooks) in the cache's manifest."""
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None or not Path(plugin.config["cache_dir"]).is_dir():
+        return
+    from figures._kit import store
+
+    folder = Path(plugin.config["cache_dir"])
+    store.seal(folder, {"digest": folder.name})
 
 
 def _numbered_id(n: int) -> str:

@@ -180,7 +180,7 @@ def test_a_damaged_cache_entry_is_rebuilt_loudly(tiny, tmp_path):
     first = downloads.build_downloads(tiny, cache, epoch=EPOCH, log=lambda m: None)
     good = {k: _sha(b.path) for k, b in first.items()}
     first["wheel"].path.write_bytes(b"not a wheel")
-    (first["source"].path.parent / "entry.json").unlink()
+    (first["source"].path.parent / "manifest.json").unlink()
     logs: list[str] = []
     again = downloads.build_downloads(tiny, cache, epoch=EPOCH, log=logs.append)
     assert not any(b.cached for b in again.values())
@@ -194,7 +194,7 @@ def test_a_wheel_build_failure_names_the_cause(tiny, tmp_path):
         'build-backend = "setuptools.build_meta"', 'build-backend = "setuptools.build_meta"\n[project.urls]\nx = 1'))
     with pytest.raises(downloads.DownloadError, match="building the wheel failed"):
         downloads.build_downloads(tiny, tmp_path / "cache", epoch=EPOCH, log=lambda m: None)
-    assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(("wheel-", ".tmp-wheel"))]
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(("wheel-", ".tmp-"))]
 
 
 def test_setuptools_too_old_is_refused(monkeypatch):

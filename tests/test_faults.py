@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from figures._kit import build, contract
+from figures._kit import build, contract, store
 from helpers import HOOKS, SMALL_FIGURE, SMALL_TABLE, build_stats, mini_project, mkdocs_build, tree
 
 sys.path.insert(0, str(HOOKS))
@@ -401,8 +401,8 @@ def test_an_explorer_payload_is_part_of_the_entry_and_cannot_close_its_script_el
 
 def _count_hashes(monkeypatch) -> list:
     calls = []
-    real = build._sha256
-    monkeypatch.setattr(build, "_sha256", lambda raw: calls.append(len(raw)) or real(raw))
+    real = store.sha256
+    monkeypatch.setattr(store, "sha256", lambda raw: calls.append(len(raw)) or real(raw))
     return calls
 
 
@@ -410,7 +410,7 @@ def test_an_entry_verified_in_this_process_is_trusted_without_hashing_again(tmp_
     """As under `mkdocs serve`: the second render() in one process reads the entry's files
     without hashing them (their signatures and the manifest are unchanged); a new process
     hashes them all."""
-    monkeypatch.setattr(build, "_RACY_NS", 0)  # the files just written count as settled
+    monkeypatch.setattr(store, "_RACY_NS", 0)  # the files just written count as settled
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
     cache = tmp_path / "cache"
     (good,), _ = render(d, cache, ("small", {}))
@@ -420,8 +420,9 @@ def test_an_entry_verified_in_this_process_is_trusted_without_hashing_again(tmp_
     assert calls == []
     import subprocess
     code = ("import sys; from pathlib import Path; from figures._kit import build, contract\n"
-            "calls = []; real = build._sha256\n"
-            "build._sha256 = lambda raw: calls.append(1) or real(raw)\n"
+            "from figures._kit import store\n"
+            "calls = []; real = store.sha256\n"
+            "store.sha256 = lambda raw: calls.append(1) or real(raw)\n"
             f"d, cache = Path({str(d)!r}), Path({str(cache)!r})\n"
             "(r,), stats = build.render([contract.discover(d)['small'].request()], d, cache, workers=1)\n"
             "print(stats.cached, len(calls), len(r.files))\n")
@@ -435,7 +436,7 @@ def test_an_entry_verified_in_this_process_is_trusted_without_hashing_again(tmp_
 def test_an_unchanged_entry_is_not_read_again_in_the_same_process(tmp_path, monkeypatch):
     """Under `mkdocs serve` a rebuild reads only the manifest of an entry whose files all kept
     their signatures: the bytes verified before are returned (a stat per file, no read)."""
-    monkeypatch.setattr(build, "_RACY_NS", 0)
+    monkeypatch.setattr(store, "_RACY_NS", 0)
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
     cache = tmp_path / "cache"
     (good,), _ = render(d, cache, ("small", {}))
@@ -479,7 +480,7 @@ def _other_bytes_in_place_same_size_and_mtime(path: Path):
                  id="manifest-edited"),
 ])
 def test_an_entry_damaged_after_it_was_verified_in_this_process_is_rendered_again(tmp_path, monkeypatch, damage):
-    monkeypatch.setattr(build, "_RACY_NS", 0)
+    monkeypatch.setattr(store, "_RACY_NS", 0)
     d = scripts_dir(tmp_path, small=SMALL_FIGURE)
     cache = tmp_path / "cache"
     (good,), _ = render(d, cache, ("small", {}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 import sys
 import textwrap
 from pathlib import Path
@@ -49,13 +50,31 @@ def test_a_cache_entry_serves_only_the_formula_it_was_made_for(tmp_path):
     cache.put("x^2", False, "<b>two</b>")
     assert cache.get("x^2", False) == "<b>two</b>"
     assert cache.get("x^2", True) is None and cache.get("x^3", False) is None
-    # an entry copied under another formula's name (or damaged) is not trusted
-    shutil.copyfile(cache.path("x^2", False), cache.path("x^3", False))
+    # an entry copied under another formula's name is not trusted
+    shutil.copytree(cache.path("x^2", False), cache.path("x^3", False))
     assert cache.get("x^3", False) is None
-    cache.path("x^2", True).write_text("{not json")
-    assert cache.get("x^2", True) is None
+    assert not cache.path("x^3", False).exists()  # discarded
     # another KaTeX (or renderer script) means other entries
     assert site_math.MathCache(tmp_path, "renderer-2").get("x^2", False) is None
+
+
+@pytest.mark.parametrize("damage", [
+    # the HTML edited in place: the formula still matches, the stored hash does not
+    pytest.param(lambda e: (e / "formula.html").write_text("<b>3</b>"), id="html-edited"),
+    pytest.param(lambda e: (e / "formula.html").unlink(), id="html-missing"),
+    pytest.param(lambda e: (e / "manifest.json").write_text("{not json"), id="manifest-garbled"),
+    pytest.param(lambda e: (shutil.rmtree(e), e.write_text("x")), id="plain-file"),
+])
+def test_a_damaged_math_entry_is_discarded_and_never_served(tmp_path, damage):
+    cache = site_math.MathCache(tmp_path, "renderer-1")
+    cache.put("x^2", False, "<b>two</b>")
+    assert cache.get("x^2", False) == "<b>two</b>"
+    time.sleep(0.01)
+    damage(cache.path("x^2", False))
+    fresh = site_math.MathCache(tmp_path, "renderer-1")
+    assert fresh.get("x^2", False) is None and fresh.damaged == 1
+    fresh.put("x^2", False, "<b>two</b>")  # rendered again, in place of the damaged entry
+    assert site_math.MathCache(tmp_path, "renderer-1").get("x^2", False) == "<b>two</b>"
 
 
 def test_renderer_id_follows_katex_and_the_script():

@@ -151,3 +151,39 @@ def test_notebook_cache_follows_the_shared_code_digest(tmp_path, monkeypatch):
     hook.on_config(Config())
     assert Path(Plugin.config["cache_dir"]).name == contract.code_digest()[:16]
     assert not (tmp_path / "cache" / "notebooks" / "stale").exists()
+
+
+@pytest.mark.parametrize("damage, left", [
+    pytest.param(lambda f: f.write_text(f.read_text().replace("cell", "CELL")), [], id="page-edited"),
+    pytest.param(lambda f: f.write_text(f.read_text()[:10]), [], id="page-truncated"),
+    pytest.param(lambda f: (f.parent / "manifest.json").write_text("{not json"), [], id="manifest-garbled"),
+    pytest.param(lambda f: (f.parent / "extra.json").write_text("{}"), ["0123abcd.json"], id="unrecorded-file"),
+])
+def test_a_damaged_notebook_cache_page_is_removed_before_mkdocs_jupyter_reads_it(tmp_path, monkeypatch, damage, left):
+    """mkdocs-jupyter reads its cached pages unchecked; the hook keeps a manifest of them
+    (store.seal after a build) and removes any page that does not match it (store.reconcile)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_notebooks_for_test", ROOT / "hooks" / "site_notebooks.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+
+    class Plugin:
+        config = {"cache_dir": ".cache/mkdocs-jupyter"}
+
+    class Config:
+        config_file_path = str(tmp_path / "mkdocs.yml")
+        plugins = {"mkdocs-jupyter": Plugin()}
+
+    monkeypatch.setenv("MHA_CACHE_DIR", str(tmp_path / "cache"))
+    hook.on_config(Config())
+    folder = Path(Plugin.config["cache_dir"])
+    folder.mkdir(parents=True)
+    page = folder / "0123abcd.json"
+    page.write_text('{"content": "<div>a cell</div>", "toc_tokens": [], "title": null}')
+    hook.on_post_build(config=Config())  # what the build kept is recorded
+    hook.on_config(Config())
+    assert page.exists()  # intact: kept
+    damage(page)
+    hook.on_config(Config())
+    assert sorted(p.name for p in folder.iterdir() if p.name != "manifest.json") == left

@@ -38,16 +38,15 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import contract
+from . import contract, store
 
-MANIFEST = "manifest.json"
+MANIFEST = store.MANIFEST
 #: Entries not used for this long are pruned by the next build that uses the cache.
 PRUNE_AFTER_S = 30 * 24 * 3600
 #: How many entries of one figure (one stem) are kept, the most recently used first.
@@ -128,92 +127,19 @@ class Stats:
 
 # ---- one entry ---------------------------------------------------------------------------------
 
-def _sha256(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
-
-
-#: Entries verified in this process: entry folder -> (manifest bytes, {file name: signature},
-#: the Result, or None while a file's signature is not settled).
-_VERIFIED: dict = {}
-#: A file changed this recently may still change within one tick of the file system's clock
-#: without its signature changing, so it is hashed again next time (as git does).
-_RACY_NS = 2_000_000_000
-
-
-def _signature(path: Path) -> tuple:
-    """What changes whenever a file's bytes can have changed: size, mtime, ctime, inode, device
-    (a write changes the mtime and ctime; ``os.utime`` can restore the mtime, not the ctime;
-    a replaced file has a new inode)."""
-    st = path.stat()
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+def _meta(request: contract.Request, kind: str, key: str) -> dict:
+    """What an entry's manifest says it was made for (:mod:`figures._kit.store`'s rule)."""
+    return dict(key=key, name=request.name, kind=kind)
 
 
 def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> Result:
-    """The entry's files, checked against its manifest; ``ValueError`` says what is wrong.
-
-    Every file is hashed, except in a process that verified this entry before: then a file
-    whose :func:`_signature` is unchanged (before and after reading it), under a manifest whose
-    bytes are unchanged, is trusted without hashing. A file whose signature is not yet two
-    seconds old is not remembered (it could change again within one clock tick unseen).
-    """
-    try:
-        manifest_raw = (entry / MANIFEST).read_bytes()
-        manifest = json.loads(manifest_raw)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"no readable manifest ({exc.__class__.__name__})") from None
-    if not isinstance(manifest, dict) or manifest.get("key") != key or manifest.get("kind") != kind:
-        raise ValueError("manifest belongs to another key or kind")
-    expected = set(request.outputs(kind).values())
-    listed = manifest.get("files", {})
-    if not expected <= set(listed):
-        raise ValueError(f"files missing from the manifest: {sorted(expected - set(listed))}")
-    memo = _VERIFIED.pop(str(entry), None)
-    known = memo[1] if memo is not None and memo[0] == manifest_raw else {}
-    if known and set(known) == set(listed) and memo[2] is not None:
-        # every file verified before and unchanged since (a stat each): the bytes read then
-        try:
-            unchanged = all(_signature(entry / name) == sig for name, sig in known.items())
-        except OSError:
-            unchanged = False
-        if unchanged:
-            _VERIFIED[str(entry)] = memo
-            return memo[2]  # the same Result: its data, once parsed, is not parsed again
-    files, signatures = {}, {}
-    settled = time.time_ns() - _RACY_NS
-    for name, meta in sorted(listed.items()):
-        path = entry / name
-        try:
-            before = _signature(path)
-            raw = path.read_bytes()
-            after = _signature(path)
-        except OSError:
-            raise ValueError(f"{name} is missing") from None
-        if not (before == after and known.get(name) == after and len(raw) == meta["size"]):
-            if len(raw) != meta["size"] or _sha256(raw) != meta["sha256"]:
-                raise ValueError(f"{name} does not match its recorded size and hash")
-        if before == after and max(after[1], after[2]) < settled:
-            signatures[name] = after
-        files[name] = raw
-    # the result too, once every file's signature is settled: a rebuild under `mkdocs serve`
-    # then reads no file of an unchanged entry (a stat of each, and the manifest), and parses
-    # its data at most once (a {{ value }} of a large table parsed 50 MB of JSON on every save)
-    result = Result(request, kind, files)
-    _VERIFIED[str(entry)] = (manifest_raw, signatures, result if set(signatures) == set(listed) else None)
-    return result
-
-
-def _discard(path: Path) -> None:
-    """Remove a cache entry, whatever is in its place (a folder, a plain file, a link)."""
-    _VERIFIED.pop(str(path), None)
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            shutil.rmtree(path, ignore_errors=True)
+    """The entry's files, checked against its manifest (:func:`store.read`: every file hashed,
+    except in a process that verified the entry before and saw none of its files change);
+    ``ValueError`` (:class:`store.Damaged`) says what is wrong. The same :class:`Result` comes
+    back while the entry is unchanged: its data, once parsed, is not parsed again (a
+    ``{{ value }}`` of a large table parsed 50 MB of JSON on every save under serve)."""
+    return store.read(entry, _meta(request, kind, key), expected=request.outputs(kind).values(),
+                      make=lambda files: Result(request, kind, files))
 
 
 def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path,
@@ -379,7 +305,7 @@ def _render_job(job: dict) -> dict:
     if _PROGRESS is not None:
         _PROGRESS.put((os.getpid(), job["name"], str(script.path), time.monotonic(), None))
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
+        tmp = store.new_folder(cache_dir)
         try:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
             try:
@@ -401,11 +327,13 @@ def _render_job(job: dict) -> dict:
                 raise FigureError(f"figure {script.name!r}: its sources changed while it was rendered; "
                                   "nothing was cached (the next build renders it from the new sources)",
                                   script.name, request.params)
-            files = {f.name: {"size": f.stat().st_size, "sha256": _sha256(f.read_bytes())}
-                     for f in sorted(tmp.iterdir())}
-            manifest = dict(key=job["key"], name=script.name, kind=kind, files=files)
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
-            _publish(tmp, Path(job["entry"]), request, kind, job["key"])
+            meta = _meta(request, kind, job["key"])
+            store.seal(tmp, meta)
+            try:
+                store.publish(tmp, Path(job["entry"]), meta)
+            except OSError as exc:
+                raise FigureError(f"could not move the render of {request.name!r} into the cache: {exc}",
+                                  script.name, request.params) from None
         except FigureError:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -462,24 +390,6 @@ def _groups(todo: list, scripts: dict) -> list:
 
     out = [sorted(g, key=lambda item: (level(item[0].name), item[0].name)) for g in groups.values()]
     return sorted(out, key=lambda g: (-len(g), g[0][0].name))
-
-
-def _publish(tmp: Path, entry: Path, request, kind: str, key: str) -> None:
-    """Rename ``tmp`` to ``entry``; if another build got there first with a good entry, keep it."""
-    for _ in range(3):
-        try:
-            os.replace(tmp, entry)
-            return
-        except OSError:
-            if not (entry.exists() or entry.is_symlink()):
-                continue
-            try:
-                read_entry(entry, request, kind, key)
-                shutil.rmtree(tmp, ignore_errors=True)  # a concurrent build wrote the same entry
-                return
-            except ValueError:
-                _discard(entry)  # damaged (or a plain file): replace it with ours
-    raise FigureError(f"could not move the render of {request.name!r} into {entry}")
 
 
 # ---- many requests -----------------------------------------------------------------------------
@@ -603,12 +513,12 @@ class Rendering:
                     self._results[request] = read_entry(entry, request, kind, key)
                     self.stats.cached += 1
                     self._used.add(entry.name)
-                    _touch(entry)
+                    store.touch(entry)
                     continue
                 except ValueError as exc:
                     if log:
                         log(f"figures: cache entry {entry.name} is damaged ({exc}); discarded, rendering it again")
-                    _discard(entry)
+                    store.discard(entry)
                     self.stats.repaired += 1
             todo.append((script, request, key, entry))
         self._todo_entries = {e.name for *_, e in todo}
@@ -707,7 +617,9 @@ class Rendering:
             self._pool = None
         results = self._results
         self.stats.total = len(results)
-        _prune(self._cache_dir, stems={r.stem for r in results}, used=self._todo_entries | self._used)
+        # the last KEEP_PER_STEM entries of each figure: reverting an edit finds the earlier render
+        store.prune(self._cache_dir, used=self._todo_entries | self._used, group=lambda name: name.rsplit("-", 1)[0],
+                    keep_per_group=KEEP_PER_STEM, unused_for_s=PRUNE_AFTER_S)
         self.stats.seconds = time.perf_counter() - self._t0
         if self._log:
             self._log(self.stats.line())
@@ -721,40 +633,3 @@ class Rendering:
             self._progress.close()
             self._pool = None
         self._pending = set()
-
-
-def _touch(entry: Path) -> None:
-    try:
-        os.utime(entry)
-    except OSError:
-        pass
-
-
-def _prune(cache_dir: Path, stems: set, used: set) -> None:
-    """Keep the :data:`KEEP_PER_STEM` most recently used entries of each figure (the entries
-    just ``used`` first: they are never removed), remove entries unused for
-    :data:`PRUNE_AFTER_S`, and temporary folders a killed build left (older than a minute, so
-    a concurrent build is not disturbed). The use time of an entry is its folder's mtime
-    (:func:`_touch`). ``stems`` are the figures just used; the rule holds for every stem."""
-    now = time.time()
-    by_stem: dict = {}
-    for path in cache_dir.iterdir():
-        try:
-            age = now - path.lstat().st_mtime
-        except OSError:
-            continue
-        if path.name.startswith(".tmp-"):
-            if age > 60:
-                shutil.rmtree(path, ignore_errors=True)
-            continue
-        if path.name in used:
-            by_stem.setdefault(path.name.rsplit("-", 1)[0], []).append((0, -now, path))
-            continue
-        if age > PRUNE_AFTER_S:
-            _discard(path)
-            continue
-        by_stem.setdefault(path.name.rsplit("-", 1)[0], []).append((1, age, path))
-    for entries in by_stem.values():
-        for rank, _, path in sorted(entries, key=lambda e: (e[0], e[1], e[2].name))[KEEP_PER_STEM:]:
-            if rank:
-                _discard(path)
