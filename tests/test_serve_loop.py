@@ -70,7 +70,8 @@ assert SCRIPT_EDITED != SMALL_FIGURE
 def _project(base: Path, home: str, script: str = SMALL_FIGURE) -> Path:
     proj = mini_project(base, {"line": script},
                         {"index.md": home, "other.md": OTHER, "notation.md": NOTATION})
-    hooks = ", ".join(f'"{HOOKS / name}"' for name in ("site_numbering.py", "site_figures.py", "site_notation.py"))
+    hooks = ", ".join(f'"{HOOKS / name}"' for name in ("site_serve.py", "site_numbering.py", "site_figures.py",
+                                                          "site_notation.py"))
     (proj / "mkdocs.yml").write_text(textwrap.dedent(f"""\
         site_name: mini
         site_url: {SERVE_URL}
@@ -147,6 +148,7 @@ def test_a_rebuild_under_serve_is_a_clean_build_and_reuses_the_unchanged_pages(t
         first = _memo_stats()
         # notation links index, other and scripts/line; numbering reads notation too
         assert first["notation"] == (3, 0) and first["numbering"] == (4, 0) and first["script source"] == (1, 0)
+        assert first["page conversion"] == (4, 0)  # index, other, notation, scripts/line
 
         home.write_text(HOME_EDITED)  # the save
         serve.build()
@@ -159,11 +161,12 @@ def test_a_rebuild_under_serve_is_a_clean_build_and_reuses_the_unchanged_pages(t
         assert edited["numbering"] == (1, 3), edited
         assert edited["script source"] == (0, 1), edited
         assert edited["directives"][1] > 0, edited
+        assert edited["page conversion"] == (1, 3), edited  # only the edited page is converted again
 
         home.write_text(HOME)  # and back: what the first build showed, not the edit
         serve.build()
         assert _differences(tree(site), clean["before"]) == [], "the site after undoing the edit is stale"
-        assert _memo_stats()["notation"] == (1, 2)
+        assert _memo_stats()["notation"] == (1, 2) and _memo_stats()["page conversion"] == (1, 3)
 
         (proj / "figures" / "line.py").write_text(SCRIPT_EDITED)  # a figure script saved
         serve.build()
@@ -193,6 +196,7 @@ def test_mkdocs_build_takes_nothing_from_memory(tmp_path, monkeypatch, clean_sit
             stats = _memo_stats()
             assert stats["notation"] == (3, 0) and stats["numbering"] == (4, 0), stats
             assert stats["script source"] == (1, 0) and stats["directives"][1] == 0, stats
+            assert stats["page conversion"] == (0, 0), stats  # not even asked: build converts every page itself
         assert _differences(tree(tmp_path / "site"), clean["before"]) == []
     finally:
         config.plugins.on_shutdown()
