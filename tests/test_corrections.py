@@ -198,8 +198,8 @@ def test_heads_cost_published_numbers():
 
 # ---- the built pages ------------------------------------------------------------------------
 
-LESSON = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
-          "compare", "kv_cache", "flash_attention", "numerics"]
+LESSON = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal", "learned",
+          "rope", "alibi", "compare", "kv_cache", "flash_attention", "long_context", "numerics"]
 
 
 def html(site, page):

@@ -62,8 +62,9 @@ FIGURE_RULES: tuple[tuple[re.Pattern, str], ...] = (
 #: Exceptions, each with its reason: (file name, the exact math segment or text it allows).
 ALLOWED: dict[str, set[str]] = {
     # The notation page lists what papers write instead ("Often written elsewhere") and
-    # explains why the course writes d_head where the Transformer paper writes d_k.
-    "notation.md": {"d", "h", "d_k", "d_v"},
+    # explains why the course writes d_head where the Transformer paper writes d_k; the
+    # DeepSeek-V2 paper writes d_c and d_h^R for the latent and RoPE-key widths.
+    "notation.md": {"d", "h", "d_k", "d_v", "d_c", "d_h^R"},
 }
 
 

@@ -12,8 +12,8 @@ from helpers import math_as_tex
 
 pytestmark = pytest.mark.build
 
-LECTURE = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned", "rope", "alibi",
-           "compare", "kv_cache", "flash_attention", "numerics"]
+LECTURE = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal", "learned",
+           "rope", "alibi", "compare", "kv_cache", "flash_attention", "long_context", "numerics"]
 
 
 def text(site, page: str) -> str:

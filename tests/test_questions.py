@@ -23,8 +23,8 @@ DOCS = ROOT / "docs"
 
 # The concept pages whose questions this module holds; kv_cache and flash_attention had theirs
 # first (their numbers are held in tests/test_pages.py, and some of their answers are reasoning only).
-PAGES = ["attention", "architecture", "one_head", "mha", "heads", "real_heads", "position", "sinusoidal", "learned",
-         "rope", "alibi", "compare", "numerics"]
+PAGES = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal",
+         "learned", "rope", "alibi", "compare", "long_context", "numerics"]
 CONCEPT_PAGES = PAGES + ["kv_cache", "flash_attention"]
 
 E = math.e
