@@ -227,7 +227,8 @@ def run_box(page, files) -> str:
     lines.append(f"jupyter lab {stem}.ipynb")
     source = f'<p>The whole project, pages and tests included: {link("source")}.</p>' if "source" in served else ""
     return ('<div class="admonition abstract mha-download"><p class="admonition-title">Run this lab yourself</p>'
-            f'<p>Download the notebook, {notebook}, and the library, {link("wheel")}; then, in that folder:</p>'
+            f'<p>Download the notebook, {notebook}, and the library, {link("wheel")}; then, in that folder '
+            '(the notebook comes without its outputs: running it makes them):</p>'
             f'<pre><code>{e(chr(10).join(lines))}</code></pre>{source}</div>')
 
 
@@ -326,6 +327,10 @@ def downloadable_notebook(path) -> str:
     notebook = jupytext.read(path)
     for n, cell in enumerate(notebook.cells):
         cell.id = _numbered_id(n)
+    # opens in Jupyter with a Python kernel, without asking which (the outputs are not in the
+    # download: the box on the page says the reader runs it)
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    notebook.metadata["language_info"] = {"name": "python"}
     meta = notebook.metadata.get("jupytext", {})
     if meta.get("cell_metadata_filter"):
         keys = meta["cell_metadata_filter"].split(",")

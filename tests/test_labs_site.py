@@ -229,3 +229,21 @@ def test_downloadable_notebook_is_the_same_whatever_the_hash_seed(tmp_path):
             for seed in range(6)}
     assert len(outs) == 1
     assert '"cell_metadata_filter": "jupyter,tags,-all"' in outs.pop()
+
+
+def test_the_downloaded_notebook_opens_with_a_python_kernel_in_a_fresh_jupyter():
+    """The .ipynb download names its kernel (Jupyter otherwise asks which to use), and
+    nbformat accepts it as a valid notebook."""
+    import importlib.util
+    import json
+
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location("site_notebooks_for_kernel", ROOT / "hooks" / "site_notebooks.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    text = hook.downloadable_notebook(ROOT / "docs" / "labs" / "lab1_mha.py")
+    meta = json.loads(text)["metadata"]
+    assert meta["kernelspec"] == {"display_name": "Python 3", "language": "python", "name": "python3"}
+    assert meta["language_info"]["name"] == "python"
+    nbformat.validate(nbformat.reads(text, as_version=4))

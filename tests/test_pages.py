@@ -154,3 +154,50 @@ def test_check_yourself_answers_on_the_generation_pages(built_site):
         questions = html.find('id="check-yourself"')
         assert questions > html.find('class="admonition success"') > 0, f"{page}: questions after the summary"
         assert html.count('class="admonition question"') + html.count("<details class=\"question\"") >= 3
+
+
+def test_the_home_page_reading_order_lists_every_lecture_page_of_the_nav_in_order(built_site):
+    """Made from the nav (hooks/site_home.py): every page before the reference section, in
+    nav order, each once, and the quiz's question count as the quiz page has it."""
+    import yaml
+
+    from helpers import ROOT
+
+    nav = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"]
+
+    def pages(items, top=None):
+        for item in items:
+            for title, value in (item.items() if isinstance(item, dict) else [(None, item)]):
+                if isinstance(value, list):
+                    yield from pages(value, top or title)
+                else:
+                    yield top or title, value
+
+    lecture = [src for top, src in pages(nav) if src != "index.md" and top != "Reference"]
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    section = html.split('id="reading-order"', 1)[1].split("</ol>", 1)[0]
+    linked = re.findall(r'<li><a href="([^"]+)"', section)
+    assert linked == [re.sub(r"\.(md|py)$", "/", src) for src in lecture]
+    quiz = (ROOT / "docs" / "quiz.md").read_text(encoding="utf-8")
+    n = len(re.findall(r"^\?\?\?\+? question\b", quiz, flags=re.M))
+    assert f"{n} questions with worked answers" in section
+
+
+def test_a_nav_page_without_a_sentence_or_a_sentence_without_a_page_fails_the_reading_order(tmp_path):
+    import importlib.util
+
+    from mkdocs.exceptions import PluginError
+
+    from helpers import HOOKS
+
+    spec = importlib.util.spec_from_file_location("site_home_for_test", HOOKS / "site_home.py")
+    home = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(home)
+    nav = [{"Home": "index.md"}, {"Part": [{"A": "a.md"}, {"B": "b.md"}]}, {"Reference": [{"Notes": "n.md"}]}]
+    (tmp_path / "b.md").write_text("# B\n\n??? question \"One?\"\n    Yes.\n\n??? question \"Two?\"\n    No.\n")
+    out = home.reading_order(nav, {"a.md": "first.", "b.md": "{questions} questions."}, tmp_path)
+    assert out == "1. [A](a.md) — first.\n2. [B](b.md) — 2 questions.\n\nAlso, for reference: [notes](n.md).\n"
+    with pytest.raises(PluginError, match=r"no sentence for b\.md"):
+        home.reading_order(nav, {"a.md": "first."}, tmp_path)
+    with pytest.raises(PluginError, match=r"names gone\.md, which the nav does not list"):
+        home.reading_order(nav, {"a.md": "x", "b.md": "y", "gone.md": "z"}, tmp_path)
