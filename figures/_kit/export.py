@@ -2,6 +2,8 @@
 
 Every writer is deterministic: the same data and script give the same bytes (SVG ids
 are salted per figure and no dates are written), so two builds of the site are identical.
+An SVG keeps its text as text and carries a subset of each font that text uses
+(:mod:`figures._kit.fonts`), so it looks the same on a machine without those fonts.
 
 A figure is drawn once per theme and layout, laid out once (:func:`lay_out`), and saved in
 each format from that drawing (:func:`write_many`); a save does not depend on the saves
@@ -18,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import style
+from . import fonts, style
 
 IMAGE_FORMATS = ("svg", "png", "pdf")
 DATA_FORMATS = ("csv", "json")
@@ -274,7 +276,8 @@ def figure_bytes(fig, fmt: str, *, salt: str, bbox_inches=None) -> bytes:
         fig.savefig(buffer, format=fmt, **kwargs)
     raw = buffer.getvalue()
     if fmt == "svg":
-        return _stable_clip_ids(raw)
+        # the fonts its text uses travel inside it: it looks the same on any machine (fonts.py)
+        return fonts.embed_fonts(_stable_clip_ids(raw))
     if fmt == "png":
         return _palette_png(raw)
     return raw

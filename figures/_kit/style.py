@@ -126,7 +126,9 @@ def theme(name: str = "light"):
         "savefig.bbox": "tight",
         "savefig.pad_inches": 0.08,
         "legend.frameon": False,
-        "svg.fonttype": "none",  # text stays text: small files, selectable, sharp at any zoom
+        # text stays text (small files, selectable, sharp at any zoom); export.py embeds a subset
+        # of each font it uses (fonts.py), so it looks the same without DejaVu on the machine
+        "svg.fonttype": "none",
         "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
         "image.cmap": SEQUENTIAL,
     }
