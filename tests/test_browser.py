@@ -37,6 +37,7 @@ def _loaded_cleanly(v) -> None:
     m = v.math
     assert m["rendered"] == m["blocks"] and not m["raw"], m
     assert not m["commands"] and not m["errors"], m
+    assert not m["escapes"], f"{v.url}: an escaped quote shows as text: {m['escapes']}"
     assert not m["notebook"] or m["notebook_math"] > 0, m
     assert not v.external, v.external
     assert not v.failed, v.failed
@@ -47,6 +48,35 @@ def _figure_text_ok(v) -> None:
     low = sorted((r.smallest, r.src) for r in v.figure_text if not r.ok)
     width = {"light": 1280, "phone": 390}[v.config]
     assert not low, f"{v.url}: {len(low)} figure views under {figure_text.LIMITS[width]} px at {width} px: {low[:10]}"
+
+
+def _fits_or_shows_it_scrolls(v) -> None:
+    """Every table and display formula fits its column or lies in a box that scrolls and shows
+    it: at the start a shade on the right only and the hint (inside the box, text at least the
+    figures' minimum), scrolled to the end a shade on the left only and no hint; the hint adds
+    no height (the box never scrolls up and down). Nothing is cut off by a box that cannot
+    scroll, nothing spills out of the article."""
+    width = {"light": 1280, "phone": 390}[v.config]
+    boxes = v.boxes
+    assert not boxes["clipped"], f"{v.url}: cut off at {width} px: {boxes['clipped']}"
+    assert not boxes["spill"], f"{v.url}: wider than the article at {width} px: {boxes['spill']}"
+    bad = []
+    for box in boxes["boxes"]:
+        start, end = box["start"], box["end"]
+        if not (start["right"] and not start["left"] and start["shades"] == 1 and start["hint"]
+                and start["hint_px"] >= figure_text.LIMITS[width] and start["taller"] <= 0
+                and end["left"] and not end["right"] and end["shades"] == 1 and not end["hint"]):
+            bad.append((box["kind"], box["label"], f"{box['scroll']} px in {box['client']}", start, end))
+    assert not bad, f"{v.url}: {len(bad)} boxes at {width} px scroll without their cue: {bad}"
+    assert not v.covered, f"{v.url}: the copy button lies over code at {width} px: {v.covered}"
+
+
+def _focus_visible(v) -> None:
+    """The focus ring of every kind of control on the page (links, navigation, buttons, the
+    scrollable regions...) is drawn, at 3:1 or more against what is behind it (WCAG 2.2, 1.4.11)."""
+    faint = [(f["kind"], f["style"], f["colour"], f["behind"], f["ratio"], f["what"])
+             for f in v.focus if f["style"] == "none" or f["width"] <= 0 or f["ratio"] < 3]
+    assert not faint, f"{v.url} ({v.config}): focus rings missing or under 3:1: {faint}"
 
 
 def _layout_ok(v) -> None:
@@ -68,6 +98,8 @@ def test_page_on_a_desktop_in_light(tour, url):
     assert not v.axe, v.axe  # axe-core: no serious or critical violation
     _figure_text_ok(v)
     _layout_ok(v)
+    _fits_or_shows_it_scrolls(v)
+    _focus_visible(v)
 
 
 @pytest.mark.xdist_group("tour-dark")
@@ -76,6 +108,7 @@ def test_page_on_a_desktop_in_dark(tour, url):
     v = tour.visit("dark", url)
     assert v.scheme == "slate"
     _loaded_cleanly(v)
+    _focus_visible(v)
 
 
 @pytest.mark.xdist_group("tour-phone")
@@ -87,6 +120,7 @@ def test_page_on_a_phone(tour, url):
     assert set(v.overflow) == {390, NARROWEST}
     _figure_text_ok(v)
     _layout_ok(v)
+    _fits_or_shows_it_scrolls(v)
 
 
 IN_GROUP = [pytest.param(c, marks=pytest.mark.xdist_group(f"tour-{c}")) for c in ("light", "phone")]
@@ -110,6 +144,14 @@ def test_the_tour_measured_enough(tour, config):
     assert sum(bool(v.figure_text) for v in visits) >= 10
     assert sum(v.layout["blocks"] >= FIRST_SKIPPED for v in visits) >= 10
     assert sum(len(v.images) for v in visits) > 100
+    assert sum(v.boxes["items"] for v in visits) > 80  # tables and formulas measured
+    if config == "phone":  # a few still scroll there (and show it): the cue's check ran
+        assert sum(len(v.boxes["boxes"]) for v in visits) >= 3
+    else:  # on a desktop only the API reference's table of a docstring's code block scrolls
+        assert sum(len(v.boxes["boxes"]) for v in visits) <= 2
+        kinds = [f["kind"] for v in visits for f in v.focus]
+        for kind in ("skip", "header", "nav", "toc", "link", "figure", "copy", "summary", "footer"):
+            assert kinds.count(kind) >= 3, (kind, kinds.count(kind))
 
 
 @pytest.fixture
@@ -300,3 +342,129 @@ def test_lab_solutions_stay_folded_until_asked(page, site_url):
     # the install line at the top, before the notebook
     box = page.locator(".mha-download").first
     assert box.is_visible() and "pip install mhalib-" in box.inner_text()
+
+
+def _phone(browser, **options):
+    return browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, **options)
+
+
+@pytest.mark.parametrize("url", ["compare/", "notation/"])
+def test_tables_read_across_are_a_card_per_row_on_a_phone(browser, site_url, url):
+    """The methods side by side (compare/) and the symbols (notation/) on a phone: each row a
+    card, its first cell the title, every other cell labelled with its column's header (its
+    words, or the last of them); nothing scrolls. On a desktop they are tables again."""
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    page.goto(site_url + url, wait_until="networkidle")
+    tables = page.locator(".mha-stack table")
+    assert tables.count() == {"compare/": 1, "notation/": 3}[url]
+    for t in range(tables.count()):
+        table = tables.nth(t)
+        header = table.locator("thead th").all_text_contents()
+        rows = table.evaluate("""t => Array.from(t.querySelectorAll('tbody tr')).map(tr => Array.from(tr.cells).map((td, i) => {
+            const label = getComputedStyle(td, '::before').content;
+            return {label: i && label !== 'none' ? JSON.parse(label) : null, left: Math.round(td.getBoundingClientRect().left)};
+        }))""")
+        assert len(rows) >= 3 and all(len(r) == len(header) for r in rows)
+        for cells in rows:
+            assert cells[0]["label"] is None
+            for cell, head in zip(cells[1:], header[1:]):
+                assert cell["label"] and cell["label"].lower() in head.lower(), (cell["label"], head)
+            assert len({c["left"] for c in cells}) == 1  # one cell under the other
+        assert table.locator("thead").evaluate("h => h.getBoundingClientRect().width") <= 1  # for screen readers only
+    wraps = page.locator(".mha-stack .md-typeset__scrollwrap")
+    assert wraps.evaluate_all("ws => ws.map(w => w.scrollWidth - w.clientWidth)") == [0] * tables.count()
+    ctx.close()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    page.goto(site_url + url, wait_until="networkidle")
+    assert page.locator(".mha-stack thead").first.evaluate("h => getComputedStyle(h).display") == "table-header-group"
+    assert page.locator(".mha-stack tbody tr").first.evaluate("tr => getComputedStyle(tr).display") == "table-row"
+    ctx.close()
+
+
+_REUSE = """r => ({h: r.getBoundingClientRect().height, links: Array.from(r.querySelectorAll('a'))
+    .filter(a => a.getClientRects().length).length, text: r.innerText.trim()})"""
+
+
+def test_a_reuse_row_is_one_line_that_opens_on_a_phone(browser, site_url):
+    """On a phone a figure's reuse row (files, command line, credit) is one line, a button; its
+    links are not displayed (so not focusable) until it opens. Without JavaScript, and on a
+    desktop, the row is open and there is no button."""
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+    row = page.locator(".mha-reuse").first
+    closed = row.evaluate(_REUSE)
+    assert closed["h"] <= 30 and closed["links"] == 0 and closed["text"] == "Reuse and credit", closed
+    button = row.locator(".mha-reuse-toggle")
+    assert button.get_attribute("aria-expanded") == "false"
+    button.click()
+    opened = row.evaluate(_REUSE)
+    assert button.get_attribute("aria-expanded") == "true"
+    assert opened["links"] >= 8 and "Credit:" in opened["text"] and "python figures/" in opened["text"], opened
+    button.click()
+    assert row.evaluate(_REUSE) == closed
+    ctx.close()
+    for ctx in (_phone(browser, java_script_enabled=False), browser.new_context(viewport={"width": 1280, "height": 800})):
+        page = ctx.new_page()
+        page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+        row = page.locator(".mha-reuse").first
+        shown = row.evaluate(_REUSE)
+        assert shown["links"] >= 8 and "Credit:" in shown["text"], shown
+        assert not row.locator(".mha-reuse-toggle").is_visible()
+        ctx.close()
+
+
+def test_a_dark_page_prints_on_white_paper(browser, site_url):
+    """Printed from the dark scheme with background graphics, a page is white to its edges: the
+    sheet's margins once took the dark scheme's canvas colour, a black frame round the page.
+    Read in the PDF's drawing operations: the fills that cover most of a sheet are all white."""
+    import re
+    import zlib
+
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page = ctx.new_page()
+    page.goto(site_url + "attention/", wait_until="networkidle")
+    load_all_images(page)
+    page.emulate_media(media="print", color_scheme="dark")
+    pdf = page.pdf(print_background=True, format="A4")  # 794 x 1123 px a sheet
+    ctx.close()
+    fills = []
+    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, flags=re.S):
+        try:
+            ops = zlib.decompress(stream)
+        except zlib.error:
+            continue  # an image or a font
+        for m in re.finditer(rb"([\d.]+) ([\d.]+) ([\d.]+) rg\s+(?:[^\n]*\n){0,3}?[^\n]*?"
+                             rb"-?[\d.]+ -?[\d.]+ ([\d.]+) ([\d.]+) re\s+f", ops):
+            if float(m.group(4)) > 600 and float(m.group(5)) > 900:
+                fills.append(tuple(float(c) for c in m.group(1, 2, 3)))
+    assert fills, "no fill of a whole sheet found: has the PDF's form changed?"
+    assert all(min(c) > 0.95 for c in fills), sorted(set(fills))
+
+
+def test_masked_cells_of_the_tiny_decoders_do_not_glare_in_dark_mode(browser, site_url):
+    """A tiny decoder's thumbnails leave the cells a causal model cannot see (above the
+    diagonal) transparent over a faint hatch in the page's colours: in dark mode they stay dark,
+    where a fixed grey (150) glared."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = ctx.new_page()
+    page.goto(site_url + "viewer/", wait_until="networkidle")
+    box = ".mha-explorer[data-explorer=tiny] "
+    page.wait_for_selector(box + ".mha-explorer-ui[data-ready] .bv-thumb canvas")
+    canvas = page.locator(box + ".bv-thumb canvas").first
+    canvas.scroll_into_view_if_needed()
+    alpha = canvas.evaluate("c => { const d = c.getContext('2d').getImageData(c.width - 1, 0, 1, 1).data; return [d[3], c.width]; }")
+    assert alpha[0] == 0 and alpha[1] > 2  # the top right cell: masked, transparent
+    shot = Image.open(BytesIO(canvas.screenshot())).convert("L")
+    w, h = shot.size
+    corner = [shot.getpixel((x, y)) for x in range(w * 3 // 4, w) for y in range(0, h // 4)]  # masked cells
+    r, g, b = page.evaluate("getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number)")
+    page_bg = (299 * r + 587 * g + 114 * b) / 1000  # as PIL's "L"
+    assert sum(corner) / len(corner) < page_bg + 40 < 150, (sum(corner) / len(corner), page_bg)
+    ctx.close()

@@ -5,8 +5,11 @@ and in dark, a 390 px phone). :meth:`Tour.visit` loads a page once in its config
 reads everything the page-level checks need from that one load: the requests it made and
 those that failed, console errors, its images, its math, axe-core's verdict (desktop, light),
 the smallest text of every figure it shows (desktop and phone), the layout shift while
-``render_rest.js`` renders the later blocks, how many blocks the first screen holds, and the
-horizontal overflow on a phone. Every visit is kept, so a second check of the same page and
+``render_rest.js`` renders the later blocks, how many blocks the first screen holds, every
+table and display formula that does not fit its column with the cues it shows and any code
+whose copy button lies over its text (desktop and phone), the focus ring of each kind of
+control against what is behind it (desktop, light and dark), and the horizontal overflow on
+a phone. Every visit is kept, so a second check of the same page and
 configuration costs nothing: a new page adds one load per configuration, not a tour.
 
 Full-page screenshots are not taken here (they cost more than the checks): ``make
@@ -52,6 +55,7 @@ _MATH = """(() => {
     return {blocks: blocks.length, rendered: blocks.filter(b => b.querySelector('.katex')).length,
             raw: ['$$', '\\\\(', '\\\\[', '\\\\)', '\\\\]'].filter(d => text.includes(d)),
             commands: (text.match(/\\\\[A-Za-z]{2,}/g) || []).slice(0, 5),
+            escapes: (text.match(/.{0,30}\\\\".{0,30}/g) || []).slice(0, 5),
             errors: content.querySelectorAll('.katex-error').length,
             notebook: !!content.querySelector('.jupyter-wrapper'),
             notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
@@ -75,6 +79,119 @@ _LAYOUT = """() => new Promise(done => {
 
 _OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
+# Every table and display formula of the article: fits its column, or lies in a box that scrolls
+# sideways and shows it. For each such box: its sizes, and its cues (a11y.js and extra.css) at
+# the start and once scrolled to the end: the classes and shades on each side, and the hint
+# (shown while there is more to the right, inside the box's visible area, its text size).
+# `clipped`: part of one hidden by a box that cannot scroll; `spill`: one wider than the article
+# outside any box (it would lie over the sidebar, or widen a phone's page).
+_BOXES = """async () => {
+    const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const inner = document.querySelector('.md-content__inner');
+    const article = document.querySelector('.md-content').getBoundingClientRect();
+    const label = el => (el.matches('table')
+        ? (el.querySelector('caption') || el.querySelector('th') || el).textContent
+        : (el.querySelector('annotation') || el).textContent).trim().replace(/\\s+/g, ' ').slice(0, 60);
+    const boxes = new Map(), clipped = [], spill = [];
+    let items = 0;
+    for (const el of inner.querySelectorAll('table, .katex-display')) {
+        if (el.closest('details:not([open])') || !el.getClientRects().length) continue;
+        items++;
+        let box = null;
+        for (let b = el.parentElement; b && b !== inner; b = b.parentElement) {
+            if (getComputedStyle(b).overflowX !== 'visible' && b.scrollWidth - b.clientWidth > 1) { box = b; break; }
+        }
+        const kind = el.matches('table') ? 'table' : 'formula';
+        if (!box) {
+            if (el.getBoundingClientRect().right > article.right + 1) spill.push([kind, label(el)]);
+        } else if (['hidden', 'clip'].includes(getComputedStyle(box).overflowX)) {
+            clipped.push([kind, label(el)]);
+        } else if (!boxes.has(box)) {
+            boxes.set(box, {kind, label: label(el), scroll: box.scrollWidth, client: box.clientWidth});
+        }
+    }
+    const cue = box => {
+        const hint = box.querySelector(':scope > .mha-scroll-hint');
+        const r = box.getBoundingClientRect(), h = hint && hint.getBoundingClientRect();
+        const style = hint && getComputedStyle(hint);
+        const bg = getComputedStyle(box).backgroundImage;
+        return {left: box.classList.contains('mha-more-left'), right: box.classList.contains('mha-more-right'),
+                shades: (bg.match(/gradient/g) || []).length,
+                hint: !!hint && style.visibility === 'visible' && style.display !== 'none' && h.width > 0
+                      && h.left >= r.left - 1 && h.right <= r.right + 1 && h.top >= r.top - 1 && h.bottom <= r.bottom + 1
+                      && hint.textContent.trim().length > 0,
+                hint_px: hint ? parseFloat(style.fontSize) : 0,
+                taller: box.scrollHeight - box.clientHeight};
+    };
+    const list = Array.from(boxes.keys());
+    list.forEach(b => { boxes.get(b).start = cue(b); b.scrollLeft = b.scrollWidth; });
+    await frame();
+    list.forEach(b => { boxes.get(b).end = cue(b); b.scrollLeft = 0; });
+    await frame();
+    return {items, clipped, spill, boxes: Array.from(boxes.values())};
+}"""
+
+# Code blocks whose copy button lies over their text (the button sits at the top right, over the
+# end of a first line that reaches it): the first line of each.
+_COVERED = """() => Array.from(document.querySelectorAll('.md-content pre')).flatMap(pre => {
+    const nav = pre.querySelector(':scope > .md-code__nav'), code = pre.querySelector(':scope > code');
+    if (!nav || !code || !nav.getClientRects().length || pre.closest('details:not([open])')) return [];
+    const b = (nav.querySelector('button') || nav).getBoundingClientRect();
+    const text = document.createRange();
+    text.selectNodeContents(code);
+    const under = Array.from(text.getClientRects()).some(t => t.width > 0 && t.height > 0
+        && t.right > b.left && t.left < b.right && t.bottom > b.top && t.top < b.bottom);
+    return under ? [code.textContent.trim().split('\\n')[0].slice(0, 70)] : [];
+})"""
+
+# The focus ring of the first visible control of each kind, focused as from the keyboard (after a
+# real Tab press): its outline and its contrast against what lies behind it (the first opaque
+# background among its ancestors, the ones above it blended in).
+_FOCUS = """() => {
+    const KINDS = {skip: '.md-skip', header: '.md-header__button, .md-header label, .md-header a[href]',
+        nav: '.md-nav--primary .md-nav__link[href]', toc: '.md-nav--secondary .md-nav__link[href]',
+        link: '.md-content .md-typeset :is(p, li, td) a[href]', headerlink: '.md-content .headerlink',
+        summary: '.md-content summary', copy: '.md-content .md-clipboard, .md-content .md-code__button',
+        figure: '.md-content .mha-zoom', region: '.md-content [role=region][tabindex="0"]',
+        control: '.md-content :is(input, select, button)', footer: '.md-footer a[href]'};
+    const rgba = c => {
+        const m = c.match(/rgba?\\(([^)]+)\\)/);
+        if (!m) return null;  // another colour syntax: no ratio, the check fails and shows it
+        const v = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+        return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+    };
+    const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+    const lum = c => {  // WCAG relative luminance
+        const [r, g, b] = c.slice(0, 3).map(v => (v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const behind = el => {
+        const layers = [];
+        for (let a = el.parentElement; a; a = a.parentElement) {
+            const c = rgba(getComputedStyle(a).backgroundColor);
+            if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+        }
+        return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255, 1]);
+    };
+    const out = [];
+    for (const [kind, sel] of Object.entries(KINDS)) {
+        const el = Array.from(document.querySelectorAll(sel)).find(e => e.getClientRects().length
+            && getComputedStyle(e).visibility === 'visible'  // a summary shows while its own <details> is closed
+            && !(e.matches('summary') ? e.parentElement.parentElement : e).closest('[hidden], details:not([open])'));
+        if (!el) continue;
+        el.focus({preventScroll: true});
+        if (document.activeElement !== el) continue;  // not focusable (a label for a hidden input)
+        const s = getComputedStyle(el), c = rgba(s.outlineColor), bg = behind(el);
+        const ring = c && over(c, bg);
+        const L = ring && [lum(ring), lum(bg)].sort((x, y) => y - x);
+        out.push({kind, what: el.outerHTML.slice(0, 80), style: s.outlineStyle, width: parseFloat(s.outlineWidth),
+                  colour: s.outlineColor, behind: `rgb(${bg.slice(0, 3).map(Math.round).join(', ')})`,
+                  ratio: L ? Math.round((L[0] + 0.05) / (L[1] + 0.05) * 100) / 100 : 0});
+    }
+    if (document.activeElement) document.activeElement.blur();
+    return out;
+}"""
+
 
 @dataclass
 class Visit:
@@ -93,6 +210,9 @@ class Visit:
     layout: dict | None = None      # first_screen, blocks, cls
     figure_text: list = field(default_factory=list)  # figure_text.Row per figure shown
     overflow: dict = field(default_factory=dict)     # viewport width -> px of horizontal scroll
+    boxes: dict | None = None       # tables and formulas that do not fit, and their cues (light, phone)
+    covered: list | None = None     # code blocks whose copy button hides text (light, phone)
+    focus: list | None = None       # focus ring per kind of control (light, dark)
 
     @property
     def external(self) -> list[str]:
@@ -161,6 +281,12 @@ class Tour:
             visit.axe = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
                          for v in result["violations"] if v["impact"] in ("serious", "critical")]
             visit.axe_rules = len(result.get("passes", [])) + len(result["violations"])
+        if checks and config in TEXT_WIDTH:
+            visit.boxes = page.evaluate(_BOXES)
+            visit.covered = page.evaluate(_COVERED)
+        if checks and config in ("light", "dark"):
+            page.keyboard.press("Tab")  # keyboard focus from here on, as a reader who tabs
+            visit.focus = page.evaluate(_FOCUS)
         if config == "phone":
             size = CONFIGS[config]["viewport"]
             visit.overflow[size["width"]] = page.evaluate(_OVERFLOW)

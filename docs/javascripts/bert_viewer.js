@@ -15,7 +15,9 @@
 
   const SVG_NS = "http://www.w3.org/2000/svg";
   const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
-  const MASKED_RGB = [150, 150, 150]; // a thumbnail's cells above the diagonal: no weight, not a low one
+  // A thumbnail's cells above the diagonal (a causal model's later keys: no weight, not a low one)
+  // are left transparent: bert_viewer.css hatches the canvas behind them in the page's own
+  // colours (a fixed grey glared on the dark page).
   const NAMES = {
     "previous token": "previous token", "next token": "next token", self: "self", "to [CLS]": "[CLS]",
     "to [SEP]": "[SEP]", "to punctuation": "punctuation", entropy: "spread", broad: "broad", induction: "induction",
@@ -268,7 +270,8 @@
         const img = ctx.createImageData(T, T);
         for (let i = 0; i < T; i++) {
           for (let j = 0; j < T; j++) {
-            const rgb = allowed(i, j) ? colour(VIRIDIS, s.w[((t.l * H + t.h) * T + i) * T + j] / 1000) : MASKED_RGB;
+            if (!allowed(i, j)) continue; // transparent (createImageData starts at 0, 0, 0, 0)
+            const rgb = colour(VIRIDIS, s.w[((t.l * H + t.h) * T + i) * T + j] / 1000);
             const p = 4 * (i * T + j);
             img.data[p] = rgb[0]; img.data[p + 1] = rgb[1]; img.data[p + 2] = rgb[2]; img.data[p + 3] = 255;
           }

@@ -98,3 +98,35 @@
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mark);
   else mark();
 })();
+
+// The reuse row under each figure and table (its files, its command line, a credit line: seven
+// grey lines on a phone) is one line there, a button that opens it, followed by the row's parts
+// in one span that is not displayed while the row is closed (so neither seen, nor focused, nor
+// read aloud). extra.css closes the row from the first paint, where scripts run (`@media
+// (scripting: enabled)`), so adding the button moves nothing; a browser that does not know that
+// media query shows the row open and gets no button. Desktops show the row open, no button.
+(() => {
+  const LABEL = "Reuse and credit";
+  function add() {
+    if (!matchMedia("(scripting: enabled)").matches) return;
+    document.querySelectorAll(".md-typeset .mha-reuse:not(:has(> .mha-reuse-toggle))").forEach((row) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "mha-reuse-toggle";
+      button.textContent = LABEL;
+      button.setAttribute("aria-expanded", "false");
+      button.addEventListener("click", () => {
+        const open = row.classList.toggle("mha-open");
+        button.setAttribute("aria-expanded", String(open));
+        button.textContent = open ? "Hide" : LABEL;
+      });
+      const body = document.createElement("span"); // the row's parts, hidden together while closed
+      body.className = "mha-reuse-body";
+      body.append(...row.childNodes);
+      row.append(button, body);
+    });
+  }
+  if (typeof document$ !== "undefined") document$.subscribe(add); // Material's instant navigation
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", add);
+  else add();
+})();
