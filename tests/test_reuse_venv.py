@@ -1,10 +1,12 @@
 """The lines a reuse row prints run as printed, where they say they run: in a fresh virtual
 environment outside the repository, with nothing but the site's wheel and the install line the
 row gives (pip's cache is used, as a reader's second install would). Each command writes the
-file the site serves, byte for byte: a figure, a table and a figure with parameters.
+file the site serves, byte for byte: a figure, a table and a figure with parameters from the
+wheel, then a figure that reads a stored file the wheel does not carry, from the source archive.
 
 The commands are read from the built pages (reuse rows and script pages), as a reader copies
-them; one venv serves the three, since they share their install line.
+them; one venv serves all four (the archive's install replaces the wheel's, as it would for a
+reader who goes on to it).
 """
 from __future__ import annotations
 
@@ -91,5 +93,19 @@ def test_the_printed_lines_make_the_sites_files_in_a_fresh_venv_outside_the_repo
         assert out.read_bytes() == expected.read_bytes(), (
             f"{what}: {command!r} wrote {out.name}, which differs from the site's {expected.name}")
         out.unlink()
-    print(f"\nfresh venv: {installed - start:.1f} s to create and install, "
-          f"{time.monotonic() - installed:.1f} s for the three commands")
+    three = time.monotonic()
+
+    # a figure that reads the tiny decoders' weights, which the wheel does not carry: its lines
+    # unpack the source archive, install the project and run the command in its folder
+    installs, command, page = rows["extrapolation_attention_maps"]
+    (archive,) = (built_site / "downloads").glob("mha-course-*-src.tar.gz")
+    folder = archive.name.removesuffix("-src.tar.gz")
+    assert installs == [f"tar xzf {archive.name}", f"cd {folder}", 'pip install ".[figures]"'], (page, installs)
+    shutil.copy(archive, work / archive.name)
+    done = sh(" && ".join(installs + [command]), 900)  # one shell: the cd holds for the lines after it
+    assert done.returncode == 0, f"{installs + [command]} (from {page}) failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    out = work / folder / command.split("--out ", 1)[1].split()[0]
+    expected = _site_file(built_site, "extrapolation_attention_maps", command)
+    assert out.read_bytes() == expected.read_bytes(), f"{command!r} from the archive differs from the site's file"
+    print(f"\nfresh venv: {installed - start:.1f} s to create and install the wheel, "
+          f"{three - installed:.1f} s for its three commands, {time.monotonic() - three:.1f} s for the archive's lines")

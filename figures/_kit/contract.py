@@ -515,6 +515,27 @@ def _import_roots(tree: ast.AST) -> tuple:
 BASE_IMPORTS = frozenset({"mhalib", "figures", "numpy", "matplotlib", "PIL"})
 
 
+def reached(script: Script, scripts: dict) -> list:
+    """``script`` and every figure script it imports, transitively (its ``data()`` included)."""
+    seen, todo, out = set(), [script.name], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in scripts:
+            continue
+        seen.add(name)
+        s = scripts[name]
+        out.append(s)
+        todo.extend(s.imports)
+        if s.data_from:
+            todo.append(s.data_from)
+    return out
+
+
+def data_files_read(script: Script, scripts: dict) -> frozenset:
+    """The stored data files (``figures/data/NAME``) that ``script`` and the scripts it imports read."""
+    return frozenset(f for s in reached(script, scripts) for f in s.data_files)
+
+
 def third_party(script: Script, scripts: dict, library: "Library | None" = None) -> frozenset:
     """The top-level modules beyond :data:`BASE_IMPORTS` and the standard library that running
     ``script`` may import: in its source, in the figure scripts it imports (transitively) and in
@@ -525,18 +546,9 @@ def third_party(script: Script, scripts: dict, library: "Library | None" = None)
     import sys
 
     library = library or Library()
-    seen, todo, refs, roots = set(), [script.name], set(), set()
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in scripts:
-            continue
-        seen.add(name)
-        s = scripts[name]
-        roots.update(s.import_roots)
-        refs.update(s.lib_refs)
-        todo.extend(s.imports)
-        if s.data_from:
-            todo.append(s.data_from)
+    tree = reached(script, scripts)
+    roots = {r for s in tree for r in s.import_roots}
+    refs = {r for s in tree for r in s.lib_refs}
     modules = library.modules_for(refs) if refs else set()
     names = library.modules if modules is None else modules
     for name in names:
