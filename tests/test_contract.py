@@ -115,17 +115,18 @@ def test_cli_line_is_shell_quoted_and_round_trips_through_the_parser():
     req = s.parse_query("sentence=It%27s+a+dog%3B+rm+-rf+%2F", where="t")
     line = contract.cli_line(req)
     words = shlex.split(line)
-    assert words[:2] == ["python", "figures/real_model/bert_top_heads.py"]
+    assert words[:4] == ["python", "-m", "figures", "bert_top_heads"]
     assert words[words.index("--sentence") + 1] == "It's a dog; rm -rf /"
-    args = vars(cli.parser_for(s).parse_args(words[2:]))
+    args = vars(cli.parser_for(s).parse_args(words[4:]))
     assert args["sentence"] == "It's a dog; rm -rf /"
+    assert cli.parse(s, words[4:])[0] == req
 
 
 def test_cli_line_spells_bools_and_sequences_as_the_parser_reads_them():
     s = figures.scripts()["heads_in_action"]
     req = s.parse_query("presets=Identity,Swap+K+blocks&tau=2.0", where="t")
     words = shlex.split(contract.cli_line(req))
-    args = vars(cli.parser_for(s).parse_args(words[2:]))
+    args = vars(cli.parser_for(s).parse_args(words[4:]))
     assert s.request({k: tuple(v) if isinstance(v, list) else v for k, v in args.items()
                       if k in s.params}).params == req.params
     t = figures.scripts()["cat_sat_mat_scores"]

@@ -85,7 +85,7 @@ def test_gallery_shows_every_figure_with_its_command(built_site):
     t += text(built_site, "gallery_experiments")
     for name, script in figures.scripts().items():
         if script.kind == "figure":
-            assert f"python {script.repo_path} --out {name}.svg" in t, name
+            assert f"python -m figures {name} --out {name}.svg" in t, name
 
 
 def test_errata_page_lists_the_corrections(built_site):

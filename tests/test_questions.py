@@ -409,7 +409,7 @@ def test_numerics_answers(built_site):
     assert float(np.float16(-1e4)) == -10000.0
     with np.errstate(over="ignore"):
         assert np.isneginf(np.float16(-1e9))
-    has(t, f"[{1 / 3:.3g}, {1 / 3:.3g}, {1 / 3:.3g}]", "(-10,000)", "stores as -inf", "[0, 0, 0] instead")
+    has(t, f"[{1 / 3:.3g}, {1 / 3:.3g}, {1 / 3:.3g}]", "(-10,000)", "stores as −∞", "[0, 0, 0] instead")
     has(t, f"≈ {2 * math.pi * 10000 ** (255 / 512):,.0f} positions instead of {2 * math.pi * 10000 ** (510 / 512):,.0f}")
 
 

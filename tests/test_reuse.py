@@ -20,21 +20,34 @@ def test_code_and_content_licences_are_in_the_repository_and_named_in_the_readme
 
 @pytest.mark.build
 def test_every_reuse_row_carries_a_credit_line_with_the_title_page_and_licence(built_site):
+    """The credit names the figure, the course, where it is and the licence: the page's public
+    address when the site was built for one (SITE_URL), else the page's title (never a
+    localhost URL)."""
+    import os
+
+    public = os.environ.get("SITE_URL")
     rows = 0
     for html in sorted(built_site.rglob("index.html")):
         if html.parent.name == "print":  # the whole lecture on one page: each credit names the figure's own page
             continue
-        page_url = "http://127.0.0.1:8000/" + ("" if html.parent == built_site else html.parent.relative_to(built_site).as_posix() + "/")
+        rel = "" if html.parent == built_site else html.parent.relative_to(built_site).as_posix() + "/"
         text = html.read_text()
         assert "creativecommons.org/licenses/by/4.0" in text, f"{html}: footer without the content licence"
+        # the page's title as the browser's tab and the navigation give it
+        page_title = unescape(re.search(r"<title>(.*?)</title>", text).group(1)).rsplit(" - ", 1)[0]
         for row in re.findall(r'<p class="mha-reuse">(.*?)</p>', text, flags=re.S):
             rows += 1
             name = re.search(r'href="[./]*scripts/([a-z0-9_]+)/"', row).group(1)
-            credit = re.search(r'<span class="mha-credit">Credit: “(.*?)”, from <cite>(.*?)</cite>, (\S+), '
+            credit = re.search(r'<span class="mha-credit">Credit: “(.*?)”, from <cite>(.*?)</cite>, (.*?), '
                                r'<a [^>]*href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>', row)
             assert credit, f"{html}: reuse row of {name} has no credit line"
             title = figures.load(name).__doc__.strip().splitlines()[0].rstrip(".")
             assert unescape(credit.group(1)) == title.replace("[", "(").replace("]", ")"), name
             assert credit.group(2) == "Multi-head attention and positional encoding"
-            assert credit.group(3) == page_url
+            where = unescape(credit.group(3))
+            if public:
+                assert where == public.rstrip("/") + "/" + rel, (html, where)
+            else:
+                assert where.startswith("page “") and where.endswith("”") and "://" not in where, (html, where)
+                assert where[len("page “"):-1] == page_title, (html, where, page_title)
     assert rows > 50

@@ -73,6 +73,8 @@ def test_the_wide_csv_of_the_pe_heatmap_is_the_table_as_a_grid(built_site):
 
 @pytest.mark.parametrize("name", ["pe_heatmap", "models_table"])
 def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(built_site, name):
+    """Its source, and the reuse row's lines: the wheel with its figures extra, then the
+    command (they are run in a fresh venv by test_reuse_venv.py)."""
     html = (built_site / "scripts" / name / "index.html").read_text()
     code = re.search(r'<div class="language-python highlight mha-script-source"><pre><span></span><code>(.*?)</code>',
                      html, flags=re.S).group(1)
@@ -81,7 +83,7 @@ def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(buil
     (wheel,) = [p.name for p in (built_site / "downloads").glob("mhalib-*.whl")]
     ext = "svg" if script.kind == "figure" else "md"
     text = unescape(re.sub(r"<[^>]+>", "", html))
-    assert f"pip install {wheel}\npython {name}.py --out {name}.{ext}" in text
+    assert f'pip install "{wheel}[figures]"\npython -m figures {name} --out {name}.{ext}' in text
     assert re.search(rf'<a download href="../../figures/{name}\.py"', html)
     assert re.search(rf'href="../../downloads/{re.escape(wheel)}"', html)
 

@@ -80,7 +80,12 @@ def test_sitemap_date_comes_from_the_sources_not_the_clock(built_site):
     of the last commit (SOURCE_DATE_EPOCH when set), never today's date."""
     expected = subprocess.run(["git", "log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d"],
                               cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, TZ="UTC"))
-    dates = set(re.findall(r"<lastmod>([^<]+)</lastmod>", (built_site / "sitemap.xml").read_text()))
+    sitemap = (built_site / "sitemap.xml").read_text()
+    dates = set(re.findall(r"<lastmod>([^<]+)</lastmod>", sitemap))
+    if "<url>" not in sitemap:  # built without SITE_URL: no public address, no page to list
+        assert not os.environ.get("SITE_URL"), "the site was built for an address, but its sitemap lists no page"
+        pytest.skip("the site was built without SITE_URL: its sitemap lists no page (the dates: "
+                    "test_sitemap_honours_source_date_epoch)")
     assert dates, "the sitemap has no lastmod"
     if expected.returncode == 0 and expected.stdout.strip():
         assert dates == {expected.stdout.strip()}

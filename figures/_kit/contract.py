@@ -11,7 +11,9 @@ A script is ``figures/<chapter>/<name>.py`` with a docstring whose first line is
   range with ``Annotated[int, Range(1, 4096)]``; the command line and the pages both
   parse and check values with the same :class:`Param`, before any work is done;
 * a request's canonical parameters, its file names (:class:`Request`) and the command
-  line that reproduces it (:func:`cli_line`);
+  line that reproduces it (:func:`cli_line`: ``python -m figures NAME --out ...``, the one
+  form the site prints), and what running it imports beyond the wheel's ``figures`` extra
+  (:func:`third_party`: the site prints the install lines for it);
 * what a result depends on, so that the cache key covers all of it (:func:`cache_key`):
   the script and the figure scripts it imports, the data files they name, the ``mhalib``
   modules they reach, read from the source with ``ast`` (:class:`Library`; all of ``mhalib``
@@ -235,6 +237,8 @@ class Script:
     narrow: bool = False  # NARROW = True: draw() also has a phone layout (style.narrow())
     #: what its source reaches in mhalib (see _lib_refs); the key hashes the modules they reach
     lib_refs: tuple = field(default=(), compare=False)
+    #: the top-level names its source imports (``numpy``, ``torch``, ``figures``, ...): see :func:`third_party`
+    import_roots: tuple = field(default=(), compare=False)
 
     @property
     def module_name(self) -> str:
@@ -352,6 +356,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
         data_from=data_from if "data" not in funcs else None, narrow=narrow, lib_refs=_lib_refs(tree, None),
+        import_roots=_import_roots(tree),
     )
 
 
@@ -445,20 +450,111 @@ class Request:
         return f"{self.stem}.wide.csv"
 
 
-def cli_line(request: Request, ext: str | None = None) -> str:
-    """The shell command that reproduces ``request`` from a checkout, every value quoted."""
+def in_package(script: Script) -> bool:
+    """Whether ``script`` is one of the ``figures`` package's own (the wheel carries it):
+    ``python -m figures NAME`` runs it wherever the package is installed."""
+    return script.module_name.startswith("figures.")
+
+
+def command(script: Script) -> list:
+    """The words that run ``script``: ``python -m figures NAME`` for the package's own scripts
+    (the one form the site prints: it runs from the installed wheel and, as well, in the project's
+    folder), ``python figures/NAME.py`` for a script outside the package (a test's fixture)."""
+    return ["python", "-m", "figures", script.name] if in_package(script) else ["python", script.repo_path]
+
+
+def cli_words(request: Request, ext: str | None = None) -> list:
+    """The command line that reproduces ``request``, as a list of words (see :func:`cli_line`)."""
     script = request.script
     ext = ext or ("svg" if script.kind == "figure" else "md")
-    words = ["python", script.repo_path, "--out", f"{request.name}.{ext}"]
+    words = command(script) + ["--out", f"{request.name}.{ext}"]
     for key, value in request.params:
         param = script.params[key]
-        if param.type == "bool" and not param.sequence:
+        if param.type == "bool" and not param.sequence and not param.optional:
             words.append(param.flag if value else "--no-" + param.flag[2:])
         elif isinstance(value, tuple):
             words += [param.flag, *(param.text(v) for v in value)]
         else:
             words += [param.flag, param.text(value)]
-    return " ".join(shlex.quote(w) for w in words)
+    return words
+
+
+def cli_line(request: Request, ext: str | None = None) -> str:
+    """The shell command that reproduces ``request`` (``python -m figures NAME --out NAME.svg
+    --flag value ...``), every word quoted for a POSIX shell. The figure kit's command line
+    (:mod:`.cli`) reads it back as the same request, ``None`` (written ``none``) included."""
+    return " ".join(shlex.quote(w) for w in cli_words(request, ext))
+
+
+def _import_roots(tree: ast.AST) -> tuple:
+    """The top-level names of every absolute import in ``tree``, inside functions too, and
+    ``X`` for each call of a helper ``require_X(...)`` (``mhalib._checks.require_torch``: it
+    imports torch for its caller). The body of such a helper does not count: the module that
+    calls it needs the package, not every module that imports the helper's module."""
+    roots = set()
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("require_"):
+            return
+        if isinstance(node, ast.Import):
+            roots.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            roots.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and _name(node.func).startswith("require_"):
+            roots.add(_name(node.func)[len("require_"):])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return tuple(sorted(r for r in roots if r))
+
+
+#: What every figure script may import without saying so: the standard library, the project's
+#: own packages, and what the ``figures`` extra of the wheel installs (matplotlib and its
+#: dependencies: numpy, Pillow as ``PIL``).
+BASE_IMPORTS = frozenset({"mhalib", "figures", "numpy", "matplotlib", "PIL"})
+
+
+def reached(script: Script, scripts: dict) -> list:
+    """``script`` and every figure script it imports, transitively (its ``data()`` included)."""
+    seen, todo, out = set(), [script.name], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in scripts:
+            continue
+        seen.add(name)
+        s = scripts[name]
+        out.append(s)
+        todo.extend(s.imports)
+        if s.data_from:
+            todo.append(s.data_from)
+    return out
+
+
+def data_files_read(script: Script, scripts: dict) -> frozenset:
+    """The stored data files (``figures/data/NAME``) that ``script`` and the scripts it imports read."""
+    return frozenset(f for s in reached(script, scripts) for f in s.data_files)
+
+
+def third_party(script: Script, scripts: dict, library: "Library | None" = None) -> frozenset:
+    """The top-level modules beyond :data:`BASE_IMPORTS` and the standard library that running
+    ``script`` may import: in its source, in the figure scripts it imports (transitively) and in
+    the mhalib modules those reach (:class:`Library`; all of mhalib where a use cannot be
+    followed). Imports inside functions count: ``mhalib.models.bert`` imports ``safetensors``
+    only when it loads the model, and a figure that reaches the module is taken to need it.
+    The site prints the install lines for them beside the script's command."""
+    import sys
+
+    library = library or Library()
+    tree = reached(script, scripts)
+    roots = {r for s in tree for r in s.import_roots}
+    refs = {r for s in tree for r in s.lib_refs}
+    modules = library.modules_for(refs) if refs else set()
+    names = library.modules if modules is None else modules
+    for name in names:
+        roots.update(library.import_roots(name))
+    return frozenset(r for r in roots if r not in BASE_IMPORTS and r not in sys.stdlib_module_names
+                     and not r.startswith("_"))
 
 
 # ---- which mhalib modules a script uses ----------------------------------------------------------
@@ -663,6 +759,17 @@ class Library:
         self._plain = LIB in self.modules and all(m.plain for m in self.modules.values())
         self._closures: dict = {}
         self._digests: dict = {}
+        self._roots: dict = {}
+
+    def import_roots(self, name: str) -> tuple:
+        """The top-level names module ``name`` imports (absolute imports, inside functions too)."""
+        rel = self.modules[name].rel
+        if rel not in self._roots:
+            try:
+                self._roots[rel] = _import_roots(ast.parse(self.files[rel], filename=rel))
+            except SyntaxError:
+                self._roots[rel] = ()
+        return self._roots[rel]
 
     def _packages_to(self, name: str) -> set:
         parts = name.split(".")

