@@ -887,10 +887,11 @@ def code_digest() -> str:
 
 def kit_digest() -> str:
     """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
-    the numpy/matplotlib versions and this figure machinery (``figures/_kit/*.py`` and
-    ``figures/__init__.py``)."""
+    the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
+    fontTools and Brotli for the fonts in each SVG) and this figure machinery
+    (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
     h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
-    for dist in ("numpy", "matplotlib"):
+    for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
         h.update(f"{dist}=={metadata.version(dist)}\0".encode())
     kit = Path(__file__).resolve().parent
     _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
