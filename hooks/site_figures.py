@@ -595,7 +595,7 @@ def _reuse_row(page, result, kind: str) -> str:
     else:
         how = f"in the project's folder: {_code(run)}"
     return (f"Reuse: {' · '.join(links)} · {how}"
-            f"<br>{_credit(page, request)}\n{{ .mha-reuse }}\n")
+            f"<br>{_credit(page, request)}\n{{ .mha-reuse data-search-exclude }}\n")
 
 
 def _credit(page, request) -> str:

@@ -402,7 +402,7 @@ def test_a_reuse_row_is_one_line_that_opens_on_a_phone(browser, site_url):
     button.click()
     opened = row.evaluate(_REUSE)
     assert button.get_attribute("aria-expanded") == "true"
-    assert opened["links"] >= 8 and "Credit:" in opened["text"] and "python figures/" in opened["text"], opened
+    assert opened["links"] >= 8 and "Credit:" in opened["text"] and "python -m figures " in opened["text"], opened
     button.click()
     assert row.evaluate(_REUSE) == closed
     ctx.close()

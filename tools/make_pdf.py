@@ -34,14 +34,16 @@ MATH_DONE = """() => Array.from(document.querySelectorAll('.arithmatex'))
   .every(e => e.querySelector('.katex, .katex-error'))"""
 
 # Links to the rest of the site (pages not printed here, downloads) go to the published site
-# (the page's canonical URL), not to the temporary server. The theme has made every link
-# absolute by now; links within print/ stay, and the PDF makes them links within itself.
+# (the page's canonical URL), not to the temporary server; a site built without SITE_URL has no
+# public address, and those links become plain text. The theme has made every link absolute by
+# now; links within print/ stay, and the PDF makes them links within itself.
 SITE_LINKS = """([server, site]) => {
   const here = new URL(document.location.href); here.hash = "";
   for (const a of document.querySelectorAll('a[href]')) {
     const url = new URL(a.href);
     const within = url.hash && (url.origin + url.pathname) === (here.origin + here.pathname);
-    if (url.href.startsWith(server) && !within) a.href = site + url.href.slice(server.length);
+    if (!url.href.startsWith(server) || within) continue;
+    if (site) a.href = site + url.href.slice(server.length); else a.removeAttribute('href');
   }
 }"""
 
@@ -136,7 +138,7 @@ def _print(site: Path, paper: str, tagged: bool, timeout_ms: int) -> bytes:
                 if broken:
                     raise RuntimeError(f"{len(broken)} images on {PAGE} did not load, e.g. {broken[:3]}")
                 page.evaluate("document.fonts.ready.then(() => true)")
-                site_base = canonical.group(1)[: -len(PAGE)] if canonical else base
+                site_base = canonical.group(1)[: -len(PAGE)] if canonical else None
                 page.evaluate(SITE_LINKS, [base, site_base])
                 # tagged: a structure screen readers follow, and Chromium's bookmarks (one per
                 # heading) need it; it doubles the file (about 2.3 -> 4.7 MB), --untagged drops both
