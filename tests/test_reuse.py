@@ -35,7 +35,7 @@ def test_every_reuse_row_carries_a_credit_line_with_the_title_page_and_licence(b
         assert "creativecommons.org/licenses/by/4.0" in text, f"{html}: footer without the content licence"
         # the page's title as the browser's tab and the navigation give it
         page_title = unescape(re.search(r"<title>(.*?)</title>", text).group(1)).rsplit(" - ", 1)[0]
-        for row in re.findall(r'<p class="mha-reuse">(.*?)</p>', text, flags=re.S):
+        for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', text, flags=re.S):
             rows += 1
             name = re.search(r'href="[./]*scripts/([a-z0-9_]+)/"', row).group(1)
             credit = re.search(r'<span class="mha-credit">Credit: “(.*?)”, from <cite>(.*?)</cite>, (.*?), '

@@ -29,7 +29,7 @@ def _resolve(html: Path, href: str) -> Path:
 
 
 def _rows(html: Path):
-    return re.findall(r'<p class="mha-reuse">(.*?)</p>', html.read_text(), flags=re.S)
+    return re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', html.read_text(), flags=re.S)
 
 
 def test_every_reuse_link_resolves_to_a_file_and_figures_offer_every_format(built_site):

@@ -297,7 +297,7 @@ def test_code_html_survives_markdown_exactly(text):
 @pytest.mark.build
 def test_a_backtick_in_a_value_is_the_value_the_reader_copies(fixture_site):
     site, _ = fixture_site["local"]
-    row = re.search(r'<p class="mha-reuse">(.*?)</p>', (site / "index.html").read_text(), flags=re.S).group(1)
+    row = re.search(r'<p class="mha-reuse"[^>]*>(.*?)</p>', (site / "index.html").read_text(), flags=re.S).group(1)
     codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
     (line,) = [c for c in codes if c.startswith("python ")]
     words = shlex.split(line)
@@ -406,7 +406,7 @@ def _published_rows(built_site: Path):
     for page in sorted(built_site.rglob("index.html")):
         if page.parent.name == "print":
             continue
-        for row in re.findall(r'<p class="mha-reuse">(.*?)</p>', page.read_text(), flags=re.S):
+        for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re.S):
             codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
             stem = re.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
             yield page.relative_to(built_site), codes[:-1], codes[-1], stem

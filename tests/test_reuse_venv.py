@@ -32,7 +32,7 @@ def _rows(built_site: Path) -> dict:
     for page in sorted(built_site.rglob("index.html")):
         if page.parent.name == "print":
             continue
-        for row in re.findall(r'<p class="mha-reuse">(.*?)</p>', page.read_text(), flags=re.S):
+        for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re.S):
             codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
             data = re.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
             out[data] = (codes[:-1], codes[-1], page)
