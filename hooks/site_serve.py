@@ -42,10 +42,14 @@ class _Warnings(logging.Handler):
 
 
 def _build_key(config, files) -> str:
-    """What every page's conversion reads besides its own Markdown."""
+    """What every page's conversion reads besides its own Markdown: ``mkdocs.yml`` (every
+    extension's and plugin's configuration), the extensions by name (plugins add instances,
+    whose ``repr`` names a memory address: their class instead), the site's files."""
+    exts = [e if isinstance(e, str) else f"{type(e).__module__}.{type(e).__qualname__}"
+            for e in config["markdown_extensions"]]
     site = sorted((f.src_uri, f.url, f.inclusion.name) for f in files)
-    return _serve.key(repr(config["markdown_extensions"]), repr(sorted((config["mdx_configs"] or {}).items())),
-                      repr(config["validation"]), repr(site))
+    return _serve.key(Path(config.config_file_path).read_bytes(), repr(exts),
+                      repr(sorted((config["mdx_configs"] or {}).keys())), repr(site))
 
 
 def _snippets(markdown: str, root: Path) -> list:

@@ -105,6 +105,10 @@ def main(argv=None) -> int:
     os.environ.setdefault("MHA_CACHE_DIR", str(ROOT / ".cache"))
     if args.plain:
         os.environ["MHA_SKIP_FIGURES"] = "1"
+    if args.compare:
+        # `mkdocs serve` gives the site its own address as site_url; the clean build it is compared
+        # with gets the same one, through SITE_URL as a deployment would (the served builds read it too)
+        os.environ.setdefault("SITE_URL", "http://127.0.0.1:8000/")
     tmp = Path(tempfile.mkdtemp(prefix="measure-serve-"))
     try:
         project = args.project.resolve() if args.project else copy_project(tmp / "project")
