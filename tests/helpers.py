@@ -158,3 +158,18 @@ def math_as_tex(html: str) -> str:
         pos = end
     out.append(html[pos:])
     return "".join(out)
+
+
+def reuse_rows(built_site: Path):
+    """(page, install lines, command, file stem) of every reuse row of a built site (print/
+    repeats the pages' rows): what a reader copies from under each figure and table."""
+    import html as html_lib
+    import re as re_lib
+
+    for page in sorted(built_site.rglob("index.html")):
+        if page.parent.name == "print":
+            continue
+        for row in re_lib.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re_lib.S):
+            codes = [html_lib.unescape(c) for c in re_lib.findall(r"<code>(.*?)</code>", row, flags=re_lib.S)]
+            stem = re_lib.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
+            yield page.relative_to(built_site), codes[:-1], codes[-1], stem

@@ -30,7 +30,7 @@ from mkdocs.exceptions import PluginError
 
 import figures
 from figures._kit import cli, contract
-from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project
+from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, reuse_rows
 
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
@@ -401,15 +401,7 @@ def test_every_format_spec_on_the_pages_is_accepted():
 
 # ---- 3. every command the site prints ----------------------------------------------------------------
 
-def _published_rows(built_site: Path):
-    """(page, install lines, command, file stem) of every reuse row of the site."""
-    for page in sorted(built_site.rglob("index.html")):
-        if page.parent.name == "print":
-            continue
-        for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re.S):
-            codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
-            stem = re.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
-            yield page.relative_to(built_site), codes[:-1], codes[-1], stem
+_published_rows = reuse_rows
 
 
 @pytest.mark.build

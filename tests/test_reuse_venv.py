@@ -21,22 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, reuse_rows
 
 pytestmark = pytest.mark.build
 
 
 def _rows(built_site: Path) -> dict:
     """File stem -> (install lines, command, page) of every reuse row of the site."""
-    out = {}
-    for page in sorted(built_site.rglob("index.html")):
-        if page.parent.name == "print":
-            continue
-        for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re.S):
-            codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", row, flags=re.S)]
-            data = re.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
-            out[data] = (codes[:-1], codes[-1], page)
-    return out
+    return {stem: (installs, command, built_site / page) for page, installs, command, stem in reuse_rows(built_site)}
 
 
 def _script_page_lines(built_site: Path, name: str) -> list[str]:

@@ -133,12 +133,10 @@ def test_failing_notebook_cell_fails_the_build(tmp_path):
     assert "cell failed on purpose" in result.stderr
 
 
-def test_notebook_cache_follows_the_shared_code_digest(tmp_path, monkeypatch):
-    """mkdocs-jupyter keys its cache on the notebook alone; the hook names the cache folder
-    after the digest that the figure cache uses (all of mhalib and the figure machinery)."""
+def _notebooks_hook(tmp_path, monkeypatch):
+    """hooks/site_notebooks.py loaded fresh, with stand-ins for mkdocs-jupyter and the config,
+    its cache under ``tmp_path``."""
     import importlib.util
-
-    from figures._kit import contract
 
     spec = importlib.util.spec_from_file_location("site_notebooks_for_test", ROOT / "hooks" / "site_notebooks.py")
     hook = importlib.util.module_from_spec(spec)
@@ -152,6 +150,15 @@ def test_notebook_cache_follows_the_shared_code_digest(tmp_path, monkeypatch):
         plugins = {"mkdocs-jupyter": Plugin()}
 
     monkeypatch.setenv("MHA_CACHE_DIR", str(tmp_path / "cache"))
+    return hook, Plugin, Config
+
+
+def test_notebook_cache_follows_the_shared_code_digest(tmp_path, monkeypatch):
+    """mkdocs-jupyter keys its cache on the notebook alone; the hook names the cache folder
+    after the digest that the figure cache uses (all of mhalib and the figure machinery)."""
+    from figures._kit import contract
+
+    hook, Plugin, Config = _notebooks_hook(tmp_path, monkeypatch)
     (tmp_path / "cache" / "notebooks" / "stale").mkdir(parents=True)
     hook.on_config(Config())
     assert Path(Plugin.config["cache_dir"]).name == contract.code_digest()[:16]
@@ -167,20 +174,7 @@ def test_notebook_cache_follows_the_shared_code_digest(tmp_path, monkeypatch):
 def test_a_damaged_notebook_cache_page_is_removed_before_mkdocs_jupyter_reads_it(tmp_path, monkeypatch, damage, left):
     """mkdocs-jupyter reads its cached pages unchecked; the hook keeps a manifest of them
     (store.seal after a build) and removes any page that does not match it (store.reconcile)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("site_notebooks_for_test", ROOT / "hooks" / "site_notebooks.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-
-    class Plugin:
-        config = {"cache_dir": ".cache/mkdocs-jupyter"}
-
-    class Config:
-        config_file_path = str(tmp_path / "mkdocs.yml")
-        plugins = {"mkdocs-jupyter": Plugin()}
-
-    monkeypatch.setenv("MHA_CACHE_DIR", str(tmp_path / "cache"))
+    hook, Plugin, Config = _notebooks_hook(tmp_path, monkeypatch)
     hook.on_config(Config())
     folder = Path(Plugin.config["cache_dir"])
     folder.mkdir(parents=True)
