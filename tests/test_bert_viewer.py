@@ -11,6 +11,7 @@ import pytest
 from mhalib import examples
 from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES, head_scores
+from screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
 B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -174,7 +175,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(site_url + "viewer/", wait_until="networkidle")
+    goto(page, site_url + "viewer/")
     box = page.locator(BOX.strip())
     ui = page.locator(BOX + ".mha-explorer-ui")
     assert ui.is_visible() and not page.is_visible(".mha-explorer-static[data-static-for=bert]")
@@ -245,7 +246,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
 @pytest.mark.browser
 def test_viewer_starts_after_instant_navigation(browser, site_url):  # noqa: F811
     page = browser.new_page()
-    page.goto(site_url + "real_heads/", wait_until="networkidle")
+    goto(page, site_url + "real_heads/")
     page.click(".md-content a[href$='viewer/']")
     page.wait_for_selector(BOX + ".mha-explorer-ui:not([hidden]) .bv-thumb")
     assert page.locator(BOX + ".bv-thumb").count() == 72
@@ -260,7 +261,7 @@ def test_viewer_whose_data_cannot_load_keeps_the_static_figure(browser, site_url
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.route("**/bert_viewer.explorer.json*", lambda route: route.fulfill(status=404, body="gone"))
-    page.goto(site_url + "viewer/", wait_until="networkidle")
+    goto(page, site_url + "viewer/")
     page.wait_for_selector(".mha-explorer[data-explorer=tiny] .mha-explorer-ui[data-ready]")  # the other one starts
     assert page.locator(".mha-explorer-static[data-static-for=bert] img").first.is_visible()
     assert not page.is_visible(BOX + ".mha-explorer-ui") and page.locator(BOX + ".bv-thumb").count() == 0

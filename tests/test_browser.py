@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from helpers import nav_pages
-from screenshots import load_all_images
+from screenshots import goto, load_all_images
 from tour import FIRST_SKIPPED, NARROWEST
 from tools import figure_text
 
@@ -174,7 +174,7 @@ def _cells(page) -> np.ndarray:
 def test_heads_explorer_matches_mhalib(page, site_url):
     from mhalib import examples
 
-    page.goto(site_url + "heads/", wait_until="networkidle")
+    goto(page, site_url + "heads/")
     assert page.is_visible(".mha-explorer-ui") and not page.is_visible(".mha-explorer-static")
     expected = examples.heads_in_action("Identity")  # tau = sqrt(2) by default
     np.testing.assert_allclose(_cells(page), [expected[k] for k in ("single", "head1", "head2")], atol=1e-12)
@@ -206,7 +206,7 @@ def test_explorer_functions_agree_with_mhalib_on_a_grid(page, site_url):
     import mhalib
     from mhalib import examples
 
-    page.goto(site_url + "heads/", wait_until="networkidle")
+    goto(page, site_url + "heads/")
     data = json.loads(page.text_content(".mha-explorer-data"))
     taus = [0.1, 0.5, 1.0, math.sqrt(2), 3.0, 5.0]
     got = page.evaluate("""([data, presets, taus]) => presets.map(p => taus.map(t => mhaExplorers.headsInAction(data, p, t)))""",
@@ -235,7 +235,7 @@ def test_explorer_functions_agree_with_mhalib_on_a_grid(page, site_url):
 def test_rope_and_pe_explorers_respond(page, site_url):
     import mhalib
 
-    page.goto(site_url + "rope/", wait_until="networkidle")
+    goto(page, site_url + "rope/")
     sliders = page.locator(".mha-explorer-ui input[type=range]")
     sliders.nth(0).fill("0.7")
     sliders.nth(1).fill("2")
@@ -247,7 +247,7 @@ def test_rope_and_pe_explorers_respond(page, site_url):
     same = page.eval_on_selector_all(".mha-same-offset tbody td:nth-child(3)", "tds => tds.map(t => t.textContent)")
     assert len(set(same)) == 1 and same[0] == f"{rq @ rk:.4f}"
 
-    page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+    goto(page, site_url + "sinusoidal/")
     sliders = page.locator(".mha-explorer-ui input[type=range]")
     sliders.nth(0).fill("32")
     sliders.nth(1).fill("10")
@@ -258,7 +258,7 @@ def test_rope_and_pe_explorers_respond(page, site_url):
 
 
 def test_explorers_work_after_instant_navigation(page, site_url):
-    page.goto(site_url, wait_until="networkidle")
+    goto(page, site_url)
     page.click("nav.md-nav--primary a[href$='heads/']")
     page.wait_for_selector(".mha-explorer-ui:not([hidden]) table")
     assert page.evaluate("document.querySelectorAll('.mha-maps table').length") == 3
@@ -270,7 +270,7 @@ def test_a_wide_box_in_a_folded_solution_becomes_reachable_when_it_opens(browser
     box then scrolls with the keyboard, like every other wide box."""
     ctx = browser.new_context(viewport={"width": 390, "height": 800})
     page = ctx.new_page()
-    page.goto(site_url + "labs/lab1_mha/", wait_until="networkidle")
+    goto(page, site_url + "labs/lab1_mha/")
     boxes = ".md-typeset__scrollwrap, .md-typeset .arithmatex, .jp-OutputArea-output pre, .highlight pre, .highlight-ipynb"
     fold = page.locator("details.mha-solution").first
     assert fold.evaluate("d => d.open") is False
@@ -289,7 +289,7 @@ def test_a_wide_box_in_a_folded_solution_becomes_reachable_when_it_opens(browser
 def test_waiting_for_images_names_the_one_that_never_arrives(page, site_url):
     """The screenshot and text-size tools wait for every image; one whose request is never
     answered fails the wait with the page and the image named, not a bare timeout."""
-    page.goto(site_url, wait_until="networkidle")
+    goto(page, site_url)
     load_all_images(page)  # the home page's own images load
     page.route("**/figures/never-answered.svg", lambda route: None)  # the request stays open
     page.evaluate("document.body.append(Object.assign(new Image(), {src: 'figures/never-answered.svg'}))")
@@ -301,7 +301,7 @@ def test_waiting_for_images_names_the_one_that_never_arrives(page, site_url):
 def test_waiting_for_images_waits_for_the_blocks_rendered_after_the_first_paint(page, site_url):
     """A long page leaves its later blocks for render_rest.js (a figure in a skipped block
     measures 120 px wide): the tools that measure or photograph figures wait for those too."""
-    page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+    goto(page, site_url + "sinusoidal/")
     load_all_images(page)
     assert page.evaluate("document.documentElement.hasAttribute('data-mha-rendered')")
     page.evaluate("document.documentElement.removeAttribute('data-mha-rendered')")  # as if not yet done
@@ -324,7 +324,7 @@ def test_without_javascript_the_static_figure_is_shown(browser, site_url):
 def test_lab_solutions_stay_folded_until_asked(page, site_url):
     """A lab's exercise shows its unfinished check; its solution opens on a click, with its
     math rendered and its check saying right."""
-    page.goto(site_url + "labs/lab2_positions/", wait_until="networkidle")
+    goto(page, site_url + "labs/lab2_positions/")
     folds = page.locator("details.mha-solution")
     assert folds.count() == 3
     first = folds.first
@@ -355,7 +355,7 @@ def test_tables_read_across_are_a_card_per_row_on_a_phone(browser, site_url, url
     words, or the last of them); nothing scrolls. On a desktop they are tables again."""
     ctx = _phone(browser)
     page = ctx.new_page()
-    page.goto(site_url + url, wait_until="networkidle")
+    goto(page, site_url + url)
     tables = page.locator(".mha-stack table")
     assert tables.count() == {"compare/": 1, "notation/": 3}[url]
     for t in range(tables.count()):
@@ -377,7 +377,7 @@ def test_tables_read_across_are_a_card_per_row_on_a_phone(browser, site_url, url
     ctx.close()
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
-    page.goto(site_url + url, wait_until="networkidle")
+    goto(page, site_url + url)
     assert page.locator(".mha-stack thead").first.evaluate("h => getComputedStyle(h).display") == "table-header-group"
     assert page.locator(".mha-stack tbody tr").first.evaluate("tr => getComputedStyle(tr).display") == "table-row"
     ctx.close()
@@ -393,7 +393,7 @@ def test_a_reuse_row_is_one_line_that_opens_on_a_phone(browser, site_url):
     desktop, the row is open and there is no button."""
     ctx = _phone(browser)
     page = ctx.new_page()
-    page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+    goto(page, site_url + "sinusoidal/")
     row = page.locator(".mha-reuse").first
     closed = row.evaluate(_REUSE)
     assert closed["h"] <= 30 and closed["links"] == 0 and closed["text"] == "Reuse and credit", closed
@@ -408,7 +408,7 @@ def test_a_reuse_row_is_one_line_that_opens_on_a_phone(browser, site_url):
     ctx.close()
     for ctx in (_phone(browser, java_script_enabled=False), browser.new_context(viewport={"width": 1280, "height": 800})):
         page = ctx.new_page()
-        page.goto(site_url + "sinusoidal/", wait_until="networkidle")
+        goto(page, site_url + "sinusoidal/")
         row = page.locator(".mha-reuse").first
         shown = row.evaluate(_REUSE)
         assert shown["links"] >= 8 and "Credit:" in shown["text"], shown
@@ -425,7 +425,7 @@ def test_a_dark_page_prints_on_white_paper(browser, site_url):
 
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
     page = ctx.new_page()
-    page.goto(site_url + "attention/", wait_until="networkidle")
+    goto(page, site_url + "attention/")
     load_all_images(page)
     page.emulate_media(media="print", color_scheme="dark")
     pdf = page.pdf(print_background=True, format="A4")  # 794 x 1123 px a sheet
@@ -454,7 +454,7 @@ def test_masked_cells_of_the_tiny_decoders_do_not_glare_in_dark_mode(browser, si
 
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = ctx.new_page()
-    page.goto(site_url + "viewer/", wait_until="networkidle")
+    goto(page, site_url + "viewer/")
     box = ".mha-explorer[data-explorer=tiny] "
     page.wait_for_selector(box + ".mha-explorer-ui[data-ready] .bv-thumb canvas")
     canvas = page.locator(box + ".bv-thumb canvas").first

@@ -27,6 +27,7 @@ from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mkdocs_build, nav_pa
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
 import site_numbering as N  # noqa: E402
+from screenshots import goto  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
 build = pytest.mark.build
@@ -423,7 +424,7 @@ def _open_page(browser, url: str, scheme: str = "light", **context):
     page.on("request", lambda r: seen["requests"].append(r.url))
     page.on("pageerror", lambda e: seen["errors"].append(str(e)))
     page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
-    page.goto(url, wait_until="networkidle")
+    goto(page, url)
     return ctx, page, seen
 
 
@@ -474,7 +475,7 @@ def test_a_figure_opens_large_in_its_theme_and_closes(browser, fixture_url, sche
 def test_a_tap_magnifies_on_a_phone(browser, fixture_url):  # noqa: F811
     ctx = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True, has_touch=True)
     page = ctx.new_page()
-    page.goto(fixture_url, wait_until="networkidle")
+    goto(page, fixture_url)
     page.locator("a.mha-zoom").first.tap()
     page.wait_for_function("document.querySelector('dialog.mha-zoom-dialog img').complete", polling=100)
     assert "Tap" in page.text_content(".mha-zoom-hint")
@@ -555,8 +556,11 @@ def test_references_in_print_point_into_their_own_chapter(built_site):
     soup = BeautifulSoup((built_site / "print" / "index.html").read_text(), "html.parser")
     refs = soup.select("a.mha-ref")
     assert len(refs) >= 40
+    by_id = {}  # one pass over the page (a find() per reference walked all 2.8 MB of it each time)
+    for element in soup.find_all(id=True):
+        by_id.setdefault(element["id"], element)  # the first, as find() would return
     for a in refs:
-        target = soup.find(id=a["href"][1:])
+        target = by_id.get(a["href"][1:])
         assert target is not None, a
         assert a.find_parent("section", class_="mha-print-page") is target.find_parent("section", class_="mha-print-page")
         assert _digits(a.text) == _digits(_label_number(target)), (a, _label_number(target))

@@ -96,9 +96,11 @@ def test_pixel_size_is_unique_or_refused():
 
 # ---- images: one drawing saved in every format is what the command line writes -------------------
 
-#: Annotated heatmaps (an explorer), a script with a phone layout (markers, log axes), and a
-#: figure with a colour bar and math in its title.
+#: Annotated heatmaps (an explorer), a script with a phone layout (markers, log axes), a figure
+#: with a colour bar and math in its title, and figures with a figure title (suptitle), colour
+#: bars beside several panels, and a legend with a phone layout.
 SAMPLE = ["heads_in_action", "flash_memory_time", "pe_heatmap"]
+LAYOUT_SAMPLE = SAMPLE + ["alibi_bias_heads", "scaling_variance", "mha_pipeline", "decode_step_time"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -122,6 +124,77 @@ def test_one_drawing_saved_in_every_format_gives_the_bytes_of_each_format_alone(
         backwards = [tmp_path / f"{theme}-{layout}-backwards.{f}" for f in formats]
         export.write_many(module, data, backwards[::-1], theme=theme, salt=salt, layout=layout)
         assert [p.read_bytes() for p in backwards] == [p.read_bytes() for p in together]
+
+
+@pytest.mark.parametrize("name", LAYOUT_SAMPLE)
+def test_the_dark_drawing_that_takes_the_light_layout_is_the_dark_drawing_laid_out_alone(name, tmp_path):
+    """The build lays each figure out once per layout (wide, phone) and gives the dark drawing
+    the light one's layout (export.lay_out_like): its files are the bytes the command line
+    writes for ``--theme dark``, which lays the dark drawing out by itself."""
+    script = figures.scripts()[name]
+    module = figures.load(name)
+    data = module.data()
+    for layout, formats in [("wide", ("svg", "png"))] + ([("narrow", ("svg",))] if script.narrow else []):
+        light = export.write_many(module, data, [tmp_path / f"light-{layout}.svg"], theme="light",
+                                  salt=export.salt_for(name, "light", layout), layout=layout)
+        assert light is not None and light.axes, name
+        taken = [tmp_path / f"taken-{layout}.{f}" for f in formats]
+        salt = export.salt_for(name, "dark", layout)
+        assert export.write_many(module, data, taken, theme="dark", salt=salt, layout=layout, like=light) is None
+        for path, fmt in zip(taken, formats):
+            alone = export.write(module, data, tmp_path / f"alone-{layout}.{fmt}", theme="dark", layout=layout)
+            assert alone.read_bytes() == path.read_bytes(), (name, layout, fmt)
+
+
+def test_a_layout_is_taken_only_by_a_drawing_of_the_same_structure():
+    """Another number of panels, another kind of Axes or another figure title: the drawing is
+    laid out by itself (lay_out_like returns None and changes nothing)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from figures._kit import style
+
+    def drawing(panels=1, suptitle=False, polar=False):
+        fig, axes = style.new_figure(4, 3, ncols=panels, subplot_kw={"projection": "polar"} if polar else {})
+        if suptitle:
+            fig.suptitle("A title")
+        return fig
+
+    with style.theme("light"):
+        one = drawing()
+        laid = export.laid_out(one)
+        plt.close(one)
+        assert laid.titles == ()
+        for other in (drawing(panels=2), drawing(suptitle=True), drawing(polar=True)):
+            before = [ax.get_position().bounds for ax in other.get_axes()]
+            assert export.lay_out_like(other, laid) is None
+            assert [ax.get_position().bounds for ax in other.get_axes()] == before
+            assert other.get_layout_engine() is not None  # still to be laid out
+            plt.close(other)
+        same = drawing()
+        assert export.lay_out_like(same, laid) == laid.bbox
+        assert same.get_layout_engine() is None
+        assert [ax.get_position().bounds for ax in same.get_axes()] == [a[2].bounds for a in laid.axes]
+        plt.close(same)
+
+
+def test_a_theme_changes_colours_only():
+    """What lets the dark drawing take the light layout: the two themes set the same settings,
+    and differ only in colours."""
+    import matplotlib
+
+    from figures._kit import style
+
+    def settings(theme):
+        with style.theme(theme):
+            return dict(matplotlib.rcParams)
+
+    light, dark = settings("light"), settings("dark")
+    differ = {k for k in light if light[k] != dark[k]}
+    assert differ and all("color" in k or k == "axes.prop_cycle" for k in differ), differ
+    assert light["axes.prop_cycle"].keys == dark["axes.prop_cycle"].keys == {"color"}
 
 
 @pytest.mark.build

@@ -11,6 +11,7 @@ import pytest
 
 from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights
 from mhalib.models.tiny_tasks import make_batch
+from screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
 B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -331,7 +332,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(site_url + "viewer/", wait_until="networkidle")
+    goto(page, site_url + "viewer/")
     page.wait_for_selector(".mha-explorer[data-explorer=tiny] .mha-explorer-ui[data-ready]")
     box = page.locator(".mha-explorer[data-explorer=tiny]")
     ui = box.locator(".mha-explorer-ui")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from screenshots import goto
+
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -18,7 +20,7 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     page.on("pageerror", lambda e: errors.append(str(e)))
     if route:
         page.route(*route)
-    page.goto(site_url + path, wait_until="networkidle")
+    goto(page, site_url + path)
     return page, asked, errors
 
 

@@ -27,7 +27,7 @@ from helpers import ROOT
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from screenshots import load_all_images  # noqa: E402
+from screenshots import Network, goto, load_all_images  # noqa: E402
 from tools import figure_text  # noqa: E402
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -64,18 +64,25 @@ _MATH = """(() => {
 _IMAGES = """Array.from(document.querySelectorAll('.md-content img')).map(i => (
     {src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', w: i.naturalWidth}))"""
 
+# Layout shift, summed from the first moment of every page the tour loads (an observer added
+# before the page's own scripts run; buffered, so nothing before it is lost either). Shifts
+# right after input do not count (as in CLS).
+_SHIFTS = """(() => {
+    let total = 0;
+    const add = list => { for (const e of list) if (!e.hadRecentInput) total += e.value; };
+    const observer = new PerformanceObserver(list => add(list.getEntries()));
+    observer.observe({type: 'layout-shift', buffered: true});
+    window.__mhaLayoutShift = () => { add(observer.takeRecords()); return total; };
+})();"""
+
 # The blocks on the first screen (laid out, so at their real size), the article's block count,
-# and the layout shift so far (buffered entries: everything since the page began to load).
-_LAYOUT = """() => new Promise(done => {
+# and the layout shift so far (every entry since the page began to load, the ones the observer
+# has not been handed yet included: takeRecords).
+_LAYOUT = """() => {
     const inner = document.querySelector('.md-content__inner');
     const first = Array.from(inner.children).filter(el => el.getBoundingClientRect().top + scrollY < innerHeight).length;
-    const report = cls => done({first_screen: first, blocks: inner.children.length, cls});
-    const timer = setTimeout(() => report(0), 500);
-    new PerformanceObserver((list, obs) => {
-        obs.disconnect(); clearTimeout(timer);
-        report(list.getEntries().filter(e => !e.hadRecentInput).reduce((s, e) => s + e.value, 0));
-    }).observe({type: 'layout-shift', buffered: true});
-})"""
+    return {first_screen: first, blocks: inner.children.length, cls: window.__mhaLayoutShift()};
+}"""
 
 _OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
@@ -213,6 +220,7 @@ class Visit:
     boxes: dict | None = None       # tables and formulas that do not fit, and their cues (light, phone)
     covered: list | None = None     # code blocks whose copy button hides text (light, phone)
     focus: list | None = None       # focus ring per kind of control (light, dark)
+    network: object = field(default=None, repr=False)  # screenshots.Network: requests in flight
 
     @property
     def external(self) -> list[str]:
@@ -244,7 +252,9 @@ class Tour:
         delivers late cannot be put down to this one."""
         if config not in self._contexts:
             self._contexts[config] = self.browser.new_context(**CONFIGS[config])
+            self._contexts[config].add_init_script(_SHIFTS)
         page = self._contexts[config].new_page()
+        visit.network = Network(page)
         page.on("request", lambda r: visit.requests.append(r.url))
         page.on("requestfailed", lambda r: _failed(r, visit))
         page.on("response", lambda r: visit.failed.append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None)
@@ -264,7 +274,7 @@ class Tour:
             raise ValueError(f"config must be one of {', '.join(CONFIGS)}, got {config!r}")
         visit = Visit(config, url)
         page = self._page(config, visit)
-        page.goto(self.base + url, wait_until="networkidle")
+        goto(page, self.base + url, visit.network)  # loaded, and no request for 100 ms
         if config in TEXT_WIDTH:  # the layout while the later blocks render, before anything is forced
             page.wait_for_function(RENDERED, polling=100, timeout=60_000)
             visit.layout = page.evaluate(_LAYOUT)

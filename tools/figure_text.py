@@ -162,9 +162,9 @@ _INTERACTIVE_TEXT = """() => {
 def measure_page(page, base: str, url: str, site: Path, width: int, svg_cache: dict) -> list[Row]:
     """Rows for the figures visible on one page at the viewport width already set on ``page``:
     one per static figure, and one per interactive figure (its smallest visible text)."""
-    from tools.screenshots import load_all_images
+    from tools.screenshots import goto, load_all_images
 
-    page.goto(base + url, wait_until="networkidle")
+    goto(page, base + url)
     load_all_images(page, timeout_ms=120_000)  # the print page holds every figure
     return measure_loaded(page, base, url, site, width, svg_cache)
 
