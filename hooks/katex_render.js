@@ -1,15 +1,18 @@
 // Render TeX to KaTeX HTML for hooks/site_math.py: one process per site build.
 //
-// stdin:  a JSON list of [tex, display] pairs (display: true for \[ \], false for \( \))
-// stdout: a JSON list, one entry per input, in order: {"html": "..."} or {"error": "..."}
+// stdin:  one JSON [tex, display] pair a line (display: true for \[ \], false for \( \))
+// stdout: one JSON line per input line, in order: {"html": "..."} or {"error": "..."}
 //
-// node resolves `katex` from the project's node_modules/ (next to hooks/). Errors are
-// reported, for the build to fail with the page and the formula, never drawn in red on
-// a page (throwOnError); `strict: "ignore"` keeps KaTeX's notes on LaTeX compatibility
-// (which the browser printed to its console) out of the build log.
+// Each line is answered as soon as it is read, so the build can hand formulas over while it
+// still converts pages and read the answers when it needs them. node resolves `katex` from
+// the project's node_modules/ (next to hooks/). Errors are reported, for the build to fail
+// with the page and the formula, never drawn in red on a page (throwOnError);
+// `strict: "ignore"` keeps KaTeX's notes on LaTeX compatibility (which the browser printed to
+// its console) out of the build log.
 "use strict";
 
 const katex = require("katex");
+const readline = require("readline");
 
 const OPTIONS = { throwOnError: true, strict: "ignore", output: "htmlAndMathml" };
 
@@ -21,9 +24,6 @@ function render([tex, display]) {
   }
 }
 
-let input = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => { input += chunk; });
-process.stdin.on("end", () => {
-  process.stdout.write(JSON.stringify(JSON.parse(input).map(render)));
+readline.createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
+  if (line.trim()) process.stdout.write(JSON.stringify(render(JSON.parse(line))) + "\n");
 });
