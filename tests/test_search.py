@@ -28,18 +28,23 @@ TOP_HIT = {
 
 @pytest.fixture(scope="module")
 def search_page(browser, site_url):  # noqa: F811
+    """The notation page with its search box open and its index loaded: every query is typed
+    into this one box (loading the page and the index again for each query cost about a second)."""
     page = browser.new_page()
+    page.goto(site_url + "notation/")
+    page.keyboard.press("/")
+    page.locator("input.md-search__input").wait_for(state="visible")
+    page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.trim()"
+                           " !== 'Initializing search'", timeout=20000, polling=100)
     yield page
     page.close()
 
 
 def top_hits(page, base: str, query: str, n: int = 3) -> list[str]:
-    page.goto(base + "notation/")
-    page.keyboard.press("/")
     box = page.locator("input.md-search__input")
-    box.wait_for(state="visible")
-    page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.trim()"
-                           " !== 'Initializing search'", timeout=20000, polling=100)
+    box.fill("")  # the last query's results go first
+    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length === 0",
+                           timeout=20000, polling=50)
     box.press_sequentially(query, delay=10)
     page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=20000, polling=100)
     page.wait_for_timeout(200)  # results settle after the last keystroke
