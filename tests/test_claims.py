@@ -58,3 +58,56 @@ def test_rounded_weights_error_is_the_tables_own_column():
     claim = sentence(text, "the outputs inherit the error")
     assert "{{ value cat_sat_mat_outputs max_rounded_error .4f }}" in claim
     assert "{{ value cat_sat_mat_outputs max_rounded_error_token }}" in claim
+
+
+# --- 2. one_head: what "strength" scales, and the answer to "double it" ---------------------------
+
+def cat_quietly_sat_by_hand(query_scale: float, key_scale: float) -> dict:
+    """sat's query (a, 0 || a, 0) against cat's key (b, 0 || 0, 0) and quietly's (0, 0 || b, 0), by hand.
+
+    One head of width 4: cat and quietly score a b / 2, The and sat 0. Each head of width 2 scores its
+    own token a b / sqrt(2) and the other three 0. Values: cat (1, 0 || 1, 0), quietly (0, 1 || 0, 1).
+    """
+    one = math.exp(query_scale * key_scale / 2)
+    w1 = one / (2 * one + 2)
+    two = math.exp(query_scale * key_scale / math.sqrt(2))
+    w2, other = two / (two + 3), 1 / (two + 3)
+    return dict(w1=w1, single=math.sqrt(2 * ((1 - w1) ** 2 + w1**2)), other=other,
+                two=math.sqrt(2 * ((1 - w2) ** 2 + other**2)))
+
+
+def test_strength_scales_the_query_and_the_keys():
+    for s in (1.0, 3.0, 6.0):
+        setup = d("one_head_setup", strength=s)
+        q, k = setup["q"], setup["k"]
+        np.testing.assert_array_equal(q[3], [s, 0, s, 0])  # sat's query
+        np.testing.assert_array_equal(k[1], [s, 0, 0, 0])  # cat's key
+        np.testing.assert_array_equal(k[2], [0, 0, s, 0])  # quietly's key
+    text = page("one_head")
+    definition = sentence(text, "We call \\(s\\) the **strength**")
+    assert "query" in definition and "keys" in definition
+
+
+def test_doubling_the_strength_is_not_doubling_the_query():
+    """Strength 6 doubles the query and the keys, so the scores grow four-fold; the question says so."""
+    both = cat_quietly_sat_by_hand(6.0, 6.0)  # what ?strength=6 computes
+    query_only = cat_quietly_sat_by_hand(6.0, 3.0)
+    out = d("one_head_outputs", strength=6.0)
+    assert out["distance"]["two"] == pytest.approx(both["two"], rel=1e-6)
+    assert out["distance"]["single"] == pytest.approx(both["single"], rel=1e-12)
+    # the issue's numbers: strength 6 leaves 8.8e-12 on each unwanted token, the query alone 3.0e-6
+    assert f"{both['other']:.1e}" == "8.8e-12" and f"{query_only['other']:.1e}" == "3.0e-06"
+    # doubling the query alone is strength 3 sqrt(2) (a b = 18 either way): the page computes it so
+    alone = d("one_head_weights", strength=3 * math.sqrt(2))["weights"][1][0]
+    assert alone == pytest.approx(query_only["other"], rel=1e-9)
+    text = page("one_head")
+    assert "twice as strong" not in text and "weaken the query to strength" not in text
+    title = re.search(r'\?\?\? question "(Predict: double the strength[^"]*)"', text)
+    assert title, "the question doubles the strength, not the query"
+    assert "and the keys of" in title.group(1)
+    answer = sentence(text, "four times the score")
+    assert "{{ value one_head_weights?strength=6 scores.0.1 g }}" in answer
+    alone = sentence(text, "Doubling the query alone")
+    assert "{{ value one_head_weights?strength=4.242640687119286 weights.1.0 .1e }}" in alone
+    assert d("one_head_weights", strength=6.0)["scores"][0][1] == pytest.approx(6 * 6 / 2)
+    assert d("one_head_weights", strength=3.0)["scores"][0][1] == pytest.approx(3 * 3 / 2)
