@@ -111,3 +111,35 @@ def test_doubling_the_strength_is_not_doubling_the_query():
     assert "{{ value one_head_weights?strength=4.242640687119286 weights.1.0 .1e }}" in alone
     assert d("one_head_weights", strength=6.0)["scores"][0][1] == pytest.approx(6 * 6 / 2)
     assert d("one_head_weights", strength=3.0)["scores"][0][1] == pytest.approx(3 * 3 / 2)
+
+
+# --- 3. mha: why the reshape and the transpose print the same numbers -----------------------------
+
+def split_by_hand(Q: np.ndarray, H: int) -> np.ndarray:
+    """(T, D) -> (H, T, d): head h of token t is Q[t, h d:(h + 1) d], written out element by element."""
+    T, D = Q.shape
+    dh = D // H
+    return np.array([[[Q[t, h * dh + i] for i in range(dh)] for t in range(T)] for h in range(H)])
+
+
+def test_reshape_and_split_agree_because_q_is_symmetric_not_because_t_equals_h():
+    import mhalib
+
+    T = H = 2
+    symmetric, other = np.array([[1.0, 5.0], [5.0, 2.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    for Q in (np.eye(2), symmetric, other):
+        np.testing.assert_array_equal(mhalib.split_heads(Q, H), split_by_hand(Q, H))
+        same = np.array_equal(Q.reshape(T, H, 1), split_by_hand(Q, H))
+        assert same == np.array_equal(Q, Q.T)  # T = H in all three: only symmetry decides
+    w = d("split_heads_walkthrough")
+    np.testing.assert_array_equal(w["Q"], np.eye(2))
+    np.testing.assert_array_equal(w["reshaped"], w["q_heads"])
+    np.testing.assert_array_equal(w["other_Q"], other)
+    np.testing.assert_array_equal(w["other_reshaped"], other.reshape(2, 2, 1))
+    np.testing.assert_array_equal(w["other_split"], split_by_hand(other, 2))
+    assert w["other_text"]["reshaped"] == "[[1], [2]], [[3], [4]]"
+    assert w["other_text"]["split"] == "[[1], [3]], [[2], [4]]"
+    text = page("mha")
+    assert "happen to print the same numbers, because \\(T = H\\)" not in text
+    claim = sentence(text, "print the same numbers only because")
+    assert "symmetric" in claim
