@@ -143,3 +143,34 @@ def test_reshape_and_split_agree_because_q_is_symmetric_not_because_t_equals_h()
     assert "happen to print the same numbers, because \\(T = H\\)" not in text
     claim = sentence(text, "print the same numbers only because")
     assert "symmetric" in claim
+
+
+# --- 7. index: which numbers are stored measurements, where, when, and how to re-measure ----------
+
+def test_home_page_names_the_stored_measurements():
+    import json
+
+    data_dir = ROOT / "figures" / "data"
+    gpu = json.loads((data_dir / "attention_gpu_h100.json").read_text())["machine"]
+    tiny = json.loads((data_dir / "tiny_decoders.json").read_text())
+    assert d("flash_memory_time")["machine"]["measured_on"] == gpu["measured_on"]
+    assert d("flash_memory_time")["machine"]["gpu"] == gpu["gpu"]
+    e = d("extrapolation_accuracy")
+    assert (e["date"], e["machine"]["cores"]) == (tiny["date"], tiny["machine"]["cores"])
+    assert e["wall_time_min"] == pytest.approx(tiny["wall_time_s"] / 60)
+    text = page("index")
+    about = text[text.index("## About this site"): text.index("## Reading order")]
+    assert "Every number, figure and table on these pages is computed by" not in about
+    claim = sentence(about, "are stored measurements")
+    for phrase in ("`figures/data/`", "{{ value flash_memory_time machine.gpu }}",
+                   "{{ value flash_memory_time machine.measured_on }}", "`tools/measure_attention_gpu.py`",
+                   "`tools/measure_decode_cpu.py --device cuda`", "{{ value extrapolation_accuracy date }}",
+                   "`tools/train_tiny.py`", "`tools/measure_attention_memory.py`"):
+        assert phrase in about, phrase
+    assert "tiny decoders" in claim and "{{ value flash_memory_time machine.gpu }}" in claim
+    assert "H100" in gpu["gpu"]
+    code = page("get_the_code")
+    assert "Every number, figure and table on this site is computed by" not in code
+    assert "apart from the stored measurements" in sentence(code, "when the site is built")
+    for tool in ("measure_attention_gpu.py", "measure_decode_cpu.py", "train_tiny.py", "measure_attention_memory.py"):
+        assert (ROOT / "tools" / tool).is_file()
