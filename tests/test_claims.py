@@ -174,3 +174,69 @@ def test_home_page_names_the_stored_measurements():
     assert "apart from the stored measurements" in sentence(code, "when the site is built")
     for tool in ("measure_attention_gpu.py", "measure_decode_cpu.py", "train_tiny.py", "measure_attention_memory.py"):
         assert (ROOT / "tools" / tool).is_file()
+
+
+# --- 4. flash_attention: Table 1 from Algorithm 1's block-size rule -------------------------------
+
+def algorithm1_elements(T: int, d: int, B_c: int, B_r: int) -> int:
+    """Numbers Algorithm 1 of Dao et al. (2022) moves between HBM and SRAM, one line of it at a time."""
+    moved = T * d + 2 * T  # line 2: initialise O, l, m in HBM
+    for j0 in range(0, T, B_c):  # line 5: outer loop over key/value blocks
+        rows_k = min(B_c, T - j0)
+        moved += 2 * rows_k * d  # line 6: load K_j, V_j
+        for i0 in range(0, T, B_r):  # line 7: inner loop over query blocks
+            rows_q = min(B_r, T - i0)
+            moved += 2 * rows_q * d + 2 * rows_q  # line 8: load Q_i, O_i, l_i, m_i
+            moved += rows_q * d + 2 * rows_q  # lines 12-13: write O_i, l_i, m_i
+    return moved
+
+
+def query_outer_elements(T: int, d: int, block: int) -> int:
+    """Query blocks outside (FlashAttention-2's order): Q read and O written once, K and V once per block."""
+    moved = 0
+    for i0 in range(0, T, block):
+        rows_q = min(block, T - i0)
+        moved += 2 * rows_q * d + 2 * T * d  # Q_i in, O_i out; all of K and V streamed past
+    return moved
+
+
+@pytest.mark.parametrize("M, dh, expected", [
+    (116_736, 64, (456, 64)),  # an H100's 228 KiB in bf16: 116,736 numbers
+    (116_736, 128, (228, 128)),
+    (1000, 16, (16, 16)),  # 1000 / 64 = 15.6, rounded up
+    (100, 8, (4, 4)),  # ceil(100 / 32) = 4 < d: B_r = B_c
+])
+def test_flash_block_sizes_follow_algorithm_1(M, dh, expected):
+    import mhalib
+
+    assert mhalib.flash_block_sizes(M, dh) == expected
+
+
+def test_flash_io_table_is_algorithm_1_with_its_rule():
+    io = d("flash_io_table")
+    M = 228 * 1024 // 2
+    assert io["sram_elements"] == M
+    assert [(r["T"], r["d"]) for r in io["rows"]] == [(4096, 64), (65536, 64), (4096, 128), (65536, 128)]
+    for r in io["rows"]:
+        T, dh, H = r["T"], r["d"], io["n_heads"]
+        B_c = -(-M // (4 * dh))
+        assert (r["B_c"], r["B_r"]) == (B_c, min(B_c, dh))
+        assert r["naive"] == (4 * T * dh + 4 * T * T) * 2 * H
+        assert r["flash1"] == algorithm1_elements(T, dh, r["B_c"], r["B_r"]) * 2 * H
+        assert r["flash2"] == query_outer_elements(T, dh, 128) * 2 * H
+        assert r["ratio"] == pytest.approx(r["naive"] / r["flash1"])
+        assert r["ratio2"] == pytest.approx(r["naive"] / r["flash2"])
+    # with the paper's rule: about 9x for heads of 64, about 2.3x for heads of 128 (not 3.5-14x)
+    ratios = {(r["T"], r["d"]): r["ratio"] for r in io["rows"]}
+    assert 8 < ratios[4096, 64] < ratios[65536, 64] < 10 and 2 < ratios[4096, 128] < ratios[65536, 128] < 2.5
+    assert io["min_ratio"] == min(ratios.values()) and io["max_ratio"] == max(ratios.values())
+    text = page("flash_attention")
+    assert "as large as an H100's on-chip memory" not in text
+    assert "B_c = \\lceil M / 4d \\rceil" in text and "B_r = \\min" in text
+    claim = sentence(text, "times smaller here")
+    assert "{{ value flash_io_table min_ratio .1f }}" in claim and "{{ value flash_io_table max_ratio .1f }}" in claim
+    assert "more for heads of 64" in claim  # rows 0-1 are d = 64, rows 2-3 d = 128
+    assert min(ratios[4096, 64], ratios[65536, 64]) > max(ratios[4096, 128], ratios[65536, 128])
+    fa2 = sentence(text, "FlashAttention-2 ([Dao")
+    assert "swaps the loops" in fa2
+    assert "FlashAttention-3" in text and "references.md#shah-2024" in text
