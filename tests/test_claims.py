@@ -240,3 +240,112 @@ def test_flash_io_table_is_algorithm_1_with_its_rule():
     fa2 = sentence(text, "FlashAttention-2 ([Dao")
     assert "swaps the loops" in fa2
     assert "FlashAttention-3" in text and "references.md#shah-2024" in text
+
+
+# --- 6. induction: the previous-token role is spread over two layer-1 heads -----------------------
+
+@pytest.fixture(scope="module")
+def ablation_by_torch():
+    """Loss and accuracy with heads removed, recomputed with the torch model: each removed head's
+    output is zeroed before W_O (not W_O's rows, as the script does), and torch's cross-entropy."""
+    import json
+
+    import torch
+    import torch.nn.functional as F
+
+    from mhalib.models import tiny
+    from mhalib.models.tiny_numpy import TinyConfig, load_weights
+    from mhalib.models.tiny_tasks import make_batch
+
+    stored = json.loads((ROOT / "figures" / "data" / "tiny_decoders.json").read_text())
+    c, ic = stored["config"], stored["config"]["induction"]
+    info = stored["weights"]["models"]["induction_after"]
+    cfg = TinyConfig.from_dict(info["config"])
+    w = load_weights(ROOT / "figures" / "data" / "tiny_decoders_weights.npz", "induction_after", cfg)
+    model = tiny.TinyDecoder(cfg).double().load_numpy_weights(w)
+    batch = make_batch(ic["task"], ic["eval_seqs"], c["L_train"], vocab=ic["vocab"], rng=ic["eval_seed"])
+    tokens, targets = torch.as_tensor(batch["tokens"]), torch.as_tensor(batch["targets"])
+    scored = torch.as_tensor(batch["scored"])
+    original = tiny.attention
+
+    def run(removed):  # removed: (layer, head) counted from 1
+        layer = iter(range(1, cfg.n_layers + 1))
+
+        def attention(q, k, v, bias):
+            out, weights = original(q, k, v, bias)
+            l = next(layer)
+            out = out.clone()
+            for rl, rh in removed:
+                if rl == l:
+                    out[:, rh - 1] = 0.0  # (B, H, T, d): the head's output
+            return out, weights
+
+        tiny.attention = attention
+        try:
+            with torch.no_grad():
+                logits = model(tokens)
+        finally:
+            tiny.attention = original
+        nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none").view(targets.shape)
+        return float(nll[scored].mean()), float((logits.argmax(-1) == targets)[scored].double().mean())
+
+    return run
+
+
+def test_induction_ablation_table_is_recomputed_with_torch(ablation_by_torch):
+    a = d("induction_ablation")
+    assert a["step"] == 320 and a["n_scored"] == 336
+    for r in a["rows"]:
+        loss, acc = ablation_by_torch([tuple(x) for x in r["removed"]])
+        assert r["loss"] == pytest.approx(loss, abs=1e-6), r["removed"]
+        assert r["accuracy"] == pytest.approx(acc, abs=1e-9), r["removed"]
+    assert a["full"]["loss"] == pytest.approx(a["stored_loss"], abs=1e-5)  # the stored run's own number
+
+
+def test_previous_token_role_is_spread_over_two_heads_and_the_page_says_so():
+    a = d("induction_ablation")
+    single = {r["removed"][0][1]: r for r in a["rows"] if r["kind"] == "layer 1 head"}
+    assert a["prev_heads"] == [3, 4]  # the two sharpest previous-token heads at step 320
+    assert max(single, key=lambda h: single[h]["loss"]) == a["worst_l1"]["head"] == 3
+    full, pair, every = a["full"]["loss"], a["pair"]["loss"], a["all_l1"]["loss"]
+    # one head removed hurts, but the loss stays far below the plateau; the pair costs more than both apart
+    assert full < single[3]["loss"] < a["plateau_loss"] / 2
+    assert pair - full > 2 * ((single[3]["loss"] - full) + (single[4]["loss"] - full))
+    assert every > a["plateau_loss"] and every > a["chance_loss"]  # worse than guessing
+    # "the accuracy falls below one half only when both are gone"
+    assert min(r["accuracy"] for r in single.values()) > 0.5 > a["pair"]["accuracy"]
+    assert "falls below one half" in page("induction")
+    assert a["l2_single_max_loss"] < single[3]["loss"] and a["all_l2"]["loss"] > a["plateau_loss"]
+    text = page("induction")
+    assert "{{ table induction_ablation" in text
+    assert "loss goes back towards the plateau" not in text
+    spread = sentence(text, "spread over two heads")
+    assert "{{ value induction_ablation prev_heads.0 }}" in spread and "{{ value induction_ablation prev_heads.1 }}" in spread
+    answer = sentence(text, "Removing head {{ value induction_ablation worst_l1.head }} alone")
+    for key in ("full.loss", "worst_l1.loss", "full.accuracy", "worst_l1.accuracy"):
+        assert f"{{{{ value induction_ablation {key} .2f }}}}" in answer, key
+    assert "{{ value induction_ablation pair.loss .2f }}" in text and "{{ value induction_ablation all_l1.loss .2f }}" in text
+    assert "far from the plateau" in text
+
+
+def test_head_removal_and_masked_loss_refuse_bad_input():
+    from mhalib.models.tiny_numpy import TinyConfig, masked_loss_accuracy, parameter_shapes, without_heads
+
+    cfg = TinyConfig(vocab=5, method="none", d_model=8, n_layers=2, n_heads=2)
+    w = {k: np.ones(shape) for k, shape in parameter_shapes(cfg).items()}
+    removed = without_heads(w, cfg, [(1, 0)])
+    assert (removed["1.w_o"][:4] == 0).all() and (removed["1.w_o"][4:] == 1).all() and (removed["0.w_o"] == 1).all()
+    assert (w["1.w_o"] == 1).all()  # the caller's weights are untouched
+    with pytest.raises(ValueError, match="layer must be an int in 0..1, got 2"):
+        without_heads(w, cfg, [(2, 0)])
+    with pytest.raises(ValueError, match="head must be an int in 0..1, got -1"):
+        without_heads(w, cfg, [(0, -1)])
+    with pytest.raises(TypeError, match=r"\(layer, head\) pairs"):
+        without_heads(w, cfg, [0])
+    logits = np.log(np.array([[[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]]]))  # (1, 2, 3)
+    loss, acc = masked_loss_accuracy(logits, [[1, 2]], [[True, True]])
+    assert loss == pytest.approx((-math.log(0.25) - math.log(0.8)) / 2) and acc == 0.5
+    with pytest.raises(ValueError, match="targets and scored must have shape"):
+        masked_loss_accuracy(logits, [[1, 2, 0]], [[True, True, True]])
+    with pytest.raises(ValueError, match="scored marks no position"):
+        masked_loss_accuracy(logits, [[1, 2]], [[False, False]])
