@@ -349,3 +349,114 @@ def test_head_removal_and_masked_loss_refuse_bad_input():
         masked_loss_accuracy(logits, [[1, 2, 0]], [[True, True, True]])
     with pytest.raises(ValueError, match="scored marks no position"):
         masked_loss_accuracy(logits, [[1, 2]], [[False, False]])
+
+
+# --- 5. extrapolation and compare: rankings only where the seeds' ranges separate -----------------
+
+def stored_runs() -> dict:
+    import json
+
+    return json.loads((ROOT / "figures" / "data" / "tiny_decoders.json").read_text())
+
+
+def seeds(task: str, method: str, factor: int, scaling=None) -> list[float]:
+    """The seeds' accuracies of one method at ``factor`` x the training length, read from the stored file."""
+    runs = stored_runs()
+    L = runs["config"]["L_train"] * factor
+    vals = [r["accuracy"] for r in runs["extrapolation"]["records"]
+            if (r["task"], r["method"], r["length"], r["scaling"]) == (task, method, L, scaling)]
+    assert len(vals) == len(runs["config"]["seeds"]), (task, method, factor, scaling)
+    return vals
+
+
+def above(a: list[float], b: list[float]) -> bool:
+    """Every seed of ``a`` above every seed of ``b``: the ranges separate."""
+    return min(a) > max(b)
+
+
+def test_alibi_under_learned_at_the_training_length_and_the_pages_say_so():
+    train = stored_runs()["extrapolation"]["training"]
+
+    def final(task, method):
+        return [r["final_loss"] for r in train if r["task"] == task and r["method"] == method]
+
+    for task in ("repeat", "kback"):
+        alibi = final(task, "alibi")
+        others = [x for m in ("sinusoidal", "learned", "rope") for x in final(task, m)]
+        assert min(alibi) > 0.25 and max(others) < 0.06 and min(alibi) > 5 * max(others)
+        e = d("extrapolation_accuracy")
+        assert e["final_loss"][task]["alibi"]["min"] == min(alibi) and e["final_loss"][task]["alibi"]["max"] == max(alibi)
+        assert e["final_loss_converged_max"][task] == max(others)
+    assert (round(min(final("kback", "alibi")), 2), round(max(final("kback", "alibi")), 2)) == (0.29, 0.60)
+    text = page("extrapolation")
+    claim = sentence(text, "ALiBi under-learned both tasks")
+    for key in ("final_loss.repeat.alibi.min", "final_loss.repeat.alibi.max", "final_loss.kback.alibi.min",
+                "final_loss.kback.alibi.max"):
+        assert f"{{{{ value extrapolation_accuracy {key} .2f }}}}" in claim, key
+    assert "had not finished learning" in page("compare")
+
+
+def test_extrapolation_rankings_hold_where_the_seeds_separate():
+    others = ("none", "sinusoidal", "rope")
+    for f in (2, 4, 8):  # repeat: ALiBi above every other method, plain or scaled, at every longer length
+        for m in others:
+            assert above(seeds("repeat", "alibi", f), seeds("repeat", m, f)), (m, f)
+        for s in ("ntk", "interpolation"):
+            assert above(seeds("repeat", "alibi", f), seeds("repeat", "rope", f, s)), (s, f)
+    # sinusoidal and RoPE fell at 2x on repeat: every seed far below every seed at 1x
+    for m in ("sinusoidal", "rope"):
+        assert min(seeds("repeat", m, 1)) - max(seeds("repeat", m, 2)) > 0.4
+    # kback at 2x: RoPE and ALiBi overlap (no ranking), RoPE with NTK above ALiBi, sinusoidal below it
+    rope2, alibi2 = seeds("kback", "rope", 2), seeds("kback", "alibi", 2)
+    assert not above(rope2, alibi2) and not above(alibi2, rope2)
+    assert above(seeds("kback", "rope", 2, "ntk"), alibi2) and above(alibi2, seeds("kback", "sinusoidal", 2))
+    for f in (4, 8):  # from 4x on ALiBi is above plain RoPE
+        assert above(seeds("kback", "alibi", f), seeds("kback", "rope", f)), f
+    # ALiBi kept most of its own 1x accuracy at 8x
+    for task in ("repeat", "kback"):
+        assert np.mean(seeds(task, "alibi", 8)) > 0.75 * np.mean(seeds(task, "alibi", 1))
+    text = page("extrapolation")
+    assert "RoPE and sinusoidal fell off at once" not in text and "Our ranking agrees" not in text
+    assert "ALiBi best" not in text and "only ALiBi kept most of its accuracy" not in text
+    repeat = sentence(text, "On repeat the order is clear")
+    assert "{{ value extrapolation_accuracy accuracy.repeat.alibi.mean.1 .2f }}" in repeat
+    kback = sentence(text, "does not rank them")
+    for key in ("accuracy.kback.rope.min.1", "accuracy.kback.rope.max.1", "accuracy.kback.alibi.min.1",
+                "accuracy.kback.alibi.max.1"):
+        assert f"{{{{ value extrapolation_accuracy {key} .2f }}}}" in kback, key
+    assert "ALiBi is above plain RoPE from 4×" in text
+    ntk = sentence(text, "NTK-aware scaling was above ALiBi")
+    assert "{{ value extrapolation_rope_scaling accuracy.kback.ntk.min.1 .2f }}" in ntk
+    assert "kept most of its own" in text
+
+
+def test_rope_scaling_claims_hold_for_every_seed():
+    # NTK on kback: each seed better at 2x (paired: the same models), ranges apart at 8x; repeat apart at 2x
+    plain, ntk = seeds("kback", "rope", 2), seeds("kback", "rope", 2, "ntk")
+    assert all(b > a for a, b in zip(plain, ntk))
+    assert above(seeds("kback", "rope", 8, "ntk"), seeds("kback", "rope", 8))
+    assert above(seeds("repeat", "rope", 2, "ntk"), seeds("repeat", "rope", 2))
+    # interpolation: worse than plain for every seed on kback at every longer length and on repeat at 2x;
+    # on repeat beyond 2x both are near chance (1/192), where neither can be worse
+    worse = [("kback", 2), ("kback", 4), ("kback", 8), ("repeat", 2)]
+    for task, f in worse:
+        assert all(i < p for p, i in zip(seeds(task, "rope", f), seeds(task, "rope", f, "interpolation")))
+    for f in (4, 8):
+        assert max(seeds("repeat", "rope", f) + seeds("repeat", "rope", f, "interpolation")) < 0.05
+    text = page("extrapolation")
+    assert "each of the {{ value extrapolation_accuracy n_seeds }} models" in sentence(text, "NTK-aware scaling helped")
+    assert "helped nowhere" not in text
+    claim = sentence(text, "Position interpolation did not help")
+    assert "near chance" in claim and "{{ value extrapolation_accuracy chance.repeat .3f }}" in claim
+
+
+def test_compare_page_agrees_with_the_experiment():
+    text = page("compare")
+    assert "RoPE fell off past 2×" not in text and "ALiBi held up best" not in text
+    bullet = text[text.index("Our own small test"): text.index("The honest summary")]
+    assert "lost least" in bullet and "could not be told apart" in bullet and "extrapolation.md" in bullet
+    # the facts behind the bullet, as in the extrapolation tests
+    for f in (2, 4, 8):
+        assert above(seeds("repeat", "alibi", f), seeds("repeat", "rope", f))
+    assert not above(seeds("kback", "rope", 2), seeds("kback", "alibi", 2))
+    assert not above(seeds("kback", "alibi", 2), seeds("kback", "rope", 2))
