@@ -48,3 +48,22 @@ def test_used_on_refuses_what_would_go_stale(md, pages, message):
 
     with pytest.raises(PluginError, match=re.escape(message)):
         h.with_used_on(md, h.citations(pages), {})
+
+
+def test_every_entry_is_cited_and_the_stale_lists_are_complete_now():
+    h = hook()
+    titles = h.nav_titles(nav())
+    pages = {src: (DOCS / src).read_text(encoding="utf-8") for src in titles
+             if src.endswith(".md") and src != "references.md"}
+    cited = h.citations(pages)
+    out = h.with_used_on((DOCS / "references.md").read_text(encoding="utf-8"), cited, titles)
+
+    def used_on(anchor):
+        line = re.search(rf"^Used on (.*)\.\n\{{: #{anchor} \}}", out, flags=re.M).group(1)
+        return re.findall(r"\]\(([^)]+)\)", line)
+
+    assert used_on("olsson-2022") == ["real_heads.md", "induction.md"]
+    assert used_on("elhage-2021") == ["induction.md"]
+    for anchor in ("press-2022", "chen-2023", "bloc97-2023", "kazemnejad-2023"):
+        assert "extrapolation.md" in used_on(anchor), anchor
+    assert used_on("shah-2024") == ["flash_attention.md"]
