@@ -460,3 +460,23 @@ def test_compare_page_agrees_with_the_experiment():
         assert above(seeds("repeat", "alibi", f), seeds("repeat", "rope", f))
     assert not above(seeds("kback", "rope", 2), seeds("kback", "alibi", 2))
     assert not above(seeds("kback", "alibi", 2), seeds("kback", "rope", 2))
+
+
+# --- heads and layers count from 1 on every page, figure and viewer --------------------------------
+
+def test_heads_are_counted_from_one_everywhere():
+    notation = page("notation")
+    assert "0 \\le h < H" not in notation
+    assert "counted from 1 (\\(1 \\le h \\le H\\))" in notation
+    for md in sorted(DOCS.glob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        assert not re.search(r"\b(head|layer)s? 0\b", text), md.name
+    s = d("induction_scores")
+    assert 1 <= s["best_prev_head"] <= s["n_heads"] and 1 <= s["best_ind_head"] <= s["n_heads"]
+    a = d("induction_ablation")
+    heads = [h for r in a["rows"] for _, h in r["removed"]]
+    layers = [l for r in a["rows"] for l, _ in r["removed"]]
+    assert sorted(set(heads)) == list(range(1, a["n_heads"] + 1)) and sorted(set(layers)) == [1, 2]
+    assert "| layer 1, head 1 |" in figures.load("induction_ablation").table(a)
+    for p in d("extrapolation_attention_maps")["panels"]:
+        assert p["layer"] >= 1 and p["head"] >= 1
