@@ -169,6 +169,8 @@ def test_home_page_names_the_stored_measurements():
         assert phrase in about, phrase
     assert "tiny decoders" in claim and "{{ value flash_memory_time machine.gpu }}" in claim
     assert "H100" in gpu["gpu"]
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "every figure, table and number is computed" not in config and "Every number is computed" not in config
     code = page("get_the_code")
     assert "Every number, figure and table on this site is computed by" not in code
     assert "apart from the stored measurements" in sentence(code, "when the site is built")
