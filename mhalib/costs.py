@@ -195,7 +195,7 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
           flash1 = 3 T d + 2 T + ceil(T / B_c) (3 T d + 4 T)
 
       Give ``block`` (``B_c``, key rows per block), or ``sram_bytes``, from which
-      ``B_c = ceil(M / 4d)`` with ``M`` in elements (:func:`flash_block_sizes`).
+      ``B_c = ceil(M / 4d)`` with ``M`` in elements (``flash_block_sizes``).
 
     Counted: only the arrays above, each element once per pass over it. Not counted: the
     per-row softmax statistics of ``naive`` and ``tiled`` (``2 T`` elements, which the tiled
