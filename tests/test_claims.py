@@ -412,6 +412,7 @@ def test_extrapolation_rankings_hold_where_the_seeds_separate():
     rope2, alibi2 = seeds("kback", "rope", 2), seeds("kback", "alibi", 2)
     assert not above(rope2, alibi2) and not above(alibi2, rope2)
     assert above(seeds("kback", "rope", 2, "ntk"), alibi2) and above(alibi2, seeds("kback", "sinusoidal", 2))
+    assert above(rope2, seeds("kback", "sinusoidal", 2))  # "sinusoidal ... is below both"
     for f in (4, 8):  # from 4x on ALiBi is above plain RoPE
         assert above(seeds("kback", "alibi", f), seeds("kback", "rope", f)), f
     # ALiBi kept most of its own 1x accuracy at 8x
@@ -429,7 +430,7 @@ def test_extrapolation_rankings_hold_where_the_seeds_separate():
     assert "ALiBi is above plain RoPE from 4×" in text
     ntk = sentence(text, "NTK-aware scaling was above ALiBi")
     assert "{{ value extrapolation_rope_scaling accuracy.kback.ntk.min.1 .2f }}" in ntk
-    assert "kept most of its own" in text
+    assert "kept most of its own" in text and "is below both" in text
 
 
 def test_rope_scaling_claims_hold_for_every_seed():

@@ -45,10 +45,11 @@ def _gib(n: int) -> str:
 
 
 def table(data: dict) -> str:
-    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']} × {r['B_r']}", _gib(r["naive"]), _gib(r["flash1"]),
-             f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
-    return markdown_table(["T", "d_head", "B_c × B_r", "naive: bytes moved", "Algorithm 1: bytes moved",
-                           "naive / Algorithm 1", f"naive / FlashAttention-2 order ({data['query_block']} query rows)"],
+    nb = "\u00a0"  # no break inside "456 × 64" and "1.8 GiB"
+    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", _gib(r["naive"]).replace(" ", nb),
+             _gib(r["flash1"]).replace(" ", nb), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
+    return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
+                           "naive / Algorithm 1", f"naive / FlashAttention-2 order, {data['query_block']} query rows"],
                           rows, "rrrrrrr")
 
 
