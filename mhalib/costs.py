@@ -7,7 +7,9 @@ attention cost; Generating text: the KV cache; FlashAttention: exact attention, 
     KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
                    (times batch * tokens for the whole cache)
     FLOPs        = 4 * T * S * d per head (Q K^T and P V, 2 FLOPs per multiply-add)
-    HBM traffic  = (4 T d + 4 T^2) elements (naive) vs T d (2 + 2 ceil(T / block)) (tiled)
+    HBM traffic  = (4 T d + 4 T^2) elements (naive) vs T d (2 + 2 ceil(T / block)) (tiled: query
+                   blocks outside) vs 3 T d + 2 T + ceil(T / B_c) (3 T d + 4 T) (flash1: Algorithm 1
+                   of the FlashAttention paper, key blocks outside, B_c = ceil(M / 4d))
 """
 from __future__ import annotations
 
@@ -141,6 +143,27 @@ def attention_flops(T: int, S: int, d: int, *, n_heads: int = 1, batch: int = 1,
     return flops
 
 
+def flash_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
+    """Block sizes ``(B_c, B_r)`` of Algorithm 1 of the FlashAttention paper (Dao et al., 2022) (page:
+    FlashAttention: exact attention, one tile at a time).
+
+    For on-chip memory of ``M = sram_elements`` numbers and heads of width ``d``:
+
+        B_c = ceil(M / 4d)            rows of K and V per block (the outer loop)
+        B_r = min(ceil(M / 4d), d)    rows of Q per block (the inner loop)
+
+    The paper's sizing rule: a K and a V block take about half of ``M``. It is not an exact
+    fit (the ``B_r x B_c`` scores, Q and O blocks come on top) and tuned kernels choose other sizes.
+
+    Example: an H100's 228 KiB per streaming multiprocessor holds 116,736 bf16 numbers; heads
+    of 64 give ``(456, 64)``, heads of 128 give ``(228, 128)``.
+    """
+    M = _checks.positive_int(sram_elements, "sram_elements")
+    d = _checks.positive_int(d, "d")
+    B_c = -(-M // (4 * d))  # ceil(M / 4d)
+    return B_c, min(B_c, d)
+
+
 def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None, sram_bytes: int | None = None,
                         dtype: DTypeLike = "float16", n_heads: int = 1, batch: int = 1) -> int:
     """Bytes that self-attention's forward pass reads from and writes to main memory (HBM) (page:
@@ -154,28 +177,39 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
 
           naive = 4 T d + 4 T^2
 
-    * ``method="tiled"`` (exact attention one tile at a time, ``mhalib.tiled_attention``,
-      following the FlashAttention paper's analysis): read Q once and write O once
-      (``2 T d``); read all of K and V once per block of ``block`` queries:
+    * ``method="tiled"`` (exact attention one tile at a time with query blocks in the outer
+      loop, as ``mhalib.tiled_attention`` and FlashAttention-2 run it): read Q once and write
+      O once (``2 T d``); read all of K and V once per block of ``block`` queries:
 
           tiled = 2 T d + 2 T d * ceil(T / block) = T d (2 + 2 ceil(T / block))
 
-      Give ``block`` (query rows per block), or ``sram_bytes``, the on-chip memory ``M``
-      from which the paper sizes blocks: ``block = floor(M / (4 d * bytes))``, the rows of
-      a Q, K, V and O tile of width ``d`` that fit in ``M`` together.
+      Give ``block`` (query rows per block), or ``sram_bytes``, the on-chip memory ``M``:
+      then ``block = floor(M / (4 d * bytes))``, the rows of a Q, K, V and O tile of width
+      ``d`` that fit in ``M`` together (an upper bound: it leaves no room for the scores).
+
+    * ``method="flash1"`` (Algorithm 1 of the FlashAttention paper, key blocks in the outer
+      loop): initialise O and the two statistics per row (``T d + 2 T``); read K and V once
+      (``2 T d``); for each of the ``T_c = ceil(T / B_c)`` blocks of keys, read all of Q, O
+      and the statistics and write O and the statistics back (``3 T d + 4 T``):
+
+          flash1 = 3 T d + 2 T + ceil(T / B_c) (3 T d + 4 T)
+
+      Give ``block`` (``B_c``, key rows per block), or ``sram_bytes``, from which
+      ``B_c = ceil(M / 4d)`` with ``M`` in elements (``flash_block_sizes``).
 
     Counted: only the arrays above, each element once per pass over it. Not counted: the
-    per-row softmax statistics (``2 T`` elements, which the tiled forward also writes
-    for the backward pass), masks, the projections, caches and any rounding of reads to
+    per-row softmax statistics of ``naive`` and ``tiled`` (``2 T`` elements, which the tiled
+    forward also writes for the backward pass), masks, the projections, caches and any rounding of reads to
     cache lines. Multiply by ``n_heads * batch`` and the bytes per element of ``dtype``.
 
     Example: ``T = 4096``, ``d = 64``, fp16: naive ``(4 * 4096 * 64 + 4 * 4096^2) * 2 =
     136,314,880`` bytes (130 MiB); tiled with blocks of 128 rows ``4096 * 64 * (2 + 2 * 32)
-    * 2 = 34,603,008`` bytes (33 MiB), 3.9 x less.
+    * 2 = 34,603,008`` bytes (33 MiB), 3.9 x less; Algorithm 1 with ``B_c = 456`` (an H100,
+    bf16) ``(3 * 4096 * 64 + 2 * 4096 + 9 * (3 * 4096 * 64 + 4 * 4096)) * 2 = 16,039,936`` bytes, 8.5 x less.
     """
     T = _checks.positive_int(T, "T")
     d = _checks.positive_int(d, "d")
-    method = _checks.choice(method, "method", ("naive", "tiled"))
+    method = _checks.choice(method, "method", ("naive", "tiled", "flash1"))
     heads = _checks.positive_int(n_heads, "n_heads")
     batch = _checks.positive_int(batch, "batch")
     size = dtype_bytes(dtype)
@@ -186,10 +220,16 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
     else:
         if (block is None) == (sram_bytes is None):
             raise ValueError(
-                f"method='tiled' needs exactly one of block (query rows per block) or sram_bytes "
+                f"method={method!r} needs exactly one of block (rows per block) or sram_bytes "
                 f"(on-chip memory to size blocks from); got block={block!r} and sram_bytes={sram_bytes!r}"
             )
-        if block is None:
+        if block is None and method == "flash1":
+            sram = _checks.positive_int(sram_bytes, "sram_bytes")
+            if sram < size:
+                raise ValueError(f"sram_bytes={sram} cannot hold one element of {dtype} ({size} bytes); "
+                                 f"give sram_bytes >= {size}")
+            block = flash_block_sizes(sram // size, d)[0]
+        elif block is None:
             sram = _checks.positive_int(sram_bytes, "sram_bytes")
             block = sram // (4 * d * size)
             if block < 1:
@@ -200,7 +240,10 @@ def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None
         else:
             block = _checks.positive_int(block, "block")
         n_blocks = -(-T // block)  # ceil(T / block)
-        elements = T * d * (2 + 2 * n_blocks)
+        if method == "flash1":  # key blocks outside: Q, O and the statistics pass once per key block
+            elements = 3 * T * d + 2 * T + n_blocks * (3 * T * d + 4 * T)
+        else:  # query blocks outside: K and V pass once per query block
+            elements = T * d * (2 + 2 * n_blocks)
     return batch * heads * elements * size
 
 

@@ -387,10 +387,12 @@ def test_flash_online_softmax_by_hand():
 
 
 def test_flash_io_table_by_hand():
-    io = d("flash_io_table", lengths=(1024,), head_dims=(64,), n_heads=2, sram_kib=64)
+    io = d("flash_io_table", lengths=(1024,), head_dims=(64,), n_heads=2, sram_kib=64, query_block=128)
     (row,) = io["rows"]
     T, dh, H = 1024, 64, 2
-    block = 64 * 1024 // (4 * dh * 2)  # 128 rows of Q, K, V and O in bf16 fit in 64 KiB
-    assert row["block"] == block == 128
+    assert io["sram_elements"] == 32768  # 64 KiB of bf16
+    assert (row["B_c"], row["B_r"]) == (128, 64)  # ceil(32768 / 256) = 128 key rows; min(128, 64) query rows
     assert row["naive"] == (4 * T * dh + 4 * T * T) * 2 * H
-    assert row["tiled"] == T * dh * (2 + 2 * (T // block)) * 2 * H
+    # Algorithm 1: O, l, m initialised; K, V read once; 8 key blocks, each passing over Q, O, l, m
+    assert row["flash1"] == (T * dh + 2 * T + 2 * T * dh + 8 * (3 * T * dh + 4 * T)) * 2 * H
+    assert row["flash2"] == T * dh * (2 + 2 * (T // 128)) * 2 * H  # query blocks outside: K, V once per block

@@ -226,7 +226,7 @@ def test_architecture_answers(built_site):
 
 
 def one_head_by_hand(s: float) -> dict:
-    """'The cat quietly sat' at query strength s, in closed form.
+    """'The cat quietly sat' at strength s (sat's query and the keys of cat and quietly), in closed form.
 
     sat's query is (s, 0 || s, 0); cat's key is (s, 0 || 0, 0), quietly's (0, 0 || s, 0); the others are 0.
     One head (width 4): cat and quietly both score s^2 / 2, the others 0. Each of the two heads (width 2):

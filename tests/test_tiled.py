@@ -179,6 +179,11 @@ def test_attention_flops(call, expected):
     # sram_bytes: block = M // (4 d bytes); 100 KiB fp16 with d = 128: 102400 // 1024 = 100 rows
     pytest.param(lambda: m.attention_hbm_bytes(1000, 128, method="tiled", sram_bytes=100 * 1024),
                  1000 * 128 * (2 + 2 * 10) * 2, id="tiled-block-from-sram"),
+    # flash1 (Algorithm 1): init O, l, m (T d + 2 T), K and V once (2 T d), per key block Q, O, l, m in and O, l, m out
+    pytest.param(lambda: m.attention_hbm_bytes(10, 2, method="flash1", block=4, dtype="float32"),
+                 (20 + 20 + 40 + 3 * (60 + 40)) * 4, id="flash1-non-divisor-block"),
+    pytest.param(lambda: m.attention_hbm_bytes(4096, 64, method="flash1", sram_bytes=228 * 1024, dtype="bfloat16"),
+                 (3 * 4096 * 64 + 2 * 4096 + 9 * (3 * 4096 * 64 + 4 * 4096)) * 2, id="flash1-h100-rule-B_c=456"),
     pytest.param(lambda: m.attention_hbm_bytes(8, 4, method="naive", n_heads=3, batch=2), 6 * (4 * 32 + 4 * 64) * 2, id="heads-and-batch"),
 ])
 def test_attention_hbm_bytes(call, expected):

@@ -42,9 +42,9 @@ def test_experiment_pages_have_goals_summary_and_questions_after_it(built_site, 
 def test_extrapolation_page_numbers(built_site):
     t = text(built_site, "extrapolation")
     assert f"at 8× it still got {_mean('repeat', 'alibi', 8):.2f} on repeat and {_mean('kback', 'alibi', 8):.2f}" in t
-    assert f"RoPE dropped to {_mean('repeat', 'rope', 2):.2f} at 2×" in t
+    assert f"RoPE fell to {_mean('repeat', 'rope', 2):.2f} at 2×" in t
     assert f"accuracy at 2× went from {_mean('kback', 'rope', 2):.2f} to {_mean('kback', 'rope', 2, 'ntk'):.2f}" in t
-    assert f"at 2× it left {_mean('kback', 'rope', 2, 'interpolation'):.2f} on kback" in t
+    assert f"(it left {_mean('kback', 'rope', 2, 'interpolation'):.2f} on kback" in t
     assert f"{RESULTS['wall_time_s'] / 60:.1f} minutes" in t
     d_head = C["model"]["d_model"] // C["model"]["n_heads"]
     assert f"the base becomes {10000 * 8 ** (d_head / (d_head - 2)):,.0f}" in t

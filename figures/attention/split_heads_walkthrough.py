@@ -21,8 +21,15 @@ def data() -> dict:
     heads_out, weights = mhalib.scaled_dot_product_attention(q, k, v)
     combined = mhalib.combine_heads(heads_out)  # (H, T, d) -> (T, D)
     reshaped = ex["Q"].reshape(2, H, 1)  # (T, D) -> (T, H, d): before the transpose
+    # The same two steps on a Q that is not symmetric (T = H still): reshape and split now differ,
+    # because with d = 1 the transpose of the axes T and H is the transpose of Q.
+    other = np.array([[1.0, 2.0], [3.0, 4.0]])
+    other_reshaped = other.reshape(2, H, 1)  # (T, D) -> (T, H, d)
+    other_split = mhalib.split_heads(other, H)  # (T, D) -> (H, T, d)
     return dict(Q=ex["Q"], reshaped=reshaped, q_heads=q, scores=scores, weights=weights,
-                heads_out=heads_out, combined=combined, sigmoid_1=float(np.e / (np.e + 1)))
+                heads_out=heads_out, combined=combined, sigmoid_1=float(np.e / (np.e + 1)),
+                other_Q=other, other_reshaped=other_reshaped, other_split=other_split,
+                other_text=dict(Q=_m(other), reshaped=_m(other_reshaped)[1:-1], split=_m(other_split)[1:-1]))
 
 
 def _m(a) -> str:

@@ -74,9 +74,20 @@ def data() -> dict:
             for t in tasks}
     train = d["extrapolation"]["training"]
     train_s = [r["train_seconds"] for r in train]
+    # The training loss each model ended at: ~0 where a method learned the task, well above where it did not.
+    final_loss = {t: {m: dict(values=[r["final_loss"] for r in sorted(train, key=lambda r: r["seed"])
+                                      if r["task"] == t and r["method"] == m]) for m in c["methods"]} for t in tasks}
+    for t in tasks:
+        for m in c["methods"]:
+            v = final_loss[t][m]["values"]
+            final_loss[t][m].update(min=float(min(v)), max=float(max(v)))
+    learned_it = [m for m in c["methods"] if m in ("sinusoidal", "learned", "rope")]
     return dict(L_train=L0, lengths=lengths, factors=c["eval_factors"], tasks=tasks, methods=c["methods"],
                 seeds=c["seeds"], n_seeds=len(c["seeds"]), accuracy=acc, loss=loss,
                 task_config=c["tasks"], model=c["model"], train=c["train"], eval=c["eval"],
+                final_loss=final_loss,
+                # the highest final training loss of the sinusoidal, learned and RoPE models, per task
+                final_loss_converged_max={t: max(final_loss[t][m]["max"] for m in learned_it) for t in tasks},
                 n_models=len(train), wall_time_s=d["wall_time_s"], wall_time_min=d["wall_time_s"] / 60,
                 cpu_time_min=d["cpu_time_s"] / 60, jobs=d["machine"]["jobs"],
                 # on an otherwise idle machine the workers share the CPU time out between them

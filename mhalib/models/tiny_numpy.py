@@ -229,3 +229,48 @@ def load_weights(path, key: str, config: TinyConfig) -> dict:
             out[name] = a
     checked_weights(out, config)  # real and finite
     return out
+
+
+def without_heads(weights: dict, config: TinyConfig, heads) -> dict:
+    """A copy of ``weights`` with the given heads removed (page: An induction head grows).
+
+    ``heads`` is an iterable of ``(layer, head)`` pairs counted from 0. Removing head ``h``
+    of layer ``l`` zeroes rows ``h d .. (h+1) d - 1`` of ``l.w_o``: the rows that the head's
+    output meets in ``concat @ W_O``, so the head adds nothing to the residual stream while
+    every other head, and the head's own attention weights, stay as they were.
+    """
+    w = dict(checked_weights(weights, config))
+    d = config.d_head
+    for pair in heads:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise TypeError(f"heads must hold (layer, head) pairs, got {pair!r}")
+        layer, head = pair
+        if not (isinstance(layer, int) and 0 <= layer < config.n_layers):
+            raise ValueError(f"layer must be an int in 0..{config.n_layers - 1}, got {layer!r}")
+        if not (isinstance(head, int) and 0 <= head < config.n_heads):
+            raise ValueError(f"head must be an int in 0..{config.n_heads - 1}, got {head!r}")
+        w_o = w[f"{layer}.w_o"].copy()
+        w_o[head * d:(head + 1) * d] = 0.0  # (D, D): the head's d rows of W_O
+        w[f"{layer}.w_o"] = w_o
+    return w
+
+
+def masked_loss_accuracy(logits: ArrayLike, targets: ArrayLike, scored: ArrayLike) -> tuple[float, float]:
+    """Mean cross-entropy (nats) and argmax accuracy over the ``scored`` positions.
+
+    ``logits (B, T, V)``, ``targets (B, T)`` integer ids, ``scored (B, T)`` boolean: the same
+    quantities ``mhalib.models.tiny.evaluate`` reports, computed with a log-softmax that
+    subtracts each row's maximum.
+    """
+    logits = _checks.float_array(logits, "logits", min_ndim=3)
+    targets, scored = np.asarray(targets), np.asarray(scored, dtype=bool)
+    if targets.shape != logits.shape[:-1] or scored.shape != targets.shape:
+        raise ValueError(f"targets and scored must have shape {logits.shape[:-1]}, one entry per position; "
+                         f"got {targets.shape} and {scored.shape}")
+    if not scored.any():
+        raise ValueError("scored marks no position: there is nothing to average")
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))  # (B, T, V)
+    nll = -np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0]  # (B, T)
+    correct = logits.argmax(axis=-1) == targets
+    return float(nll[scored].mean()), float(correct[scored].mean())

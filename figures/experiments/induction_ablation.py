@@ -1,0 +1,89 @@
+"""An induction head grows: remove heads of the trained model and measure the loss and accuracy on the repeat.
+
+The induction run's model (seed 0) at the checkpoint after its loss drops, run by mhalib's
+numpy forward pass from the stored weights on the run's fixed evaluation batch, with heads
+removed (mhalib.models.tiny_numpy.without_heads: their rows of W_O set to zero). Each
+layer-1 head is listed with its previous-token score and each layer-2 head with its
+induction score at that checkpoint (from the stored run). Heads and layers count from 1.
+Data in figures/data/tiny_decoders.json and tiny_decoders_weights.npz. Page: An induction head grows.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights, masked_loss_accuracy, without_heads
+from mhalib.models.tiny_tasks import make_batch
+from figures._kit import cli
+from figures._kit.contract import data_file
+from figures._kit.export import markdown_table
+from figures.experiments.induction_loss_curve import load
+
+WEIGHTS = data_file("tiny_decoders_weights.npz")
+
+
+def data() -> dict:
+    d = load()
+    c = d["config"]
+    ic = c["induction"]
+    run = next(r for r in d["induction"] if r["seed"] == c["stored_seed"])
+    info = d["weights"]["models"]["induction_after"]
+    cfg = TinyConfig.from_dict(info["config"])
+    weights = load_weights(WEIGHTS, "induction_after", cfg)
+    batch = make_batch(ic["task"], ic["eval_seqs"], c["L_train"], vocab=ic["vocab"], rng=ic["eval_seed"])
+    cp = next(x for x in run["checkpoints"] if x["step"] == info["step"])
+    prev = np.array(cp["previous_token"][0])  # (H,): layer 1's previous-token scores
+    ind = np.array(cp["induction"][1])  # (H,): layer 2's induction scores
+    H = cfg.n_heads
+
+    def measure(removed: list[tuple[int, int]]) -> dict:
+        """``removed``: (layer, head) pairs counted from 1, as the page counts them."""
+        w = without_heads(weights, cfg, [(l - 1, h - 1) for l, h in removed])
+        loss, acc = masked_loss_accuracy(forward(w, cfg, batch["tokens"])["logits"], batch["targets"],
+                                         batch["scored"])
+        return dict(removed=removed, loss=loss, accuracy=acc)
+
+    prev_heads = sorted(int(h) + 1 for h in np.argsort(prev)[::-1][:2])  # the two sharpest previous-token heads
+    rows = [dict(measure([]), kind="none", score=None)]
+    rows += [dict(measure([(1, h)]), kind="layer 1 head", score=float(prev[h - 1])) for h in range(1, H + 1)]
+    rows.append(dict(measure([(1, h) for h in prev_heads]), kind="layer 1 pair", score=None))
+    rows.append(dict(measure([(1, h) for h in range(1, H + 1)]), kind="layer 1 all", score=None))
+    rows += [dict(measure([(2, h)]), kind="layer 2 head", score=float(ind[h - 1])) for h in range(1, H + 1)]
+    rows.append(dict(measure([(2, h) for h in range(1, H + 1)]), kind="layer 2 all", score=None))
+    single_l1 = [r for r in rows if r["kind"] == "layer 1 head"]
+    worst = max(single_l1, key=lambda r: r["loss"])
+    by = {r["kind"]: r for r in rows}
+    plateau = next(x for x in run["checkpoints"] if x["step"] == run["before"])["loss"]
+    return dict(step=info["step"], seed=run["seed"], n_seqs=ic["eval_seqs"], n_scored=int(batch["scored"].sum()),
+                n_heads=H, rows=rows, prev_heads=prev_heads, prev_scores=prev, ind_scores=ind,
+                stored_loss=cp["loss"], plateau_loss=plateau, chance_loss=math.log(ic["vocab"]),
+                full=by["none"], worst_l1=dict(head=worst["removed"][0][1], loss=worst["loss"],
+                                               accuracy=worst["accuracy"]),
+                pair=by["layer 1 pair"], all_l1=by["layer 1 all"], all_l2=by["layer 2 all"],
+                l2_single_max_loss=max(r["loss"] for r in rows if r["kind"] == "layer 2 head"))
+
+
+def _label(r: dict) -> str:
+    if not r["removed"]:
+        return "nothing (the trained model)"
+    layer = r["removed"][0][0]
+    heads = [h for _, h in r["removed"]]
+    if len(heads) == 1:
+        return f"layer {layer}, head {heads[0]}"
+    return f"layer {layer}, heads " + (" and ".join(map(str, heads)) if len(heads) == 2 else "1–" + str(heads[-1]))
+
+
+def table(data: dict) -> str:
+    rows = []
+    for r in data["rows"]:
+        score = "—" if r["score"] is None else (("previous-token " if r["kind"].startswith("layer 1") else "induction ")
+                                                 + f"{r['score']:.2f}")
+        rows.append([_label(r), score, f"{r['loss']:.2f}", f"{r['accuracy']:.2f}"])
+    return markdown_table(["heads removed", "the head's score", "loss on the repeat (nats)", "accuracy"], rows, "llrr")
+
+
+main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())
