@@ -69,6 +69,7 @@ def code_digest() -> str:
 
 def on_config(config):
     _styles.clear()
+    _early.clear()
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
@@ -279,20 +280,44 @@ def notebook_stylesheet(styles: list[str], pages: list[str] | None, config) -> s
     return out
 
 
+_early: dict = {}  # (styles, notebook contents) -> their stylesheet, made while figures render
+
+
+def _notebook_pages(files) -> list:
+    return [f.page for f in files.documentation_pages() if f.page is not None and _is_notebook(f.page)]
+
+
 def on_env(env, *, config, files):
-    """Every page is converted: the notebook pages' shared stylesheet."""
+    """Every page is converted: the notebook pages' shared stylesheet (made earlier, while the
+    figures rendered, if the pages and styles are still the ones it was made from)."""
     if not _styles:
         return env
     if files.get_file_from_path(NOTEBOOK_CSS) is not None:
         raise PluginError(f"hooks/site_notebooks.py writes {NOTEBOOK_CSS}: docs/{NOTEBOOK_CSS} is in the way")
-    notebooks = [f.page for f in files.documentation_pages() if f.page is not None and _is_notebook(f.page)]
+    notebooks = _notebook_pages(files)
     contents = None if any(p.content is None for p in notebooks) else [p.content for p in notebooks]
-    files.append(File.generated(config, NOTEBOOK_CSS, content=notebook_stylesheet(_styles, contents, config)))
+    css = _early.get((tuple(_styles), tuple(contents))) if contents is not None else None
+    if css is None:
+        css = notebook_stylesheet(_styles, contents, config)
+    files.append(File.generated(config, NOTEBOOK_CSS, content=css))
     return env
+
+
+def _stylesheet_early(page, config, files) -> None:
+    """Once every notebook page is converted (they come first: they wait for no figure), make
+    their stylesheet now, while the figures render, rather than at ``on_env`` after the last
+    one (pruning it took 0.4 s there)."""
+    if _early or not _styles or _is_notebook(page):
+        return
+    notebooks = _notebook_pages(files)
+    if notebooks and all(p.content is not None for p in notebooks):
+        contents = [p.content for p in notebooks]
+        _early[(tuple(_styles), tuple(contents))] = notebook_stylesheet(_styles, contents, config)
 
 
 def on_page_content(html, *, page, config, files):
     if not _is_notebook(page):
+        _stylesheet_early(page, config, files)
         return html
     html, styles = strip_head(html)
     _styles.extend(s for s in styles if s not in _styles)

@@ -178,3 +178,21 @@ def test_scripts_breaking_the_contract_are_named(tmp_path, source, message):
 def test_unknown_figure_suggests_a_name():
     with pytest.raises(contract.ContractError, match="unknown figure or table 'pe_heatmp'.*did you mean 'pe_heatmap'"):
         contract.find("pe_heatmp", figures.scripts())
+
+
+def test_the_kit_digest_covers_the_versions_of_the_libraries_that_write_the_files(monkeypatch):
+    """A new matplotlib (or numpy, Pillow, fontTools, Brotli) may write other bytes: every cache
+    key changes with its version. The versions are read once per process (contract._version)."""
+    from importlib import metadata
+
+    from figures._kit import contract
+
+    before = contract.kit_digest()
+    real = metadata.version
+    for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
+        monkeypatch.setattr(metadata, "version", lambda name, d=dist: "0.0.test" if name == d else real(name))
+        contract._version.cache_clear()
+        assert contract.kit_digest() != before, dist
+    monkeypatch.setattr(metadata, "version", real)
+    contract._version.cache_clear()
+    assert contract.kit_digest() == before

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -885,6 +886,14 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def _version(dist: str) -> str:
+    """The installed version of ``dist``, read once per process (a render worker checks the kit
+    digest after every render: reading the five versions was half of that check's time). A
+    library upgraded while a process runs does not change the code that process imported."""
+    return metadata.version(dist)
+
+
 def kit_digest() -> str:
     """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
     the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
@@ -892,7 +901,7 @@ def kit_digest() -> str:
     (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
     h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
     for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
-        h.update(f"{dist}=={metadata.version(dist)}\0".encode())
+        h.update(f"{dist}=={_version(dist)}\0".encode())
     kit = Path(__file__).resolve().parent
     _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
     return h.hexdigest()
