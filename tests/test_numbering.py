@@ -538,8 +538,11 @@ def test_every_page_numbers_in_order_and_every_reference_reads_its_target(built_
         assert len(eqs) == len(article.select("div.arithmatex")), url
         refs = article.select("a.mha-ref")
         pages_with_refs += bool(refs)
+        by_id = {}
+        for element in article.find_all(id=True) if refs else ():
+            by_id.setdefault(element["id"], element)  # the first, as find() would return
         for a in refs:
-            target = article.find(id=a["href"][1:])
+            target = by_id.get(a["href"][1:])
             assert target is not None, (url, a)
             assert _digits(a.text) == _digits(_label_number(target)), (url, a, _label_number(target))
         for img in article.select("figure.mha-figure img"):
