@@ -6,7 +6,10 @@ command line) is :mod:`figures._kit.contract`; rendering and the cache are
 site files, and directives become Markdown (``on_page_markdown``). Every error names the
 page, the line and the directive, and stops the build.
 
-``MHA_SKIP_FIGURES=1`` turns the hook off (the benchmark's "plain build" baseline);
+``MHA_SKIP_FIGURES=1`` skips the figure step (the benchmark's "plain build" baseline): no
+figure is rendered, read from the cache or published, and directives stay as written; the
+script pages stay (they are pages of the site, made from the scripts' sources, not from the
+cache), so the baseline has the same pages as a real build;
 ``MHA_BUILD_STATS=FILE`` writes the render statistics there as JSON.
 
 Under ``mkdocs serve`` the pages' directives and the script pages' highlighted sources are kept
@@ -148,8 +151,6 @@ def _public_url(config) -> str | None:
 def on_pre_build(*, config):
     """Find every request on the pages and start rendering: before the other hooks' ``on_files``
     (the downloads are built there), so that the figures start as early as they can."""
-    if _skipped():
-        return
     on_build_error(error=None)  # a rendering an earlier build left (under serve) is stopped
     build, contract = _kit()
     scripts_dir = project_dir(config) / "figures"
@@ -161,6 +162,9 @@ def on_pre_build(*, config):
     # the pages MkDocs will find (on_files gets the same list, after the other hooks' work)
     pages = [f for f in get_files(config).documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
     _state["first_seen"] = _first_seen(pages, config)
+    if _skipped():  # the plain baseline: every script's page, no figure step
+        _state.update(scripts=scripts, config=config, names=sorted(scripts), waiting=set(), galleries=set())
+        return
     shown = set()  # requests a reader sees (figures, tables, explorers, galleries): their files are published
     galleries, sooner, later = set(), [], []  # requests in the order the pages will ask for them
     waiting = set()  # pages that ask for a figure, table or value
@@ -198,8 +202,6 @@ def on_pre_build(*, config):
 def on_files(files, *, config):
     """Each rendered script's source and its script page join the site; pages are put in the
     order that lets them be written while the figures render (:func:`_pages_in_render_order`)."""
-    if _skipped():
-        return files
     scripts = _state["scripts"]
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
@@ -213,6 +215,8 @@ def on_files(files, *, config):
         files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
         files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(scripts[name], wheel),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
+    if _skipped():
+        return files
     pages = list(files.documentation_pages())
     _pages_in_render_order(files, [f for f in pages if f.src_uri in _state["waiting"]],
                            [f for f in pages if f.src_uri in _state["galleries"]])
@@ -280,6 +284,19 @@ class _Download(File):
         return False
 
 
+class _Linked(File):
+    """A figure's file, put into the site as a hard link to the file of its verified cache entry
+    (``figures._kit.store.link_copy``), or written from the verified bytes where it cannot be."""
+
+    link_from: Path | None = None
+
+    def copy_file(self, dirty: bool = False) -> None:
+        from figures._kit import store
+
+        if self.link_from is None or not store.link_copy(self.link_from, self.content_bytes, Path(self.abs_dest_path)):
+            super().copy_file(dirty)
+
+
 def _publish(r, files) -> None:
     """``r``'s files as site files, once: all of them for a request a reader sees and for a
     script's default (what its script page and CLI line make; a table's Markdown too, the file
@@ -291,13 +308,18 @@ def _publish(r, files) -> None:
     config = _state["config"]
     if not (r.request in _state["shown"] or not r.request.params):
         return
+    def linked(name):
+        f = _Linked.generated(config, f"figures/{name}", content=r.files[name])
+        f.link_from = r.entry / name if r.entry is not None else None
+        return f
+
     for role, name in r.request.outputs(r.kind).items():
         in_page = role == "explorer" and not _fetched(r.files[name])  # see _explorer_data
         if not in_page:
-            kind = _Download if name.endswith(".md") else File
-            files.append(kind.generated(config, f"figures/{name}", content=r.files[name]))
+            files.append(_Download.generated(config, f"figures/{name}", content=r.files[name])
+                         if name.endswith(".md") else linked(name))
     if r.request.wide_csv() in r.files:
-        files.append(File.generated(config, f"figures/{r.request.wide_csv()}", content=r.files[r.request.wide_csv()]))
+        files.append(linked(r.request.wide_csv()))
 
 
 def on_env(env, *, config, files):
@@ -516,7 +538,7 @@ def _highlight(code: str) -> str:
 
 def on_page_content(html, *, page, config, files):
     """Put the highlighted source into a script page (see :func:`_script_page`)."""
-    if _skipped() or not page.file.src_uri.startswith("scripts/"):
+    if not page.file.src_uri.startswith("scripts/"):
         return html
 
     def source(m):

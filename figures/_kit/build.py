@@ -80,6 +80,8 @@ class Result:
     kind: str
     files: dict  # file name -> bytes (verified against the entry's manifest)
     _data: dict | None = field(default=None, repr=False, compare=False)
+    #: the cache entry the files were read from (a site links its files from there: store.link_copy)
+    entry: Path | None = field(default=None, repr=False, compare=False)
 
     @property
     def data(self) -> dict:
@@ -139,7 +141,7 @@ def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> R
     back while the entry is unchanged: its data, once parsed, is not parsed again (a
     ``{{ value }}`` of a large table parsed 50 MB of JSON on every save under serve)."""
     return store.read(entry, _meta(request, kind, key), expected=request.outputs(kind).values(),
-                      make=lambda files: Result(request, kind, files))
+                      make=lambda files: Result(request, kind, files, entry=entry))
 
 
 def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path,

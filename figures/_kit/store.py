@@ -119,6 +119,30 @@ def read(entry: Path, meta: dict, *, expected=(), make=None):
     return value if make is not None else files
 
 
+def link_copy(src: Path, raw: bytes, dest: Path) -> bool:
+    """Put ``src`` (a file of an entry, verified to hold ``raw``) at ``dest`` as a hard link, if
+    it still holds exactly ``raw``; ``False`` where that cannot be (another file system, a file
+    changed since): the caller writes ``raw`` itself.
+
+    A site's figure files are the cache's files: linking them costs a directory entry, where
+    writing them again cost 0.5 to 0.7 s a build (700 files, 20 MB). The two names share the
+    file: if the site's copy is ever edited in place, the entry no longer matches its manifest
+    and is discarded and made again by the next read, never served."""
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            dest.unlink()
+        except FileNotFoundError:
+            pass
+        os.link(src, dest)
+        if dest.read_bytes() == raw:
+            return True
+        dest.unlink()
+    except OSError:
+        pass
+    return False
+
+
 def discard(path: Path) -> None:
     """Remove an entry, whatever is in its place (a folder, a plain file, a link)."""
     _VERIFIED.pop(str(path), None)
