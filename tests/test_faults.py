@@ -810,3 +810,39 @@ def test_every_mhalib_module_changes_the_keys_of_the_real_scripts_that_run_it(tm
     assert changed["mhalib/__init__.py"] == imports_mhalib
     assert changed["mhalib/exercises.py"] == set()
     assert len(changed["mhalib/models/bert.py"]) < len(imports_mhalib) / 2
+
+
+# ---- figure files in the site are links to their verified entries --------------------------------
+
+def test_site_figures_are_links_to_their_entries_and_a_site_copy_edited_in_place_is_never_served(tmp_path):
+    """A figure's files join the site as hard links to its cache entry (store.link_copy). The two
+    names share one file: a site copy edited in place damages the entry, which the next build
+    finds by its manifest, discards and renders again; its site gets the right bytes."""
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE}, "# Home\n\n![a line](figures/small.svg)\n")
+    cache = tmp_path / "cache"
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", cache)
+    assert result.returncode == 0, result.stderr[-3000:]
+    entry = _entry(cache / "figures", "small")
+    site_svg = tmp_path / "site" / "figures" / "small.svg"
+    good = (entry / "small.svg").read_bytes()
+    assert site_svg.stat().st_ino == (entry / "small.svg").stat().st_ino and site_svg.read_bytes() == good
+    with open(site_svg, "r+b") as f:  # in place: the entry's file changes too
+        f.write(b"<!-- edited -->")
+    assert (entry / "small.svg").read_bytes() != good
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site2", cache)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "is damaged" in result.stderr and build_stats(tmp_path / "site2")["repaired"] == 1
+    assert (tmp_path / "site2" / "figures" / "small.svg").read_bytes() == good
+
+
+def test_a_file_that_cannot_be_linked_is_written_from_the_verified_bytes(tmp_path):
+    from figures._kit import store
+
+    src, dest = tmp_path / "entry" / "a.svg", tmp_path / "site" / "a.svg"
+    src.parent.mkdir()
+    src.write_bytes(b"<svg>changed since it was read</svg>")
+    assert not store.link_copy(src, b"<svg>the verified bytes</svg>", dest)  # it no longer holds them
+    assert not dest.exists()
+    assert not store.link_copy(tmp_path / "entry" / "missing.svg", b"x", dest)
+    src.write_bytes(b"<svg>the verified bytes</svg>")
+    assert store.link_copy(src, b"<svg>the verified bytes</svg>", dest) and dest.stat().st_ino == src.stat().st_ino
