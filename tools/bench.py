@@ -189,7 +189,7 @@ def main(argv=None) -> int:
         ("clean build (figures, tables, notebooks)", f"{clean:.1f} s", "<= 30 s", clean <= 30),
         (f"  of which the figure step ({clean_stats['workers']} workers)", f"{clean_stats['seconds']:.1f} s", "", None),
         ("no-change rebuild", f"{nochange:.2f} s", "", None),
-        ("plain build, figure step skipped", f"{base:.2f} s", "", None),
+        ("plain build of the same pages, figure step skipped", f"{base:.2f} s", "", None),
         ("no-change / plain", f"{nochange / base:.2f} x", "<= 1.25 x", nochange / base <= 1.25),
         (f"rebuild after editing {script.name}", f"{one:.2f} s", "", None),
         ("figures re-rendered by that edit (it and its importers)", f"{rerendered} of {n_total}", str(expected),
