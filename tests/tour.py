@@ -279,6 +279,8 @@ class Tour:
             page.wait_for_function(RENDERED, polling=100, timeout=60_000)
             visit.layout = page.evaluate(_LAYOUT)
         load_all_images(page, timeout_ms=120_000)  # the print page holds every figure
+        if visit.layout is not None:  # and every shift since, up to now (before any input or resize)
+            visit.layout["cls"] = page.evaluate("window.__mhaLayoutShift()")
         visit.images = page.evaluate(_IMAGES)
         visit.math = page.evaluate(_MATH)
         visit.scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
