@@ -30,6 +30,17 @@ def mkdocs_build(config: Path, site_dir: Path, cache_dir: Path, *, timeout=600, 
     return subprocess.run(cmd, env=env, cwd=config.parent, capture_output=True, text=True, timeout=timeout)
 
 
+def load_file(path: Path, name: str):
+    """The module in the file ``path`` (a hook or a tool, which are not packages), loaded afresh
+    under ``name``: a test gets its own copy, with module-level state of its own."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def build_stats(site_dir: Path) -> dict:
     """What the figure step of the build that wrote ``site_dir`` did (cached, rendered, ...)."""
     return json.loads(Path(str(site_dir) + ".stats.json").read_text())

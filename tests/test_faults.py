@@ -263,12 +263,9 @@ def test_a_page_error_fails_the_build_naming_the_page(tmp_path, page, message):
 
 
 def _figures_hook():
-    import importlib.util
+    from helpers import load_file
 
-    spec = importlib.util.spec_from_file_location("site_figures_for_faults", HOOKS / "site_figures.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-    return hook
+    return load_file(HOOKS / "site_figures.py", "site_figures_for_faults")
 
 
 def test_a_value_that_is_a_list_or_missing_stops_the_page_in_process():

@@ -4,7 +4,6 @@ and the ``download`` directive (built HTML; the browser side is in test_browser.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, math_as_tex
+from helpers import ROOT, load_file, math_as_tex
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import directives  # noqa: E402
@@ -26,10 +25,7 @@ NAMES = downloads.file_names(ROOT)
 
 
 def _hook(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_for_test", ROOT / "hooks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(ROOT / "hooks" / f"{name}.py", f"{name}_for_test")
 
 
 # ---- the downloads on the site ------------------------------------------------------------------
@@ -234,14 +230,11 @@ def test_downloadable_notebook_is_the_same_whatever_the_hash_seed(tmp_path):
 def test_the_downloaded_notebook_opens_with_a_python_kernel_in_a_fresh_jupyter():
     """The .ipynb download names its kernel (Jupyter otherwise asks which to use), and
     nbformat accepts it as a valid notebook."""
-    import importlib.util
     import json
 
     import nbformat
 
-    spec = importlib.util.spec_from_file_location("site_notebooks_for_kernel", ROOT / "hooks" / "site_notebooks.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_file(ROOT / "hooks" / "site_notebooks.py", "site_notebooks_for_kernel")
     text = hook.downloadable_notebook(ROOT / "docs" / "labs" / "lab1_mha.py")
     meta = json.loads(text)["metadata"]
     assert meta["kernelspec"] == {"display_name": "Python 3", "language": "python", "name": "python3"}

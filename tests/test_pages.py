@@ -184,15 +184,11 @@ def test_the_home_page_reading_order_lists_every_lecture_page_of_the_nav_in_orde
 
 
 def test_a_nav_page_without_a_sentence_or_a_sentence_without_a_page_fails_the_reading_order(tmp_path):
-    import importlib.util
-
     from mkdocs.exceptions import PluginError
 
-    from helpers import HOOKS
+    from helpers import HOOKS, load_file
 
-    spec = importlib.util.spec_from_file_location("site_home_for_test", HOOKS / "site_home.py")
-    home = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(home)
+    home = load_file(HOOKS / "site_home.py", "site_home_for_test")
     nav = [{"Home": "index.md"}, {"Part": [{"A": "a.md"}, {"B": "b.md"}]}, {"Reference": [{"Notes": "n.md"}]}]
     (tmp_path / "b.md").write_text("# B\n\n??? question \"One?\"\n    Yes.\n\n??? question \"Two?\"\n    No.\n")
     out = home.reading_order(nav, {"a.md": "first.", "b.md": "{questions} questions."}, tmp_path)

@@ -2,22 +2,20 @@
 so it names exactly the pages that cite the entry, in nav order."""
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from helpers import load_file
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
 def hook():
-    spec = importlib.util.spec_from_file_location("site_references", ROOT / "hooks" / "site_references.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(ROOT / "hooks" / "site_references.py", "site_references")
 
 
 def nav():

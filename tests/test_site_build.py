@@ -148,11 +148,9 @@ def test_failing_notebook_cell_fails_the_build(tmp_path):
 def _notebooks_hook(tmp_path, monkeypatch):
     """hooks/site_notebooks.py loaded fresh, with stand-ins for mkdocs-jupyter and the config,
     its cache under ``tmp_path``."""
-    import importlib.util
+    from helpers import load_file
 
-    spec = importlib.util.spec_from_file_location("site_notebooks_for_test", ROOT / "hooks" / "site_notebooks.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_file(ROOT / "hooks" / "site_notebooks.py", "site_notebooks_for_test")
 
     class Plugin:
         config = {"cache_dir": ".cache/mkdocs-jupyter"}

@@ -3,7 +3,6 @@ tasks, the head scores, the torch model against mhalib's numpy forward pass, det
 training, and the stored results (figures/data/tiny_decoders.json and its weights)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -16,6 +15,7 @@ from mhalib.models import head_analysis as ha
 from mhalib.models import tiny_numpy
 from mhalib.models.tiny_numpy import METHODS, TinyConfig
 from mhalib.models.tiny_tasks import make_batch, repeat_segment_range
+from helpers import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "figures" / "data"
@@ -24,10 +24,7 @@ NPZ_PATH = DATA / "tiny_decoders_weights.npz"
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("train_tiny", ROOT / "tools" / "train_tiny.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_file(ROOT / "tools" / "train_tiny.py", "train_tiny")
 
 
 # ---- RoPE scalings, against values derived by hand ---------------------------------------------
