@@ -194,12 +194,18 @@ class Katex:
         if items:
             self.seen.update(items)
             self.asked += items  # before KaTeX can answer them (the reader pairs answers with them)
-            self._proc.stdin.write("".join(json.dumps(item) + "\n" for item in items))
-            self._proc.stdin.flush()
+            try:
+                self._proc.stdin.write("".join(json.dumps(item) + "\n" for item in items))
+                self._proc.stdin.flush()
+            except OSError:  # the process has ended: results() says how, with its messages
+                pass
 
     def results(self, timeout: float = 600) -> dict:
         """``{item: {"html"} or {"error"}}`` for every item asked, once KaTeX has answered them all."""
-        self._proc.stdin.close()
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
         try:
             code = self._proc.wait(timeout)
         except subprocess.TimeoutExpired:

@@ -257,3 +257,21 @@ def test_search_still_indexes_formulas_as_tex(built_site):
     docs = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
     text = " ".join(d["text"] for d in docs)
     assert "\\(d_{\\text{head}}\\)" in text and "katex" not in text
+
+
+def test_a_katex_process_that_dies_fails_the_build_with_its_exit_code_and_messages(tmp_path, monkeypatch):
+    """The renderer is fed while pages are converted: if it ends early, handing it more formulas
+    raises nothing there, and the build stops where it waits for the answers, naming the exit
+    code and what the process printed, never with answers missing or paired with other formulas."""
+    from mkdocs.exceptions import PluginError
+
+    dying = tmp_path / "dying.js"
+    dying.write_text('process.stderr.write("renderer gave up\\n"); process.exit(3);\n')
+    monkeypatch.setattr(site_math, "RENDERER", dying)
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    katex = site_math.Katex()
+    katex._proc.wait(30)
+    katex.ask([(f"x^{{{i}}}", False) for i in range(5000)])  # into a closed pipe
+    with pytest.raises(PluginError, match=r"exit 3\):\s+renderer gave up"):
+        katex.results()
