@@ -38,13 +38,15 @@ pdf: deps     ## the site, plus the whole lecture as site/lecture.pdf (headless 
 	MHA_PDF=1 $(BIN)/mkdocs build --strict
 	@echo "site/lecture.pdf (look at its pages: pdftoppm -r 50 -png site/lecture.pdf /tmp/p, from poppler-utils)"
 
+# PYTHONDONTWRITEBYTECODE (set on some machines) is cleared for the tests: pytest then keeps each
+# test module's rewritten asserts in __pycache__, and a second run skips 4 s of rewriting per process.
 check: deps   ## the fast tier, for every edit (< 60 s): library, figure data, page grammar, contract
-	$(BIN)/python -m pytest -m "not build and not slow" -q
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not build and not slow" -q -n 2
 
 # Tests that share a module's fixture, and the browser tour's configurations, each run on one
 # worker (--dist loadgroup; tests/conftest.py groups them), so nothing is made twice.
 test: deps    ## the whole test suite (what CI runs), on both cores, with coverage of mhalib
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10 --cov=mhalib --cov-report=term --cov-fail-under=95
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10 --cov=mhalib --cov-report=term --cov-fail-under=95
 
 screenshots: site   ## full-page screenshots of every page: 1280 px light and dark, and a 390 px phone
 	$(BIN)/python tools/screenshots.py site test-output/screenshots

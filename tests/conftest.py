@@ -144,6 +144,27 @@ def pytest_configure(config):
     config.pluginmanager.register(_EagerBuild(), "mha-eager-build")
 
 
+def _whole_suite(config) -> bool:
+    """A run of every test (``make test``, CI): no test chosen by name, marker, file or folder."""
+    o = config.option
+    chosen = [a for a in config.args if Path(a).resolve() != ROOT / "tests"]
+    return not (chosen or o.keyword or o.markexpr or o.collectonly or os.environ.get("MHA_TEST_SITE"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """A run of the whole suite starts the shared build at once, in the process that runs the
+    session (xdist's controller): it then builds while the workers start and collect (about 7 s
+    on two cores), instead of after. Any other run starts it when its collection shows a test
+    that needs it (:class:`_EagerBuild`)."""
+    config = session.config
+    if not hasattr(config, "workerinput") and _whole_suite(config):
+        start_build(_shared_dir(config._tmp_path_factory.getbasetemp(), config) / "built-site")
+    if not hasattr(config, "workerinput"):  # the browser summary's parts from an earlier run
+        for part in OUT.glob("browser-summary.*.part.json"):
+            part.unlink()
+
+
 # ---- which worker runs what ----------------------------------------------------------------------
 # xdist's --dist loadgroup passes a test's group to the scheduler by appending "@group" to its node
 # id, which pytest >= 9.2 no longer lets a plugin change (pytest-dev/pytest-xdist#1386): the groups
@@ -272,13 +293,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
-def pytest_sessionstart(session):
-    """Remove the browser summary's parts from an earlier run (the controller only)."""
-    if not hasattr(session.config, "workerinput"):
-        for part in OUT.glob("browser-summary.*.part.json"):
-            part.unlink()
-
-
 def pytest_sessionfinish(session, exitstatus):
     """End a shared build the run left running; add up the browser tests' counts from every
     worker into test-output/browser-summary.json (the controller only)."""
@@ -294,3 +308,45 @@ def pytest_sessionfinish(session, exitstatus):
             total[key] = total.get(key, 0) + value
         part.unlink()
     (OUT / "browser-summary.json").write_text(json.dumps(total, indent=1) + "\n")
+
+
+# ---- coverage: measured where the library is tested ------------------------------------------------
+# `make test` measures mhalib's coverage (--cov-fail-under). The library's own tests reach 99 % of
+# its lines without the build and browser tests; those run mhalib in worker processes (not
+# measured anyway) and spend their time in Playwright and MkDocs, whose every Python call the
+# tracer pays for. So coverage is paused while a build or browser test sets up and runs, and
+# while a test marked ``no_cover`` (pytest-cov's marker: the figure kit's export tests, drawing
+# with matplotlib) sets up; pytest-cov pauses it for the call.
+
+UNMEASURED = ("build", "browser")
+
+
+def _coverage(item, phase: str):
+    """pytest-cov's controller when coverage is on and ``item``'s ``phase`` is not measured here."""
+    marks = UNMEASURED + (("no_cover",) if phase == "setup" else ())
+    if not any(item.get_closest_marker(m) for m in marks) or (phase == "call" and item.get_closest_marker("no_cover")):
+        return None
+    plugin = item.config.pluginmanager.getplugin("_cov")
+    controller = getattr(plugin, "cov_controller", None)
+    return controller if controller is not None and getattr(controller, "started", False) else None
+
+
+def _paused(item, phase: str):
+    controller = _coverage(item, phase)
+    if controller is not None:
+        controller.pause()
+    try:
+        yield
+    finally:
+        if controller is not None:
+            controller.resume()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield from _paused(item, "setup")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    yield from _paused(item, "call")

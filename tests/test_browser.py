@@ -17,7 +17,7 @@ import pytest
 
 from helpers import nav_pages
 from screenshots import goto, load_all_images
-from tour import FIRST_SKIPPED, NARROWEST
+from tour import AXE_WHOLE_PAGE, FIRST_SKIPPED, NARROWEST
 from tools import figure_text
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -136,6 +136,44 @@ def test_the_printable_lecture_on_screen(tour, url, config):
     _layout_ok(v)
 
 
+_PLANTED = """<!doctype html><html><head><title>{title}</title><link rel="icon" href="data:,"></head><body data-md-color-scheme="default">
+<div class="md-content"><p>{title}</p><img src="{img}" alt="a figure"></div>
+<script>{script}</script></body></html>"""
+
+
+def test_the_tour_keeps_each_visit_to_its_own_page(browser, tmp_path):
+    """One tab per configuration loads the pages in turn (tests/tour.py): what a page does while
+    it is visited is put down to it (a console error after load, a missing image), and nothing it
+    would do later reaches the next page's visit (its tab has gone to about:blank)."""
+    from screenshots import serve
+    from tour import Tour
+
+    (tmp_path / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')
+    faulty = ("setTimeout(() => console.error('late but seen'), 50);"
+              "setTimeout(() => console.error('after the visit'), 1500);"
+              "setTimeout(() => fetch('gone-later.json'), 1500);")
+    for name, img, script in (("faulty", "missing.svg", faulty), ("clean", "../fig.svg", ""), ("slow", "../fig.svg", "")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text(_PLANTED.format(title=name, img=img, script=script))
+    server, base = serve(tmp_path)
+    tour = Tour(browser, base, tmp_path)
+    try:
+        faulty_visit = tour.visit("dark", "faulty/", checks=False)
+        clean = tour.visit("dark", "clean/", checks=False)
+        tour._tabs["dark"][0].wait_for_timeout(1800)  # past the faulty page's later timers
+        slow = tour.visit("dark", "slow/", checks=False)
+    finally:
+        tour.close()
+        server.shutdown()
+    assert [m for m in faulty_visit.console if "404" not in m] == ["late but seen"], faulty_visit.console
+    assert any("missing.svg" in f and "404" in f for f in faulty_visit.failed), faulty_visit.failed
+    assert [i["w"] for i in faulty_visit.images] == [0]
+    for v in (clean, slow):
+        assert not v.console and not v.failed, (v.url, v.console, v.failed)
+        assert not [r for r in v.requests if "gone-later" in r or "missing" in r], v.requests
+        assert [i["w"] for i in v.images] == [10], v.images
+
+
 @pytest.mark.parametrize("config", IN_GROUP)
 def test_the_tour_measured_enough(tour, config):
     """The checks above are not vacuous: many pages show figures, many are long enough to
@@ -148,6 +186,7 @@ def test_the_tour_measured_enough(tour, config):
     if config == "phone":  # a few still scroll there (and show it): the cue's check ran
         assert sum(len(v.boxes["boxes"]) for v in visits) >= 3
     else:  # on a desktop only the API reference's table of a docstring's code block scrolls
+        assert AXE_WHOLE_PAGE <= set(PAGES), AXE_WHOLE_PAGE - set(PAGES)  # the navigation is checked somewhere
         assert sum(len(v.boxes["boxes"]) for v in visits) <= 2
         kinds = [f["kind"] for v in visits for f in v.focus]
         for kind in ("skip", "header", "nav", "toc", "link", "figure", "copy", "summary", "footer"):

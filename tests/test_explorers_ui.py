@@ -31,24 +31,47 @@ PRESETS = ("Identity", "Swap K blocks", "Head 2 flipped", "Random")
 MAP_KEYS = ("single", "head1", "head2")
 
 
+@pytest.fixture(scope="module")
+def tabs(browser):
+    """One tab per viewport width and colour scheme for the module's tests (a new tab per test
+    starts a renderer process each time, which cost more than the page). Each test loads its own
+    page in it, a fresh document: nothing it did stays for the next test."""
+    made: dict = {}
+
+    def tab(width: int, scheme: str):
+        if (width, scheme) not in made:
+            ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            made[width, scheme] = ctx.new_page()
+        return made[width, scheme]
+
+    yield tab
+    for page in made.values():
+        page.context.close()
+
+
 @pytest.fixture
-def open_page(browser):  # noqa: F811
+def open_page(tabs):  # noqa: F811
     """open_page(url, width=1280, scheme="light") -> a Playwright page; fails on page errors."""
-    contexts, errors = [], []
+    used, errors = [], []
+    on_error = lambda e: errors.append(str(e))  # noqa: E731
+    on_console = lambda m: errors.append(m.text) if m.type == "error" else None  # noqa: E731
 
     def go(url, width=1280, scheme="light"):
-        ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page = tabs(width, scheme)
+        if page not in used:
+            page.on("pageerror", on_error)
+            page.on("console", on_console)
+            used.append(page)
         page.goto(url, wait_until="load")  # the explorer's readiness, not an idle network, is what the tests need
         page.wait_for_selector(".mha-explorer-ui[data-ready]")
         return page
 
     yield go
-    for ctx in contexts:
-        ctx.close()
+    for page in used:  # the page ends: its tab goes blank, the pointer to a corner, its listeners off
+        page.goto("about:blank")
+        page.mouse.move(0, 0)
+        page.remove_listener("pageerror", on_error)
+        page.remove_listener("console", on_console)
     assert not errors, errors
 
 

@@ -98,6 +98,16 @@ def _entry(cache: Path, stem: str) -> Path:
     return entry
 
 
+@pytest.fixture(scope="module")
+def good_small(tmp_path_factory):
+    """The small figure's scripts folder, a cache holding its one good render, and that render
+    (made once: each damage test below copies the cache)."""
+    base = tmp_path_factory.mktemp("good-small")
+    d = scripts_dir(base, small=SMALL_FIGURE)
+    (good,), _ = render(d, base / "cache", ("small", {}))
+    return d, base / "cache", good
+
+
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda e: (e / "small.svg").write_bytes((e / "small.svg").read_bytes()[:200]), id="truncated-svg"),
     pytest.param(lambda e: (e / "small.png").unlink(), id="missing-png"),
@@ -111,10 +121,10 @@ def _entry(cache: Path, stem: str) -> Path:
     pytest.param(lambda e: (shutil.rmtree(e), e.write_text("not a folder")), id="entry-is-a-plain-file"),
     pytest.param(lambda e: (shutil.rmtree(e), e.symlink_to(e.parent / "nowhere")), id="entry-is-a-dangling-link"),
 ])
-def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, damage):
-    d = scripts_dir(tmp_path, small=SMALL_FIGURE)
+def test_a_damaged_cache_entry_is_discarded_and_rendered_again(tmp_path, good_small, damage):
+    d, pristine, good = good_small
     cache = tmp_path / "cache"
-    (good,), _ = render(d, cache, ("small", {}))
+    shutil.copytree(pristine, cache, symlinks=True)  # a copy of the good cache: each test damages its own
     damage(_entry(cache, "small"))
     lines = []
     (again,), stats = render(d, cache, ("small", {}), log=lines.append)

@@ -179,18 +179,42 @@ def test_the_command_line_writes_the_embedded_fonts(tmp_path):
 
 # ---- every figure of the build, in Chromium, with and without the fonts it names ---------------
 
+_FACE = re.compile(rb"@font-face\{font-family:'([^']+)';font-style:(\w+);font-weight:(\d+);")
+_FAMILY = re.compile(rb"font-family: ?'([^']+)'")
+
+
+@pytest.mark.build
+def test_every_figure_svg_carries_a_face_for_each_font_it_names_and_dark_carries_lights(built_site):
+    """Each SVG of the build, dark ones included: every family its text names has an embedded
+    face, and a dark drawing (the light one's text in other colours, laid out alike) carries
+    the same faces as its light twin, so the light ones drawn below stand for both."""
+    svgs = {p.name: p.read_bytes() for p in (built_site / "figures").glob("*.svg")}
+    faces = {name: set(_FACE.findall(svg)) for name, svg in svgs.items()}
+    named = {name: set(_FAMILY.findall(svg.split(b"</style>", 1)[-1])) for name, svg in svgs.items()}
+    with_text = [name for name in svgs if named[name]]
+    assert len(with_text) > 100
+    missing = {name: named[name] - {f[0] for f in faces[name]} for name in with_text}
+    assert not {k: v for k, v in missing.items() if v}, {k: v for k, v in missing.items() if v}
+    dark = [name for name in svgs if name.endswith("-dark.svg")]
+    assert len(dark) > 50
+    for name in dark:
+        light = name.removesuffix("-dark.svg") + ".svg"
+        assert faces[name] == faces[light], (name, faces[name] ^ faces[light])
+
+
 @pytest.mark.build
 @pytest.mark.browser
 def test_every_figure_looks_the_same_without_the_fonts_it_names(built_site, site_url, browser, tmp_path):
-    """Every figure SVG of the build drawn in the session's Chromium (the machine's fonts) and in
-    one more launched with Liberation only; a figure fails if more than MAX_PIXELS pixels
-    differ by more than PIXEL_DELTA."""
+    """Every light figure SVG of the build (wide and phone; the dark ones carry the same faces,
+    checked above) drawn in the session's Chromium (the machine's fonts) and in one more
+    launched with Liberation only; a figure fails if more than MAX_PIXELS pixels differ by
+    more than PIXEL_DELTA."""
     from screenshots import ARGS, CHROMIUM
 
     if not LIBERATION.is_dir():
         pytest.skip(f"{LIBERATION} is missing (apt-get install fonts-liberation)")
-    names = sorted(p.name for p in (built_site / "figures").glob("*.svg"))
-    assert len(names) > 100
+    names = sorted(p.name for p in (built_site / "figures").glob("*.svg") if not p.name.endswith("-dark.svg"))
+    assert len(names) > 60
     conf = _fontconfig(tmp_path / "fontconfig")
     system = render_all(browser, site_url, built_site, names)
     bare = browser.browser_type.launch(executable_path=CHROMIUM, args=ARGS,

@@ -23,6 +23,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mkdocs_build, nav_pages, tree
+from helpers import article as page_article
 
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
@@ -333,7 +334,7 @@ def fixture_site(tmp_path_factory, fixture_port) -> Path:
 
 
 def _article(site: Path, rel: str):
-    return BeautifulSoup((site / rel).read_text(), "html.parser").find("article")
+    return page_article((site / rel).read_text())
 
 
 @build
@@ -526,7 +527,7 @@ def _digits(text: str) -> str:
 def test_every_page_numbers_in_order_and_every_reference_reads_its_target(built_site):
     pages_with_refs = 0
     for src, url in nav_pages():
-        article = BeautifulSoup((built_site / url / "index.html").read_text(), "html.parser").find("article")
+        article = page_article((built_site / url / "index.html").read_text())
         figures = [f for f in article.select("figure.mha-figure") if not f.find_parent(class_="mha-gallery-item")]
         numbers = [_digits(f.figcaption.select_one(".mha-num").text) for f in figures]
         assert numbers == [str(i) for i in range(1, len(figures) + 1)], (url, numbers)

@@ -19,6 +19,10 @@ import figures
 from figures._kit import export
 from helpers import build_stats
 
+# The figure kit's export paths, drawn with matplotlib: not mhalib's coverage, and the tracer
+# makes matplotlib half as fast again (tests/conftest.py).
+pytestmark = pytest.mark.no_cover
+
 # ---- JSON and CSV: the same text as the element-by-element writers -----------------------------
 
 EDGE_CASES = dict(

@@ -86,6 +86,11 @@ class Network:
         self.in_flight.pop(id(request), None)
         self.changed = time.monotonic()
 
+    def forget(self) -> None:
+        """Start afresh (a tab gone to another page: what the earlier one had in flight was cancelled)."""
+        self.in_flight.clear()
+        self.changed = time.monotonic()
+
     def wait_quiet(self, quiet_ms: int = 100, timeout_ms: int = 60_000) -> None:
         """Return once no request has been in flight, nor started or ended, for ``quiet_ms``;
         a ``TimeoutError`` after ``timeout_ms`` names the page and the requests still open."""
