@@ -483,3 +483,170 @@ def test_heads_are_counted_from_one_everywhere():
     assert "| layer 1, head 1 |" in figures.load("induction_ablation").table(a)
     for p in d("extrapolation_attention_maps")["panels"]:
         assert p["layer"] >= 1 and p["head"] >= 1
+
+
+# --- kv_cache: what a step costs, and what sharing K/V heads buys ----------------------------------
+
+def _step_rows(which: str = "gpu") -> dict:
+    dst = d("decode_step_time")
+    rows = dst["rows"] if which == "gpu" else dst["cpu"]["rows"]
+    return {(r["context"], r["kv_heads"]): r for r in rows}
+
+
+def test_a_step_without_the_cache_costs_about_t_cached_steps():
+    """The FLOPs of step t without a cache over those with it lie between 0.75 t and t at every
+    plotted step, up to the page's longest prefix, so "about t times" holds (and generating n
+    tokens costs about sum t = n^2 / 2 cached steps)."""
+    dc = d("decode_cost")
+    steps, ratio = np.asarray(dc["steps"], float), np.asarray(dc["without"]) / np.asarray(dc["with_cache"])
+    assert np.all(ratio <= steps + 1e-9) and np.all(ratio >= 0.75 * steps), (ratio / steps).min()
+    assert dc["ratio_at_max"] == pytest.approx(ratio[-1]) and steps[-1] == dc["max_tokens"]
+    # the t^2 term outgrows the t projections at t = 6 D^2 / (2 H d_head) = 3 D (closed form)
+    assert dc["attention_dominates_after"] == 3 * dc["d_model"] > dc["max_tokens"]
+    text = page("kv_cache")
+    assert "costs about \\(t\\) times a cached step" in sentence(text, "redoes the projections")
+    assert "about \\(n^2/2\\) cached steps instead of \\(n\\)" in text
+
+
+def test_on_the_gpu_a_step_s_time_follows_the_bytes_it_reads():
+    by = _step_rows()
+    # the same bytes with different head counts (MHA at c, GQA at 4c, MQA at 32c) take the same time
+    same = {}
+    for (c, h), r in by.items():
+        same.setdefault(r["kv_cache_bytes"], []).append(r["ms_median"])
+    pairs = {b: ms for b, ms in same.items() if len(ms) > 1}
+    assert len(pairs) >= 3
+    for b, ms in pairs.items():
+        assert max(ms) / min(ms) < 1.05, (b / 2**30, ms)
+    dst = d("decode_step_time")
+    floor = dst["floor_step_ms"]
+    small = [r for r in by.values() if r["kv_cache_bytes"] < 0.1 * 2**30]
+    # below about 0.1 GiB no step is faster than the floor, which is far above bytes / bandwidth there
+    assert floor == min(r["ms_median"] for r in by.values()) and all(r["ms_median"] >= floor for r in small)
+    assert all(r["ms_median"] > 1.5 * r["kv_cache_bytes"] / (dst["bandwidth_GBps"] * 1e9) * 1e3 for r in small)
+    text = page("kv_cache")
+    assert "Points for MHA, GQA and MQA with the same cache size lie on one line" in text
+    assert "{{ value decode_step_time floor_step_ms .3f }} ms" in sentence(text, "no step took less than")
+    assert round(floor, 2) == 0.05 and "flat at about 0.05 ms" in text  # the figure's description
+
+
+def test_the_quiz_gqa_at_4k_takes_as_long_as_mha_at_1k():
+    by = _step_rows()
+    mha, gqa = by[1024, 32], by[4096, 8]
+    assert mha["kv_cache_bytes"] == gqa["kv_cache_bytes"]
+    assert gqa["ms_median"] / mha["ms_median"] == pytest.approx(1, abs=0.05)
+    assert "take about as long for GQA with 4k tokens as for MHA with 1k tokens" in page("kv_cache")
+
+
+def test_fewer_kv_heads_pay_at_long_contexts_only_and_not_when_repeated():
+    dst = d("decode_step_time")
+    gqa, mqa = dst["speedup"]["8"], dst["speedup"]["1"]
+    assert gqa[0] < 1.5 and mqa[0] < 1.5  # "At 1k tokens the gain is small"
+    assert gqa == sorted(gqa) and mqa == sorted(mqa)  # it grows with the context
+    assert round(dst["gqa_speedup_long"]) == 4 and round(dst["mqa_speedup_long"], -1) == 20  # "about 4 and 20"
+    repeated = [x for h in ("8", "1") for x in dst["speedup_repeated"][h]]
+    assert all(0.9 < x < 1.1 for x in repeated), repeated  # repeated K/V: MHA's speed at every context
+    text = page("kv_cache")
+    assert "At 1k tokens the gain is small" in text and "growing to about 4 and 20, near 1 when K and V are first repeated" in text
+    assert "runs at MHA's speed" in sentence(text, "Repeating K/V before attention throws the gain away")
+
+
+def test_on_this_cpu_sharing_heads_pays_much_less():
+    cpu = d("decode_step_time")["cpu"]
+    by = _step_rows("cpu")
+    longest = cpu["longest"]
+    # MHA is memory-bound here too: it reads its cache at a large share of the copy rate
+    assert 0.5 < cpu["mha_long_GBps"] / cpu["bandwidth_GBps"] < 1.2
+    assert cpu["mha_long_GBps"] == pytest.approx(by[longest, 32]["kv_cache_bytes"] / (by[longest, 32]["ms_median"] * 1e-3) / 1e9)
+    gqa = cpu["speedup"]["8"]
+    assert gqa[1] > 2 > 1.1 > gqa[-1]  # "2.3x at 4,096 and only 1.06x at 32,768"
+    # far from the byte ratios (4 and 32) the GPU comes close to, and at most about 2.4
+    best = max(x for h in ("8", "1") for x in cpu["speedup"][h])
+    assert round(best, 1) == 2.4 and best < 0.15 * 32
+    text = page("kv_cache")
+    claim = sentence(text, "PyTorch's CPU kernel does not turn shared heads into proportionally fewer")
+    assert "{{ value decode_step_time cpu.speedup.8.1 .1f }}" in claim and "only" in claim
+    assert "on the CPU at most about 2.4" in text
+    assert "varied by" not in text  # no spread between runs is claimed: none was measured
+    assert "{{ value decode_step_time cpu.timed_calls }}" in text
+
+
+def test_kv_cache_quiz_sizes():
+    kv = d("kv_cache_table")
+    llama2 = kv["rows"][0]
+    assert llama2["at"]["32768"] == 32_768 * 2 * 32 * 32 * 128 * 2 == 16 * 2**30
+    assert kv["gqa_saving"] == 4  # "With 8 KV heads (GQA) it is a quarter of that"
+    answer = sentence(page("kv_cache"), "bytes (16 GiB)")
+    assert "{{ value kv_cache_table rows.0.at.32768 , }}" in answer
+
+
+# --- real_heads: one trained encoder's heads, read from the shared build's data files --------------
+# The model's numbers take about 20 s to compute; the build has computed them once and published
+# each figure's data() as JSON (figures/NAME.json), so these tests read those.
+
+def _built(built_site, name: str) -> dict:
+    import json
+
+    return json.loads((built_site / "figures" / f"{name}.json").read_text())
+
+
+@pytest.mark.build
+def test_a_few_heads_carry_most_of_the_effect_and_the_last_layer_most(built_site):
+    ab = _built(built_site, "bert_head_ablation")
+    imp = np.asarray(ab["importance"])  # (layers, heads): 1 - cos of the embedding, one head removed
+    assert imp.shape == (6, 12)
+    layer, head = np.unravel_index(imp.argmax(), imp.shape)
+    assert ab["max"] == imp.max() and ab["argmax"] == [layer + 1, head + 1] and ab["median"] == np.median(imp)
+    assert ab["median"] < ab["max"] / 10  # "most heads can go one at a time almost unnoticed"
+    by_layer = imp.mean(axis=1)
+    assert by_layer.argmax() == 5 and by_layer[5] > 3 * np.delete(by_layer, 5).max()  # "the last layer matters most"
+    top = np.sort(imp.ravel())[::-1]
+    share = top[: round(0.1 * imp.size)].sum() / top.sum()
+    assert share == pytest.approx(ab["top10_share"]) and share > 0.5  # "a few heads carry most of the effect"
+    half = next(c for c in ab["cumulative"] if c["fraction"] == 0.5)
+    assert half["heads_removed"] == 36 and half["drift"] > ab["max"]  # the quiz: the half moves it more
+    assert half["drift"] == pytest.approx(_built(built_site, "bert_claims_table")["drift_at_half"], abs=1e-6)
+    text = page("real_heads")
+    assert "most heads can go one at a time almost unnoticed, and the last layer matters most" in text
+    assert "A few heads carry most of the effect on the output" in text
+    quiz = text[text.index("which moves the sentence embedding more"):]
+    assert quiz.split("?", 1)[1].lstrip(' "').startswith("The half.")
+    assert "{{ value bert_head_ablation cumulative.3.drift .3f }}" in quiz[:800]
+
+
+@pytest.mark.build
+def test_the_claims_table_verdicts_follow_from_the_head_scores(built_site):
+    best = _built(built_site, "bert_head_scores")["best"]
+    rows = {r["claim"]: r["verdict"] for r in _built(built_site, "bert_claims_table")["rows"]}
+    # sharp positional heads: nearly all of a head's weight on one neighbour
+    assert best["previous token"]["value"] > 0.95 and rows["Some heads attend to the previous token"] == "confirmed"
+    assert best["next token"]["value"] > 0.5 and rows["Some heads attend to the next token"] == "confirmed"
+    # delimiters: [CLS] yes, [SEP] and punctuation far less, so "partly"; no head near uniform
+    assert best["to [CLS]"]["value"] > 0.8 and max(best["to [SEP]"]["value"], best["to punctuation"]["value"]) < 0.5
+    assert rows["Delimiter heads attend to [CLS], [SEP] and punctuation"] == "partly"
+    assert best["entropy"]["value"] < 0.95 and rows["Global heads spread attention uniformly"] == "partly"
+    assert rows["Coreference, rare-word and induction heads"] == "not measured"
+    text = page("real_heads")
+    assert "Claims about delimiter and uniform heads hold only partly in this model" in text
+    assert "heads that park their attention on `[CLS]`" in text
+
+
+@pytest.mark.build
+def test_the_learned_position_table_has_neighbour_structure_except_at_cls(built_site):
+    pos = _built(built_site, "bert_positions")
+    n = pos["n_positions"]
+    assert pos["learned_adjacent_count"] == n - 1 and pos["learned_not_adjacent"] == [0]
+    assert pos["sinusoidal_adjacent_count"] == n
+    # sinusoidal neighbours are more alike than learned ones (the quiz), and both far above a
+    # freshly initialised table, whose neighbours are independent: cosine about 0 +- 1/sqrt(d)
+    fresh = np.random.default_rng(0).normal(0, 0.02, size=(n, pos["d_model"]))
+    unit = fresh / np.linalg.norm(fresh, axis=1, keepdims=True)
+    fresh_cos = float(np.mean(np.sum(unit[1:] * unit[:-1], axis=1)))
+    assert abs(fresh_cos) < 3 / np.sqrt(pos["d_model"] * n)
+    assert fresh_cos + 0.5 < pos["learned_neighbour_cos"] < pos["sinusoidal_neighbour_cos"]
+    # position 0 ([CLS]) stands apart: a long vector, not much like any other position
+    assert pos["first_norm"] > 4 * pos["median_norm"] and pos["first_nearest_cos"] < 0.5
+    text = page("real_heads")
+    assert "it is not much like any other position" in text
+    answer = sentence(text, "Training alone brought the learned table most of the way")
+    assert "freshly initialised table has no such" in answer

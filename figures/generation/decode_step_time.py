@@ -60,6 +60,7 @@ def data() -> dict:
                 floor_step_ms=min(r["ms_median"] for r in rows),
                 gqa_speedup_repeated_long=speedup_repeated[str(kv_heads[1])][-1],
                 cpu=dict(machine=cpu["machine"], batch=cpu["batch"], dtype=cpu["dtype"], rows=cpu["rows"],
+                         warmup_calls=cpu["warmup_calls"], timed_calls=cpu["timed_calls"],
                          longest=cpu_longest, contexts=cpu_contexts, speedup=cpu_speedup, speedup_repeated=cpu_repeated,
                          gqa_speedup_long=cpu_speedup[str(kv_heads[1])][-1],
                          mqa_speedup_long=cpu_speedup[str(kv_heads[-1])][-1], gflops_long=cpu_gflops_long,
