@@ -335,7 +335,7 @@ def caption_text(text: str, *, markdown: bool = True) -> str:
     work as in prose, and code spans and math are left to Markdown and arithmatex, which escape
     them themselves. A figure's or an explorer's caption (``markdown=False``) stands inside the
     figure's HTML, which Markdown reads as HTML and does not convert: it is text, escaped
-    throughout (in TeX, write ``\\lt``)."""
+    throughout (in TeX, write ``\\lt``), and its inline math is typeset by :func:`math_spans`."""
     keep = _CAPTION_KEEP if markdown else _DIRECTIVE_KEEP
     out, pos = [], 0
     for m in keep.finditer(text):
@@ -343,6 +343,17 @@ def caption_text(text: str, *, markdown: bool = True) -> str:
         pos = m.end()
     out.append(html.escape(text[pos:], quote=False))
     return "".join(out)
+
+
+#: Inline math as a page writes it, ``\\( ... \\)`` on one line.
+INLINE_MATH_RE = re.compile(r"\\\(.+?\\\)")
+
+
+def math_spans(text: str) -> str:
+    """``text`` (HTML) with each inline formula wrapped as arithmatex wraps the prose's, so the
+    build typesets it (hooks/site_math.py): for text that reaches the page as HTML without
+    passing through Markdown (a figure's caption, a navigation entry)."""
+    return INLINE_MATH_RE.sub(lambda m: f'<span class="arithmatex">{m.group(0)}</span>', text)
 
 
 def substitute(text: str, directives, replace) -> str:

@@ -676,7 +676,7 @@ def _figure(page, d, result) -> str:
     seen = _state.setdefault("figures_on_page", {})
     count = seen[page.file.src_uri] = seen.get(page.file.src_uri, 0) + 1
     loading = "eager" if count <= EAGER_FIGURES else "lazy"
-    cap = f"\n  <figcaption>{d.caption}</figcaption>" if d.caption else ""
+    cap = f"\n  <figcaption>{directives.math_spans(d.caption)}</figcaption>" if d.caption else ""
     return (
         f'<figure class="mha-figure" markdown="span">\n'
         f"  {_picture(page, result, 'svg', d.alt, loading, 'light')}\n"

@@ -45,6 +45,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import directives  # noqa: E402
 from _paths import cache_root  # noqa: E402
 
 RENDERER = Path(__file__).resolve().parent / "katex_render.js"
@@ -345,7 +346,22 @@ def _preload(page) -> str:
                    f'type="font/woff2" crossorigin>' for font in PRELOAD_FONTS)
 
 
+#: A navigation entry's text (the page's table of contents, the site's nav, the phone drawer):
+#: the heading's words, which the theme takes without their markup, so a formula in a heading
+#: reaches it as its TeX source.
+NAV_TEXT_RE = re.compile(r'(<span class="md-ellipsis">)([^<]*)(</span>)')
+
+
+def typeset_nav(output: str) -> str:
+    """Wrap each ``\\( ... \\)`` of the navigation's entries as the page's own inline math is
+    wrapped, so it is typeset like the heading it names instead of showing its TeX."""
+    if "\\(" not in output:
+        return output
+    return NAV_TEXT_RE.sub(lambda m: m.group(1) + directives.math_spans(m.group(2)) + m.group(3), output)
+
+
 def on_post_page(output, *, page, config):
+    output = typeset_nav(output)
     if 'class="arithmatex"' not in output:
         return output
     render_all(formulas(output, page.file.src_uri, {}))  # a page on_env did not see (serve --dirty)

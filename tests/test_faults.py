@@ -8,6 +8,7 @@ once for the mhalib-key test, in about 15).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -310,7 +311,7 @@ def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
     proj = mini_project(tmp_path, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, {
         "index.md": "# Home\n\n![a line](figures/small.svg?n=4&label=four \"Four points.\")\n\n{{ table tab?rows=3 }}\n\n"
                     "The last square is {{ value tab?rows=3 rows.2.square }}.\n",
-        "sub/page.md": "# Sub\n\n![a line](../figures/small.svg)\n"})
+        "sub/page.md": "# Sub\n\n![a line](../figures/small.svg \"keys j<i only, width \\(d_{\\text{head}}\\)\")\n"})
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / "site" / "index.html").read_text()
@@ -320,6 +321,10 @@ def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
     assert "--n 4" in html and "--label four" in html
     sub = (tmp_path / "site" / "sub" / "page" / "index.html").read_text()
     assert 'src="../../figures/small.svg#only-light"' in sub
+    # a caption shows its text as written, and its math is marked as the prose's is, for
+    # hooks/site_math.py (not in this fixture's hooks) to typeset
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", sub, flags=re.S).group(1)
+    assert caption == 'keys j&lt;i only, width <span class="arithmatex">\\(d_{\\text{head}}\\)</span>', caption
     assert build_stats(tmp_path / "site")["rendered"] == 3
 
 
@@ -853,3 +858,24 @@ def test_a_file_that_cannot_be_linked_is_written_from_the_verified_bytes(tmp_pat
     assert not store.link_copy(tmp_path / "entry" / "missing.svg", b"x", dest)
     src.write_bytes(b"<svg>the verified bytes</svg>")
     assert store.link_copy(src, b"<svg>the verified bytes</svg>", dest) and dest.stat().st_ino == src.stat().st_ino
+
+
+@pytest.mark.parametrize("cell, shown", [("float('nan')", "nan"), ("float('-inf')", "-inf"), ("None", "None"),
+                                         ("f\"{float('nan'):.1%}\"", "nan%")])
+def test_a_table_cell_that_would_show_nan_inf_or_none_fails_naming_the_table_row_and_column(tmp_path, cell, shown):
+    """A table shows finite numbers or words: a cell Python would print as nan, inf or None
+    stops the render, naming the figure, the row and the column (not published as text)."""
+    source = SMALL_TABLE.replace("square=i * i)", f"square=i * i if i == 0 else {cell})")
+    d = scripts_dir(tmp_path, tab=source)
+    with pytest.raises(build.FigureError, match=rf"(?s)figure 'tab' .*table row 2, column 'i²' would show '{re.escape(shown)}'"):
+        render(d, tmp_path / "cache", ("tab", {}))
+
+
+def test_markdown_table_keeps_words_numbers_and_the_infinity_sign():
+    from figures._kit.export import markdown_table
+
+    md = markdown_table(["a", "b"], [["Infinite context", "∞"], ["none of them", "−∞"], ["**1.5**", "12%"]], "lr")
+    assert "| Infinite context | ∞ |" in md and "| none of them | −∞ |" in md
+    for bad in ("NaN", "**inf**", "+Inf", "null", "−inf"):
+        with pytest.raises(ValueError, match="never NaN"):
+            markdown_table(["a"], [[bad]], "l")

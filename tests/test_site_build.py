@@ -75,6 +75,53 @@ def test_every_local_link_and_image_resolves(built_site):
     assert checked > 20
 
 
+def test_every_url_a_stylesheet_names_resolves(built_site):
+    """CSS ``url(...)`` references (fonts, images) of every stylesheet the site ships, KaTeX's
+    included: a browser that takes a listed source the site lacks gets a 404 (KaTeX's stylesheet
+    named 40 WOFF and TrueType files that were never shipped)."""
+    checked, missing = 0, []
+    for css in built_site.rglob("*.css"):
+        for ref in re.findall(r"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)", css.read_text(encoding="utf-8")):
+            if re.match(r"^(data|https?):|^#", ref):
+                continue
+            checked += 1
+            if not (css.parent / ref.split("#")[0].split("?")[0]).resolve().is_file():
+                missing.append(f"{css.relative_to(built_site)}: {ref}")
+    assert not missing, f"{len(missing)} missing: {missing[:10]}"
+    assert checked >= 20  # KaTeX's twenty fonts at least
+
+
+def test_no_navigation_entry_shows_tex(built_site):
+    """A heading with a formula is typeset in the page's table of contents, the site's nav and
+    the phone drawer as in the heading itself (hooks/site_math.py), never shown as TeX source."""
+    shown, typeset = [], 0
+    for html in built_site.rglob("*.html"):
+        for entry in re.findall(r'<span class="md-ellipsis">(.*?)</span>\s*</a>', html.read_text(), flags=re.S):
+            text = re.sub(r"<[^>]+>", "", re.sub(r'<span class="katex-mathml">.*?</span>', "", entry, flags=re.S))
+            if "\\(" in text or "\\sqrt" in text or "\\text" in text:
+                shown.append((html.relative_to(built_site).as_posix(), text.strip()[:60]))
+            typeset += 'class="katex"' in entry
+    assert not shown, shown[:5]
+    assert typeset >= 2  # the attention page's "Why divide by ..." and one_head's W_O heading
+
+
+def test_no_page_has_a_link_without_a_name(built_site):
+    """Every link has a name a screen reader can announce: text, an image's alt, an
+    aria-label or a title (pymdownx.highlight's line anchors were 45 to 96 empty links on every
+    page with code)."""
+    empty, seen = [], 0
+    for html in built_site.rglob("*.html"):
+        for attrs, inner in re.findall(r"<a\b([^>]*\bhref=[^>]*)>(.*?)</a>", html.read_text(), flags=re.S):
+            seen += 1
+            if re.search(r"\baria-label=\"[^\"]+\"|\btitle=\"[^\"]+\"", attrs):
+                continue
+            if re.sub(r"<[^>]+>", "", inner).strip() or re.search(r'<img[^>]*\balt="[^"]+"', inner):
+                continue
+            empty.append(f"{html.relative_to(built_site)}: <a{attrs[:80]}>")
+    assert seen > 1000
+    assert not empty, f"{len(empty)} links without a name: {empty[:8]}"
+
+
 def _dated_site(tmp_path) -> str:
     """A small site with a public address (so its sitemap lists its page) in a git checkout of
     its own whose one commit is dated 2 January 1970, built; its sitemap's text."""

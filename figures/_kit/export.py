@@ -225,16 +225,28 @@ def _cell(v: float) -> str:
     return f"{v:.7g}"
 
 
+#: A cell that shows how Python writes a missing or non-finite number ("nan", "inf", "None"),
+#: bold or as a percentage too: never published (a table says in words what such a value means,
+#: or shows an infinity as ∞).
+_NOT_A_NUMBER = re.compile(r"^\**[+-−]?(nan|inf|infinity|none|null)%?\**$", re.IGNORECASE)
+
+
 def markdown_table(header, rows, align: str) -> str:
     """A Markdown table: ``header`` and each row are lists of cell strings; ``align`` has one
-    letter per column, ``l`` (left) or ``r`` (right)."""
+    letter per column, ``l`` (left) or ``r`` (right). A cell that reads "nan", "inf" or "None"
+    (how Python formats a missing or non-finite number) is refused, naming its row and column."""
     if len(align) != len(header) or set(align) - {"l", "r"}:
         raise ValueError(f"align must give l or r for each of the {len(header)} columns, got {align!r}")
     rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
     lines = ["| " + " | ".join(header) + " |", rule]
-    for row in rows:
+    for i, row in enumerate(rows):
         if len(row) != len(header):
             raise ValueError(f"a table row has {len(row)} cells, the header {len(header)}: {row!r}")
+        for column, cell in zip(header, row):
+            if _NOT_A_NUMBER.match(str(cell).strip()):
+                raise ValueError(f"table row {i + 1}, column {column!r} would show {str(cell).strip()!r}: a table "
+                                 "shows finite numbers or words, never NaN, an infinity or a missing value "
+                                 "(say what it means, or write ∞)")
         lines.append("| " + " | ".join(str(c) for c in row) + " |")
     return "\n".join(lines) + "\n"
 

@@ -30,8 +30,14 @@ def data() -> dict:
     return dict(rows=rows)
 
 
+def _typeset(text: str) -> str:
+    """A number as the page writes it: a true minus sign, and ∞ for an infinity."""
+    return text.replace("inf", "∞").replace("-", "−")
+
+
 def table(data: dict) -> str:
-    rows = [[r["constant"], f"{r['stored']:g}", r["partial_naive"], r["full_naive"], r["full_ours"]] for r in data["rows"]]
+    rows = [[_typeset(r["constant"]), _typeset(f"{r['stored']:g}"), r["partial_naive"], r["full_naive"], r["full_ours"]]
+            for r in data["rows"]]
     return markdown_table(["mask constant", "stored in fp16", "naive softmax, one key kept", "naive, all keys masked",
                            "mhalib, all masked"], rows, "lrlll")
 
