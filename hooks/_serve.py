@@ -21,10 +21,41 @@ from __future__ import annotations
 
 import hashlib
 import weakref
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
 
 _serving = False
 _memos: list["Memo"] = []
 _build: list = [None]  # a weak reference to the config of the build in progress
+_engine: dict[str, str] = {}  # under serve: each engine file's hash when the server started
+
+
+def engine_files() -> list[Path]:
+    """The Python the serving process keeps imported between rebuilds: the hooks' folder (MkDocs
+    loads the hook files afresh on each rebuild, but not the modules they import: the page
+    grammar, this module, the downloads) and the figure kit (the contract that writes each
+    CLI line). Figure scripts and mhalib need no restart: each render is a fresh process."""
+    files = sorted(Path(__file__).resolve().parent.glob("*.py"))
+    try:
+        import figures._kit as kit
+
+        files += sorted(Path(kit.__file__).resolve().parent.glob("*.py"))
+    except ImportError:  # a fixture project without the kit
+        pass
+    return files
+
+
+def _hashes() -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in engine_files() if p.is_file()}
+
+
+def stale_engine() -> list[str]:
+    """The engine files added, removed or edited since ``mkdocs serve`` started (none outside serve)."""
+    if not _serving or not _engine:
+        return []
+    now = _hashes()
+    return sorted(f for f in _engine.keys() | now.keys() if _engine.get(f) != now.get(f))
 
 
 def on_startup(*, command, dirty):
@@ -34,6 +65,9 @@ def on_startup(*, command, dirty):
     _serving = command == "serve"
     for memo in _memos:
         memo.clear()
+    _engine.clear()
+    if _serving:
+        _engine.update(_hashes())
 
 
 def on_shutdown():
@@ -41,6 +75,7 @@ def on_shutdown():
     _serving = False
     for memo in _memos:
         memo.clear()
+    _engine.clear()
 
 
 def serving() -> bool:
@@ -49,10 +84,19 @@ def serving() -> bool:
 
 def begin(config) -> None:
     """A build starts with ``config`` (each serve rebuild loads a fresh one): results the last
-    build did not use are dropped. Called by every memo-using hook; the first call per build counts."""
+    build did not use are dropped. Called by every memo-using hook; the first call per build counts.
+
+    Under serve, a rebuild after an edit to the engine (:func:`engine_files`) stops with a
+    message to restart: the process would mix the old modules with the new, and publish, say,
+    the old CLI line or reject a new directive as unknown."""
     current = _build[0]() if _build[0] is not None else None
     if current is config:
         return
+    changed = stale_engine()
+    if changed:
+        raise PluginError(f"{', '.join(changed)} changed since `mkdocs serve` started; this process still runs "
+                          "the old code (MkDocs reloads the hook files, not the modules they import), so it "
+                          "will not build with it: stop the server and run `make serve` again")
     _build[0] = weakref.ref(config)
     for memo in _memos:
         memo.next_build()

@@ -864,7 +864,9 @@ def on_serve(server, *, config, builder):
     import importlib.util
 
     lib = Path(importlib.util.find_spec("mhalib").origin).resolve().parent
-    for folder in (project_dir(config) / "figures", lib):
+    # and on edits to the engine (hooks/_serve.py asks for a restart then)
+    engine = {str(f.parent) for f in _serve.engine_files()}
+    for folder in (project_dir(config) / "figures", lib, *map(Path, sorted(engine))):
         if folder.is_dir():
             server.watch(str(folder))
     return server

@@ -361,6 +361,8 @@ def test_serve_shows_each_edit_reports_a_broken_script_and_recovers(tmp_path):
         return SMALL_FIGURE.replace('label: str = "line"', f'label: str = "{title}"')
 
     proj = mini_project(tmp_path, {"small": titled("first edit")}, "# Home\n\n![a line](figures/small.svg)\n")
+    hooks = shutil.copytree(HOOKS, proj / "hooks", ignore=shutil.ignore_patterns("__pycache__"))  # edited below
+    (proj / "mkdocs.yml").write_text((proj / "mkdocs.yml").read_text().replace(str(HOOKS), str(hooks)))
     port = _free_port()
     log = tmp_path / "serve.log"
     env = dict(os.environ, MHA_CACHE_DIR=str(tmp_path / "cache"), NO_MKDOCS_2_WARNING="1")
@@ -385,6 +387,13 @@ def test_serve_shows_each_edit_reports_a_broken_script_and_recovers(tmp_path):
         assert "figure 'small'" in log.read_text()
         (proj / "figures" / "small.py").write_text(titled("third edit"))
         _wait_for(lambda: "third edit" in served(), "the fixed script to be served")
+        # an edit to the engine (here the page grammar) stops the rebuild with a message to
+        # restart (MkDocs then holds the page until a build succeeds), instead of building with
+        # the grammar the process imported at its start
+        grammar = hooks / "directives.py"
+        grammar.write_text(grammar.read_text() + "\n# edited while serving\n")
+        _wait_for(lambda: "changed since `mkdocs serve` started" in log.read_text(), "the restart message")
+        assert f"{grammar.resolve()} changed" in log.read_text() and "run `make serve` again" in log.read_text()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -879,3 +888,41 @@ def test_markdown_table_keeps_words_numbers_and_the_infinity_sign():
     for bad in ("NaN", "**inf**", "+Inf", "null", "−inf"):
         with pytest.raises(ValueError, match="never NaN"):
             markdown_table(["a"], [[bad]], "l")
+
+
+def test_an_engine_edit_under_serve_asks_for_a_restart_and_a_build_never_checks(tmp_path, monkeypatch):
+    """hooks/_serve.py: the files the serving process keeps imported are hashed when serve
+    starts; a rebuild after any of them changed (edited, added, removed) stops naming them.
+    ``mkdocs build`` is a fresh process and never asks."""
+    import _serve
+    from mkdocs.exceptions import PluginError
+
+    class Config:  # a build's config (begin keeps a weak reference to it)
+        pass
+
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    files = [a]
+    monkeypatch.setattr(_serve, "engine_files", lambda: list(files))
+    try:
+        _serve.on_startup(command="serve", dirty=False)
+        _serve.begin(Config())  # unchanged: builds
+        a.write_text("x = 2\n")
+        with pytest.raises(PluginError, match=rf"{re.escape(str(a))} changed since `mkdocs serve` started.*make serve"):
+            _serve.begin(Config())
+        a.write_text("x = 1\n")
+        b.write_text("y = 1\n")
+        files.append(b)  # a new module
+        with pytest.raises(PluginError, match=re.escape(str(b))):
+            _serve.begin(Config())
+        _serve.on_startup(command="build", dirty=False)
+        a.write_text("x = 3\n")
+        _serve.begin(Config())  # a build: nothing to compare with
+        assert _serve.stale_engine() == []
+    finally:
+        _serve.on_shutdown()
+    monkeypatch.undo()  # the real engine: the hook modules and the figure kit, no figure script
+    names = {f"{p.parent.name}/{p.name}" for p in _serve.engine_files()}
+    assert {"hooks/directives.py", "hooks/_serve.py", "_kit/contract.py", "_kit/export.py"} <= names
+    assert not [n for n in names if n.split("/")[0] not in ("hooks", "_kit")]
+

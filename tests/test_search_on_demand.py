@@ -18,8 +18,11 @@ import site_speed  # noqa: E402
 
 
 def in_browser(test):
-    """The tests that need the built site in Chromium (the hook's own tests below need neither)."""
-    return pytest.mark.build(pytest.mark.browser(test))
+    """The tests that need the built site in Chromium (the hook's own tests below need neither).
+    They run together on one worker, scheduled early (xdist schedules larger groups first): most
+    of their time is waiting for late timers, which the other worker's work fills; at the end of
+    the run it would be waiting alone."""
+    return pytest.mark.xdist_group("search-on-demand")(pytest.mark.build(pytest.mark.browser(test)))
 
 
 INDEX = "/search/search_index.json"
@@ -37,11 +40,11 @@ def _open(browser, site_url, path: str, width: int = 1280):  # noqa: F811
     return ctx, page, asked
 
 
-def _settle(page) -> None:
+def _settle(page, late_ms: int = 1000) -> None:
     """Everything the page does by itself: loaded, rendered, and a second for late timers."""
     page.wait_for_function("document.documentElement.hasAttribute('data-mha-rendered')", timeout=20000)
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(late_ms)
 
 
 def _results(page, query: str) -> list[str]:
@@ -53,18 +56,24 @@ def _results(page, query: str) -> list[str]:
 
 @in_browser
 def test_a_page_that_is_only_read_never_asks_for_the_index(browser, site_url):  # noqa: F811
-    for path, width in (("attention/", 1280), ("rope/", 390), ("labs/lab1_mha/", 390), ("", 1280)):
-        ctx, page, asked = _open(browser, site_url, path, width)
-        try:
-            _settle(page)
+    """Four pages open side by side, so their waits for late timers overlap."""
+    opened = [(path, width, *_open(browser, site_url, path, width))
+              for path, width in (("attention/", 1280), ("rope/", 390), ("labs/lab1_mha/", 390), ("", 1280))]
+    try:
+        for path, width, ctx, page, asked in opened:
+            _settle(page, late_ms=0)
+        opened[-1][3].wait_for_timeout(1000)  # a second for late timers, on every page at once
+        for path, width, ctx, page, asked in opened:
             page.mouse.wheel(0, 2000)  # reading: scrolling down the page is not searching
-            page.wait_for_timeout(300)
+        opened[-1][3].wait_for_timeout(300)
+        for path, width, ctx, page, asked in opened:
             assert asked == [], f"{path or 'home'} at {width} px asked for the index unprompted: {asked}"
             assert page.get_attribute("html", "data-mha-search-index") is None
             # the theme's own requests still go out: the script holds back only the index
             assert page.evaluate("performance.getEntriesByType('resource')"
                                  ".some(e => e.name.endsWith('/sitemap.xml'))"), path
-        finally:
+    finally:
+        for path, width, ctx, page, asked in opened:
             ctx.close()
 
 
