@@ -24,6 +24,7 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     return page, asked, errors
 
 
+@pytest.mark.xdist_group("tour-light")  # reads the tour's desktop visits (tests/tour.py): no page loaded again
 @pytest.mark.parametrize("path, scripts, widgets", [
     ("attention/", [], []),
     ("", [], []),
@@ -33,18 +34,13 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     ("sinusoidal/", ["/javascripts/explorers.js"], ["pe"]),
     ("viewer/", ["/javascripts/explorers.js", "/javascripts/bert_viewer.js"], ["bert", "tiny"]),
 ])
-def test_a_page_loads_the_scripts_of_its_explorers_and_no_others(browser, site_url, path, scripts, widgets):  # noqa: F811
-    page, asked, errors = _visit(browser, site_url, path)
-    try:
-        assert asked == scripts  # in this order: bert_viewer.js registers with explorers.js
-        for name in widgets:
-            page.wait_for_selector(STARTED.format(name), timeout=20000)
-        # the page's own explorers are exactly what the loader was asked for
-        on_page = page.eval_on_selector_all("[data-explorer]", "els => els.map(e => e.dataset.explorer)")
-        assert sorted(on_page) == sorted(widgets)
-        assert not errors, errors
-    finally:
-        page.close()
+def test_a_page_loads_the_scripts_of_its_explorers_and_no_others(tour, site_url, path, scripts, widgets):  # noqa: F811
+    v = tour.visit("light", path)
+    asked = [url[len(site_url) - 1:] for url in v.requests if url.endswith(SCRIPTS)]
+    assert asked == scripts  # in this order: bert_viewer.js registers with explorers.js
+    # the page's own explorers are exactly what the loader was asked for, and each started
+    assert sorted(v.explorers) == sorted(widgets) and sorted(v.started) == sorted(widgets), (v.explorers, v.started)
+    assert not v.console, v.console
 
 
 def test_an_explorer_reached_by_instant_navigation_starts(browser, site_url):  # noqa: F811

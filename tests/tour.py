@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -70,6 +71,10 @@ _MATH = """(() => {
             notebook: !!content.querySelector('.jupyter-wrapper'),
             notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
 })()"""
+
+_EXPLORERS = "Array.from(document.querySelectorAll('.mha-explorer[data-explorer]')).map(e => e.dataset.explorer)"
+_STARTED = ("Array.from(document.querySelectorAll('.mha-explorer[data-explorer]'))"
+            ".filter(e => e.querySelector('.mha-explorer-ui[data-ready]')).map(e => e.dataset.explorer)")
 
 _IMAGES = """Array.from(document.querySelectorAll('.md-content img')).map(i => (
     {src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', w: i.naturalWidth}))"""
@@ -230,6 +235,8 @@ class Visit:
     boxes: dict | None = None       # tables and formulas that do not fit, and their cues (light, phone)
     covered: list | None = None     # code blocks whose copy button hides text (light, phone)
     focus: list | None = None       # focus ring per kind of control (light, dark)
+    explorers: list = field(default_factory=list)  # the page's explorers by name (light)
+    started: list = field(default_factory=list)    # those whose interface came up within 20 s (light)
 
     @property
     def external(self) -> list[str]:
@@ -318,6 +325,13 @@ class Tour:
         if config in TEXT_WIDTH:
             visit.figure_text = figure_text.measure_loaded(page, self.base, url, self.site, TEXT_WIDTH[config],
                                                            self._svg_cache)
+        if config == "light":  # the explorers the page holds, and which of them started
+            visit.explorers = page.evaluate(_EXPLORERS)
+            deadline = time.monotonic() + 20
+            visit.started = page.evaluate(_STARTED)
+            while len(visit.started) < len(visit.explorers) and time.monotonic() < deadline:
+                page.wait_for_timeout(50)
+                visit.started = page.evaluate(_STARTED)
         if checks and config == "light":
             page.add_script_tag(path=str(AXE))
             scope = "document" if url in AXE_WHOLE_PAGE else "{exclude: [['.md-sidebar--primary']]}"
