@@ -1,8 +1,9 @@
 """`make bench`: build times, page weights and test-suite times against the targets in DESIGN.md.
 
 Prints one table: clean build (and its figure step), no-change rebuild (and its ratio to a
-plain build with the figure step skipped), a rebuild after editing one figure script (and
-how many figures it re-rendered), the heaviest page with everything it loads, the whole
+plain build with the figure step skipped), a rebuild after editing one figure script and
+one after editing one mhalib module (and how many figures each re-rendered), a page edit
+under ``mkdocs serve`` against the same edit with a plain build, the heaviest page with everything it loads, the whole
 site's size, two clean builds compared byte for byte, and the wall time of `make check`
 and `make test` (skip those two with ``--no-tests``). Under it: the share of each step of
 the clean build's figure step (``data()``, drawing, each format), its ten slowest renders,
@@ -153,9 +154,25 @@ def render_profile(stats: dict, n: int = 10) -> str:
     return "\n".join(out) + "\n"
 
 
+#: The library module the bench edits (the ALiBi figures and their tables use it).
+LIB_MODULE = "alibi.py"
+
+
+def serve_edit(plain: bool) -> float:
+    """The median time from a page save to the rebuilt site under ``mkdocs serve``
+    (tools/measure_serve.py, which edits a copy of the project)."""
+    cmd = [sys.executable, str(ROOT / "tools" / "measure_serve.py")] + (["--plain"] if plain else [])
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    m = re.search(r"median ([0-9.]+) s", res.stdout)
+    if res.returncode or not m:
+        sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
+    return float(m.group(1))
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     n_bert, bert_seconds = real_model_figures()
+    serve, serve_plain = serve_edit(plain=False), serve_edit(plain=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         cache = tmp / "cache"
@@ -176,6 +193,16 @@ def main(argv=None) -> int:
         finally:
             script.write_bytes(original)
         rerendered = stats1["rendered"]
+        # one mhalib module edited: only the figures whose scripts run it render again (a
+        # script's key covers the library modules it imports, tests/test_faults.py checks which)
+        lib_file = ROOT / "mhalib" / LIB_MODULE
+        lib_original = lib_file.read_bytes()
+        try:
+            lib_file.write_bytes(lib_original + b"\n# bench: one edited library module\n")
+            lib_one, lib_stats = build(tmp / "site", cache)
+        finally:
+            lib_file.write_bytes(lib_original)
+        users = sum(1 for s in found.values() if "alibi" in s.path.read_text())  # scripts that name it
         weights = page_weights(tmp / "clean")
         # print/ is the whole lecture on one page, for paper: heavy by design, reported apart
         print_weight = dict(weights).get("print/index.html", 0)
@@ -194,6 +221,12 @@ def main(argv=None) -> int:
         (f"rebuild after editing {script.name}", f"{one:.2f} s", "", None),
         ("figures re-rendered by that edit (it and its importers)", f"{rerendered} of {n_total}", str(expected),
          rerendered == expected),
+        (f"rebuild after editing mhalib/{LIB_MODULE}", f"{lib_one:.2f} s", "", None),
+        ("figures re-rendered by that edit", f"{lib_stats['rendered']} of {n_total}",
+         f"its users only ({users} scripts name it)", 0 < lib_stats["rendered"] < n_total / 4),
+        ("page edit under serve (tools/measure_serve.py, median of 5)", f"{serve:.2f} s", "<= 2 s or <= 1.5 x plain",
+         serve <= 2 or serve / serve_plain <= 1.5),
+        ("  the same edit, plain build of the same pages", f"{serve_plain:.2f} s", "", None),
         (f"heaviest page ({weights[0][0]})", f"{weights[0][1] / 1e6:.2f} MB", "<= 1.5 MB", weights[0][1] <= 1.5e6),
         ("whole lecture on one page (print/, images load lazily)", f"{print_weight / 1e6:.2f} MB", "", None),
         ("whole site", f"{total / 1e6:.1f} MB", "<= 25 MB", total <= 25e6),
