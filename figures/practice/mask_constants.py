@@ -1,4 +1,4 @@
-"""Mask constants in float16: what -1e9, -1e4, the float16 minimum and −∞ become, and what a fully masked row gives.
+"""Mask constants in float16: what −1e9, −1e4, the float16 minimum and −∞ become, and what a fully masked row gives.
 
 -1e9 does not fit in float16 (min -65504) and becomes -inf. For a partly masked row that
 is harmless; for a row where every key is masked, a naive softmax of all -inf gives NaN,
