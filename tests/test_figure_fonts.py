@@ -58,33 +58,61 @@ def _svg_px(svg: bytes) -> tuple[int, int]:
     return round(float(m.group(1)) * 4 / 3), round(float(m.group(2)) * 4 / 3)
 
 
-def render_all(browser, base: str, site: Path, names: list[str]) -> dict[str, bytes]:
+#: The figures are drawn side by side on sheets this wide and at most this tall (one screenshot
+#: per sheet instead of one per figure: the screenshots were most of the test's time).
+SHEET_WIDTH, SHEET_HEIGHT = 4000, 8000
+
+
+def _sheets(site: Path, names: list[str]) -> list[dict[str, tuple[int, int, int, int]]]:
+    """Each SVG's box (x, y, width, height) on a sheet, in rows, the sheets in order."""
+    sheets, boxes, x, y, row = [], {}, 0, 0, 0
+    for name in names:
+        w, h = _svg_px((site / "figures" / name).read_bytes())
+        if x and x + w > SHEET_WIDTH:
+            x, y, row = 0, y + row, 0
+        if boxes and y + h > SHEET_HEIGHT:
+            sheets.append(boxes)
+            boxes, x, y, row = {}, 0, 0, 0
+        boxes[name] = (x, y, w, h)
+        x, row = x + w, max(row, h)
+    return sheets + ([boxes] if boxes else [])
+
+
+def render_all(browser, base: str, site: Path, names: list[str]) -> dict[str, np.ndarray]:
     """Each SVG of ``site/figures`` in ``names`` drawn as the site draws it (an ``<img>`` at its
-    own size, on its theme's page colour), as a PNG screenshot; one page, one image at a time."""
+    own size, on its theme's page colour), as RGB pixels; the figures share sheets, each at its
+    own place, so a sheet is one screenshot."""
+    from PIL import Image
+
     from figures._kit import style
 
     page = browser.new_page(device_scale_factor=1)
     out = {}
     try:
-        for name in names:
-            w, h = _svg_px((site / "figures" / name).read_bytes())
-            bg = style.THEMES["dark" if name.endswith("-dark.svg") else "light"]["bg"]
-            page.set_viewport_size({"width": w, "height": h})
-            page.set_content(f'<html><body style="margin:0;background:{bg}"><img id="f" src="{base}figures/{name}" '
-                             f'width="{w}" height="{h}" style="display:block"></body></html>')
-            page.evaluate("() => document.getElementById('f').decode()")
-            out[name] = page.screenshot(clip={"x": 0, "y": 0, "width": w, "height": h})
+        for boxes in _sheets(site, names):
+            width = max(x + w for x, _, w, _ in boxes.values())
+            height = max(y + h for _, y, _, h in boxes.values())
+            cells = "".join(
+                f'<div style="position:absolute;left:{x}px;top:{y}px;width:{w}px;height:{h}px;background:'
+                f'{style.THEMES["dark" if name.endswith("-dark.svg") else "light"]["bg"]}">'
+                f'<img src="{base}figures/{name}" width="{w}" height="{h}" style="display:block"></div>'
+                for name, (x, y, w, h) in boxes.items())
+            page.set_viewport_size({"width": width, "height": height})
+            page.set_content(f'<html><body style="margin:0;background:#808080">{cells}</body></html>')
+            page.evaluate("() => Promise.all(Array.from(document.images, i => i.decode()))")
+            shot = np.asarray(Image.open(io.BytesIO(page.screenshot(clip={"x": 0, "y": 0, "width": width,
+                                                                         "height": height}))).convert("RGB"))
+            for name, (x, y, w, h) in boxes.items():
+                out[name] = shot[y:y + h, x:x + w]
     finally:
         page.close()
     return out
 
 
-def differing_pixels(a: bytes, b: bytes) -> int:
-    """Pixels of two PNGs whose colour differs by more than :data:`PIXEL_DELTA` in a channel
+def differing_pixels(a: np.ndarray, b: np.ndarray) -> int:
+    """Pixels of two RGB images whose colour differs by more than :data:`PIXEL_DELTA` in a channel
     (all of them if the sizes differ)."""
-    from PIL import Image
-
-    x, y = (np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16) for png in (a, b))
+    x, y = (np.asarray(img, dtype=np.int16) for img in (a, b))
     if x.shape != y.shape:
         return max(x.shape[0] * x.shape[1], y.shape[0] * y.shape[1])
     return int((np.abs(x - y).max(axis=2) > PIXEL_DELTA).sum())
@@ -205,16 +233,15 @@ def test_every_figure_svg_carries_a_face_for_each_font_it_names_and_dark_carries
 @pytest.mark.build
 @pytest.mark.browser
 def test_every_figure_looks_the_same_without_the_fonts_it_names(built_site, site_url, browser, tmp_path):
-    """Every light figure SVG of the build (wide and phone; the dark ones carry the same faces,
-    checked above) drawn in the session's Chromium (the machine's fonts) and in one more
-    launched with Liberation only; a figure fails if more than MAX_PIXELS pixels differ by
-    more than PIXEL_DELTA."""
+    """Every figure SVG of the build (light, dark and phone) drawn in the session's Chromium
+    (the machine's fonts) and in one more launched with Liberation only; a figure fails if more
+    than MAX_PIXELS pixels differ by more than PIXEL_DELTA."""
     from screenshots import ARGS, CHROMIUM
 
     if not LIBERATION.is_dir():
         pytest.skip(f"{LIBERATION} is missing (apt-get install fonts-liberation)")
-    names = sorted(p.name for p in (built_site / "figures").glob("*.svg") if not p.name.endswith("-dark.svg"))
-    assert len(names) > 60
+    names = sorted(p.name for p in (built_site / "figures").glob("*.svg"))
+    assert len(names) > 120
     conf = _fontconfig(tmp_path / "fontconfig")
     system = render_all(browser, site_url, built_site, names)
     bare = browser.browser_type.launch(executable_path=CHROMIUM, args=ARGS,

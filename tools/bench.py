@@ -158,6 +158,17 @@ def render_profile(stats: dict, n: int = 10) -> str:
 LIB_MODULE, LIB_MODULE_NAME = "alibi.py", "mhalib.alibi"
 
 
+def edited_build(path: Path, site: Path, cache: Path) -> tuple[float, dict]:
+    """:func:`build` with a comment appended to ``path`` (a figure script or a library module),
+    which is put back as it was however the build ends."""
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original + b"\n# bench: one edited file\n")
+        return build(site, cache)
+    finally:
+        path.write_bytes(original)
+
+
 def serve_edit(plain: bool) -> float:
     """The median time from a page save to the rebuilt site under ``mkdocs serve``
     (tools/measure_serve.py, which edits a copy of the project)."""
@@ -186,22 +197,11 @@ def main(argv=None) -> int:
         script = sorted(s.path for s in found.values())[0]
         # the edited script and every script that imports it (its table, say) must re-render
         expected = 1 + sum(1 for s in found.values() if script.stem in s.imports)
-        original = script.read_bytes()
-        try:
-            script.write_bytes(original + b"\n# bench: one edited script\n")
-            one, stats1 = build(tmp / "site", cache)
-        finally:
-            script.write_bytes(original)
+        one, stats1 = edited_build(script, tmp / "site", cache)
         rerendered = stats1["rendered"]
         # one mhalib module edited: only the figures whose scripts run it render again (a
         # script's key covers the library modules it imports, tests/test_faults.py checks which)
-        lib_file = ROOT / "mhalib" / LIB_MODULE
-        lib_original = lib_file.read_bytes()
-        try:
-            lib_file.write_bytes(lib_original + b"\n# bench: one edited library module\n")
-            lib_one, lib_stats = build(tmp / "site", cache)
-        finally:
-            lib_file.write_bytes(lib_original)
+        lib_one, lib_stats = edited_build(ROOT / "mhalib" / LIB_MODULE, tmp / "site", cache)
         # its dependents in the import graph the cache key follows (mha.py imports alibi.py, so
         # every script that runs multi-head attention is one); each stem is a script's request
         from figures._kit import contract
