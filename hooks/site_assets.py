@@ -32,7 +32,11 @@ def on_files(files, *, config):
     if not (dist / "katex.js").is_file():
         raise PluginError(f"KaTeX is missing from {dist}: run `make deps` (it runs `npm ci`) first")
     for name, rel in KATEX_FILES:
-        files.append(File.generated(config, f"assets/katex/{name}", abs_src_path=str(dist / rel)))
+        css, n = woff2_only((dist / rel).read_text(encoding="utf-8"))
+        if not n or re.search(r"\.(woff|ttf)\)", css):  # KaTeX's stylesheet changed form: look again
+            raise PluginError(f"{dist / rel} names its fonts in a form hooks/site_assets.py's OLD_FONT_FORMATS "
+                              "does not read: the site ships WOFF2 only, so the stylesheet must name WOFF2 only")
+        files.append(File.generated(config, f"assets/katex/{name}", content=css))
     for font in sorted((dist / "fonts").glob("*.woff2")):
         files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
     return files
@@ -63,8 +67,8 @@ def drop_switching_rule(css: str) -> tuple[str, int]:
 
 # KaTeX's stylesheet names three files per font: WOFF2, then WOFF and TrueType for browsers
 # without WOFF2 (none that this site supports: every browser since 2016 reads WOFF2). Only the
-# WOFF2 files are shipped, so the other two go from the stylesheet: a link checker found 40
-# links to files the site does not have.
+# WOFF2 files are shipped, so the site's copy of the stylesheet names only those (on_files
+# serves it from memory): a link checker found 40 links to files the site did not have.
 OLD_FONT_FORMATS = re.compile(r',url\((fonts/[^)]+)\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
 
 
@@ -82,14 +86,6 @@ def _search_langs(config) -> set[str]:
 
 def on_post_build(*, config):
     site = Path(config.site_dir)
-    katex_css = site / "assets" / "katex" / "katex.min.css"
-    if katex_css.is_file():
-        css, n = woff2_only(katex_css.read_text(encoding="utf-8"))
-        if n:
-            katex_css.write_text(css, encoding="utf-8")
-        elif re.search(r"\.(woff|ttf)\)", css):  # the stylesheet changed form: look again (fails --strict)
-            log.warning("assets/katex/katex.min.css names WOFF or TrueType fonts that hooks/site_assets.py's "
-                        "OLD_FONT_FORMATS does not remove: KaTeX's stylesheet changed; the site ships WOFF2 only")
     for path in sorted((site / "assets" / "stylesheets").glob("palette.*.min.css")):
         css, n = drop_switching_rule(path.read_text(encoding="utf-8"))
         if n:

@@ -228,7 +228,7 @@ def _cell(v: float) -> str:
 #: A cell that shows how Python writes a missing or non-finite number ("nan", "inf", "None"),
 #: bold or as a percentage too: never published (a table says in words what such a value means,
 #: or shows an infinity as ∞).
-_NOT_A_NUMBER = re.compile(r"^\**[+-−]?(nan|inf|infinity|none|null)%?\**$", re.IGNORECASE)
+_NOT_A_NUMBER = re.compile(r"^\**[-+−]?(nan|inf|infinity|none|null)%?\**$", re.IGNORECASE)
 
 
 def markdown_table(header, rows, align: str) -> str:
