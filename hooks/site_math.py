@@ -45,6 +45,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
+import _serve  # noqa: E402
 import directives  # noqa: E402
 from _paths import cache_root  # noqa: E402
 
@@ -60,7 +62,6 @@ PRELOAD_FONTS = ("KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2")
 FONT_DIR = "assets/katex/fonts/"
 
 log = logging.getLogger("mkdocs.hooks.math")
-_state: dict = {}
 
 
 def parse(inner: str) -> tuple[str, bool]:
@@ -239,50 +240,77 @@ def run_katex(items: list[tuple[str, bool]]) -> list[dict]:
     return [answers[item] for item in items]
 
 
-def _missing(items) -> list:
-    """Of ``items``, those neither rendered nor in the cache (a hit is taken into ``_state["html"]``)."""
-    cache, done, out = _state["cache"], _state["html"], []
-    for item in items:
-        if item in done:
-            continue
-        hit = cache.get(*item)
-        if hit is None:
-            out.append(item)
-        else:
-            done[item] = hit
-    return out
+class MathState:
+    """One build's math: the cache, the HTML of every formula met so far, the KaTeX process
+    that renders the formulas handed over while pages are converted, and the counts logged."""
 
+    def __init__(self):
+        self.cache: MathCache | None = None
+        self.html: dict = {}  # (tex, display) -> its HTML
+        self.katex: Katex | None = None
+        self.runs = self.rendered = 0
 
-def render_all(wanted: dict[tuple[str, bool], list[str]]) -> None:
-    """Put the HTML of every wanted formula in ``_state["html"]``: from the cache, else from
-    KaTeX (the answers of the formulas handed over while the pages were converted, and one run
-    for any others). ``wanted`` maps each formula to the pages that hold it."""
-    cache, done = _state["cache"], _state["html"]
-    early = _state.pop("katex", None)
-    asked = early.seen if early is not None else set()
-    missing = [item for item in _missing(wanted) if item not in asked]
-    answers: dict = {}
-    if early is not None:
-        early.ask(missing)
-        answers = early.results()
-    elif missing:
-        answers = dict(zip(missing, run_katex(missing)))
-    if not answers:
-        return
-    _state["runs"] = _state.get("runs", 0) + 1
-    errors = []
-    for item, result in answers.items():
-        if "html" in result:
-            if early is None:  # (the early process's answers were stored as they came: _store)
-                cache.put(*item, result["html"])
-            done[item] = result["html"]
-        elif item in wanted:  # (one handed over early that no page holds now is no error)
-            pages = sorted(set(wanted[item]), key=lambda p: (p == "print.md", p))
-            errors.append(f"  {show(*item)} on {', '.join(pages[:3])}{' ...' if len(pages) > 3 else ''}: "
-                          f"{result.get('error', 'no result')}")
-    _state["rendered"] = _state.get("rendered", 0) + sum("html" in r for r in answers.values())
-    if errors:
-        raise PluginError(f"hooks/site_math.py: KaTeX cannot render {len(errors)} formula(s):\n" + "\n".join(errors))
+    def missing(self, items) -> list:
+        """Of ``items``, those neither rendered nor in the cache (a hit is taken into :attr:`html`)."""
+        out = []
+        for item in items:
+            if item in self.html:
+                continue
+            hit = self.cache.get(*item)
+            if hit is None:
+                out.append(item)
+            else:
+                self.html[item] = hit
+        return out
+
+    def store(self, item, answer: dict) -> None:
+        """Keep a rendered formula in the cache as soon as KaTeX answers (in the reader's thread)."""
+        if "html" in answer:
+            self.cache.put(*item, answer["html"])
+
+    def hand_over(self, items) -> None:
+        """Give KaTeX the formulas of ``items`` it was not given yet and the cache lacks (one
+        process for the build, started by the first such formula)."""
+        missing = [item for item in self.missing(items) if self.katex is None or item not in self.katex.seen]
+        if missing:
+            if self.katex is None:
+                self.katex = Katex(on_answer=self.store)
+            self.katex.ask(missing)
+
+    def render_all(self, wanted: dict[tuple[str, bool], list[str]]) -> None:
+        """Put the HTML of every wanted formula in :attr:`html`: from the cache, else from KaTeX
+        (the answers of the formulas handed over while the pages were converted, and one run
+        for any others). ``wanted`` maps each formula to the pages that hold it."""
+        early, self.katex = self.katex, None
+        asked = early.seen if early is not None else set()
+        missing = [item for item in self.missing(wanted) if item not in asked]
+        answers: dict = {}
+        if early is not None:
+            early.ask(missing)
+            answers = early.results()
+        elif missing:
+            answers = dict(zip(missing, run_katex(missing)))
+        if not answers:
+            return
+        self.runs += 1
+        errors = []
+        for item, result in answers.items():
+            if "html" in result:
+                if early is None:  # (the early process's answers were stored as they came: store)
+                    self.cache.put(*item, result["html"])
+                self.html[item] = result["html"]
+            elif item in wanted:  # (one handed over early that no page holds now is no error)
+                pages = sorted(set(wanted[item]), key=lambda p: (p == "print.md", p))
+                errors.append(f"  {show(*item)} on {', '.join(pages[:3])}{' ...' if len(pages) > 3 else ''}: "
+                              f"{result.get('error', 'no result')}")
+        self.rendered += sum("html" in r for r in answers.values())
+        if errors:
+            raise PluginError(f"hooks/site_math.py: KaTeX cannot render {len(errors)} formula(s):\n" + "\n".join(errors))
+
+    def stop(self) -> None:
+        katex, self.katex = self.katex, None
+        if katex is not None:
+            katex.stop()
 
 
 def formulas(html: str, where: str, into: dict) -> dict:
@@ -298,36 +326,30 @@ def formulas(html: str, where: str, into: dict) -> dict:
 
 # ---- the hooks -------------------------------------------------------------------------------
 
+def _math(config) -> MathState:
+    return _context.of(config).step(MathState)
+
+
 def on_config(config):
-    _state.clear()
-    _state.update(cache=MathCache(cache_root(config), renderer_id()), html={})
+    _serve.begin(config)  # (on_build_error finds this build through it)
+    _math(config).cache = MathCache(cache_root(config), renderer_id())
     return config
 
 
-def _store(item, answer: dict) -> None:
-    """Keep a rendered formula in the cache as soon as KaTeX answers (in the reader's thread)."""
-    if "html" in answer:
-        _state["cache"].put(*item, answer["html"])
-
-
 def on_page_content(html, *, page, config, files):
-    """Hand this page's new formulas to KaTeX at once (one process for the build, started by
-    the first formula the cache lacks): they render while the other pages are converted and the
-    figures drawn, instead of after all of them (on_env collects them again and waits)."""
+    """Hand this page's new formulas to KaTeX at once: they render while the other pages are
+    converted and the figures drawn, instead of after all of them (on_env collects them again
+    and waits)."""
     if 'class="arithmatex"' in html:
-        missing = [item for item in _missing(formulas(html, page.file.src_uri, {}))
-                   if "katex" not in _state or item not in _state["katex"].seen]
-        if missing:
-            if "katex" not in _state:
-                _state["katex"] = Katex(on_answer=_store)
-            _state["katex"].ask(missing)
+        _math(config).hand_over(formulas(html, page.file.src_uri, {}))
     return html
 
 
 def on_build_error(*, error):
-    katex = _state.pop("katex", None)
-    if katex is not None:
-        katex.stop()
+    build = _context.current()
+    math = build.find(MathState) if build is not None else None
+    if math is not None:
+        math.stop()
 
 
 def on_env(env, *, config, files):
@@ -337,7 +359,7 @@ def on_env(env, *, config, files):
         page = file.page
         if page is not None and page.content:
             formulas(page.content, file.src_uri, wanted)
-    render_all(wanted)
+    _math(config).render_all(wanted)
     return env
 
 
@@ -364,8 +386,9 @@ def on_post_page(output, *, page, config):
     output = typeset_nav(output)
     if 'class="arithmatex"' not in output:
         return output
-    render_all(formulas(output, page.file.src_uri, {}))  # a page on_env did not see (serve --dirty)
-    done = _state["html"]
+    math = _math(config)
+    math.render_all(formulas(output, page.file.src_uri, {}))  # a page on_env did not see (serve --dirty)
+    done = math.html
     output = MATH_RE.sub(lambda m: f'<{m.group(1)} class="arithmatex">{done[parse(m.group(2))]}</{m.group(1)}>',
                          output)
     # after the stylesheets, which the first paint waits for; the fonts come next
@@ -373,10 +396,10 @@ def on_post_page(output, *, page, config):
 
 
 def on_post_build(*, config):
-    cache = _state.get("cache")
-    if cache is None:
+    math = _context.of(config).find(MathState)
+    if math is None or math.cache is None:
         return
-    cache.prune()
-    rendered, runs = _state.get("rendered", 0), _state.get("runs", 0)
-    log.info(f"math: {len(_state['html'])} formulas, {rendered} rendered by KaTeX in {runs} node "
-             f"run{'s' if runs != 1 else ''}, {len(_state['html']) - rendered} from the cache")
+    math.cache.prune()
+    rendered, runs, n = math.rendered, math.runs, len(math.html)
+    log.info(f"math: {n} formulas, {rendered} rendered by KaTeX in {runs} node "
+             f"run{'s' if runs != 1 else ''}, {n - rendered} from the cache")

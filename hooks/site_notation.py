@@ -76,7 +76,6 @@ def link_first_uses(html: str, notation_url: str) -> str:
     return "".join(out)
 
 
-_linked = _serve.Memo("notation")  # (html, notation URL) -> html with its links
 
 
 def on_config(config):
@@ -91,7 +90,7 @@ def on_page_content(html, *, page, config, files):
     if target is None:
         raise PluginError(f"hooks/site_notation.py: {NOTATION_PAGE} is missing from docs/")
     url = get_relative_url(target.url, page.url)
-    return _linked.get((html, url), lambda: link_first_uses(html, url))
+    return _serve.memo("notation").get((html, url), lambda: link_first_uses(html, url))
 
 
 def on_post_page(output, *, page, config):

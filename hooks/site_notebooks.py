@@ -53,6 +53,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
 import notebook_css  # noqa: E402  (imported now: MkDocs restores sys.path once a hook is loaded)
 from _paths import cache_root, project_dir  # noqa: E402
 
@@ -68,8 +69,6 @@ def code_digest() -> str:
 
 
 def on_config(config):
-    _styles.clear()
-    _early.clear()
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
@@ -240,7 +239,6 @@ WRAPPER = '<div class="jupyter-wrapper">'
 STYLE_RE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 MATHJAX_RE = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
 MERMAID_RE = re.compile(r'<script type="module">(?:(?!</script>).)*?\.jp-Mermaid.*?</script>', re.S)
-_styles: list[str] = []  # the inline stylesheets of the notebook pages, each once, in order
 
 
 def strip_head(html: str) -> tuple[str, list[str]]:
@@ -280,7 +278,17 @@ def notebook_stylesheet(styles: list[str], pages: list[str] | None, config) -> s
     return out
 
 
-_early: dict = {}  # (styles, notebook contents) -> their stylesheet, made while figures render
+class NotebookStyles:
+    """One build's notebook stylesheet: the inline stylesheets of the notebook pages, each once,
+    in order, and the stylesheet made from them while the figures render."""
+
+    def __init__(self):
+        self.styles: list[str] = []
+        self.early: dict = {}  # (styles, notebook contents) -> their stylesheet
+
+
+def _state(config) -> NotebookStyles:
+    return _context.of(config).step(NotebookStyles)
 
 
 def _notebook_pages(files) -> list:
@@ -290,15 +298,16 @@ def _notebook_pages(files) -> list:
 def on_env(env, *, config, files):
     """Every page is converted: the notebook pages' shared stylesheet (made earlier, while the
     figures rendered, if the pages and styles are still the ones it was made from)."""
-    if not _styles:
+    state = _state(config)
+    if not state.styles:
         return env
     if files.get_file_from_path(NOTEBOOK_CSS) is not None:
         raise PluginError(f"hooks/site_notebooks.py writes {NOTEBOOK_CSS}: docs/{NOTEBOOK_CSS} is in the way")
     notebooks = _notebook_pages(files)
     contents = None if any(p.content is None for p in notebooks) else [p.content for p in notebooks]
-    css = _early.get((tuple(_styles), tuple(contents))) if contents is not None else None
+    css = state.early.get((tuple(state.styles), tuple(contents))) if contents is not None else None
     if css is None:
-        css = notebook_stylesheet(_styles, contents, config)
+        css = notebook_stylesheet(state.styles, contents, config)
     files.append(File.generated(config, NOTEBOOK_CSS, content=css))
     return env
 
@@ -307,12 +316,13 @@ def _stylesheet_early(page, config, files) -> None:
     """Once every notebook page is converted (they come first: they wait for no figure), make
     their stylesheet now, while the figures render, rather than at ``on_env`` after the last
     one (pruning it took 0.4 s there)."""
-    if _early or not _styles or _is_notebook(page):
+    state = _state(config)
+    if state.early or not state.styles or _is_notebook(page):
         return
     notebooks = _notebook_pages(files)
     if notebooks and all(p.content is not None for p in notebooks):
         contents = [p.content for p in notebooks]
-        _early[(tuple(_styles), tuple(contents))] = notebook_stylesheet(_styles, contents, config)
+        state.early[(tuple(state.styles), tuple(contents))] = notebook_stylesheet(state.styles, contents, config)
 
 
 def on_page_content(html, *, page, config, files):
@@ -320,7 +330,8 @@ def on_page_content(html, *, page, config, files):
         _stylesheet_early(page, config, files)
         return html
     html, styles = strip_head(html)
-    _styles.extend(s for s in styles if s not in _styles)
+    known = _state(config).styles
+    known.extend(s for s in styles if s not in known)
     html = fold_solutions(notebook_math(html))
     box = run_box(page, files)
     match = re.search(r"</h1>", html)
@@ -328,7 +339,7 @@ def on_page_content(html, *, page, config, files):
 
 
 def on_post_page(output, *, page, config):
-    if _styles and WRAPPER in output:  # a notebook page, or print/ holding some
+    if _state(config).styles and WRAPPER in output:  # a notebook page, or print/ holding some
         link = f'<link rel="stylesheet" href="{get_relative_url(NOTEBOOK_CSS, page.url)}">'
         output = output.replace("</head>", link + "</head>", 1)
     if not _is_notebook(page):

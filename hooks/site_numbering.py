@@ -21,7 +21,8 @@ are not numbered (each is under its own heading on a reference page). The printa
 (hooks/site_print.py) glues the pages' HTML together, so numbers restart with each chapter
 and its rewriting of ids and ``#`` links keeps every reference pointing into its chapter.
 
-How it finds things: ``on_page_markdown`` runs before hooks/site_figures.py and records the
+How it finds things: ``on_page_markdown`` runs before hooks/site_figures.py's (``event_priority``,
+whatever the order of ``mkdocs.yml``'s hooks) and records the
 page's figure, explorer and table directives in order, puts a caption paragraph
 (``p.mha-table-caption``) before each table directive, turns each equation label into an
 HTML comment after the equation and each reference into a placeholder. ``on_page_content``
@@ -54,6 +55,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
 import _serve  # noqa: E402
 import directives  # noqa: E402
 from _paths import project_dir  # noqa: E402
@@ -64,9 +66,6 @@ REF_PLACEHOLDER = re.compile(REF_OPEN + r"(\d+)" + REF_CLOSE)
 EQ_MARK = re.compile(r"(?:<p>\s*)?<!-- mha-eq:(" + directives.KEY + r") -->(?:\s*</p>)?")
 WORD = {"fig": "Figure", "table": "Table", "eq": "Equation"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-_state: dict = {"titles": {}, "pages": {}}
-
 
 def _skipped() -> bool:
     return os.environ.get("MHA_SKIP_FIGURES") == "1"
@@ -95,6 +94,18 @@ class Plan:
     eq_labels: dict = field(default_factory=dict)  # key -> Directive
 
 
+@dataclass
+class NumberingState:
+    """One build's numbering: the scripts' titles (a table's default caption) and each page's :class:`Plan`."""
+
+    titles: dict = field(default_factory=dict)
+    pages: dict = field(default_factory=dict)  # src_uri -> Plan
+
+
+def _numbering(config) -> NumberingState:
+    return _context.of(config).step(NumberingState)
+
+
 def on_config(config):
     _serve.begin(config)
     return config
@@ -102,7 +113,6 @@ def on_config(config):
 
 def on_files(files, *, config):
     """The scripts' titles: a table's default caption."""
-    _state["pages"] = {}
     if _skipped():
         return files
     from figures._kit import contract
@@ -111,7 +121,7 @@ def on_files(files, *, config):
         scripts = contract.discover(project_dir(config) / "figures")
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
-    _state["titles"] = {name: s.title for name, s in scripts.items()}
+    _numbering(config).titles = {name: s.title for name, s in scripts.items()}
     return files
 
 
@@ -122,6 +132,7 @@ def _md_text(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]#<>])", r"\\\1", text)
 
 
+@event_priority(10)  # before hooks/site_figures.py's (priority 0): it reads the figure directives
 def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
@@ -130,6 +141,7 @@ def on_page_markdown(markdown, *, page, config, files):
         found = _serve.parse_directives(markdown, where)
     except directives.DirectiveError as exc:
         raise PluginError(str(exc)) from None
+    state = _numbering(config)
     plan = Plan()
     edits = []  # (start, end, replacement)
     holders = [d for d in found if d.keyword in ("figure", "explorer")]
@@ -141,7 +153,7 @@ def on_page_markdown(markdown, *, page, config, files):
             plan.items.append(Item("table", d.key or d.name, bool(d.key), d.line, d.raw, "table"))
             line_start = markdown.rfind("\n", 0, d.start) + 1
             indent = markdown[line_start:d.start]
-            caption = d.options.get("caption") or _md_text(_state["titles"].get(d.name, d.name))
+            caption = d.options.get("caption") or _md_text(state.titles.get(d.name, d.name))
             before = markdown[markdown.rfind("\n", 0, max(line_start - 1, 0)) + 1:max(line_start - 1, 0)]
             edits.append((line_start, line_start, ("\n" if before.strip() else "")
                           + f"{indent}{caption}\n{indent}{{: .mha-table-caption }}\n\n"))
@@ -169,7 +181,7 @@ def on_page_markdown(markdown, *, page, config, files):
             edits.append((d.start, d.end, f"{REF_OPEN}{len(plan.refs)}{REF_CLOSE}"))
             plan.refs.append(d)
     _check_keys(plan, where)
-    _state["pages"][where] = plan
+    state.pages[where] = plan
     out, pos = [], 0
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
         out += [markdown[pos:start], text]
@@ -272,13 +284,12 @@ def _within(node: Node, outer: Node) -> bool:
 def on_page_content(html, *, page, config, files):
     if _skipped():
         return html
-    plan = _state["pages"].get(page.file.src_uri) or Plan()
+    plan = _numbering(config).pages.get(page.file.src_uri) or Plan()
     where = page.file.src_uri
     # number() reads nothing but these three (and fills in the plan's numbers, which nothing else reads)
-    return _numbered.get((html, repr(plan), where), lambda: number(html, plan, where))
+    return _serve.memo("numbering").get((html, repr(plan), where), lambda: number(html, plan, where))
 
 
-_numbered = _serve.Memo("numbering")  # (html, plan, page) -> numbered html
 
 
 def number(html: str, plan: Plan, where: str) -> str:

@@ -46,6 +46,9 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs.utils import get_relative_url
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _context  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.print")
 TOOLS = Path(__file__).resolve().parent.parent / "tools"  # tools/make_pdf.py prints the PDF
 
@@ -68,8 +71,6 @@ search:
 
 The pages of the lecture are added here by hooks/site_print.py.
 """
-
-_state: dict = {}
 
 TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9:-]*)(\s[^<>]*?)?(/?)>")
 ATTR = re.compile(r'(\s)([a-zA-Z:-]+)="([^"]*)"')
@@ -167,7 +168,7 @@ def _dedupe_styles(html: str, seen: set[str]) -> str:
     return STYLE.sub(keep, html)
 
 
-def _contents(nav, keys: dict[str, str], config) -> str:
+def _contents(nav, keys: dict[str, str], config, print_url: str) -> str:
     """The list of printed pages, grouped by the nav's sections, and what is left out."""
     def item(node) -> str:
         if getattr(node, "is_page", False):
@@ -180,9 +181,9 @@ def _contents(nav, keys: dict[str, str], config) -> str:
         return ""
 
     left_out = [p for p in nav.pages if p.file.src_uri in SKIP]
-    skipped = ", ".join(f'<a href="{get_relative_url(p.url, _state["print_url"])}">{html_lib.escape(p.title)}</a>'
+    skipped = ", ".join(f'<a href="{get_relative_url(p.url, print_url)}">{html_lib.escape(p.title)}</a>'
                         for p in left_out)
-    pdf = (f' It is also a <a href="{get_relative_url(PDF_NAME, _state["print_url"])}" download>PDF</a>, '
+    pdf = (f' It is also a <a href="{get_relative_url(PDF_NAME, print_url)}" download>PDF</a>, '
            "printed from this page when the site was built." if pdf_enabled() else "")
     notice = f"<p>{mark_external(config['copyright'], '')}</p>" if config.get("copyright") else ""
     return (
@@ -199,8 +200,14 @@ def on_files(files, *, config):
     return files
 
 
+class PrintState:
+    """One build's print step: the site's navigation (``on_env``, which assembles ``print/``, gets none)."""
+
+    nav = None
+
+
 def on_nav(nav, *, config, files):
-    _state["nav"] = nav
+    _context.of(config).step(PrintState).nav = nav
     missing = [uri for uri in SKIP if files.get_file_from_path(uri) is None]
     if missing:
         raise PluginError(f"hooks/site_print.py: SKIP names pages that are not in docs/: {missing}")
@@ -236,9 +243,8 @@ def on_page_content(html, *, page, config, files):
 def on_env(env, *, config, files):
     """Every page is converted by now (``page.content``): assemble ``print/``."""
     file = files.get_file_from_path(PRINT_PAGE)
-    nav = _state["nav"]
+    nav = _context.of(config).step(PrintState).nav
     print_page = file.page
-    _state["print_url"] = print_page.url
     pages = printed_pages(nav)
     keys = {p.url: page_key(p.url) for p in pages}
     if any(page.content is None for page in pages):  # `mkdocs serve --dirty` converts edited pages only
@@ -250,7 +256,7 @@ def on_env(env, *, config, files):
         body = _dedupe_styles(_Rewriter(page, keys, print_page.url)(page.content), seen_styles)
         parts.append(f'<section class="mha-print-page" id="{keys[page.url]}">\n{body}\n</section>\n')
         if n == 0:
-            parts.append(_contents(nav, keys, config) + "\n")
+            parts.append(_contents(nav, keys, config, print_page.url) + "\n")
         link = AnchorLink(page.title, keys[page.url], 2)
         link.children = [AnchorLink(c.title, f"{keys[page.url]}--{c.id}", 3)
                          for top in page.toc.items for c in top.children]

@@ -29,7 +29,6 @@ import _serve  # noqa: E402
 from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 SNIPPET_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"([^"]+?)(?::[^"]*)?"', re.M)
-_converted = _serve.Memo("page conversion")
 
 
 class _Warnings(logging.Handler):
@@ -92,7 +91,7 @@ def on_pre_page(page, *, config, files):
             return (page.content, page.toc, page._title_from_render, set(page.present_anchor_ids or ()), links)
 
         try:
-            content, toc, title, anchors, links = _converted.get(parts, convert)
+            content, toc, title, anchors, links = _serve.memo("page conversion").get(parts, convert)
         except _NotKept:
             return None  # converted (and warned) this time; nothing kept
         page.content, page.toc, page._title_from_render = content, toc, title

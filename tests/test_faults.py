@@ -304,7 +304,7 @@ def test_a_figure_without_alt_text_stops_the_page_in_process():
     d = SimpleNamespace(alt="", line=3, name="small", prefix="", raw="![](figures/small.svg)", caption="")
     with pytest.raises(PluginError, match=r"^index.md:3: figure 'small' has no alt text: write "
                                           r"!\[what it shows\]\(figures/small.svg\)$"):
-        hook._figure(page, d, None)
+        hook._figure(hook.FigureState(), page, d, None)
 
 
 def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):

@@ -182,16 +182,17 @@ def test_download_directive_replacement(tmp_path):
     class Config:
         config_file_path = str(ROOT / "mkdocs.yml")
 
-    hook._state["wheel"] = (F(), 152_598)
+    config = Config()
+    hook._context.of(config).step(hook.Built)["wheel"] = (F(), 152_598)  # as on_files publishes it
     markdown = ("{{ download wheel }} ({{ download wheel size }}):\n```\npip install {{ download wheel name }}\n```\n"
                 "version {{ download wheel version }}, not in inline code: `{{ download wheel }}`")
-    assert hook.on_page_markdown(markdown, page=Page, config=Config, files=None) == (
+    assert hook.on_page_markdown(markdown, page=Page, config=config, files=None) == (
         f"[{NAMES['wheel']}](../downloads/{NAMES['wheel']}) (153 kB):\n```\npip install {NAMES['wheel']}\n```\n"
         f"version {downloads.project_meta(ROOT)[1]}, not in inline code: `{{{{ download wheel }}}}`")
     for bad, words in [("{{ download egg }}", "wheel or source"), ("{{ download wheel url }}", "one of link"),
                        ("{{ download wheel?x=1 }}", "no parameters")]:
         with pytest.raises(PluginError, match=words):
-            hook.on_page_markdown(bad, page=Page, config=Config, files=None)
+            hook.on_page_markdown(bad, page=Page, config=config, files=None)
 
 
 def test_serve_watches_every_folder_the_downloads_hold():

@@ -1,0 +1,138 @@
+"""Who owns a build's state: the build's config carries it (hooks/_context.py), the serving
+process keeps one session (hooks/_serve.py), and no hook module keeps state of its own.
+
+Module-level state in a hook survives from one ``mkdocs serve`` rebuild to the next (MkDocs
+loads each hook file once per process), so a step that forgets to reset it publishes what an
+earlier build knew; a test reads every hook's source for such state.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from helpers import HOOKS
+
+sys.path.insert(0, str(HOOKS))
+import _context  # noqa: E402
+import _serve  # noqa: E402
+
+MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "Memo", "Session"}
+MUTATORS = {"append", "extend", "update", "clear", "pop", "popitem", "setdefault", "add", "remove", "discard",
+            "insert"}
+#: The one object that holds the serving process's state on purpose (what it keeps between rebuilds).
+SESSION = ("_serve.py", "SESSION")
+
+
+def _mutable(value) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in MUTABLE_CALLS
+    return False
+
+
+def module_state(source: str, filename: str) -> list[str]:
+    """What in a hook module's ``source`` is state kept by the module itself: a module-level name
+    bound to a mutable container (unless it is an UPPER_CASE constant nothing mutates), and any
+    ``global`` statement."""
+    tree = ast.parse(source, filename)
+    bound = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        for t in targets:
+            if isinstance(t, ast.Name) and value is not None and _mutable(value):
+                bound[t.id] = node.lineno
+    mutated = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            found.append(f"{filename}:{node.lineno}: global {', '.join(node.names)}")
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            for t in getattr(node, "targets", None) or [node.target]:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    mutated.add(t.value.id)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS
+              and isinstance(node.func.value, ast.Name)):
+            mutated.add(node.func.value.id)
+    for name, line in sorted(bound.items(), key=lambda x: x[1]):
+        if (filename, name) == SESSION:
+            continue
+        if not name.isupper() or name in mutated:
+            found.append(f"{filename}:{line}: module-level {name} is mutable state")
+    return found
+
+
+def test_no_hook_module_keeps_state_of_its_own():
+    found = [f for path in sorted(HOOKS.glob("*.py"))
+             for f in module_state(path.read_text(encoding="utf-8"), path.name)]
+    assert found == [], "a build's state belongs on its config (hooks/_context.py):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("_state: dict = {}\n", ["h.py:1: module-level _state is mutable state"]),
+    ("_seen = []\n", ["h.py:1: module-level _seen is mutable state"]),
+    ("_memo = _serve.Memo('x')\n", ["h.py:1: module-level _memo is mutable state"]),
+    ("NAMES = {'a': 1}\ndef f():\n    NAMES['b'] = 2\n", ["h.py:1: module-level NAMES is mutable state"]),
+    ("SEEN = set()\ndef f(x):\n    SEEN.add(x)\n", ["h.py:1: module-level SEEN is mutable state"]),
+    ("_on = False\ndef f():\n    global _on\n    _on = True\n", ["h.py:3: global _on"]),
+    ("NAMES = {'a': 1}\nLIMIT = 3\nPATTERN = ('x', 'y')\ndef f():\n    return NAMES['a']\n", []),
+])
+def test_the_state_check_finds_each_form_of_module_state(source, expected):
+    assert module_state(source, "h.py") == expected
+
+
+class _Config:
+    """Stands for MkDocs' config object: a build's state goes on it."""
+
+
+def test_each_build_gets_its_own_state_and_the_error_hook_finds_the_current_one():
+    class Step:
+        def __init__(self):
+            self.seen = []
+
+    one, two = _Config(), _Config()
+    _context.of(one).step(Step).seen.append("from the first build")
+    assert _context.of(one).step(Step).seen == ["from the first build"]  # the same object within a build
+    assert _context.of(two).step(Step).seen == []  # a rebuild (a fresh config) starts empty
+    assert _context.of(two).find(Step) is not None and _context.of(_Config()).find(Step) is None
+    keep = _serve.SESSION.build
+    try:
+        _serve.begin(two)
+        assert _context.current() is _context.of(two)  # on_build_error has no config: it finds the build
+        _serve.begin(one)
+        assert _context.current() is _context.of(one)
+    finally:
+        _serve.SESSION.build = keep
+
+
+def test_the_serving_process_says_a_note_once_until_it_restarts():
+    keep = _serve.SESSION.said
+    try:
+        _serve.SESSION.said = set()
+        assert _serve.once("no public address") is True
+        assert _serve.once("no public address") is False
+        assert _serve.once("another note") is True
+        _serve.SESSION.said = set()  # what on_startup does
+        assert _serve.once("no public address") is True
+    finally:
+        _serve.SESSION.said = keep
+
+
+def test_the_print_hook_takes_its_navigation_from_the_build_it_belongs_to():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_print_under_test", HOOKS / "site_print.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    files = SimpleNamespace(get_file_from_path=lambda uri: object())
+    one, two = _Config(), _Config()
+    hook.on_nav("nav of build one", config=one, files=files)
+    hook.on_nav("nav of build two", config=two, files=files)
+    assert _context.of(one).step(hook.PrintState).nav == "nav of build one"
+    assert _context.of(two).step(hook.PrintState).nav == "nav of build two"
