@@ -17,24 +17,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+import navigation  # (hooks/: MkDocs puts a hook's folder on the path while it loads it)
+
 MARKER = "<!-- reading order -->"
 QUESTION_RE = re.compile(r"^\?\?\?\+? question\b", re.M)
-
-
-def nav_pages(nav, section: tuple = ()) -> list[tuple[tuple, str, str]]:
-    """``(sections, title, src)`` of every page of a raw ``mkdocs.yml`` nav, in order (a page
-    listed without a title has title ``None``)."""
-    out = []
-    for item in nav or ():
-        if isinstance(item, str):
-            out.append((section, None, item))
-        elif isinstance(item, dict):
-            for title, value in item.items():
-                if isinstance(value, str):
-                    out.append((section, title, value))
-                elif isinstance(value, list):
-                    out += nav_pages(value, section + (title,))
-    return out
 
 
 def reading_order(nav, sentences: dict, docs_dir: Path) -> str:
@@ -43,7 +29,7 @@ def reading_order(nav, sentences: dict, docs_dir: Path) -> str:
     if not isinstance(sentences, dict):
         raise PluginError("index.md: the front matter's reading_order must map each page (e.g. attention.md) "
                           "to one sentence")
-    pages = [p for p in nav_pages(nav) if p[2] != "index.md" and not re.match(r"[a-z]+://", p[2])]
+    pages = [p for p in navigation.pages(nav) if p[2] != "index.md" and not re.match(r"[a-z]+://", p[2])]
     last = pages[-1][0][:1] if pages else ()
     lecture = [p for p in pages if p[0][:1] != last]
     reference = [p for p in pages if p[0][:1] == last and (len(p[0]) == 1 or p[1] is None)]

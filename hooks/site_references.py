@@ -12,23 +12,19 @@ import re
 
 from mkdocs.exceptions import PluginError
 
+import navigation  # (hooks/: MkDocs puts a hook's folder on the path while it loads it)
+
 REFERENCES = "references.md"
 CITE_RE = re.compile(r"references\.md#([A-Za-z0-9_-]+)")
 ANCHOR_RE = re.compile(r"^\{: #([A-Za-z0-9_-]+) \}[ \t]*$", re.M)
 
 
 def nav_titles(nav) -> dict[str, str]:
-    """``src -> title`` of every page of a raw ``mkdocs.yml`` nav, in nav order."""
+    """``src -> title`` of every page of a configured nav, in nav order (a page listed without a
+    title is named by its source; a page listed twice keeps its first title)."""
     out: dict[str, str] = {}
-    for item in nav or ():
-        if isinstance(item, str):
-            out.setdefault(item, item)
-        elif isinstance(item, dict):
-            for title, value in item.items():
-                if isinstance(value, str):
-                    out.setdefault(value, title)
-                elif isinstance(value, list):
-                    out.update({k: v for k, v in nav_titles(value).items() if k not in out})
+    for _, title, src in navigation.pages(nav):
+        out.setdefault(src, title if title is not None else src)
     return out
 
 

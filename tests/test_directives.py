@@ -101,10 +101,10 @@ def test_math_with_backslashed_double_braces_is_not_a_directive():
 
 @pytest.fixture
 def resolver():
-    import site_figures
+    import figure_markdown
 
     def resolve(text: str):
-        page = site_figures._Page("p.md", figures.scripts())
+        page = figure_markdown.Resolver("p.md", figures.scripts())
         return page.requests(D.parse(text, where="p.md"))
 
     return resolve
@@ -127,9 +127,9 @@ def resolver():
     pytest.param("{{ value pe_heatmap?dmodel=4 min }}", r"has no parameter 'dmodel'", id="unknown-parameter"),
 ])
 def test_page_errors_name_the_page_line_and_directive(resolver, text, message):
-    from mkdocs.exceptions import PluginError
+    from figure_markdown import FigureMarkdownError
 
-    with pytest.raises(PluginError, match=message):
+    with pytest.raises(FigureMarkdownError, match=message):
         resolver(text)
 
 

@@ -273,38 +273,36 @@ def test_a_page_error_fails_the_build_naming_the_page(tmp_path, page, message):
     assert re.search(message, result.stderr), result.stderr[-2000:]
 
 
-def _figures_hook():
-    from helpers import load_file
+def _figure_markdown():
+    """What each figure directive becomes: plain functions, no MkDocs (hooks/figure_markdown.py)."""
+    sys.path.insert(0, str(HOOKS))
+    import figure_markdown
 
-    return load_file(HOOKS / "site_figures.py", "site_figures_for_faults")
+    return figure_markdown
 
 
 def test_a_value_that_is_a_list_or_missing_stops_the_page_in_process():
     from types import SimpleNamespace
 
-    from mkdocs.exceptions import PluginError
-
-    hook = _figures_hook()
+    hook = _figure_markdown()
     result = SimpleNamespace(data={"rows": [{"i": 0, "square": 0}, {"i": 1, "square": 1}]})
     d = SimpleNamespace(args=("rows", ".2f"))
-    with pytest.raises(PluginError, match=r"^index.md:3: x: 'rows' is a list, not a number or text$"):
-        hook._value("index.md:3: x", d, result)
-    with pytest.raises(PluginError, match=r"^p: 'rows.9.square' is not in the figure's data \(failed at '9'\)$"):
-        hook._lookup(result.data, "rows.9.square", "p")
-    assert hook._value("p", SimpleNamespace(args=("rows.1.square", "03d")), result) == "001"
+    with pytest.raises(hook.FigureMarkdownError, match=r"^index.md:3: x: 'rows' is a list, not a number or text$"):
+        hook.value_text("index.md:3: x", d, result)
+    with pytest.raises(hook.FigureMarkdownError, match=r"^p: 'rows.9.square' is not in the figure's data \(failed at '9'\)$"):
+        hook.lookup(result.data, "rows.9.square", "p")
+    assert hook.value_text("p", SimpleNamespace(args=("rows.1.square", "03d")), result) == "001"
 
 
 def test_a_figure_without_alt_text_stops_the_page_in_process():
     from types import SimpleNamespace
 
-    from mkdocs.exceptions import PluginError
-
-    hook = _figures_hook()
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="index.md"), url="")
+    hook = _figure_markdown()
+    page = hook.PageRef("index.md", "")
     d = SimpleNamespace(alt="", line=3, name="small", prefix="", raw="![](figures/small.svg)", caption="")
-    with pytest.raises(PluginError, match=r"^index.md:3: figure 'small' has no alt text: write "
+    with pytest.raises(hook.FigureMarkdownError, match=r"^index.md:3: figure 'small' has no alt text: write "
                                           r"!\[what it shows\]\(figures/small.svg\)$"):
-        hook._figure(hook.FigureState(), page, d, None)
+        hook.figure_html(hook.Site(), page, d, None)
 
 
 def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):

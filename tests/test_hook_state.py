@@ -136,3 +136,63 @@ def test_the_print_hook_takes_its_navigation_from_the_build_it_belongs_to():
     hook.on_nav("nav of build two", config=two, files=files)
     assert _context.of(one).step(hook.PrintState).nav == "nav of build one"
     assert _context.of(two).step(hook.PrintState).nav == "nav of build two"
+
+
+# ---- the MkDocs-bound code is thin: the grammar, the numbering and the figure step are plain ----
+
+#: What a move to another site generator keeps as it is (README, "What is where").
+PLAIN = ("directives.py", "numbering.py", "figure_markdown.py", "navigation.py", "downloads.py", "notebook_css.py")
+
+
+def _imports(path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_the_grammar_numbering_and_figure_step_import_nothing_of_mkdocs(name):
+    imported = _imports(HOOKS / name)
+    assert not imported & {"mkdocs", "material", "mkdocs_jupyter", "pymdownx", "markdown"}, (name, sorted(imported))
+    assert not any(i.startswith("site_") for i in imported), (name, sorted(imported))  # nor the adapters
+
+
+def test_the_plain_functions_take_and_give_plain_values():
+    """Called as another generator would: text in, text out, errors of their own."""
+    import directives
+    import figure_markdown as M
+    import numbering
+
+    markdown = "# Page\n\nSee {{ ref eq:one }}.\n\n\\[\nx = 1\n\\]{#eq:one}\n"
+    found = directives.parse(markdown, where="p.md")
+    text, plan = numbering.plan_page(markdown, found, "p.md", titles={})
+    assert list(plan.eq_labels) == ["one"] and "<!-- mha-eq:one -->" in text and "{{ ref" not in text
+    with pytest.raises(numbering.NumberingError, match=r"p\.md:1: .*cannot stand in a heading"):
+        numbering.plan_page("# A {{ ref fig:x }}\n", directives.parse("# A {{ ref fig:x }}\n", where="p.md"),
+                            "p.md", titles={})
+    page = M.PageRef("attention.md", "attention/", "Attention")
+    assert M.link(page, "figures/x.svg") == "figures/x.svg" and M.site_url(page, "figures/x.svg") == "../figures/x.svg"
+    with pytest.raises(M.FigureMarkdownError, match=r"^attention\.md:3: figure 'x' has no alt text"):
+        M.figure_html(M.Site(), page, SimpleNamespace(alt="", line=3, name="x", raw="![](figures/x.svg)"), None)
+
+
+PATHS = ["", ".", "/", "index.md", "a/", "a/b/", "a/b.md", "a/b/c.md", "a/../b/", "a/./b/", "../a/", "a/b/../../..",
+         "figures/x.svg", "figures/x.svg#only-dark", "scripts/x/", "api/attention/", "api/index.md", "a//b/",
+         "x.y/z/", "x.y/z.md", "/abs/path/", "downloads/m-0.1-py3-none-any.whl"]
+
+
+def test_relative_urls_are_the_ones_mkdocs_makes():
+    """The emitters' own relative_url (no MkDocs in them) against MkDocs' get_relative_url, the
+    peer every link of the site was made with before, on every pair of paths above."""
+    from mkdocs.utils import get_relative_url
+
+    import figure_markdown as M
+
+    wrong = [(url, other, M.relative_url(url, other), get_relative_url(url, other))
+             for url in PATHS for other in PATHS if M.relative_url(url, other) != get_relative_url(url, other)]
+    assert wrong == []

@@ -27,9 +27,8 @@ from helpers import article as page_article
 
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
-import site_numbering as N  # noqa: E402
+import numbering as N  # noqa: E402  (the numbering itself: plain functions, no MkDocs)
 from screenshots import goto  # noqa: E402
-from mkdocs.exceptions import PluginError  # noqa: E402
 
 build = pytest.mark.build
 in_browser = pytest.mark.browser
@@ -207,7 +206,7 @@ def test_an_unknown_reference_stops_the_build(refs, message):
     plan.refs.append(D.Directive("ref", 0, 0, 7, f"{{{{ ref {refs[0]} }}}}", args=tuple(refs[0].split(":")),
                                  key=refs[0].split(":")[1]))
     html += f"<p>{N.REF_OPEN}4{N.REF_CLOSE}</p>"
-    with pytest.raises(PluginError, match=message):
+    with pytest.raises(N.NumberingError, match=message):
         N.number(html, plan, "p.md")
 
 
@@ -218,7 +217,7 @@ def test_a_script_shown_twice_needs_labels_to_be_referred_to():
                   refs=[_ref("fig:x", 9)])
     N._check_keys(plan, "p.md")
     assert [i.id for i in plan.items] == ["fig-x", "fig-x-2"]  # ids stay unique
-    with pytest.raises(PluginError, match=r"p\.md:9: \{\{ ref fig:x \}\}: fig:x names 2 figures \(lines 3, 5\); "
+    with pytest.raises(N.NumberingError, match=r"p\.md:9: \{\{ ref fig:x \}\}: fig:x names 2 figures \(lines 3, 5\); "
                                           r"label the one you mean: \{#fig:KEY\}"):
         N.number(html, plan, "p.md")
 
@@ -226,13 +225,13 @@ def test_a_script_shown_twice_needs_labels_to_be_referred_to():
 def test_two_labels_with_one_key_stop_the_build():
     plan = N.Plan(items=[N.Item("fig", "x", False, 3, "![one](figures/x.svg)", "figure"),
                          N.Item("fig", "x", True, 5, "![two](figures/y.svg){#fig:x}", "figure")])
-    with pytest.raises(PluginError, match=r"p\.md:5: .*the key fig:x is also the script name of line 3"):
+    with pytest.raises(N.NumberingError, match=r"p\.md:5: .*the key fig:x is also the script name of line 3"):
         N._check_keys(plan, "p.md")
 
 
 def test_counts_that_do_not_match_stop_the_build():
     plan = N.Plan(items=[N.Item("fig", "x", False, 3, "![one](figures/x.svg)", "figure")])
-    with pytest.raises(PluginError, match=r"p\.md: 1 figure and explorer directives but 0 figures"):
+    with pytest.raises(N.NumberingError, match=r"p\.md: 1 figure and explorer directives but 0 figures"):
         N.number("<p>no figure</p>", plan, "p.md")
 
 

@@ -26,7 +26,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 import figures
 from figures._kit import cli, contract
@@ -34,6 +33,7 @@ from helpers import HOOKS, ROOT, SMALL_FIGURE, SMALL_TABLE, mini_project, reuse_
 
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
+import figure_markdown as FM  # noqa: E402
 import site_figures  # noqa: E402
 
 SCRIPTS = figures.scripts()
@@ -160,7 +160,7 @@ def _page_requests() -> list:
     """Every request a course page makes, and every script's default (its script page)."""
     out = {s.request() for s in SCRIPTS.values()}
     for page in sorted((ROOT / "docs").rglob("*.md")):
-        resolver = site_figures._Page(page.name, SCRIPTS)
+        resolver = FM.Resolver(page.name, SCRIPTS)
         found = [d for d in D.parse(page.read_text(), where=page.name)
                  if d.keyword in ("figure", "table", "explorer", "value")]
         out.update(resolver.request(d) for d in found)
@@ -263,10 +263,10 @@ def test_the_wheels_extras_pin_what_requirements_lock_pins():
 
 def test_what_each_script_imports_is_covered_by_an_install_line():
     """A script that imports a package the wheel's figures extra does not bring gets install
-    lines for it; an import no line provides would stop the build (site_figures.NEEDS)."""
+    lines for it; an import no line provides would stop the build (FM.NEEDS)."""
     library = contract.Library()
     needs = {n: contract.third_party(s, SCRIPTS, library) for n, s in SCRIPTS.items()}
-    assert set().union(*needs.values()) <= set(site_figures.NEEDS)
+    assert set().union(*needs.values()) <= set(FM.NEEDS)
     assert needs["pe_heatmap"] == frozenset() and needs["wavelength_table"] == frozenset()
     assert needs["mha_identities"] == {"torch"}
     assert {"safetensors", "tokenizers"} <= needs["bert_positions"]
@@ -287,11 +287,11 @@ def test_code_html_survives_markdown_exactly(text):
     md = markdown.Markdown(extensions=["attr_list", "md_in_html", "tables", "pymdownx.arithmatex", "pymdownx.tilde",
                                        "pymdownx.inlinehilite", "abbr", "footnotes"],
                            extension_configs={"pymdownx.arithmatex": {"generic": True}})
-    out = md.convert(f"Reuse: x · {site_figures._code(text)}<br>y\n{{ .mha-reuse }}\n")
+    out = md.convert(f"Reuse: x · {FM.code_html(text)}<br>y\n{{ .mha-reuse }}\n")
     code = re.search(r"<code>(.*?)</code>", out, flags=re.S).group(1)
     assert "<" not in code.replace("&lt;", ""), out
     assert html.unescape(code) == text, out
-    assert D.parse(site_figures._code(text), where="p") == []  # nothing the page grammar would read
+    assert D.parse(FM.code_html(text), where="p") == []  # nothing the page grammar would read
 
 
 @pytest.mark.build
@@ -333,7 +333,7 @@ def test_a_caption_with_a_less_than_sign_keeps_its_text(fixture_site):
 
 def _value(data, path, fmt=None, **options):
     d = SimpleNamespace(name="fig", args=(path,) + ((fmt,) if fmt else ()), options=options)
-    return site_figures._value("index.md:3: {{ value fig " + path + " }}", d, SimpleNamespace(data=data))
+    return FM.value_text("index.md:3: {{ value fig " + path + " }}", d, SimpleNamespace(data=data))
 
 
 @pytest.mark.parametrize("value, what", [
@@ -342,7 +342,7 @@ def _value(data, path, fmt=None, **options):
 ])
 @pytest.mark.parametrize("fmt", [None, ".2f"])
 def test_a_value_never_publishes_nan_infinity_or_none(value, what, fmt):
-    with pytest.raises(PluginError, match=r"^index.md:3: \{\{ value fig rows.0.x \}\}: fig's data\(\) holds "
+    with pytest.raises(FM.FigureMarkdownError, match=r"^index.md:3: \{\{ value fig rows.0.x \}\}: fig's data\(\) holds "
                                           + re.escape(what) + r".* at 'rows.0.x'"):
         _value({"rows": [{"x": value}]}, "rows.0.x", fmt)
 
@@ -350,7 +350,7 @@ def test_a_value_never_publishes_nan_infinity_or_none(value, what, fmt):
 def test_allow_inf_shows_an_expected_infinity_as_a_sign():
     assert _value({"x": "-inf"}, "x", allow="inf") == "−∞"
     assert _value({"x": math.inf}, "x", ",.0f", allow="inf") == "∞"
-    with pytest.raises(PluginError, match="no value"):
+    with pytest.raises(FM.FigureMarkdownError, match="no value"):
         _value({"x": None}, "x", allow="inf")
     assert _value({"x": 1.5}, "x", ".1f", allow="inf") == "1.5"
     with pytest.raises(D.DirectiveError, match=r"allow='nan'.*inf only"):
@@ -360,10 +360,10 @@ def test_allow_inf_shows_an_expected_infinity_as_a_sign():
 def test_a_list_index_counts_from_zero_never_from_the_end():
     data = {"rows": [{"w": 1.0}, {"w": 2.0}, {"w": 3.0}]}
     assert _value(data, "rows.2.w") == "3.0"
-    with pytest.raises(PluginError, match=r"'rows.-1.w' .*never from the end.*indices: 0 to 2\); "
+    with pytest.raises(FM.FigureMarkdownError, match=r"'rows.-1.w' .*never from the end.*indices: 0 to 2\); "
                                           r"for that item write 'rows.2.w'"):
         _value(data, "rows.-1.w")
-    with pytest.raises(PluginError, match=r"failed at '\+1'"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"failed at '\+1'"):
         _value(data, "rows.+1.w")
 
 
@@ -423,7 +423,7 @@ def test_every_published_command_reads_back_as_the_request_of_its_row(built_site
         script = SCRIPTS[words[3]]
         request, out, _, _ = cli.parse(script, words[4:])
         assert request.stem == stem, (page, command, stem)
-        needs = {site_figures.NEEDS[r] for r in contract.third_party(script, SCRIPTS, library)}
+        needs = {FM.NEEDS[r] for r in contract.third_party(script, SCRIPTS, library)}
         extras = "figures,model" if "model" in needs else "figures"
         if all(f"figures/data/{n}" in in_wheel for n in contract.data_files_read(script, SCRIPTS)):
             assert f'pip install "{wheel.name}[{extras}]"' in installs, (page, installs)

