@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 import directives
+from downloads import human_size
 
 
 class FigureMarkdownError(ValueError):
@@ -318,12 +319,29 @@ def run_commands(site: Site, request, kind: str) -> tuple[str, list, str]:
     return where, installs, contract.cli_line(request, "svg" if kind == "figure" else "md")
 
 
+#: A data download (CSV, JSON) larger than this is served gzip-compressed, as ``NAME.csv.gz``:
+#: the large ones are grids of attention weights or positions, 3 to 10 times smaller
+#: compressed, and what reads them (pandas, numpy, R, a double click) unpacks gzip.
+COMPRESS_OVER = 64_000
+DATA_ROLES = ("csv", "json", "wide_csv")
+
+
+def served_name(role: str, name: str, payload: bytes) -> str:
+    """The name a render's file ``name`` has in the site: ``NAME.gz`` for a large data file."""
+    return name + ".gz" if role in DATA_ROLES and len(payload) > COMPRESS_OVER else name
+
+
 def reuse_row(site: Site, page, result, kind: str) -> str:
     request = result.request
-    names = request.outputs(kind)
+    names = dict(request.outputs(kind))
+    if request.wide_csv() in result.files:
+        names["wide_csv"] = request.wide_csv()
 
     def get(label, role, title):
-        return f'[{label}]({link(page, "figures/" + names[role])} "{title}"){{ download }}'
+        served = served_name(role, names[role], result.files[names[role]])
+        if served != names[role]:
+            label, title = f"{label} (gzip)", f"{title}; gzip-compressed, {human_size(len(result.files[names[role]]))} unpacked"
+        return f'[{label}]({link(page, "figures/" + served)} "{title}"){{ download }}'
 
     links = []
     if kind == "figure":
@@ -333,8 +351,8 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
     else:
         links.append(get("Markdown", "md", "Markdown, the table as on this page"))
     links.append(get("CSV", "csv", "CSV, one value a row"))
-    if request.wide_csv() in result.files:
-        links.append(f'[wide CSV]({link(page, "figures/" + request.wide_csv())} "CSV, each matrix as a grid"){{ download }}')
+    if "wide_csv" in names:
+        links.append(get("wide CSV", "wide_csv", "CSV, each matrix as a grid"))
     links += [get("JSON", "json", "JSON, every digit"),
               f"[script]({link(page, 'scripts/' + request.name + '.md')})"]
     where, installs, run = run_commands(site, request, kind)

@@ -18,6 +18,7 @@ from one rebuild to the next, by the text they were made from (``hooks/_serve.py
 """
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -291,13 +292,21 @@ def _publish(fig: FigureState, r, files) -> None:
         f.link_from = r.entry / name if r.entry is not None else None
         return f
 
-    for role, name in r.request.outputs(r.kind).items():
+    outputs = dict(r.request.outputs(r.kind))
+    if r.request.wide_csv() in r.files:
+        outputs["wide_csv"] = r.request.wide_csv()
+    for role, name in outputs.items():
         in_page = role == "explorer" and not M.fetched(r.files[name])  # see figure_markdown.explorer_data
-        if not in_page:
+        served = M.served_name(role, name, r.files[name])
+        if in_page:
+            continue
+        if served != name:  # a large data file, compressed (the same bytes every build: no name, no time)
+            raw = r.files[name]
+            packed = _serve.memo("gzip").get((raw,), lambda: gzip.compress(raw, compresslevel=6, mtime=0))
+            files.append(_Download.generated(config, f"figures/{served}", content=packed))
+        else:
             files.append(_Download.generated(config, f"figures/{name}", content=r.files[name])
                          if name.endswith(".md") else linked(name))
-    if r.request.wide_csv() in r.files:
-        files.append(linked(r.request.wide_csv()))
 
 
 def on_env(env, *, config, files):

@@ -46,6 +46,16 @@ def build_stats(site_dir: Path) -> dict:
     return json.loads(Path(str(site_dir) + ".stats.json").read_text())
 
 
+def data_file(site: Path, name: str) -> bytes:
+    """A data download of a built site as a reader has it once unpacked: ``figures/NAME``, or
+    ``figures/NAME.gz`` for a large one, which the site serves compressed (never both)."""
+    import gzip
+
+    plain, packed = site / "figures" / name, site / "figures" / (name + ".gz")
+    assert plain.is_file() != packed.is_file(), f"{name}: the site should serve exactly one of it and {name}.gz"
+    return gzip.decompress(packed.read_bytes()) if packed.is_file() else plain.read_bytes()
+
+
 def tree(site: Path) -> dict[str, bytes]:
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 

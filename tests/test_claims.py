@@ -587,7 +587,9 @@ def test_kv_cache_quiz_sizes():
 def _built(built_site, name: str) -> dict:
     import json
 
-    return json.loads((built_site / "figures" / f"{name}.json").read_text())
+    from helpers import data_file
+
+    return json.loads(data_file(built_site, f"{name}.json"))
 
 
 @pytest.mark.build

@@ -488,7 +488,9 @@ def test_real_heads_ablation_answer_with_transformers(built_site, hf_bert):
     assert m
     top = (int(m.group(1)) - 1, int(m.group(2)) - 1)
     half = np.zeros((6, 12))  # the ranking is the input (read from the figure's CSV); the drift is checked here
-    for line in (built_site / "figures" / "bert_head_ablation.csv").read_text().splitlines():
+    from helpers import data_file
+
+    for line in data_file(built_site, "bert_head_ablation.csv").decode().splitlines():
         name, index, value = line.split(",")
         if name == "importance":
             layer, head = map(int, index.split(";"))

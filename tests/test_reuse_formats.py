@@ -6,6 +6,7 @@ import csv
 import io
 import posixpath
 import re
+import sys
 from html import unescape
 from pathlib import Path
 
@@ -14,7 +15,9 @@ import pytest
 
 import figures
 import mhalib
-from helpers import ROOT, nav_pages
+from helpers import HOOKS, ROOT, nav_pages
+
+sys.path.insert(0, str(HOOKS))
 
 pytestmark = pytest.mark.build
 
@@ -48,6 +51,40 @@ def test_every_reuse_link_resolves_to_a_file_and_figures_offer_every_format(buil
     assert checked > 400
 
 
+def test_large_data_files_are_served_compressed_and_unpack_to_what_the_command_line_writes(built_site, tmp_path):
+    """A CSV or JSON over 64 kB is served as NAME.gz only (a reader's tools unpack gzip), with
+    no name or time in its header (the same bytes every build); its reuse link says so and
+    gives the size unpacked; a small one is served as it is. The compressed pe_heatmap CSV
+    unpacks to exactly what its command line writes in a process of its own."""
+    import gzip
+    import subprocess
+    import sys
+
+    import figure_markdown
+
+    served = {p.name for p in (built_site / "figures").iterdir()}
+    packed = sorted(n for n in served if n.endswith((".csv.gz", ".json.gz")))
+    assert len(packed) >= 10
+    for name in packed:
+        raw = (built_site / "figures" / name).read_bytes()
+        assert raw[:4] == b"\x1f\x8b\x08\x00" and raw[4:8] == b"\x00\x00\x00\x00", f"{name}: a name or a time in its header"
+        assert len(gzip.decompress(raw)) > figure_markdown.COMPRESS_OVER and name[:-3] not in served, name
+    for name in served:
+        if name.endswith((".csv", ".json")) and not name.endswith(".explorer.json"):
+            assert (built_site / "figures" / name).stat().st_size <= figure_markdown.COMPRESS_OVER, f"{name} is large and plain"
+    links = 0
+    for html in _pages(built_site):
+        for row in _rows(html):
+            for title, label in re.findall(r'href="[^"]+\.(?:csv|json)\.gz" title="([^"]+)"[^>]*>([^<]+)</a>', row):
+                assert label.endswith("(gzip)") and re.search(r"gzip-compressed, [0-9.]+ [kM]B unpacked$", title), (html, label, title)
+                links += 1
+    assert links >= len(packed)
+    out = tmp_path / "pe_heatmap.csv"
+    subprocess.run([sys.executable, "-m", "figures", "pe_heatmap", "--out", str(out)], check=True, cwd=ROOT,
+                   capture_output=True)
+    assert "pe_heatmap.csv.gz" in packed and gzip.decompress((built_site / "figures" / "pe_heatmap.csv.gz").read_bytes()) == out.read_bytes()
+
+
 def test_the_pdf_is_a_pdf_and_the_dark_png_is_another_picture(built_site):
     fig = built_site / "figures"
     assert (fig / "pe_heatmap.pdf").read_bytes().startswith(b"%PDF")
@@ -56,7 +93,9 @@ def test_the_pdf_is_a_pdf_and_the_dark_png_is_another_picture(built_site):
 
 
 def test_the_wide_csv_of_the_pe_heatmap_is_the_table_as_a_grid(built_site):
-    rows = list(csv.reader(io.StringIO((built_site / "figures" / "pe_heatmap.wide.csv").read_text())))
+    from helpers import data_file
+
+    rows = list(csv.reader(io.StringIO(data_file(built_site, "pe_heatmap.wide.csv").decode())))
     n, d_model = 64, 128  # pe_heatmap's defaults
     assert len(rows) == 1 + n and all(len(r) == 1 + d_model for r in rows)
     assert rows[0] == ["pe", *map(str, range(d_model))]
