@@ -49,14 +49,14 @@ test: deps    ## the whole test suite (what CI runs), on both cores, with covera
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10 --cov=mhalib --cov-report=term --cov-fail-under=95
 
 screenshots: site   ## full-page screenshots of every page: 1280 px light and dark, and a 390 px phone
-	$(BIN)/python tools/screenshots.py site test-output/screenshots
-	$(BIN)/python tools/screenshots.py site test-output/screenshots/390 --width 390
+	$(BIN)/python -m tools.screenshots site test-output/screenshots
+	$(BIN)/python -m tools.screenshots site test-output/screenshots/390 --width 390
 
 bench: deps   ## build-time and page-weight benchmark
-	$(BIN)/python tools/bench.py
+	$(BIN)/python -m tools.bench
 
 lighthouse: site node_modules/.lighthouse   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed
-	$(BIN)/python tools/lighthouse.py site --runs 3 --no-scripts
+	$(BIN)/python -m tools.lighthouse site --runs 3 --no-scripts
 
 lock:         ## re-pin every Python dependency from the current virtualenv
 	$(BIN)/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \

@@ -48,9 +48,9 @@ from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _context  # noqa: E402
+from _paths import project_dir  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.print")
-TOOLS = Path(__file__).resolve().parent.parent / "tools"  # tools/make_pdf.py prints the PDF
 
 PRINT_PAGE = "print.md"
 PDF_NAME = "lecture.pdf"
@@ -272,10 +272,11 @@ def on_env(env, *, config, files):
 def on_post_build(*, config):
     if not pdf_enabled():
         return
-    if str(TOOLS) not in sys.path:
-        sys.path.insert(0, str(TOOLS))
+    root = str(project_dir(config))  # the project's tools, under the one name they have (tools.make_pdf)
+    if root not in sys.path:
+        sys.path.insert(0, root)
     try:
-        import make_pdf
+        from tools import make_pdf
     except ImportError as exc:
         raise PluginError(f"{PDF_ENV}=1 needs tools/make_pdf.py and Playwright ({exc}); run `make deps`") from None
     site = Path(config["site_dir"])

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project: tools.NAME
 from helpers import ROOT  # noqa: E402
 
 #: A build is about a minute on a quiet 2-core machine and several on a loaded one: the limit is
@@ -210,7 +210,7 @@ def chromium() -> str:
     """Debian's Chromium, installed with apt when missing; skip loudly only if that fails."""
     import shutil
 
-    from screenshots import CHROMIUM
+    from tools.screenshots import CHROMIUM
 
     if not Path(CHROMIUM).exists():
         apt = shutil.which("apt-get")
@@ -234,7 +234,7 @@ def browser(chromium):
     """One Chromium for the whole test process (Playwright's sync API runs one per thread)."""
     from playwright.sync_api import sync_playwright
 
-    from screenshots import ARGS
+    from tools.screenshots import ARGS
 
     pw = sync_playwright().start()
     b = pw.chromium.launch(executable_path=chromium, args=ARGS)
@@ -245,7 +245,7 @@ def browser(chromium):
 
 @pytest.fixture(scope="session")
 def site_url(built_site):
-    from screenshots import serve
+    from tools.screenshots import serve
 
     server, base = serve(built_site)
     yield base

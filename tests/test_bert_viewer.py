@@ -11,7 +11,7 @@ import pytest
 from mhalib import examples
 from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES, head_scores
-from screenshots import goto
+from tools.screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
 B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

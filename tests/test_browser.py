@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from helpers import nav_pages
-from screenshots import goto, load_all_images
+from tools.screenshots import goto, load_all_images
 from tour import AXE_WHOLE_PAGE, FIRST_SKIPPED, NARROWEST
 from tools import figure_text
 
@@ -145,7 +145,7 @@ def test_the_tour_keeps_each_visit_to_its_own_page(browser, tmp_path):
     """One tab per configuration loads the pages in turn (tests/tour.py): what a page does while
     it is visited is put down to it (a console error after load, a missing image), and nothing it
     would do later reaches the next page's visit (its tab has gone to about:blank)."""
-    from screenshots import serve
+    from tools.screenshots import serve
     from tour import Tour
 
     (tmp_path / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')

@@ -236,7 +236,7 @@ def test_every_figure_looks_the_same_without_the_fonts_it_names(built_site, site
     """Every figure SVG of the build (light, dark and phone) drawn in the session's Chromium
     (the machine's fonts) and in one more launched with Liberation only; a figure fails if more
     than MAX_PIXELS pixels differ by more than PIXEL_DELTA."""
-    from screenshots import ARGS, CHROMIUM
+    from tools.screenshots import ARGS, CHROMIUM
 
     if not LIBERATION.is_dir():
         pytest.skip(f"{LIBERATION} is missing (apt-get install fonts-liberation)")

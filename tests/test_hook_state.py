@@ -196,3 +196,18 @@ def test_relative_urls_are_the_ones_mkdocs_makes():
     wrong = [(url, other, M.relative_url(url, other), get_relative_url(url, other))
              for url in PATHS for other in PATHS if M.relative_url(url, other) != get_relative_url(url, other)]
     assert wrong == []
+
+
+def test_each_tool_is_imported_under_one_name():
+    """A tool imported both as ``screenshots`` (its folder on sys.path) and as
+    ``tools.screenshots`` is two modules with two states; every import names ``tools.NAME``."""
+    root = HOOKS.parent
+    tools = {p.stem for p in (root / "tools").glob("*.py")} - {"__init__"}
+    found = []
+    for folder in ("tests", "tools", "hooks"):
+        for path in sorted((root / folder).glob("*.py")):
+            for top in _imports(path) & tools:
+                found.append(f"{folder}/{path.name} imports {top} (write tools.{top})")
+            if '/ "tools' + '"))' in path.read_text(encoding="utf-8"):  # (split: this line is not one)
+                found.append(f"{folder}/{path.name} puts tools/ on sys.path")
+    assert found == []

@@ -9,8 +9,7 @@ import urllib.request
 
 from helpers import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import lighthouse  # noqa: E402
+from tools import lighthouse  # noqa: E402
 
 
 def _run(perf, **extra):

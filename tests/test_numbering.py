@@ -28,7 +28,7 @@ from helpers import article as page_article
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
 import numbering as N  # noqa: E402  (the numbering itself: plain functions, no MkDocs)
-from screenshots import goto  # noqa: E402
+from tools.screenshots import goto  # noqa: E402
 
 build = pytest.mark.build
 in_browser = pytest.mark.browser

@@ -22,8 +22,7 @@ import pytest
 from helpers import ROOT, nav_pages
 
 sys.path.insert(0, str(ROOT / "hooks"))
-sys.path.insert(0, str(ROOT / "tools"))
-import make_pdf  # noqa: E402
+from tools import make_pdf  # noqa: E402
 import site_print  # noqa: E402
 
 build = pytest.mark.build

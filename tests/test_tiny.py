@@ -15,7 +15,6 @@ from mhalib.models import head_analysis as ha
 from mhalib.models import tiny_numpy
 from mhalib.models.tiny_numpy import METHODS, TinyConfig
 from mhalib.models.tiny_tasks import make_batch, repeat_segment_range
-from helpers import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "figures" / "data"
@@ -24,7 +23,9 @@ NPZ_PATH = DATA / "tiny_decoders_weights.npz"
 
 
 def _tool():
-    return load_file(ROOT / "tools" / "train_tiny.py", "train_tiny")
+    from tools import train_tiny
+
+    return train_tiny
 
 
 # ---- RoPE scalings, against values derived by hand ---------------------------------------------
@@ -368,7 +369,7 @@ def _check_results(d: dict, quick: bool = False):
 @pytest.fixture(scope="module")
 def stored():
     if not JSON_PATH.is_file():
-        pytest.fail(f"{JSON_PATH} is missing: run PYTHONPATH=. python tools/train_tiny.py")
+        pytest.fail(f"{JSON_PATH} is missing: run python -m tools.train_tiny")
     return json.loads(JSON_PATH.read_text())
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights
 from mhalib.models.tiny_tasks import make_batch
-from screenshots import goto
+from tools.screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
 B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from screenshots import goto
+from tools.screenshots import goto
 
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]

@@ -33,8 +33,7 @@ from urllib.parse import urlparse
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
-from screenshots import Network, goto, load_all_images  # noqa: E402
+from tools.screenshots import Network, goto, load_all_images  # noqa: E402
 from tools import figure_text  # noqa: E402
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

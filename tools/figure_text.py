@@ -1,7 +1,7 @@
 """How large the text of every figure is on screen, page by page, at a desktop and a phone width.
 
-    python tools/figure_text.py SITE_DIR [--widths 1280,390] [--pages attention,rope] [--all]
-    python tools/figure_text.py --svg FIGURE.svg [FIGURE-narrow.svg ...]   # estimate, no browser
+    python -m tools.figure_text SITE_DIR [--widths 1280,390] [--pages attention,rope] [--all]
+    python -m tools.figure_text --svg FIGURE.svg [FIGURE-narrow.svg ...]   # estimate, no browser
 
 A figure's SVG keeps its text as text (``svg.fonttype: none``), so its sizes can be read from
 the file: each ``<text>`` element's body size (the largest ``font-size`` among its runs; in
@@ -288,5 +288,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     raise SystemExit(main())

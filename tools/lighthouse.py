@@ -1,6 +1,6 @@
 """`make lighthouse`: Lighthouse's four scores, CLS and LCP for every page of a built site.
 
-    python tools/lighthouse.py [SITE_DIR] [--pages home,rope,labs_lab1_mha] [--no-scripts] [--runs N] [--json-dir DIR]
+    python -m tools.lighthouse [SITE_DIR] [--pages home,rope,labs_lab1_mha] [--no-scripts] [--runs N] [--json-dir DIR]
 
 A benchmark, not a test: it always exits 0 once it has measured (DESIGN.md's targets are
 mobile performance >= 90, accessibility, best practices and SEO 100, CLS < 0.05). It builds

@@ -1,6 +1,6 @@
 """Print the built site's whole-lecture page (``print/``) to a PDF with headless Chromium.
 
-    python tools/make_pdf.py SITE_DIR OUT.pdf [--format A4]
+    python -m tools.make_pdf SITE_DIR OUT.pdf [--format A4]
 
 ``make pdf`` runs it through the site build (``MHA_PDF=1``, see hooks/site_print.py), which
 writes ``site/lecture.pdf`` and links it from the home page. Run by hand, it prints any
@@ -25,8 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import ARGS, CHROMIUM, serve  # noqa: E402
+from tools.screenshots import ARGS, CHROMIUM, serve
 
 PAGE = "print/"
 

@@ -1,6 +1,6 @@
 """Measure one decoding step against a KV cache with torch: MHA, GQA and MQA caches.
 
-Run once (``python tools/measure_decode_cpu.py``); it writes ``figures/data/decode_cpu.json``
+Run once (``python -m tools.measure_decode_cpu``); it writes ``figures/data/decode_cpu.json``
 with the machine it ran on, in the fields of ``../shared/data/decode_gqa_h100.json`` (see
 ``../shared/data/README.md``). The protocol, for each context length L and key/value head
 count H_kv in (32, 8, 1):
@@ -33,8 +33,7 @@ import time
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure_attention_memory import cpu_name  # noqa: E402  (one way to name the machine)
+from tools.measure_attention_memory import cpu_name  # (one way to name the machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 Q_HEADS, D_HEAD, KV_HEADS = 32, 128, (32, 8, 1)

@@ -5,11 +5,11 @@ process: a fresh ``load_config()`` and ``build(config, serve_url=..., dirty=Fals
 modules and plugin objects stay imported, so whatever a hook remembers survives. This tool
 does the same in-process, without the HTTP server:
 
-    python tools/measure_serve.py                 # 1 warm-up build, then 5 timed page edits
-    python tools/measure_serve.py --plain         # the baseline: MHA_SKIP_FIGURES=1 (as `make bench`)
-    python tools/measure_serve.py --phases        # the median time of each MkDocs step and hook event
-    python tools/measure_serve.py --profile 25    # cProfile one timed rebuild, top 25 functions
-    python tools/measure_serve.py --compare       # and check the served site equals a clean build
+    python -m tools.measure_serve                 # 1 warm-up build, then 5 timed page edits
+    python -m tools.measure_serve --plain         # the baseline: MHA_SKIP_FIGURES=1 (as `make bench`)
+    python -m tools.measure_serve --phases        # the median time of each MkDocs step and hook event
+    python -m tools.measure_serve --profile 25    # cProfile one timed rebuild, top 25 functions
+    python -m tools.measure_serve --compare       # and check the served site equals a clean build
 
 It works in a copy of the project (tracked and new files; ``node_modules`` linked; a git
 repository of its own), so the page it edits (``--page``, default ``docs/rope.md``) is never

@@ -1,6 +1,6 @@
 """Serve a built site on 127.0.0.1 and screenshot every page in light and dark mode.
 
-    python tools/screenshots.py SITE_DIR OUT_DIR [--width 1280] [--pages attention,rope]
+    python -m tools.screenshots SITE_DIR OUT_DIR [--width 1280] [--pages attention,rope]
 
 Uses Playwright with Debian's Chromium (/usr/bin/chromium); no browser download.
 """

@@ -1,7 +1,7 @@
 """Train the tiny decoders of the experiment pages on this machine's CPU and store the results.
 
-    PYTHONPATH=. python tools/train_tiny.py            # the whole experiment (minutes)
-    PYTHONPATH=. python tools/train_tiny.py --quick    # a smoke run in seconds (tests use it)
+    python -m tools.train_tiny            # the whole experiment (minutes)
+    python -m tools.train_tiny --quick    # a smoke run in seconds (tests use it)
 
 Two experiments (pages: docs/extrapolation.md, docs/induction.md):
 
@@ -42,12 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure_attention_memory import cpu_name  # noqa: E402  (one way to name the machine)
+from tools.measure_attention_memory import cpu_name  # (one way to name the machine)
 
-if str(ROOT) not in sys.path:  # run as a script from a checkout: import this checkout's mhalib
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
 
 JSON_NAME = "tiny_decoders.json"
 WEIGHTS_NAME = "tiny_decoders_weights.npz"
