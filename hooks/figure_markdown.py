@@ -324,6 +324,9 @@ def run_commands(site: Site, request, kind: str) -> tuple[str, list, str]:
 #: compressed, and what reads them (pandas, numpy, R, a double click) unpacks gzip.
 COMPRESS_OVER = 64_000
 DATA_ROLES = ("csv", "json", "wide_csv")
+#: The width of a PNG drawn in the browser (px; ``javascripts/png_export.js`` reads it from the
+#: link): more than twice the widest figure drawn at its own size, sharp on a full-width slide.
+PNG_WIDTH = 2400
 
 
 def served_name(role: str, name: str, payload: bytes) -> str:
@@ -343,11 +346,25 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
             label, title = f"{label} (gzip)", f"{title}; gzip-compressed, {human_size(len(result.files[names[role]]))} unpacked"
         return f'[{label}]({link(page, "figures/" + served)} "{title}"){{ download }}'
 
+    def png(label, svg_role):
+        # raw HTML (MkDocs does not rewrite its links: the URL is the built page's); the PNG gets
+        # the opaque background of its theme, as the command line's PNG does (a slide's colour
+        # would otherwise show through)
+        from figures._kit import style
+
+        svg = names[svg_role]
+        return (f'<a href="{site_url(page, "figures/" + svg)}" data-png="{svg.removesuffix(".svg")}.png" '
+                f'data-width="{PNG_WIDTH}" data-background="{style.THEMES[label]["bg"]}" '
+                f'title="PNG, {label}, {PNG_WIDTH:,} px wide, made from the SVG in your browser">{label}</a>')
+
     links = []
     if kind == "figure":
+        # No PNG file: the reader's browser draws it from the SVG (javascripts/png_export.js) at a
+        # slide's width; without JavaScript the link is not shown (the command line makes one).
+        # (Served, the PNGs were 3.8 MB of the site at a width too small for a slide.)
         links += [f"SVG ({get('light', 'svg', 'SVG, light')} · {get('dark', 'svg_dark', 'SVG, dark')})",
-                  f"PNG ({get('light', 'png', 'PNG, light')} · {get('dark', 'png_dark', 'PNG, dark')})",
-                  get("PDF", "pdf", "PDF")]
+                  f'<span class="mha-png">PNG ({png("light", "svg")} · {png("dark", "svg_dark")}) · </span>'
+                  + get("PDF", "pdf", "PDF")]
     else:
         links.append(get("Markdown", "md", "Markdown, the table as on this page"))
     links.append(get("CSV", "csv", "CSV, one value a row"))

@@ -48,7 +48,6 @@ from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _context  # noqa: E402
-from _paths import project_dir  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.print")
 
@@ -272,7 +271,7 @@ def on_env(env, *, config, files):
 def on_post_build(*, config):
     if not pdf_enabled():
         return
-    root = str(project_dir(config))  # the project's tools, under the one name they have (tools.make_pdf)
+    root = str(Path(__file__).resolve().parents[1])  # the project's tools, under their one name (tools.make_pdf)
     if root not in sys.path:
         sys.path.insert(0, root)
     try:

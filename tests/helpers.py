@@ -195,7 +195,7 @@ def reuse_rows(built_site: Path):
             continue
         for row in re_lib.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', page.read_text(), flags=re_lib.S):
             codes = [html_lib.unescape(c) for c in re_lib.findall(r"<code>(.*?)</code>", row, flags=re_lib.S)]
-            stem = re_lib.search(r'href="[./]*figures/([^"/]+)\.json"', row).group(1)
+            stem = re_lib.search(r'href="[./]*figures/([^"/]+)\.json(?:\.gz)?"', row).group(1)  # (.gz: a large one)
             yield page.relative_to(built_site), codes[:-1], codes[-1], stem
 
 

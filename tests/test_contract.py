@@ -104,8 +104,7 @@ def test_file_names_are_injective_and_readable():
 def test_outputs_are_named_in_one_place():
     req = figures.scripts()["pe_heatmap"].request()
     assert req.outputs("figure") == {"csv": "pe_heatmap.csv", "json": "pe_heatmap.json", "svg": "pe_heatmap.svg",
-                                     "svg_dark": "pe_heatmap-dark.svg", "png": "pe_heatmap.png",
-                                     "png_dark": "pe_heatmap-dark.png", "pdf": "pe_heatmap.pdf",
+                                     "svg_dark": "pe_heatmap-dark.svg", "pdf": "pe_heatmap.pdf",
                                      "explorer": "pe_heatmap.explorer.json"}  # pe_heatmap has an explorer
     assert figures.scripts()["wavelength_table"].request().outputs("table")["md"] == "wavelength_table.md"
 

@@ -111,14 +111,14 @@ def good_small(tmp_path_factory):
 
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda e: (e / "small.svg").write_bytes((e / "small.svg").read_bytes()[:200]), id="truncated-svg"),
-    pytest.param(lambda e: (e / "small.png").unlink(), id="missing-png"),
+    pytest.param(lambda e: (e / "small.pdf").unlink(), id="missing-pdf"),
     pytest.param(lambda e: (e / "small.json").write_text("{"), id="truncated-data-json"),
     pytest.param(lambda e: (e / "manifest.json").unlink(), id="missing-manifest"),
     pytest.param(lambda e: (e / "manifest.json").write_text("not json"), id="garbled-manifest"),
     pytest.param(lambda e: [p.unlink() for p in e.iterdir()], id="empty-entry"),
     pytest.param(lambda e: (e / "small.csv").write_text("name,index,value\nx,0,999\n"), id="same-size-other-bytes"),
     pytest.param(lambda e: (e / "small.pdf").write_bytes((e / "small.pdf").read_bytes()[:100]), id="truncated-pdf"),
-    pytest.param(lambda e: (e / "small-dark.png").unlink(), id="missing-dark-png"),
+    pytest.param(lambda e: (e / "small-dark.svg").unlink(), id="missing-dark-svg"),
     pytest.param(lambda e: (shutil.rmtree(e), e.write_text("not a folder")), id="entry-is-a-plain-file"),
     pytest.param(lambda e: (shutil.rmtree(e), e.symlink_to(e.parent / "nowhere")), id="entry-is-a-dangling-link"),
 ])
@@ -227,7 +227,7 @@ def test_a_value_only_request_computes_its_data_and_draws_nothing(tmp_path):
     assert data_only.data["y"] == [0.0, 2.0, 4.0, 6.0, 8.0]  # scale * i, by hand
     (full,), stats = build.render([request], d, cache, workers=1)
     assert full.kind == "figure" and stats.rendered == 1 and stats.cached == 0
-    assert {request.stem + ".svg", request.stem + "-dark.png", request.stem + ".json"} <= set(full.files)
+    assert {request.stem + ".svg", request.stem + "-dark.svg", request.stem + ".json"} <= set(full.files)
     assert full.files[request.stem + ".json"] == data_only.files[request.stem + ".json"]
     (again,), stats = build.render([request], d, cache, workers=1, data_only=[request])
     assert again.kind == "data" and stats.cached == 1 and stats.rendered == 0

@@ -85,11 +85,10 @@ def test_large_data_files_are_served_compressed_and_unpack_to_what_the_command_l
     assert "pe_heatmap.csv.gz" in packed and gzip.decompress((built_site / "figures" / "pe_heatmap.csv.gz").read_bytes()) == out.read_bytes()
 
 
-def test_the_pdf_is_a_pdf_and_the_dark_png_is_another_picture(built_site):
+def test_the_pdf_is_a_pdf_and_no_png_is_served(built_site):
     fig = built_site / "figures"
     assert (fig / "pe_heatmap.pdf").read_bytes().startswith(b"%PDF")
-    light, dark = (fig / "pe_heatmap.png").read_bytes(), (fig / "pe_heatmap-dark.png").read_bytes()
-    assert light.startswith(b"\x89PNG") and dark.startswith(b"\x89PNG") and light != dark
+    assert not list(fig.glob("*.png")), "the site serves no PNG: the reader's browser draws it from the SVG"
 
 
 def test_the_wide_csv_of_the_pe_heatmap_is_the_table_as_a_grid(built_site):
@@ -188,3 +187,63 @@ def test_gallery_entries_follow_the_lecture_and_link_back_to_their_page(built_si
                 assert not ascii_math, f"{name}: ASCII math {ascii_math.group(0)!r} in the {what}: {text}"
             shown += 1
     assert shown >= 35
+
+
+@pytest.mark.browser
+def test_a_png_link_draws_the_figure_at_slide_width_over_its_theme_and_hides_without_javascript(browser, site_url, tmp_path):
+    """The site serves no PNG: the reader's browser draws one from the SVG (javascripts/png_export.js).
+    Clicking the light and dark PNG links of the attention page's first figure saves NAME.png and
+    NAME-dark.png, 2,400 px wide (at least twice the figure's own size), the SVG's shape, opaque in
+    the theme's background; and the light one is the figure the command line draws with
+    matplotlib (scaled to its size, the mean difference is a few levels of 255; another figure
+    differs by tens). Without JavaScript the links are not shown."""
+    import io
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    from figures._kit import style
+
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(site_url + "attention/", wait_until="load")
+    links = page.locator("a[data-png]")
+    name = links.first.get_attribute("data-png")
+    got = {}
+    for i, theme in enumerate(("light", "dark")):
+        link = links.nth(i)
+        assert link.is_visible() and link.inner_text() == theme
+        with page.expect_download() as download:
+            link.click()
+        got[theme] = (download.value.suggested_filename, Path(download.value.path()).read_bytes())
+    svg_w = page.evaluate("""async (src) => { const i = new Image(); i.src = src; await i.decode();
+                              return [i.naturalWidth, i.naturalHeight]; }""", links.first.get_attribute("href"))
+    context.close()
+    assert got["light"][0] == name and got["dark"][0] == name.replace(".png", "-dark.png")
+    images = {t: Image.open(io.BytesIO(raw)) for t, (_, raw) in got.items()}
+    for t, im in images.items():
+        assert im.format == "PNG" and im.width == 2400 >= 2 * svg_w[0], (t, im.size, svg_w)
+        assert abs(im.height / im.width - svg_w[1] / svg_w[0]) < 2 / im.width
+        rgba = np.asarray(im.convert("RGBA"))
+        assert rgba[..., 3].min() == 255, f"{t}: not opaque"
+        corner = "#%02x%02x%02x" % tuple(rgba[2, 2, :3])
+        assert corner == style.THEMES[t]["bg"], (t, corner)
+    out = tmp_path / name
+    subprocess.run([sys.executable, "-m", "figures", name.removesuffix(".png"), "--out", str(out)], check=True,
+                   cwd=ROOT, capture_output=True)
+    agg = Image.open(out).convert("RGB")
+    mine = np.asarray(images["light"].convert("RGB").resize(agg.size, Image.LANCZOS), float)
+    assert np.abs(mine - np.asarray(agg, float)).mean() < 8
+    other = tmp_path / "other.png"
+    subprocess.run([sys.executable, "-m", "figures", "pe_heatmap", "--out", str(other)], check=True, cwd=ROOT,
+                   capture_output=True)
+    assert np.abs(mine - np.asarray(Image.open(other).convert("RGB").resize(agg.size), float)).mean() > 30
+    bare = browser.new_context(java_script_enabled=False)
+    page = bare.new_page()
+    page.goto(site_url + "attention/", wait_until="load")
+    shown = page.evaluate("""() => [document.querySelectorAll('a[data-png]').length,
+        getComputedStyle(document.querySelector('.mha-png')).display,
+        getComputedStyle(document.querySelector(".mha-reuse a[download][href$='.pdf']")).display]""")
+    assert shown[0] > 0 and shown[1:] == ["none", "inline"], shown  # no PNG link; the SVG and PDF stay
+    bare.close()

@@ -48,7 +48,7 @@ def test_every_figure_script_is_published_with_its_outputs(built_site):
             dark = (built_site / "figures" / f"{name}-dark.svg").read_bytes()
             assert light.startswith(b"<?xml") and dark.startswith(b"<?xml") and light != dark, name
             assert b"<dc:date>" not in light, name
-            assert (built_site / "figures" / f"{name}.png").read_bytes().startswith(b"\x89PNG"), name
+            assert (built_site / "figures" / f"{name}.pdf").read_bytes().startswith(b"%PDF"), name
 
 
 def test_no_directive_is_left_in_any_page(built_site):

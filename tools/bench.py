@@ -124,7 +124,7 @@ def slowest_tests(output: str, n: int = 10) -> list[tuple[float, str, str]]:
 STEPS = {
     "data": "data()", "draw": "drawing and layout (light, dark)", "draw_narrow": "drawing and layout (phone)",
     "svg": "SVG light", "svg_dark": "SVG dark", "svg_narrow": "SVG phone light", "svg_narrow_dark": "SVG phone dark",
-    "png": "PNG light", "png_dark": "PNG dark", "pdf": "PDF", "json": "JSON", "csv": "CSV",
+    "pdf": "PDF", "json": "JSON", "csv": "CSV",
     "wide_csv": "wide CSV", "explorer": "explorer payload", "md": "table Markdown",
 }
 

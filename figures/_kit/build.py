@@ -190,8 +190,8 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     # fixes the layout, so each file is the bytes the command line writes for that format alone);
     # the dark drawing takes the light one's layout (a theme changes colours only: the same bytes
     # as laying it out again, in a fraction of the time; export.lay_out_like).
-    light = draw(["svg", "pdf", "png"], theme="light", salt=export.salt_for(request.stem))
-    draw(["svg_dark", "png_dark"], theme="dark", salt=export.salt_for(request.stem, "dark"), like=light)
+    light = draw(["svg", "pdf"], theme="light", salt=export.salt_for(request.stem))
+    draw(["svg_dark"], theme="dark", salt=export.salt_for(request.stem, "dark"), like=light)
     if script.narrow:
         light = draw(["svg_narrow"], theme="light", salt=export.salt_for(request.stem, "light", "narrow"),
                      layout="narrow", draw_role="draw_narrow")

@@ -435,8 +435,9 @@ class Request:
             return {"json": f"{s}.json"}
         files = {"csv": f"{s}.csv", "json": f"{s}.json"}
         if kind == "figure":
-            files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", png=f"{s}.png", png_dark=f"{s}-dark.png",
-                         pdf=f"{s}.pdf")
+            # no PNG: the site's reader draws it from the SVG in the browser, at a slide's width
+            # (the command line writes one with --out NAME.png)
+            files.update(svg=f"{s}.svg", svg_dark=f"{s}-dark.svg", pdf=f"{s}.pdf")
             if self.script is not None and self.script.narrow:  # the phone layout, shown under 600 px
                 files.update(svg_narrow=f"{s}-narrow.svg", svg_narrow_dark=f"{s}-narrow-dark.svg")
         else:
