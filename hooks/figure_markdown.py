@@ -147,12 +147,36 @@ class Resolver:
         return out
 
 
-def script_page(site: Site, script, wheel: str | None) -> str:
-    """The Markdown of ``scripts/NAME.md``: how to run the script, and its source (put in by
-    :func:`on_page_content`, after Markdown, so nothing in the source is read as Markdown).
-    The commands are the reuse row's (:func:`run_commands`), in a code block to copy."""
+def scripts_page(script) -> str:
+    """The page (relative to docs/) that shows ``script``: one page per chapter of the figure
+    scripts, ``scripts/CHAPTER.md``, with a section per script (its anchor: the script's name)."""
+    return f"scripts/{script.chapter or 'all'}.md"  # (a flat folder of scripts: a fixture site)
+
+
+def chapter_page(site: Site, scripts: list, wheel: str | None) -> str:
+    """The Markdown of ``scripts/CHAPTER.md``: for each script of the chapter (in lecture order:
+    where its figure first appears; tables and unshown figures after, by name), how to run it
+    and its source (:func:`script_section`). One page per chapter, not per script: each page of
+    the site carries the theme's navigation and header (33 kB), and 93 script pages carried
+    them 93 times."""
+    src, chapter = scripts_page(scripts[0]), scripts[0].chapter.replace("_", " ")
+    first = site.first_seen
+    ordered = sorted(scripts, key=lambda s: (first[s.name][0], s.name) if s.name in first else (len(first), s.name))
+    title = f"Figure scripts: {chapter}" if chapter else "Figure scripts"
+    wheel_links = (f"The library and every script: [{posixpath.basename(wheel)}]({relative_url(wheel, src)}){{ download }}; "
+                   f"all of the project: [Get the code]({relative_url('get_the_code.md', src)}). " if wheel else "")
+    which = f"of the chapter “{chapter}”" if chapter else "of this site"
+    intro = (f"# {title}\n\nEach figure and table {which} is computed and drawn by one of the scripts below: how to run it where you are, with the file to write, and its source. "
+             f"{wheel_links}\n\n")
+    return (f"---\ntitle: {json.dumps(title)}\nsearch:\n  exclude: true\n---\n\n" + intro
+            + "\n".join(script_section(site, s, wheel, src) for s in ordered))
+
+
+def script_section(site: Site, script, wheel: str | None, src: str) -> str:
+    """One script's section of its chapter's page ``src``: how to run it, and its source (put in
+    by ``site_figures.on_page_content``, after Markdown, so nothing in the source is read as
+    Markdown). The commands are the reuse row's (:func:`run_commands`), in a code block to copy."""
     ext = "svg" if script.kind == "figure" else "md"
-    src = f"scripts/{script.name}.md"
     title = script.title.rstrip(".")
     seen = site.first_seen.get(script.name)
     from figures._kit import contract
@@ -173,13 +197,9 @@ def script_page(site: Site, script, wheel: str | None) -> str:
                f"project's folder, with the file to write.{notes}\n\n")
     else:  # a site without the wheel (a test's fixture): the script runs in the project's folder
         how = "Run it in the project's folder, with the file to write:\n\n"
-    wheel_links = (f"[{posixpath.basename(wheel)}]({relative_url(wheel, src)}){{ download }} · "
-                   f"[Get the code]({relative_url('get_the_code.md', src)}) · " if wheel else "")
     help_line = " ".join(contract.command(script)) + " --help"
-    return (f"---\ntitle: {json.dumps(script.name + '.py: ' + title)}\nsearch:\n  exclude: true\n---\n\n"
-            f"# `{script.name}.py`\n\n{md_text(title)}.\n\n{how}"
+    return (f"## `{script.name}.py` {{ #{script.name} }}\n\n{md_text(title)}.\n\n{how}"
             "```bash\n" + "".join(line + "\n" for line in installs) + f"{run}\n```\n\n"
-            + wheel_links
             + f"[Download {script.name}.py]({relative_url('figures/' + script.name + '.py', src)}){{ download }} "
             "(the source below, to read or change) · "
             + f"`{help_line}` lists its options."
@@ -371,7 +391,7 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
     if "wide_csv" in names:
         links.append(get("wide CSV", "wide_csv", "CSV, each matrix as a grid"))
     links += [get("JSON", "json", "JSON, every digit"),
-              f"[script]({link(page, 'scripts/' + request.name + '.md')})"]
+              f"[script]({link(page, scripts_page(request.script))}#{request.name})"]
     where, installs, run = run_commands(site, request, kind)
     if where == "wheel":
         how = (f"with the [wheel]({link(page, site.wheel)} \"the mhalib wheel: the library and every figure "

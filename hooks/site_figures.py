@@ -176,7 +176,7 @@ def _requests(resolver, found) -> list:
 
 
 def on_files(files, *, config):
-    """Each rendered script's source and its script page join the site; pages are put in the
+    """Each rendered script's source and its chapter's scripts page join the site; pages are put in the
     order that lets them be written while the figures render (:func:`_pages_in_render_order`)."""
     fig = _fig(config)
     site = fig.site
@@ -187,13 +187,16 @@ def on_files(files, *, config):
     site.source = next((f.src_uri for f in files if f.src_uri.startswith("downloads/")
                         and f.src_uri.endswith("-src.tar.gz")), None)
     site.in_wheel = _wheel_names(files.get_file_from_path(wheel)) if wheel else frozenset()
+    chapters: dict = {}
     for name in fig.names:
+        files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
+        chapters.setdefault(M.scripts_page(scripts[name]), []).append(scripts[name])
+    for path, members in sorted(chapters.items()):
         try:
-            page = M.script_page(site, scripts[name], wheel)
+            page = M.chapter_page(site, members, wheel)
         except M.FigureMarkdownError as exc:
             raise PluginError(str(exc)) from None
-        files.append(File.generated(config, f"figures/{name}.py", content=scripts[name].path.read_bytes()))
-        files.append(File.generated(config, f"scripts/{name}.md", content=page, inclusion=InclusionLevel.NOT_IN_NAV))
+        files.append(File.generated(config, path, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     if _skipped():
         return files
     pages = list(files.documentation_pages())
@@ -369,7 +372,7 @@ def _highlight(code: str) -> str:
 
 
 def on_page_content(html, *, page, config, files):
-    """Put the highlighted source into a script page (see :func:`figure_markdown.script_page`)."""
+    """Put each script's highlighted source into its chapter's scripts page (:func:`figure_markdown.chapter_page`)."""
     if not page.file.src_uri.startswith("scripts/"):
         return html
 

@@ -56,6 +56,19 @@ def data_file(site: Path, name: str) -> bytes:
     return gzip.decompress(packed.read_bytes()) if packed.is_file() else plain.read_bytes()
 
 
+def script_section(built_site: Path, name: str) -> tuple[str, str]:
+    """(the HTML of ``name``'s section, the whole page) on its chapter's scripts page
+    (``scripts/CHAPTER/``: a section per script, its heading's id the script's name)."""
+    import re as re_lib
+
+    import figures
+
+    page = (built_site / "scripts" / (figures.scripts()[name].chapter or "all") / "index.html").read_text()
+    m = re_lib.search(rf'<h2 id="{name}".*?(?=<h2 |</article>)', page, flags=re_lib.S)
+    assert m, f"no section {name} on its chapter's scripts page"
+    return m.group(0), page
+
+
 def tree(site: Path) -> dict[str, bytes]:
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 

@@ -37,7 +37,7 @@ def test_every_reuse_row_carries_a_credit_line_with_the_title_page_and_licence(b
         page_title = unescape(re.search(r"<title>(.*?)</title>", text).group(1)).rsplit(" - ", 1)[0]
         for row in re.findall(r'<p class="mha-reuse"[^>]*>(.*?)</p>', text, flags=re.S):
             rows += 1
-            name = re.search(r'href="[./]*scripts/([a-z0-9_]+)/"', row).group(1)
+            name = re.search(r'href="[./]*scripts/[a-z_]+/#([a-z0-9_]+)"', row).group(1)
             credit = re.search(r'<span class="mha-credit">Credit: “(.*?)”, from <cite>(.*?)</cite>, (.*?), '
                                r'<a [^>]*href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></span>', row)
             assert credit, f"{html}: reuse row of {name} has no credit line"

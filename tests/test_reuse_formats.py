@@ -15,7 +15,7 @@ import pytest
 
 import figures
 import mhalib
-from helpers import HOOKS, ROOT, nav_pages
+from helpers import HOOKS, ROOT, nav_pages, script_section
 
 sys.path.insert(0, str(HOOKS))
 
@@ -27,8 +27,12 @@ def _pages(site: Path):
 
 
 def _resolve(html: Path, href: str) -> Path:
-    target = (html.parent / href.split("#")[0]).resolve()
-    return target / "index.html" if href.endswith("/") else target
+    path, _, fragment = href.partition("#")
+    target = (html.parent / path).resolve()
+    target = target / "index.html" if path.endswith("/") else target
+    if fragment and target.suffix == ".html" and target.is_file():  # a script's section on its chapter's page
+        assert f'id="{fragment}"' in target.read_text(), f"{html}: {href}: no #{fragment} there"
+    return target
 
 
 def _rows(html: Path):
@@ -113,7 +117,7 @@ def test_the_wide_csv_of_the_pe_heatmap_is_the_table_as_a_grid(built_site):
 def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(built_site, name):
     """Its source, and the reuse row's lines: the wheel with its figures extra, then the
     command (they are run in a fresh venv by test_reuse_venv.py)."""
-    html = (built_site / "scripts" / name / "index.html").read_text()
+    html, page = script_section(built_site, name)
     code = re.search(r'<div class="language-python highlight mha-script-source"><pre><span></span><code>(.*?)</code>',
                      html, flags=re.S).group(1)
     script = figures.scripts()[name]
@@ -123,7 +127,7 @@ def test_a_script_page_shows_the_source_exactly_and_the_two_lines_to_run_it(buil
     text = unescape(re.sub(r"<[^>]+>", "", html))
     assert f'pip install "{wheel}[figures]"\npython -m figures {name} --out {name}.{ext}' in text
     assert re.search(rf'<a download href="../../figures/{name}\.py"', html)
-    assert re.search(rf'href="../../downloads/{re.escape(wheel)}"', html)
+    assert re.search(rf'href="../../downloads/{re.escape(wheel)}"', page)  # once, at the top of the page
 
 
 def _nav_order() -> list[str]:
@@ -247,3 +251,22 @@ def test_a_png_link_draws_the_figure_at_slide_width_over_its_theme_and_hides_wit
         getComputedStyle(document.querySelector(".mha-reuse a[download][href$='.pdf']")).display]""")
     assert shown[0] > 0 and shown[1:] == ["none", "inline"], shown  # no PNG link; the SVG and PDF stay
     bare.close()
+
+
+@pytest.mark.browser
+def test_a_link_to_a_place_far_down_a_long_page_lands_there(browser, site_url, built_site):
+    """A figure's "script" link goes to its section of the chapter's scripts page, and a
+    contents entry to a section of a long page: blocks far down keep estimated sizes until
+    javascripts/render_rest.js renders them, so without reachTarget() the browser landed a
+    screen or more away (the alibi_bias_heads link showed rope_layouts' source)."""
+    heads = re.findall(r'<h2 id="([^"]+)"', (built_site / "sinusoidal" / "index.html").read_text())
+    last = heads[len(heads) * 2 // 3]  # far down, with a screen of page still below it
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    try:
+        for url, target in [("scripts/position/#alibi_bias_heads", "alibi_bias_heads"), (f"sinusoidal/#{last}", last)]:
+            page.goto(site_url + url, wait_until="load")
+            page.wait_for_timeout(300)
+            top = page.evaluate(f"document.getElementById({target!r}).getBoundingClientRect().top")
+            assert 0 <= top <= 160, (url, top)  # just under the header
+    finally:
+        page.close()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, reuse_rows
+from helpers import ROOT, reuse_rows, script_section
 
 pytestmark = pytest.mark.build
 
@@ -32,7 +32,7 @@ def _rows(built_site: Path) -> dict:
 
 
 def _script_page_lines(built_site: Path, name: str) -> list[str]:
-    page = (built_site / "scripts" / name / "index.html").read_text()
+    page, _ = script_section(built_site, name)
     block = re.search(r'<div class="highlight"><pre>.*?<code>(.*?)</code></pre>', page, flags=re.S).group(1)
     return html.unescape(re.sub(r"<[^>]+>", "", block)).strip().splitlines()
 

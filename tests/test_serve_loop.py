@@ -146,9 +146,9 @@ def test_a_rebuild_under_serve_is_a_clean_build_and_reuses_the_unchanged_pages(t
         serve.build()
         assert _differences(tree(site), clean["before"]) == []
         first = _memo_stats()
-        # notation links index, other and scripts/line; numbering reads notation too
+        # notation links index, other and scripts/all (the script's section); numbering reads notation too
         assert first["notation"] == (3, 0) and first["numbering"] == (4, 0) and first["script source"] == (1, 0)
-        assert first["page conversion"] == (4, 0)  # index, other, notation, scripts/line
+        assert first["page conversion"] == (4, 0)  # index, other, notation, scripts/all
 
         home.write_text(HOME_EDITED)  # the save
         serve.build()

@@ -12,7 +12,7 @@ Each page is measured by the pinned npm ``lighthouse`` (``package.json``) with i
 defaults: a mobile phone, simulated slow 4G and a 4x slower CPU, in Debian's Chromium
 (``/usr/bin/chromium``, headless). Page names are the ones ``tools/screenshots.py`` uses:
 the URL with ``/`` as ``_`` (``home``, ``rope``, ``labs_lab1_mha``). A page takes about 20 s;
-``--no-scripts`` measures one of the figure scripts' pages (``scripts/NAME/``: they share
+``--no-scripts`` measures one of the figure scripts' pages (``scripts/CHAPTER/``: they share
 one template) instead of all of them.
 
 Performance scores move from run to run: the simulated CPU slowdown multiplies whatever else
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
     p.add_argument("site", type=Path, nargs="?", default=ROOT / "site", help="a built site (default: site/)")
     p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
     p.add_argument("--no-scripts", action="store_true",
-                   help="measure one figure script's page (scripts/NAME/, one template), not all of them")
+                   help="measure one figure scripts page (scripts/CHAPTER/, one template), not all of them")
     p.add_argument("--runs", type=int, default=1, help="measure each page N times, report the median run (default 1)")
     p.add_argument("--json-dir", type=Path, help="keep each page's full Lighthouse report here (the median run's)")
     p.add_argument("--cpu-slowdown", type=float, default=None,

@@ -26,9 +26,28 @@
     else document.addEventListener("mha-rendered", () => fn(), { once: true });
   };
 
+  // A link to a place further down (#id): the blocks before it get their true size now, before
+  // the first paint, and the place is scrolled to; with their estimated sizes the browser would
+  // land a screen or more away from it (a figure's "script" link, a section in the contents).
+  function reachTarget() {
+    let target = null;
+    try {
+      target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    } catch (e) {
+      return; // a malformed fragment: nothing to reach
+    }
+    if (!target) return;
+    for (const el of waiting()) {
+      el.style.contentVisibility = "visible";
+      if (el === target || el.contains(target)) break;
+    }
+    target.scrollIntoView();
+  }
+
   function start() {
     const mine = ++run;
     root.removeAttribute("data-mha-rendered");
+    reachTarget();
     let blocks = [];
     const slice = () => {
       if (mine !== run) return; // a newer page (instant navigation) has taken over
