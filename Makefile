@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@
 
 # Node packages, pinned by package-lock.json: KaTeX (the build renders the math with it; the site
-# serves its stylesheet and fonts) and axe-core (browser tests): 3 packages. Lighthouse and its
+# serves its stylesheet and fonts), axe-core and HTML_CodeSniffer (browser tests): 4 packages. Lighthouse and its
 # 113 packages are a dev dependency that only `make lighthouse` installs.
 node_modules/.installed: package.json package-lock.json
 	npm ci --omit=dev --no-audit --no-fund --loglevel=error

@@ -195,3 +195,51 @@ def test_the_kit_digest_covers_the_versions_of_the_libraries_that_write_the_file
     monkeypatch.setattr(metadata, "version", real)
     contract._version.cache_clear()
     assert contract.kit_digest() == before
+
+
+def test_not_finite_finds_each_gap_no_pattern_declares():
+    """NaN, infinities and None, in lists, dicts and numpy arrays (each element's path), against
+    the patterns a script declares (* is any one key or index)."""
+    import numpy as np
+
+    from figures._kit import contract
+
+    data = {"scores": np.array([[0.0, -np.inf], [np.nan, 1.0]]), "rows": [{"score": None, "x": 1}, {"score": 2.0}],
+            "n": 3, "label": "fine", "ok": np.array([1, 2]), "flag": True, "deep": {"a": {"b": float("inf")}}}
+    assert contract.not_finite(data) == ["scores.0.1", "scores.1.0", "rows.0.score", "deep.a.b"]
+    declared = (("scores.*.*", "masked"), ("rows.*.score", "not measured"))
+    assert contract.not_finite(data, declared) == ["deep.a.b"]
+    assert contract.not_finite(data, (("scores.0.*", "masked"),)) == ["scores.1.0", "rows.0.score", "deep.a.b"]
+    assert contract.not_finite(data, (("deep.*", "too short"),)) == ["scores.0.1", "scores.1.0", "rows.0.score", "deep.a.b"]
+    assert contract.not_finite({"x": np.float32("nan"), "y": [1.0, 2.0]}) == ["x"]
+
+
+def test_non_finite_is_read_from_the_source_and_checked(tmp_path):
+    from figures._kit import contract
+
+    source = SMALL_SOURCE_FOR_NON_FINITE
+    path = tmp_path / "gappy.py"
+    path.write_text(source.replace("#DECL", "NON_FINITE = {'rows.*.score': 'not measured'}"))
+    assert contract.read_script(path).non_finite == (("rows.*.score", "not measured"),)
+    for bad in ("NON_FINITE = {'rows.*.score': ''}", "NON_FINITE = ['rows.*.score']", "NON_FINITE = {}"):
+        path.write_text(source.replace("#DECL", bad))
+        with pytest.raises(contract.ContractError, match="NON_FINITE maps each data path"):
+            contract.read_script(path)
+
+
+SMALL_SOURCE_FOR_NON_FINITE = '''"""A table with gaps, for the tests."""
+from figures._kit import cli
+
+#DECL
+
+
+def data() -> dict:
+    return dict(rows=[dict(score=None)])
+
+
+def table(data) -> str:
+    return "| a |\\n|---|\\n| 1 |\\n"
+
+
+main = cli.main_for(__name__)
+'''

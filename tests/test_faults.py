@@ -92,6 +92,38 @@ def test_a_broken_script_fails_naming_it_and_the_next_good_save_recovers(tmp_pat
     assert stats.rendered == 1 and result.file("svg").startswith(b"<?xml")
 
 
+# A figure whose data() holds a NaN (scale * i overflows to inf, times 0 to nan) and a None
+NAN_FIGURE = SMALL_FIGURE.replace("return dict(x=list(range(n)), y=[scale * i for i in range(n)], label=label)",
+                                  "return dict(x=list(range(n)), y=[scale * i for i in range(n)], label=label,\n"
+                                  "                gaps=dict(top=[float('inf') * 0, 1.0], note=None))")
+
+
+def test_a_nan_or_none_in_data_stops_the_render_and_the_command_line_naming_the_script_and_path(tmp_path):
+    """An undeclared NaN, infinity or None in data() would be published in its JSON and CSV as
+    a number: the render stops naming the script and each path, and so does the command line
+    (exit 2, the same message); declared in NON_FINITE, both go through."""
+    import subprocess
+
+    assert NAN_FIGURE != SMALL_FIGURE
+    d = scripts_dir(tmp_path, small=NAN_FIGURE)
+    cache = tmp_path / "cache"
+    with pytest.raises(build.FigureError, match=r"small\.py: data\(\) holds NaN, an infinity or None at "
+                                                 r"'gaps\.top\.0', 'gaps\.note', where the script does not say"):
+        render(d, cache, ("small", {}))
+    run = f"import sys; sys.path.insert(0, {str(d)!r}); import small; sys.exit(small.main(['--out', 'x.json']))"
+    cli = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, cwd=tmp_path)
+    assert cli.returncode == 2 and "'gaps.top.0', 'gaps.note'" in cli.stderr and not (tmp_path / "x.json").exists()
+    declared = NAN_FIGURE.replace("def data(", "NON_FINITE = {'gaps.top.*': 'not a number, on purpose', "
+                                               "'gaps.note': 'no note'}\n\n\ndef data(")
+    (d / "small.py").write_text(declared)
+    (result,), stats = render(d, cache, ("small", {}))
+    assert stats.rendered == 1 and result.data["gaps"] == {"note": None, "top": [None, 1.0]}
+    half = declared.replace("'gaps.note': 'no note'", "'gaps.other': 'no note'")  # one gap left undeclared
+    (d / "small.py").write_text(half)
+    with pytest.raises(build.FigureError, match=r"at 'gaps\.note', where"):
+        render(d, cache, ("small", {}))
+
+
 # ---- the cache ---------------------------------------------------------------------------------
 
 def _entry(cache: Path, stem: str) -> Path:

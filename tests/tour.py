@@ -37,6 +37,17 @@ from tools.screenshots import Network, goto, load_all_images  # noqa: E402
 from tools import figure_text  # noqa: E402
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+#: A second accessibility engine, HTML_CodeSniffer (pa11y's default), WCAG 2 AA: it reads the
+#: markup differently from axe (it found the empty line-anchor links axe let pass).
+HTMLCS = ROOT / "node_modules" / "html_codesniffer" / "build" / "HTMLCS.js"
+#: What it reports on every page and this site cannot change: the theme's palette switch and
+#: search box are forms without a submit button (they act as the reader types or clicks).
+HTMLCS_THEME = {("WCAG2AA.Principle3.Guideline3_2.3_2_2.H32.2", "FORM", "md-header__option"),
+                ("WCAG2AA.Principle3.Guideline3_2.3_2_2.H32.2", "FORM", "md-search__form")}
+_HTMLCS_RUN = """() => new Promise((done) => HTMLCS.process('WCAG2AA', document, () => done(
+  HTMLCS.getMessages().filter((m) => m.type === HTMLCS.ERROR).map((m) => [m.code, m.element ? m.element.tagName : '',
+    m.element && typeof m.element.className === 'string' ? m.element.className : '',
+    (m.element && m.element.outerHTML || '').slice(0, 200), m.msg.slice(0, 200)]))))"""
 #: Pages axe-core checks whole; on the others it leaves out the site's navigation (the same links
 #: and colours on every page, a quarter of axe's time on each): the home page, a lecture page, a
 #: lab, an API page and the gallery hold each state of it (top level, section, nested, current).
@@ -144,6 +155,14 @@ _BOXES = """async () => {
                 hint_px: hint ? parseFloat(style.fontSize) : 0,
                 taller: box.scrollHeight - box.clientHeight};
     };
+    // code blocks that scroll (the block's <code> is the scroller): shades, and no hint (its
+    // text is what the copy button copies)
+    for (const code of inner.querySelectorAll('pre > code')) {
+        if (code.closest('details:not([open])') || !code.getClientRects().length) continue;
+        if (code.scrollWidth - code.clientWidth > 1 && getComputedStyle(code).overflowX !== 'visible')
+            boxes.set(code, {kind: 'code', label: code.textContent.trim().split('\\n')[0].slice(0, 60),
+                             scroll: code.scrollWidth, client: code.clientWidth});
+    }
     const list = Array.from(boxes.keys());
     list.forEach(b => { boxes.get(b).start = cue(b); b.scrollLeft = b.scrollWidth; });
     await frame();
@@ -227,6 +246,7 @@ class Visit:
     math: dict = field(default_factory=dict)
     axe: list | None = None         # serious or critical violations (desktop, light only)
     axe_rules: int = 0
+    htmlcs: list | None = None      # HTML_CodeSniffer's errors, the theme's own aside (desktop, light only)
     scheme: str | None = None       # the theme's data-md-color-scheme
     layout: dict | None = None      # first_screen, blocks, cls
     figure_text: list = field(default_factory=list)  # figure_text.Row per figure shown
@@ -338,6 +358,8 @@ class Tour:
             visit.axe = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
                          for v in result["violations"] if v["impact"] in ("serious", "critical")]
             visit.axe_rules = len(result.get("passes", [])) + len(result["violations"])
+            page.add_script_tag(path=str(HTMLCS))
+            visit.htmlcs = [e for e in page.evaluate(_HTMLCS_RUN) if (e[0], e[1], e[2]) not in HTMLCS_THEME]
         if checks and config in TEXT_WIDTH:
             visit.boxes = page.evaluate(_BOXES)
             visit.covered = page.evaluate(_COVERED)

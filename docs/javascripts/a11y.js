@@ -3,9 +3,10 @@
 // - a box that scrolls sideways (a wide table or formula on a small screen) must be
 //   reachable with the keyboard, so it becomes a focusable, labelled region (checked again
 //   once the fonts have loaded: KaTeX's fonts widen formulas after the first check).
-// - a table or display formula that scrolls sideways shows that it does (extra.css draws the
-//   cues): its box gets .mha-scrolls, .mha-more-left / .mha-more-right while there is more
-//   on that side (kept up to date as it scrolls and as its size changes), and a hint line.
+// - a table, display formula or code block that scrolls sideways shows that it does (extra.css
+//   draws the cues): its box gets .mha-scrolls, .mha-more-left / .mha-more-right while there is
+//   more on that side (kept up to date as it scrolls and as its size changes), and a table or
+//   formula a hint line (a code block none: its text is what the copy button copies).
 // All boxes are measured first and marked after: a change of `role` can restyle the page,
 // and measuring again after each one would lay out the whole page once per box. Boxes in a
 // closed <details> are not laid out at all until it opens (measuring one would force that
@@ -30,7 +31,7 @@ const mhaA11y = (root = document) => {
 // marking a box never moves the page. A box is measured when it is first observed and again
 // whenever its size changes (a window resized, a <details> opened); fonts that widen the
 // formulas once loaded are handled by the second pass below.
-const MHA_CUED = ".md-typeset__scrollwrap, .md-typeset div.arithmatex";
+const MHA_CUED = ".md-typeset__scrollwrap, .md-typeset div.arithmatex, .md-typeset pre > code";
 const mhaCue = (boxes) => {
   const seen = boxes.filter((box) => box.isConnected).map((box) => {
     const more = box.scrollWidth - box.clientWidth;
@@ -41,7 +42,10 @@ const mhaCue = (boxes) => {
     box.classList.toggle("mha-more-left", wide && left);
     box.classList.toggle("mha-more-right", wide && right);
     if (wide && !box.hasAttribute("tabindex")) mhaRegion(box); // became wide after the first check
-    if (wide && !box.querySelector(":scope > .mha-scroll-hint")) {
+    if (wide && box.matches("code") && !box.mhaCued) { // shades only: no hint inside copied text
+      box.mhaCued = true;
+      box.addEventListener("scroll", () => mhaCue([box]), { passive: true });
+    } else if (wide && !box.matches("code") && !box.querySelector(":scope > .mha-scroll-hint")) {
       const hint = document.createElement("span");
       hint.className = "mha-scroll-hint";
       hint.setAttribute("aria-hidden", "true"); // the box is already a region named "Scrollable ..."

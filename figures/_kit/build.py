@@ -163,6 +163,9 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     kind = kind or script.kind
     names = request.outputs(kind)
     data = timed("data", lambda: module.data(**request.kwargs))
+    gaps = contract.not_finite(data, script.non_finite)
+    if gaps:
+        raise FigureError(contract.not_finite_message(script, gaps), script.name, request.params)
     timed("json", lambda: (out / names["json"]).write_text(export.to_json(data), encoding="utf-8"))
     if kind == "data":
         return timings

@@ -128,6 +128,9 @@ def run(module, argv=None, prog: str | None = None) -> int:
         data = module.data(**request.kwargs)
     except (ValueError, TypeError) as exc:  # a check inside data() on the parameters' values
         parser.error(str(exc))
+    gaps = contract.not_finite(data, script.non_finite)
+    if gaps:  # the build refuses it too: the same data, the same message
+        parser.error(contract.not_finite_message(script, gaps))
     if not out.parent.is_dir():
         try:
             out.parent.mkdir(parents=True)

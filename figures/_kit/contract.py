@@ -236,6 +236,9 @@ class Script:
     data_files: tuple = ()  # names passed to data_file("...")
     data_from: str | None = None  # its data() is another script's (same parameters)
     narrow: bool = False  # NARROW = True: draw() also has a phone layout (style.narrow())
+    #: NON_FINITE = {"rows.*.score": "what it means"}: where data() holds NaN, an infinity or None
+    #: on purpose (a masked score, a length a model cannot run), as ((pattern, meaning), ...)
+    non_finite: tuple = ()
     #: what its source reaches in mhalib (see _lib_refs); the key hashes the modules they reach
     lib_refs: tuple = field(default=(), compare=False)
     #: the top-level names its source imports (``numpy``, ``torch``, ``figures``, ...): see :func:`third_party`
@@ -344,6 +347,16 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
             narrow = ast.literal_eval(node.value)
             if not isinstance(narrow, bool) or has[0] != "figure":
                 raise ContractError(f"{where}: NARROW is True or False, and only a figure has it; got {narrow!r}")
+    non_finite: tuple = ()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "NON_FINITE" for t in node.targets):
+            declared = ast.literal_eval(node.value)
+            if not (isinstance(declared, dict) and declared and all(
+                    isinstance(k, str) and k and isinstance(v, str) and v.strip() for k, v in declared.items())):
+                raise ContractError(f"{where}: NON_FINITE maps each data path where data() holds NaN, an infinity "
+                                    "or None on purpose (dotted, * for any one key or index) to what it means there, "
+                                    f"e.g. {{'rows.*.score': 'not measured'}}; got {declared!r}")
+            non_finite = tuple(sorted(declared.items()))
     imports, files = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("figures.") \
@@ -356,9 +369,54 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
-        data_from=data_from if "data" not in funcs else None, narrow=narrow, lib_refs=_lib_refs(tree, None),
+        data_from=data_from if "data" not in funcs else None, narrow=narrow, non_finite=non_finite,
+        lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )
+
+
+def not_finite(data, declared: tuple = ()) -> list[str]:
+    """The dotted paths of ``data`` (a ``data()`` result) that hold NaN, an infinity or None
+    where no pattern of ``declared`` (a script's ``NON_FINITE``) says one is meant. Every
+    figure's data is published as JSON and CSV: an undeclared gap there is a wrong number
+    published (a NaN from an overflow reads as a value), so the build and the command line
+    stop on it. A pattern is dotted, ``*`` standing for any one key or list index."""
+    import numpy as np
+
+    patterns = [tuple(p.split(".")) for p, _ in declared]
+
+    def meant(path: tuple) -> bool:
+        return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in patterns)
+
+    found: list[str] = []
+
+    def walk(value, path: tuple) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, path + (str(key),))
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                walk(item, path + (str(i),))
+        elif isinstance(value, np.ndarray):
+            if value.dtype.kind in "fc":
+                for index in np.argwhere(~np.isfinite(value)):
+                    walk(float("nan"), path + tuple(str(int(i)) for i in index))
+            elif value.dtype.kind == "O":
+                walk(value.tolist(), path)
+        elif value is None or (isinstance(value, (float, np.floating)) and not np.isfinite(value)):
+            if not meant(path):
+                found.append(".".join(path) or "(the whole data)")
+
+    walk(data, ())
+    return found
+
+
+def not_finite_message(script: Script, found: list[str]) -> str:
+    """What to say when :func:`not_finite` found something: the script, the paths, the fix."""
+    shown = ", ".join(repr(p) for p in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+    return (f"{script.repo_path}: data() holds NaN, an infinity or None at {shown}, where the script does not "
+            "say one is meant. A page, a table and a data file publish these as numbers: fix the computation, or "
+            "declare what the gap means, e.g. NON_FINITE = {'rows.*.score': 'not measured'}")
 
 
 def discover(root: Path = FIGURES_ROOT) -> dict[str, Script]:

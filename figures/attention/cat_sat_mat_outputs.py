@@ -18,6 +18,13 @@ from figures._kit.export import markdown_table
 NOTES = {"cat": (1.48, 0.53), "sat": (0.84, 1.17)}
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'rows.*.notes': 'the lecture notes print no value for this row',
+}
+
+
 def data() -> dict:
     ex = examples.cat_sat_mat()
     q, k, v = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"], ex["X"] @ ex["W_V"]

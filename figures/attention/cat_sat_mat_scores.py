@@ -13,6 +13,13 @@ from figures._kit import cli
 from figures._kit.export import markdown_table
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'scores.*.*': '-inf: a key the causal mask hides from the query',
+}
+
+
 def data(causal: bool = False) -> dict:
     ex = examples.cat_sat_mat()
     q, k = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"]

@@ -28,6 +28,16 @@ METHOD_MARKERS = {"none": ("o", 5, None), "sinusoidal": ("s", 5, None), "learned
 METHOD_COLOR_INDEX = {m: i for i, m in enumerate(("none", "sinusoidal", "learned", "rope", "alibi"))}
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'accuracy.*.learned.*.*': 'not defined: a learned table has no rows past the training length',
+    'accuracy.*.learned.values.*.*': 'not defined: a learned table has no rows past the training length',
+    'loss.*.learned.*.*': 'not defined: a learned table has no rows past the training length',
+    'loss.*.learned.values.*.*': 'not defined: a learned table has no rows past the training length',
+}
+
+
 def method_colors() -> dict:
     """Each method's line colour in the current theme."""
     palette = style.palette()

@@ -16,6 +16,13 @@ from figures._kit import cli, style
 from figures.experiments.extrapolation_accuracy import METHOD_LABELS, METHOD_MARKERS, load, method_colors, task_title
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'accuracy.repeat.*.*.*': 'no scored position in this block: the repeat task scores only its second copy',
+}
+
+
 def data() -> dict:
     d = load()
     c = d["config"]

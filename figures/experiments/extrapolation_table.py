@@ -15,6 +15,18 @@ from figures.experiments.extrapolation_accuracy import METHOD_LABELS, load, summ
 SHORT_SCALING = {"interpolation": "interpolation", "ntk": "NTK base"}
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'rows.*.max.*': 'not defined: a learned table has no rows past the training length (or a scaling at 1x)',
+    'rows.*.mean.*': 'not defined: a learned table has no rows past the training length (or a scaling at 1x)',
+    'rows.*.min.*': 'not defined: a learned table has no rows past the training length (or a scaling at 1x)',
+    'rows.*.values.*': 'not defined: a learned table has no rows past the training length (or a scaling at 1x)',
+    'rows.*.values.*.*': 'not defined: a learned table has no rows past the training length',
+    'rows.*.scaling': 'no scaling: the method as trained',
+}
+
+
 def data(task: str = "repeat") -> dict:
     d = load()
     c = d["config"]

@@ -23,6 +23,14 @@ from figures.experiments.induction_loss_curve import load
 WEIGHTS = data_file("tiny_decoders_weights.npz")
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    '*.score': 'no head-type score: the row removes none, or a whole layer',
+    'rows.*.score': 'no head-type score: the row removes none, or a whole layer',
+}
+
+
 def data() -> dict:
     d = load()
     c = d["config"]

@@ -43,6 +43,14 @@ MODELS = ("kback_none", "kback_sinusoidal", "kback_learned", "kback_rope", "kbac
 DECAY_STEPS = 4
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'tasks.*.answers.*.*': 'no answer key: the position is not scored',
+    'tasks.repeat.k': 'the repeat task has no fixed offset k',
+}
+
+
 def _task_config(d: dict, task: str) -> dict:
     c = d["config"]
     if task == "kback":

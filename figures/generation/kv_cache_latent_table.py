@@ -25,6 +25,14 @@ DEEPSEEK_V2 = dict(layers=60, heads=128, d_head=128, d_latent=512, d_rope=64)
 MISTRAL_7B = dict(layers=32, heads=32, kv_heads=8, d_head=128, window=4096)
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'by_model.*.window': 'no sliding window: every token is cached',
+    'rows.*.window': 'no sliding window: every token is cached',
+}
+
+
 def data(context: Annotated[int, Range(1, 10_000_000)] = 32768) -> dict:
     rows = []
 

@@ -16,6 +16,13 @@ from figures._kit.contract import Range
 MAX_PANELS = 8
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'causal.*.*.*': '-inf: a key the causal mask hides from the query',
+}
+
+
 def data(T: Annotated[int, Range(1, 512)] = 8, n_heads: Annotated[int, Range(1, 128)] = 8,
          show: Annotated[tuple[int, ...], Range(0, 127)] = (0, 3, 7)) -> dict:
     """``show`` holds head indices counted from 0 (0 .. n_heads - 1); the titles name them from 1."""

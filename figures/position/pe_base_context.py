@@ -23,6 +23,13 @@ STILL_ANGLE = 0.5
 MAX_BASES = 4
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'rows.*.first_zero': 'never: no similarity falls to zero within the context',
+}
+
+
 def data(d_model: Annotated[int, Range(2, 1024)] = 128, context: Annotated[int, Range(2, 16384)] = 1024,
          bases: Annotated[tuple[float, ...], Range(1.01, 1e12)] = (100.0, 10000.0, 1000000.0)) -> dict:
     """One entry per base: wavelengths, similarity to position 0 for k = 0 .. context-1, and counts.

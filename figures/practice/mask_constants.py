@@ -13,6 +13,14 @@ from figures._kit import cli
 from figures._kit.export import markdown_table
 
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'rows.*.constant': '-inf: the mask constant itself',
+    'rows.*.stored': '-inf: the mask constant as the dtype stores it',
+}
+
+
 def _fmt(row) -> str:
     return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.3g}" for x in row) + "]"
 
