@@ -652,3 +652,40 @@ def test_the_learned_position_table_has_neighbour_structure_except_at_cls(built_
     assert "it is not much like any other position" in text
     answer = sentence(text, "Training alone brought the learned table most of the way")
     assert "freshly initialised table has no such" in answer
+
+
+# --- flash_attention: the measured section's comparative sentences -------------------------------
+
+def test_flash_measured_memory_slopes_speed_up_and_what_did_not_fit():
+    """"Memory grows like T^2 naively and like T tiled" (the fitted log-log slopes), "two 256 MiB
+    matrices" (8192^2 fp32, by hand), the naive layer "would not fit" past its longest length
+    (its memory grows like T^2: four times the last measured at twice the length, against the
+    GPU's memory), and the speed-up "larger than the ratios" of Table 1 and "more than ten times"
+    (the quiz) / "an order of magnitude" (the summary)."""
+    mem, io = d("flash_memory_time"), d("flash_io_table")
+    assert abs(mem["slopes"]["naive"] - 2) < 0.05 and abs(mem["slopes"]["efficient"] - 1) < 0.05
+    assert mem["scores_bytes_8192"] == 8192 * 8192 * 4 == 256 * 2**20
+    assert 2 * 256 <= mem["naive_mib_8192"] < 2 * 256 * 1.05  # the scores and the weights, little else
+    assert mem["efficient_mib_8192"] < mem["naive_mib_8192"] / 100
+    assert 4 * mem["naive_gib_layer_16384"] > mem["gpu_memory_gib"] > mem["naive_gib_layer_16384"]
+    assert mem["longest_naive_layer"] == 16384 and mem["longest_flash_layer"] == 2 * mem["longest_naive_layer"]
+    assert mem["flash_speedup_16384"] > max(10, io["max_ratio"])
+    text = page("flash_attention")
+    assert "Memory grows like \\(T^2\\) naively and like \\(T\\) tiled" in text
+    assert "two 256 MiB matrices" in sentence(text, "{{ value flash_memory_time naive_mib_8192 ,.0f }} MiB naive")
+    assert "would not fit in the GPU's memory" in sentence(text, "the naive layer was not run")
+    assert "is larger than the ratios in" in sentence(text, "That is why the measured speed-up")
+    assert "more than ten times faster" in text and "an order of magnitude faster at long lengths" in text
+
+
+def test_flash_blocks_shrink_as_the_head_widens_and_the_best_rate_is_the_tables_best():
+    """"because B_c shrinks as d_head grows" (the rule, on the table's rows), and the kernel's best
+    rate and its share of the matrix-product rate are the throughput table's largest row."""
+    io, tp = d("flash_io_table"), d("flash_throughput")
+    by_d = {r["d"]: r["B_c"] for r in io["rows"]}
+    assert by_d[64] > by_d[128] and all(r["B_c"] == math.ceil(io["sram_elements"] / (4 * r["d"])) for r in io["rows"])
+    assert "because \\(B_c\\) shrinks as \\(d_{\\text{head}}\\) grows" in page("flash_attention")
+    flash = [r for r in tp["rows"] if r.get("flash") is not None]
+    best = max(flash, key=lambda r: r["flash"])
+    assert tp["best_T"] == best["T"] and tp["best_flash"] == pytest.approx(best["flash"])
+    assert tp["best_share"] == pytest.approx(best["flash"] / tp["matmul_tflops"]) and 0 < tp["best_share"] < 1

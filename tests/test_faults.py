@@ -124,6 +124,54 @@ def test_a_nan_or_none_in_data_stops_the_render_and_the_command_line_naming_the_
         render(d, cache, ("small", {}))
 
 
+def test_a_stale_bytecode_file_is_never_run(tmp_path):
+    """Python runs __pycache__'s bytecode while the source keeps its size and its modification
+    time in whole seconds: a second save within a second that keeps the size ("v0" -> "v1")
+    would render the first save's code and cache it under the new source's key. Made here
+    on purpose (the bytecode of v0, the source of v1 with v0's size and time): the render is v1."""
+    import importlib.util
+    import py_compile
+
+    d = scripts_dir(tmp_path, small=SMALL_FIGURE.replace('label: str = "line"', 'label: str = "v0"'))
+    path = d / "small.py"
+    before = path.stat()
+    py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)),
+                       invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    path.write_text(SMALL_FIGURE.replace('label: str = "line"', 'label: str = "v1"'))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    (result,), stats = render(d, tmp_path / "cache", ("small", {}))
+    assert stats.rendered == 1 and b"v1" in result.file("svg") and b"v0" not in result.file("svg")
+
+
+def test_the_library_loads_from_its_source_in_a_worker(tmp_path):
+    """The same for mhalib in a render worker (build._FreshLibrary): its modules get the loader
+    that compiles the source as it is (tested on a module with a stale bytecode file)."""
+    import importlib.util
+    import py_compile
+
+    import mhalib
+
+    spec = build._FreshLibrary().find_spec("mhalib.attention", mhalib.__path__)
+    assert isinstance(spec.loader, build._FreshSource) and spec.origin.endswith("attention.py")
+    assert build._FreshLibrary().find_spec("numpy", None) is None  # only the library
+    path = tmp_path / "m.py"
+    path.write_text("VALUE = 'v0'\n")
+    before = path.stat()
+    py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)),
+                       invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    path.write_text("VALUE = 'v1'\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    stale = importlib.util.spec_from_file_location("m_stale", path)
+    fresh = importlib.util.spec_from_file_location("m_fresh", path, loader=build._FreshSource("m_fresh", str(path)))
+    values = []
+    for spec in (stale, fresh):
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        values.append(module.VALUE)
+    assert values == ["v0", "v1"]  # Python's own loader runs the stale bytecode; the worker's never does
+
+
 # ---- the cache ---------------------------------------------------------------------------------
 
 def _entry(cache: Path, stem: str) -> Path:
@@ -903,8 +951,10 @@ def test_a_file_that_cannot_be_linked_is_written_from_the_verified_bytes(tmp_pat
                                          ("f\"{float('nan'):.1%}\"", "nan%")])
 def test_a_table_cell_that_would_show_nan_inf_or_none_fails_naming_the_table_row_and_column(tmp_path, cell, shown):
     """A table shows finite numbers or words: a cell Python would print as nan, inf or None
-    stops the render, naming the figure, the row and the column (not published as text)."""
-    source = SMALL_TABLE.replace("square=i * i)", f"square=i * i if i == 0 else {cell})")
+    stops the render, naming the figure, the row and the column (not published as text), even
+    where the script declares the gap in its data (NON_FINITE: the data check passes it on)."""
+    source = SMALL_TABLE.replace("square=i * i)", f"square=i * i if i == 0 else {cell})").replace(
+        "def data(", "NON_FINITE = {'rows.*.square': 'not computed'}\n\n\ndef data(")
     d = scripts_dir(tmp_path, tab=source)
     with pytest.raises(build.FigureError, match=rf"(?s)figure 'tab' .*table row 2, column 'i²' would show '{re.escape(shown)}'"):
         render(d, tmp_path / "cache", ("tab", {}))

@@ -32,6 +32,8 @@ pages and files.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
+import importlib.machinery
 import json
 import multiprocessing
 import os
@@ -233,13 +235,38 @@ def _load(script: contract.Script, scripts: dict):
     for dep in script.imports:
         if dep in scripts:
             _load(scripts[dep], scripts)
-    spec = importlib.util.spec_from_file_location(script.module_name, script.path)
+    spec = importlib.util.spec_from_file_location(script.module_name, script.path, loader=_FreshSource(
+        script.module_name, str(script.path)))
     module = importlib.util.module_from_spec(spec)
     sys.modules[script.module_name] = module
     spec.loader.exec_module(module)
     if callable(getattr(module, "data", None)):
         module.data = _memoized(module.data)
     return module
+
+
+class _FreshSource(importlib.machinery.SourceFileLoader):
+    """Runs a module from its source as it is now, never from ``__pycache__``: Python trusts a
+    cached bytecode file while the source keeps its size and its modification time in whole
+    seconds, so two saves within a second that keep the size (0.5 -> 0.6) would render the
+    first save's code, and cache the result under the second's key. (A worker compiles its
+    figure scripts and mhalib afresh: tens of milliseconds.)"""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+
+class _FreshLibrary(importlib.abc.MetaPathFinder):
+    """In a worker: ``mhalib`` and its modules load with :class:`_FreshSource`."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != contract.LIB and not fullname.startswith(contract.LIB + "."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = _FreshSource(spec.loader.name, spec.loader.path)
+        return spec
 
 
 #: In a worker: the queue that tells the build which render starts and ends (see render()).
@@ -286,6 +313,7 @@ def _worker_init(parent_pid: int | None = None, progress=None) -> None:
         _die_with(parent_pid)
     _PROGRESS = progress
     signal.signal(signal.SIGALRM, _on_alarm)
+    sys.meta_path.insert(0, _FreshLibrary())
     for var in _BLAS_VARS:  # two workers on two cores: BLAS threads would only fight
         os.environ[var] = "1"
     import matplotlib
