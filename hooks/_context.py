@@ -34,6 +34,15 @@ class Build:
         """This build's ``cls`` object if a hook made one, else ``None``."""
         return self._steps.get((cls.__module__, cls.__qualname__))
 
+    def once(self, key, compute):
+        """``compute()`` the first time a hook of this build asks for ``key``, the same value after:
+        what several hooks read and the build does not change (the figure scripts, discovered
+        once instead of by the figures and the numbering hooks each)."""
+        key = ("once", key)
+        if key not in self._steps:
+            self._steps[key] = compute()
+        return self._steps[key]
+
 
 def of(config) -> Build:
     """The :class:`Build` of the build ``config`` belongs to."""

@@ -370,11 +370,11 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
         # raw HTML (MkDocs does not rewrite its links: the URL is the built page's); the PNG gets
         # the opaque background of its theme, as the command line's PNG does (a slide's colour
         # would otherwise show through)
-        from figures._kit import style
+        from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second)
 
         svg = names[svg_role]
         return (f'<a href="{site_url(page, "figures/" + svg)}" data-png="{svg.removesuffix(".svg")}.png" '
-                f'data-width="{PNG_WIDTH}" data-background="{style.THEMES[label]["bg"]}" '
+                f'data-width="{PNG_WIDTH}" data-background="{THEMES[label]["bg"]}" '
                 f'title="PNG, {label}, {PNG_WIDTH:,} px wide, made from the SVG in your browser">{label}</a>')
 
     links = []

@@ -125,7 +125,7 @@ def on_pre_build(*, config):
     fig = _fig(config)
     scripts_dir = project_dir(config) / "figures"
     try:
-        scripts = contract.discover(scripts_dir)
+        scripts = _context.of(config).once(("scripts", str(scripts_dir)), lambda: contract.discover(scripts_dir))
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
     requests, asked_by = [], {}

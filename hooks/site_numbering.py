@@ -89,7 +89,8 @@ def on_files(files, *, config):
     from figures._kit import contract
 
     try:
-        scripts = contract.discover(project_dir(config) / "figures")
+        folder = project_dir(config) / "figures"  # (discovered once a build: the figures hook reads them too)
+        scripts = _context.of(config).once(("scripts", str(folder)), lambda: contract.discover(folder))
     except contract.ContractError as exc:
         raise PluginError(str(exc)) from None
     _numbering(config).titles = {name: s.title for name, s in scripts.items()}
