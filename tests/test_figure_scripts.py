@@ -1,5 +1,5 @@
 """Every figure script's command line: each format, parameters checked before any work,
-and the listing. (The build renders every figure's SVG, dark SVG, PNGs, PDF, CSV and JSON:
+and the listing. (The build renders every figure's SVG, dark SVG, PDF, CSV and JSON:
 those files are read from the shared build; the command line is run for every table and
 for one figure in every format.)"""
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -221,3 +222,19 @@ def test_compacting_an_svg_keeps_every_element_attribute_and_text():
     before, after = described(raw), described(small)
     assert len(before) > 50 and before == after
     assert any(a.get("transform", "").startswith("rotate(-90") for _, _, a in after)  # a real rotation stays
+
+
+def test_every_script_title_draws_in_a_font_readers_have():
+    """A script's title is text on the pages (credit lines a teacher pastes into slides, table
+    captions, gallery headings, the scripts' pages), drawn in the reader's fonts, not ours.
+    Liberation Sans stands in for a machine without DejaVu (Arial's metrics and character set):
+    every character of every title is in it. Subscript letters (qᵢ, Mₖᵀ) were not: they showed
+    as empty boxes; math belongs in a caption's \\( \\), which KaTeX draws with its own fonts."""
+    from fontTools.ttLib import TTFont
+
+    font = Path("/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
+    if not font.is_file():
+        pytest.skip(f"{font} is missing (apt-get install fonts-liberation)")
+    cmap = TTFont(font).getBestCmap()
+    missing = {name: sorted({ch for ch in s.title if ord(ch) not in cmap}) for name, s in figures.scripts().items()}
+    assert {n: m for n, m in missing.items() if m} == {}

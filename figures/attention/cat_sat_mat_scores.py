@@ -1,4 +1,4 @@
-"""The cat/sat/mat score table qᵢ · kⱼ, optionally with the causal mask (−∞ above the diagonal).
+"""The cat/sat/mat score table, query i against key j, optionally with the causal mask (−∞ above the diagonal).
 
 The lecture uses raw dot products here (no 1/sqrt(d_head)); each cell shows the products it
 sums. Page: attention.

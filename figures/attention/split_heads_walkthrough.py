@@ -1,4 +1,4 @@
-"""The split/combine walk-through with Q = K = V = I₂ (the 2 × 2 identity) and 2 heads: every intermediate array.
+"""The split/combine walk-through with Q = K = V = the 2 × 2 identity and 2 heads: every intermediate array.
 
 Each head gets one column (d_head = 1, so the scale is 1); the result is
 [[0.7311, 0.5], [0.5, 0.7311]], with 0.7311 = e / (e + 1). Page: multi-head attention.

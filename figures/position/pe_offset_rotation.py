@@ -1,4 +1,4 @@
-"""PE(p + k) = PE(p) Mₖᵀ: the block rotation Mₖ, and how exactly it maps every position to the one k later.
+"""PE(p + k) is PE(p) times a block rotation M(k): the rotation, and how exactly it maps every position to the one k later.
 
 Left: M_k for a small model (d = 8, k = 3): 2x2 rotation blocks on the diagonal. Right:
 the largest error |PE(p) M_k^T - PE(p + k)| over 500 positions, for several k, at d = 512.

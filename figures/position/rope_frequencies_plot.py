@@ -1,4 +1,4 @@
-"""RoPE's per-plane angular frequencies ωᵢ, falling geometrically from 1 rad per position, and wavelengths 2π/ωᵢ, for d_head = 128.
+"""RoPE's per-plane angular frequencies ω, falling geometrically from 1 rad per position, and their wavelengths 2π/ω, for d_head = 128.
 
 The first plane turns 1 rad per position (wavelength 2*pi); the last one barely turns.
 Page: RoPE.
