@@ -114,9 +114,10 @@ KIND_ALIASES = {"fig": "fig", "figure": "fig", "img": "fig", "image": "fig", "ta
 #: The largest width and precision a value's format spec may ask for.
 MAX_FORMAT_WIDTH = 40
 MAX_FORMAT_PRECISION = 30
-# Python's format spec: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
+# Python's format spec: [[fill]align][sign][z][#][0][width][grouping][.precision][type] (no type c: a
+# number shown as the character of that code is never what a reader should read)
 FORMAT_SPEC_RE = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?#?0?(?P<width>\d+)?[,_]?"
-                            r"(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?", re.S)
+                            r"(?:\.(?P<precision>\d+))?[bdeEfFgGnosxX%]?", re.S)
 EQ_LABEL_RE = re.compile(r"\\\](?P<label>\{\s*#eq:(?P<key>" + KEY + r")\s*\})")
 
 

@@ -28,6 +28,7 @@ from typing import Callable
 
 import directives
 from downloads import human_size
+from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 
 
 class FigureMarkdownError(ValueError):
@@ -513,6 +514,8 @@ def not_shown(value) -> str | None:
         return "no value (None, or NaN: the data's JSON writes both as null)"
     if isinstance(value, str) and value in ("inf", "-inf", "nan", "NaN"):
         return f"{value!r} (how the data's JSON writes a non-finite number)"
+    if isinstance(value, str) and (value.strip() in ("None", "null") or NOT_A_NUMBER_WORD.search(value)):
+        return f"{value!r} (a text holding NaN, an infinity or no value: a number formatted into words)"
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(float(value)):
         return f"{float(value)!r} (not a finite number)"
     return None
@@ -524,6 +527,10 @@ def value_text(page_where: str, d, result) -> str:
     if isinstance(value, (dict, list)):
         raise FigureMarkdownError(f"{page_where}: {d.args[0]!r} is a {type(value).__name__}, not a number or text")
     wrong = not_shown(value)
+    declared = getattr(getattr(getattr(result, "request", None), "script", None), "non_finite", ())
+    if wrong and isinstance(value, str) and value not in ("inf", "-inf", "nan", "NaN") \
+            and declared_at(tuple(d.args[0].split(".")), declared):
+        wrong = None  # a text the script says shows NaN on purpose (NON_FINITE: "[NaN, 0]", the naive softmax)
     if wrong and d.options.get("allow") == "inf":  # the prose expects an infinity: its sign, typeset
         if value in ("inf", "-inf") or (isinstance(value, numbers.Real) and math.isinf(float(value))):
             return "−∞" if value == "-inf" or (not isinstance(value, str) and value < 0) else "∞"

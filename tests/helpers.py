@@ -93,6 +93,9 @@ def draw(data, ax=None):
 
 
 main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 '''
 
 SMALL_TABLE = '''\
@@ -110,6 +113,9 @@ def table(data) -> str:
 
 
 main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 '''
 
 

@@ -28,6 +28,8 @@ TYPED = '''\
         return {}
     def draw(data, ax=None):
         pass
+    if __name__ == "__main__":
+        raise SystemExit(main())
 '''
 
 
@@ -39,6 +41,7 @@ def test_every_course_script_keeps_the_contract():
         assert s.chapter in ("attention", "position", "real_model", "generation", "practice", "experiments"), \
             (name, s.chapter)
         assert "main = cli.main_for(__name__)" in s.path.read_text(), f"{name} has no command line"
+    # (the contract itself refuses a script without `if __name__ == "__main__": raise SystemExit(main())`)
 
 
 def test_names_are_unique_across_chapters(tmp_path):
@@ -166,6 +169,7 @@ def test_code_digest_covers_the_models_package(tmp_path):
     pytest.param('"""T."""\ndef data(n): return {}\ndef draw(data): pass\n', "needs a default", id="no-default"),
     pytest.param('"""T."""\ndef data(n: dict = None): return {}\ndef draw(data): pass\n', "annotation 'dict'",
                  id="unsupported-type"),
+    pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\n', "runs nothing, says nothing", id="no-main-guard"),
     pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\nEXPLORER = "x"\n', "explorer",
                  id="explorer-without-payload"),
 ])
@@ -242,4 +246,15 @@ def table(data) -> str:
 
 
 main = cli.main_for(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 '''
+
+
+def test_not_finite_reads_texts_that_show_a_non_finite_number():
+    from figures._kit import contract
+
+    data = {"a": "nan ms", "b": "-inf dB", "c": "None", "d": "null", "e": "infinite context", "f": "none",
+            "g": "inference", "h": "[NaN, NaN]", "i": "∞"}
+    assert contract.not_finite(data) == ["a", "b", "c", "d", "h"]

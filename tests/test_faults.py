@@ -496,6 +496,26 @@ def test_an_explorer_payload_is_part_of_the_entry_and_cannot_close_its_script_el
     assert stats.repaired == 1 and again.explorer == result.explorer
 
 
+def test_an_explorer_payload_with_nan_stops_the_render_naming_where(tmp_path):
+    """JSON has no NaN or Infinity: the page's JSON.parse would throw and the widget never start."""
+    source = SMALL_FIGURE.replace("main = cli.main_for(__name__)", (
+        'EXPLORER = "demo"\n\n\ndef explorer(data):\n    return dict(v=float("nan"), w=[1.0, float("inf")])\n\n\n'
+        "main = cli.main_for(__name__)"))
+    d = scripts_dir(tmp_path, small=source)
+    with pytest.raises(build.FigureError, match=r"small\.py: explorer\(data\) holds NaN or an infinity at 'v', 'w\.1'"):
+        render(d, tmp_path / "cache", ("small", {}))
+
+
+def test_a_table_written_without_markdown_table_is_checked_too(tmp_path):
+    source = SMALL_TABLE.replace(
+        'return markdown_table(["i", "i²"], [[r["i"], r["square"]] for r in data["rows"]], "rr")',
+        'return "| a |\\n|---:|\\n| nan |\\n"')
+    assert source != SMALL_TABLE
+    d = scripts_dir(tmp_path, tab=source)
+    with pytest.raises(build.FigureError, match=r"table line 3, cell 1 would show 'nan'"):
+        render(d, tmp_path / "cache", ("tab", {}))
+
+
 # ---- a cache verified once per process -----------------------------------------------------------
 
 def _count_hashes(monkeypatch) -> list:
@@ -766,7 +786,8 @@ def _lib_script(body: str, draws: str) -> str:
     return (f'"""A figure from mhalib, for the machine\'s tests."""\nimport mhalib\nfrom figures._kit import cli, style\n\n\n'
             f"def data(n: int = 4) -> dict:\n    return {body}\n\n\n"
             "def draw(data, ax=None):\n    fig, ax = style.new_figure(3, 2) if ax is None else (ax.figure, ax)\n"
-            f"    ax.plot({draws})\n    return fig\n\n\nmain = cli.main_for(__name__)\n")
+            f"    ax.plot({draws})\n    return fig\n\n\nmain = cli.main_for(__name__)\n\n"
+            'if __name__ == "__main__":\n    raise SystemExit(main())\n')
 
 
 ALIBI_SCRIPT = _lib_script("dict(slopes=[float(s) for s in mhalib.alibi_slopes(n)])", 'data["slopes"]')

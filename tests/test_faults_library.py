@@ -433,3 +433,25 @@ def test_ntk_factor_whose_power_alone_overflows_is_refused_clearly():
 def test_ntk_base_within_range_is_unchanged():
     # d = 4: base' = 10000 * 4^2 = 160000, omega = [1, 160000^(-1/2)] = [1, 1/400]
     np.testing.assert_allclose(m.rope_frequencies(4, scaling="ntk", factor=4.0), [1.0, 1 / 400], rtol=1e-15)
+
+
+def test_target_ids_are_checked_like_input_ids_in_numpy_and_torch():
+    """A target of -1 scored the last class silently in numpy (the same loss as the last id) and
+    gave torch's "Target -1 is out of bounds"; one past the vocabulary a bare IndexError; a float
+    target numpy's own error. Both now name targets, the allowed range and where."""
+    torch, model = _tiny()
+    from mhalib.models import tiny, tiny_numpy
+
+    logits = np.array([[[0.0, 0.0, 5.0]]])
+    assert tiny_numpy.masked_loss_accuracy(logits, [[2]], [[True]])[1] == 1.0  # a good target still works
+    for bad, error, words in [([[-1]], ValueError, r"targets must lie in \[0, vocab\) = \[0, 3\); got \[-1\]"),
+                              ([[3]], ValueError, r"got \[3\] at position\(s\) \[\(0, 0\)\]"),
+                              ([[1.5]], TypeError, r"targets must hold integer token ids, got dtype float64")]:
+        with pytest.raises(error, match=words):
+            tiny_numpy.masked_loss_accuracy(logits, bad, [[True]])
+    V = model.config.vocab
+    batch = dict(tokens=torch.tensor([[1, 2, 3]]), targets=torch.tensor([[1, -1, 2]]), scored=torch.ones(1, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match=rf"targets must lie in \[0, vocab\) = \[0, {V}\); got \[-1\] at position\(s\) \[\(0, 1\)\]"):
+        tiny.evaluate(model, batch, bucket=1)
+    with pytest.raises(ValueError, match=rf"got \[{V}\]"):
+        tiny.masked_loss(torch.zeros(1, 3, V), torch.tensor([[0, V, 1]]), torch.ones(1, 3, dtype=torch.bool))

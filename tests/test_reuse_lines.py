@@ -452,3 +452,27 @@ def test_published_commands_with_parameters_make_the_sites_files(built_site, tmp
         assert out.read_bytes() == (built_site / "figures" / f"{stem}{out.suffix}").read_bytes(), (page, command)
         out.unlink()
     assert len(done) >= 5, done
+
+
+def test_a_number_formatted_into_words_is_refused_unless_the_script_declares_it():
+    """A NaN formatted into a text ("nan ms", "[NaN, 0]", "None") is a non-finite number all the
+    same: a value refuses it, unless the script's NON_FINITE says that text shows NaN on purpose
+    (the float16 page shows what the naive softmax returns). Words that merely start with inf pass."""
+    for text in ("nan ms", "-inf dB", "[NaN, 0]", "None", "null"):
+        with pytest.raises(FM.FigureMarkdownError, match="a text holding NaN, an infinity or no value"):
+            _value({"x": text}, "x")
+    for text in ("infinite context", "inference", "none of them", "∞"):
+        assert _value({"x": text}, "x") == text
+    d = SimpleNamespace(name="fig", args=("rows.0.naive",), options={})
+    script = SimpleNamespace(non_finite=(("rows.*.naive", "NaN: the naive softmax"),))
+    shown = FM.value_text("p", d, SimpleNamespace(data={"rows": [{"naive": "[NaN, 0]"}]},
+                                                  request=SimpleNamespace(script=script)))
+    assert shown == "[NaN, 0]"
+    with pytest.raises(FM.FigureMarkdownError, match="no value"):  # a number NaN is never shown, declared or not
+        FM.value_text("p", d, SimpleNamespace(data={"rows": [{"naive": None}]}, request=SimpleNamespace(script=script)))
+
+
+def test_a_value_never_shows_a_number_as_a_character():
+    """Format type c shows the character of a code point (4 -> a control character)."""
+    with pytest.raises(D.DirectiveError, match=r"'\{\{ value fig x c \}\}'"):
+        D.parse("{{ value fig x c }}", where="p")

@@ -357,6 +357,10 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                                     "or None on purpose (dotted, * for any one key or index) to what it means there, "
                                     f"e.g. {{'rows.*.score': 'not measured'}}; got {declared!r}")
             non_finite = tuple(sorted(declared.items()))
+    if not any(_runs_main(node) for node in tree.body):
+        raise ContractError(f'{where}: a figure script ends with `if __name__ == "__main__": raise SystemExit(main())`: '
+                            "without it, `python figures/NAME.py --out ...` (the command a page prints where the site "
+                            "serves no wheel) runs nothing, says nothing and exits 0")
     imports, files = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("figures.") \
@@ -375,18 +379,29 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     )
 
 
+#: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"): a non-finite number formatted
+#: into words. (Words that start with inf, "infinite", "inference", do not count.)
+NOT_A_NUMBER_WORD = re.compile(r"(?<![A-Za-z])[-+−]?(?:nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)
+
+
+def declared_at(path: tuple, declared: tuple) -> bool:
+    """Whether a pattern of ``declared`` (a script's ``NON_FINITE``) covers the data path ``path``
+    (its keys and indices as strings)."""
+    return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path))
+               for p in (tuple(pattern.split(".")) for pattern, _ in declared))
+
+
 def not_finite(data, declared: tuple = ()) -> list[str]:
-    """The dotted paths of ``data`` (a ``data()`` result) that hold NaN, an infinity or None
-    where no pattern of ``declared`` (a script's ``NON_FINITE``) says one is meant. Every
+    """The dotted paths of ``data`` (a ``data()`` result) that hold NaN, an infinity or None (or
+    a text that shows one: "nan ms", "None") where no pattern of ``declared`` (a script's
+    ``NON_FINITE``) says one is meant. Every
     figure's data is published as JSON and CSV: an undeclared gap there is a wrong number
     published (a NaN from an overflow reads as a value), so the build and the command line
     stop on it. A pattern is dotted, ``*`` standing for any one key or list index."""
     import numpy as np
 
-    patterns = [tuple(p.split(".")) for p, _ in declared]
-
     def meant(path: tuple) -> bool:
-        return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in patterns)
+        return declared_at(path, declared)
 
     found: list[str] = []
 
@@ -403,7 +418,8 @@ def not_finite(data, declared: tuple = ()) -> list[str]:
                     walk(float("nan"), path + tuple(str(int(i)) for i in index))
             elif value.dtype.kind == "O":
                 walk(value.tolist(), path)
-        elif value is None or (isinstance(value, (float, np.floating)) and not np.isfinite(value)):
+        elif (value is None or (isinstance(value, (float, np.floating)) and not np.isfinite(value))
+              or (isinstance(value, str) and (value in ("None", "null") or NOT_A_NUMBER_WORD.search(value)))):
             if not meant(path):
                 found.append(".".join(path) or "(the whole data)")
 
@@ -544,6 +560,15 @@ def cli_line(request: Request, ext: str | None = None) -> str:
     --flag value ...``), every word quoted for a POSIX shell. The figure kit's command line
     (:mod:`.cli`) reads it back as the same request, ``None`` (written ``none``) included."""
     return " ".join(shlex.quote(w) for w in cli_words(request, ext))
+
+
+def _runs_main(node: ast.AST) -> bool:
+    """``node`` is ``if __name__ == "__main__": ...`` calling ``main()``."""
+    test = getattr(node, "test", None)
+    return (isinstance(node, ast.If) and isinstance(test, ast.Compare) and _name(test.left) == "__name__"
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
+            and any(isinstance(n, ast.Call) and _name(n.func) == "main" for n in ast.walk(node)))
 
 
 def _import_roots(tree: ast.AST) -> tuple:

@@ -231,6 +231,26 @@ def _cell(v: float) -> str:
 _NOT_A_NUMBER = re.compile(r"^\**[-+−]?(nan|inf|infinity|none|null)%?\**$", re.IGNORECASE)
 
 
+def not_a_number_cell(cell) -> bool:
+    """A table cell that is NaN, an infinity or no value (a cell may say "NaN" inside a text on
+    purpose: the float16 table shows what a naive softmax returns, "[NaN, NaN, NaN]")."""
+    return bool(_NOT_A_NUMBER.match(str(cell).strip()))
+
+
+def check_table_markdown(md: str) -> None:
+    """Every cell of every Markdown table in ``md`` (a table script's output, however it was
+    written) is a finite number or words: :func:`not_a_number_cell` raises naming the row."""
+    rows = [line for line in md.splitlines() if line.lstrip().startswith("|")]
+    for i, line in enumerate(rows):
+        cells = [c for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        if set("".join(cells).strip()) <= set("-: "):  # the rule under the header
+            continue
+        for j, cell in enumerate(cells):
+            if not_a_number_cell(cell):
+                raise ValueError(f"table line {i + 1}, cell {j + 1} would show {cell.strip()!r}: a table shows "
+                                 "finite numbers or words, never NaN, an infinity or a missing value")
+
+
 def markdown_table(header, rows, align: str) -> str:
     """A Markdown table: ``header`` and each row are lists of cell strings; ``align`` has one
     letter per column, ``l`` (left) or ``r`` (right). A cell that reads "nan", "inf" or "None"
@@ -243,7 +263,7 @@ def markdown_table(header, rows, align: str) -> str:
         if len(row) != len(header):
             raise ValueError(f"a table row has {len(row)} cells, the header {len(header)}: {row!r}")
         for column, cell in zip(header, row):
-            if _NOT_A_NUMBER.match(str(cell).strip()):
+            if not_a_number_cell(cell):
                 raise ValueError(f"table row {i + 1}, column {column!r} would show {str(cell).strip()!r}: a table "
                                  "shows finite numbers or words, never NaN, an infinity or a missing value "
                                  "(say what it means, or write ∞)")
@@ -501,7 +521,9 @@ def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | N
         path.write_text(to_json(data), encoding="utf-8")
     elif fmt == "md":
         if hasattr(module, "table"):
-            path.write_text(module.table(data).rstrip() + "\n", encoding="utf-8")
+            md = module.table(data)
+            check_table_markdown(md)  # also a table written without markdown_table
+            path.write_text(md.rstrip() + "\n", encoding="utf-8")
         else:
             title = (module.__doc__ or name).strip().splitlines()[0]
             path.write_text(f"![{title}]({name}.svg)\n", encoding="utf-8")

@@ -18,6 +18,7 @@ from figures._kit.export import markdown_table
 NON_FINITE = {
     'rows.*.constant': '-inf: the mask constant itself',
     'rows.*.stored': '-inf: the mask constant as the dtype stores it',
+    'rows.*.full_naive': 'NaN: what the naive softmax returns for a fully masked row (the point of the row)',
 }
 
 

@@ -11,6 +11,13 @@ import mhalib
 from figures._kit import cli
 from figures._kit.export import markdown_table
 
+#: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
+#: refuses any other: figures/_kit/contract.not_finite).
+NON_FINITE = {
+    'rows.*.naive_float16': 'nan: what the naive softmax returns once exp overflows (the point of the row)',
+    'rows.*.naive_float32': 'nan: what the naive softmax returns once exp overflows (the point of the row)',
+}
+
 
 def _show(row) -> str:
     return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.4g}" for x in row) + "]"

@@ -205,8 +205,15 @@ def _tensors(batch: dict):
             torch.as_tensor(batch["scored"]))
 
 
+def _check_targets(targets: torch.Tensor, vocab: int) -> None:
+    """Target ids must be integers in [0, vocab), as input ids must (torch's own error for -1 is
+    "Target -1 is out of bounds", naming neither the argument nor the position)."""
+    _checks.token_ids(targets.detach().cpu().numpy(), "targets", vocab, "vocab")
+
+
 def masked_loss(logits: torch.Tensor, targets: torch.Tensor, scored: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy over the scored positions only."""
+    _check_targets(targets, logits.shape[-1])
     per_token = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")  # (B*T,)
     mask = scored.flatten().to(per_token.dtype)
     return (per_token * mask).sum() / mask.sum()
@@ -269,6 +276,7 @@ def evaluate(model: TinyDecoder, batch: dict, *, bucket: int, rope_scaling: str 
     where a bucket has no scored position)."""
     tokens, targets, scored = _tensors(batch)
     logits = model(tokens, rope_scaling=rope_scaling, rope_factor=rope_factor)  # (B, T, V)
+    _check_targets(targets, logits.shape[-1])
     per_token = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none").view(targets.shape)
     correct = (logits.argmax(-1) == targets)  # (B, T)
     s = scored.numpy()

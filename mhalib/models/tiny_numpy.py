@@ -269,6 +269,8 @@ def masked_loss_accuracy(logits: ArrayLike, targets: ArrayLike, scored: ArrayLik
                          f"got {targets.shape} and {scored.shape}")
     if not scored.any():
         raise ValueError("scored marks no position: there is nothing to average")
+    # an id of -1 would silently score the last class, one past the vocabulary fail with a bare IndexError
+    _checks.token_ids(targets, "targets", logits.shape[-1], "vocab")
     z = logits - logits.max(axis=-1, keepdims=True)
     log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))  # (B, T, V)
     nll = -np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0]  # (B, T)
