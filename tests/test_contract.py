@@ -258,3 +258,31 @@ def test_not_finite_reads_texts_that_show_a_non_finite_number():
     data = {"a": "nan ms", "b": "-inf dB", "c": "None", "d": "null", "e": "infinite context", "f": "none",
             "g": "inference", "h": "[NaN, NaN]", "i": "∞"}
     assert contract.not_finite(data) == ["a", "b", "c", "d", "h"]
+
+
+def test_keys_that_would_collide_in_the_data_files_are_refused():
+    """1 and "1" are one JSON key (one value was lost); a key "a.b" and a nested a.b are one CSV
+    name and one value path (a page read the other)."""
+    from figures._kit import export
+
+    with pytest.raises(ValueError, match=r"two keys that read '1' at 'd\.1'"):
+        export.to_json({"d": {1: 10, "1": 20}})
+    with pytest.raises(ValueError, match=r"a key with a dot, 'a\.b', at 'm\.a\.b'"):
+        export.to_csv({"m": {"a.b": 1, "a": {"b": 2}}})
+    with pytest.raises(ValueError, match=r"a key with a dot, '1\.5', at 'rows\.1\.x\.1\.5'"):
+        export.to_json({"rows": [{"x": {}}, {"x": {"y": 1, 1.5: 2}}]})  # a number as a key: its text has a dot
+
+
+def test_a_grid_is_labelled_by_its_own_list_not_the_first_that_fits():
+    """The wide CSV labels a grid's rows and columns with a sibling list of texts of the right
+    length. The first one found labelled a grid of tokens with preset names (heads_in_action)
+    and the permuted weights with the unpermuted tokens (permutation_invariance)."""
+    from figures._kit import export
+
+    wide = export.to_wide_csv({"grid": [[1.0, 2.0], [3.0, 4.0]], "units": ["ms", "ms"], "tokens": ["cat", "sat"]})
+    assert wide.splitlines()[:2] == ["grid,cat,sat", "cat,1,2"]
+    wide = export.to_wide_csv({"weights": [[1.0, 0.0], [0.0, 1.0]], "permuted_weights": [[0.0, 1.0], [1.0, 0.0]],
+                               "tokens": ["a", "b"], "permuted_tokens": ["b", "a"]})
+    assert "permuted_weights,b,a" in wide.splitlines() and "weights,a,b" in wide.splitlines()
+    wide = export.to_wide_csv({"grid": [[1.0, 2.0], [3.0, 4.0]], "units": ["ms", "ms"], "names": ["x", "y"]})
+    assert wide.splitlines()[0] == "grid,0,1"  # two lists fit and neither is named for it: positions

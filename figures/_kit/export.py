@@ -27,12 +27,35 @@ DATA_FORMATS = ("csv", "json")
 ALL_FORMATS = IMAGE_FORMATS + DATA_FORMATS + ("md",)
 
 
-def jsonable(value):
-    """Numpy arrays and scalars as plain lists and numbers, recursively."""
+def _keyed(value: dict, path: str) -> list:
+    """``(key as text, its dotted path, value)`` of each item of ``value``; ``ValueError`` for
+    two keys that read the same as text or a key holding a dot (see :func:`jsonable`)."""
+    out, seen = [], set()
+    for k, v in value.items():
+        key = str(k)
+        where = f"{path}.{key}" if path else key
+        if key in seen:
+            raise ValueError(f"data() holds two keys that read {key!r} at {where!r} (JSON keys are text): "
+                             "one value would overwrite the other")
+        if "." in key:
+            raise ValueError(f"data() has a key with a dot, {key!r}, at {where!r}: data paths join keys with "
+                             "dots, so it could not be told from a nested key (use another character)")
+        seen.add(key)
+        out.append((key, where, v))
+    return out
+
+
+def jsonable(value, path: str = ""):
+    """Numpy arrays and scalars as plain lists and numbers, recursively. Keys become text; two
+    keys that read the same as text (1 and "1") or a key holding a dot (the CSV's names and a
+    page's value paths join keys with dots: "a.b" and a within a would be one name) raise
+    ``ValueError`` naming where: one of the two values would be lost, or read for the other."""
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return {key: jsonable(v, where) for key, where, v in _keyed(value, path)}
     if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
+        # (a path only for what can hold keys: a long list of numbers costs no strings)
+        return [jsonable(v, f"{path}.{i}" if path else str(i)) if isinstance(v, (dict, list, tuple)) else jsonable(v)
+                for i, v in enumerate(value)]
     if isinstance(value, np.ndarray):
         if _plain_numbers(value):
             return value.tolist()  # what the element-wise path gives, without a call per number
@@ -104,8 +127,8 @@ def _number_texts(items: list):
 
 def _rows(prefix: str, value):
     if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _rows(f"{prefix}.{k}" if prefix else str(k), v)
+        for _, where, v in _keyed(value, prefix):
+            yield from _rows(where, v)
         return
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
         for i, v in enumerate(value):
@@ -167,10 +190,25 @@ class _Block(NamedTuple):
 WIDE_MAX_CELLS = 1_000_000
 
 
+def _label_key(grid: str, found: dict) -> str | None:
+    """Which of the sibling lists ``found`` (texts, as many as the grid's rows or columns) labels
+    the grid at ``grid``: the one that shares its name's prefix (``permuted_weights`` and
+    ``permuted_tokens``), else ``tokens``, else the only one; ``None`` when several are left
+    (the positions label it then: a first-found list labelled a grid of tokens with preset names)."""
+    name = grid.rsplit(".", 1)[-1]
+    stem = name.split("_", 1)[0] if "_" in name else None
+    for key in ([k for k in found if stem and k.startswith(stem + "_")], [k for k in found if k == "tokens"], list(found)):
+        if len(key) == 1:
+            return key[0]
+        if len(key) > 1:
+            return None
+    return None
+
+
 def _grids(prefix: str, value, siblings: dict):
     """``(name, 2-D array, row labels, column labels)`` for every numeric 2-D array in ``value``
     (a 3-D array gives one grid per slice). Labels are a sibling list of texts as long as the
-    rows (columns); without one, positions 0, 1, ... label them."""
+    rows (columns), chosen by :func:`_label_key`; without one, positions 0, 1, ... label them."""
     if isinstance(value, dict):
         for k, v in value.items():
             yield from _grids(f"{prefix}.{k}" if prefix else str(k), v, value)
@@ -189,10 +227,9 @@ def _grids(prefix: str, value, siblings: dict):
         return
 
     def labels(n):
-        for v in siblings.values():
-            if isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(t, str) for t in v):
-                return [str(t) for t in v]
-        return list(range(n))
+        found = {k: v for k, v in siblings.items()
+                 if isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(t, str) for t in v)}
+        return [str(t) for t in found[_label_key(prefix, found)]] if _label_key(prefix, found) else list(range(n))
 
     rows, cols = labels(arr.shape[-2]), labels(arr.shape[-1])
     if arr.ndim == 2:
