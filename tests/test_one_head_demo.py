@@ -177,7 +177,7 @@ def test_figure_data_for_the_page():
     setup = figures.load("one_head_setup").data()
     np.testing.assert_allclose(setup["v"], VALUES, atol=0)
     assert setup["q"][SAT].tolist() == [S, 0, S, 0] and setup["k"][CAT].tolist() == [S, 0, 0, 0]
-    assert "| *sat* | verb (0, 0, 0, 1) | (3, 0 ‖ 3, 0) | (0, 0 ‖ 0, 0) | (0, 0 ‖ 0, 0) |" in \
+    assert r"| *sat* | verb (0, 0, 0, 1) | \((3, 0 \,\Vert\, 3, 0)\) | \((0, 0 \,\Vert\, 0, 0)\) | \((0, 0 \,\Vert\, 0, 0)\) |" in \
         figures.load("one_head_setup").table(setup)
 
     weights = figures.load("one_head_weights").data()
@@ -194,8 +194,8 @@ def test_figure_data_for_the_page():
 
     combine = figures.load("one_head_combine")
     md = combine.table(combine.data())
-    assert f"| head 1 | ({w2:.3f}, {o2:.3f}) | ({w2:.3f}, {o2:.3f} ‖ 0.000, 0.000) |" in md
-    assert f"**({w2:.3f}, {o2:.3f} ‖ {o2:.3f}, {w2:.3f})**" in md
+    assert rf"| head 1 | \(({w2:.3f}, {o2:.3f})\) | \(({w2:.3f}, {o2:.3f} \,\Vert\, 0.000, 0.000)\) |" in md
+    assert rf"\(\mathbf{{({w2:.3f}, {o2:.3f} \,\Vert\, {o2:.3f}, {w2:.3f})}}\)" in md
 
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "one_head.md"

@@ -243,3 +243,26 @@ def test_a_damaged_notebook_cache_page_is_removed_before_mkdocs_jupyter_reads_it
     damage(page)
     hook.on_config(Config())
     assert sorted(p.name for p in folder.iterdir() if p.name != "manifest.json") == left
+
+
+def test_page_text_draws_in_a_font_readers_have(built_site):
+    """What a reader reads outside formulas and code is drawn in their own fonts. Liberation
+    Sans stands in for a machine without DejaVu: every character of every page's text (captions,
+    tables, headings, credit lines) is in it. Subscripts (x₁), ᵀ, ‖, ⊕ and ω₀ showed as empty boxes
+    there; they are math now, which KaTeX draws with its own fonts."""
+    from bs4 import BeautifulSoup
+    from fontTools.ttLib import TTFont
+
+    font = Path("/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
+    if not font.is_file():
+        pytest.skip(f"{font} is missing (apt-get install fonts-liberation)")
+    cmap = TTFont(font).getBestCmap()
+    missing = {}
+    for html in sorted(built_site.rglob("index.html")):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        for el in soup.select(".katex, .arithmatex, script, style, svg, math, pre, code, .md-search"):
+            el.decompose()
+        bad = {ch for ch in soup.get_text() if not ch.isspace() and ord(ch) > 127 and ord(ch) not in cmap}
+        if bad:
+            missing[str(html.relative_to(built_site))] = "".join(sorted(bad))
+    assert missing == {}

@@ -18,7 +18,8 @@ def data() -> dict:
 
 
 def table(data: dict) -> str:
-    header = ["token", "x₁", "x₂", "x₃", "x₄", "q₁", "q₂", "k₁", "k₂", "v₁", "v₂"]
+    # (the subscripts as math: KaTeX draws them with its own fonts, where many readers' fonts lack ₁)
+    header = ["token"] + [rf"\({s}_{i}\)" for s, n in (("x", 4), ("q", 2), ("k", 2), ("v", 2)) for i in range(1, n + 1)]
     rows = [[tok] + [f"{c:.1f}" for c in [*data["X"][t], *data["q"][t], *data["k"][t], *data["v"][t]]]
             for t, tok in enumerate(data["tokens"])]
     return markdown_table(header, rows, "l" + "r" * 10)

@@ -33,7 +33,8 @@ def data(seed: Annotated[int, Range(0, None)] = 6) -> dict:
 
 def table(data: dict) -> str:
     return markdown_table(["identity", "largest absolute difference"], [
-        ["concat(head₁, head₂, head₃) W_O vs Σₕ headₕ W_O[rows of h]", f"{data['concat_vs_sum']:.1e}"],
+        [r"\(\mathrm{concat}(\mathrm{head}_1, \mathrm{head}_2, \mathrm{head}_3)\,W_O\) vs "
+         r"\(\sum_h \mathrm{head}_h\,W_O[\text{rows of } h]\)", f"{data['concat_vs_sum']:.1e}"],
         ["mhalib output vs `torch.nn.MultiheadAttention`", f"{data['torch_out_diff']:.1e}"],
         ["mhalib per-head weights vs torch (`average_attn_weights=False`)", f"{data['torch_weights_diff']:.1e}"],
     ], "lr")

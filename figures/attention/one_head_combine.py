@@ -19,19 +19,21 @@ def data(strength: Annotated[float, Range(0.1, 20)] = 3.0) -> dict:
                 concat_two=r["concat_two"], target=r["target"], distance=r["distance"], strength=r["strength"])
 
 
-def _vec(v, slot: int = 2) -> str:
-    """``(0.995, 0.002 ‖ 0.000, 0.000)``: a double bar between the slots of ``slot`` numbers."""
+def _vec(v, slot: int = 2, bold: bool = False) -> str:
+    """``\\((0.995, 0.002 \\Vert 0.000, 0.000)\\)``: a double bar between the slots of ``slot``
+    numbers, as math (KaTeX draws the bar with its own fonts, as in the page's prose)."""
     parts = [", ".join(f"{x:.3f}" for x in v[i:i + slot]) for i in range(0, len(v), slot)]
-    return "(" + " ‖ ".join(parts) + ")"
+    inner = "(" + r" \,\Vert\, ".join(parts) + ")"
+    return rf"\(\mathbf{{{inner}}}\)" if bold else rf"\({inner}\)"
 
 
 def table(data: dict) -> str:
     rows = []
     for h, (answer, through) in enumerate(zip(data["heads_out"], data["per_head"]), start=1):
         rows.append([f"head {h}", _vec(answer), _vec(through)])
-    rows.append(["sum = output", "", f"**{_vec(data['out_two'])}**"])
+    rows.append(["**sum = output**", "", _vec(data["out_two"], bold=True)])
     rows.append(["target", "", _vec(data["target"])])
-    header = ["vector", "the head's answer", "through its rows of W_O (who ‖ how)"]
+    header = ["vector", "the head's answer", r"through its rows of W_O (who \(\Vert\) how)"]
     return markdown_table(header, rows, "lrr")
 
 

@@ -23,9 +23,11 @@ def data(strength: Annotated[float, Range(0.1, 20)] = 3.0) -> dict:
 
 
 def _slots(row, n_heads: int) -> str:
-    """``(3, 0 ‖ 3, 0)``: one slot per head, separated by a double bar."""
+    """``\\((3, 0 \\,\\Vert\\, 3, 0)\\)``: one slot per head, separated by a double bar, as math
+    (KaTeX draws the bar with its own fonts, as in the page's prose)."""
     d = len(row) // n_heads
-    return "(" + " ‖ ".join(", ".join(f"{x:g}" for x in row[h * d:(h + 1) * d]) for h in range(n_heads)) + ")"
+    slots = r" \,\Vert\, ".join(", ".join(f"{x:g}" for x in row[h * d:(h + 1) * d]) for h in range(n_heads))
+    return rf"\(({slots})\)"
 
 
 def table(data: dict) -> str:

@@ -45,8 +45,8 @@ def data(d_models: Annotated[tuple[int, ...], Range(2, 8192)] = (64, 512, 4096),
 def table(data: dict) -> str:
     rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
              f"{r['pe_norm_closed']:.2f}"] for r in data["rows"]]
-    return markdown_table(["d_model", "‖embedding‖, entries drawn from N(0, 1/d_model)", "‖√d_model · embedding‖",
-                           "‖PE(p)‖", "√(d_model/2)"], rows, "rrrrr")
+    return markdown_table(["d_model", "norm of an embedding, entries drawn from N(0, 1/d_model)",
+                           "norm of √d_model · embedding", "norm of PE(p)", "√(d_model/2)"], rows, "rrrrr")
 
 
 main = cli.main_for(__name__)

@@ -34,7 +34,7 @@ def data(d_head: Annotated[int, Range(2, 4096)] = 8, seed: Annotated[int, Range(
 
 def table(data: dict) -> str:
     rows = [[r["m"], r["n"], f"{r['offset']:+d}", f"{r['score']:.6f}", f"{r['identity']:.6f}"] for r in data["rows"]]
-    return markdown_table(["query position m", "key position n", "n − m", "(R(m)q)·(R(n)k)", "qᵀR(n−m)k"], rows, "rrrrr")
+    return markdown_table(["query position m", "key position n", "n − m", "(R(m)q)·(R(n)k)", r"\(q^\top R(n - m)\,k\)"], rows, "rrrrr")
 
 
 main = cli.main_for(__name__)
