@@ -616,8 +616,22 @@ def gallery_caption(site: Site, page, resolver, caption: str) -> str:
                                                                   site.result_of(resolver.request(x))))
 
 
-def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
-    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes."""
+def value_context(markdown: str, at: int) -> str:
+    """Where the directive at ``at`` stands in ``markdown``: ``"code"`` (an inline code span or a
+    fenced block), ``"math"`` (inside \\( \\) or \\[ \\]) or ``"prose"``: what a text value needs to
+    show as written (escaped in prose; as it is in code and math, where an escape would show)."""
+    line = markdown[markdown.rfind("\n", 0, at) + 1:at]
+    before = markdown[:at]
+    if len(re.findall(r"^\s*(?:```|~~~)", before, flags=re.M)) % 2 or line.count("`") % 2:
+        return "code"
+    if line.rfind("\\(") > line.rfind("\\)") or before.rfind("\\[") > before.rfind("\\]"):
+        return "math"
+    return "prose"
+
+
+def replace(site: Site, page: PageRef, d, resolver: Resolver, markdown: str = "") -> str:
+    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes
+    (``markdown``, the text ``d`` stands in, says where a value's text goes)."""
     if d.keyword == "gallery":
         return gallery(site, page, d, resolver)
     result = site.result_of(resolver.request(d))
@@ -627,5 +641,8 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        return value_text(resolver.where(d), d, result)
+        shown = value_text(resolver.where(d), d, result)
+        # a text shows as written: "<b>" or "*" in it is not markup (a number holds neither)
+        text = isinstance(lookup(result.data, d.args[0], resolver.where(d)), str)
+        return md_text(shown) if text and value_context(markdown, d.start) == "prose" else shown
     return explorer(site, page, d, result)

@@ -397,7 +397,7 @@ def on_page_markdown(markdown, *, page, config, files):
 
     def replace(d):
         try:
-            return M.replace(site, here, d, resolver)
+            return M.replace(site, here, d, resolver, text[0])
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 
@@ -411,7 +411,9 @@ def on_page_markdown(markdown, *, page, config, files):
         if d.keyword in directives.NUMBERING:
             raise PluginError(f"{resolver.where(d)}: references and equation labels are replaced by "
                               "hooks/site_numbering.py, which runs first: list it in mkdocs.yml's hooks")
+    text = [markdown]  # the Markdown each pass's directives stand in (value_context reads it)
     markdown = directives.substitute(markdown, first, replace)
+    text[0] = markdown
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)
 

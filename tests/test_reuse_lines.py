@@ -82,6 +82,9 @@ def _credit(html_text: str) -> list[str]:
 BACKTICK_LABEL = "a`b` *c* $d$ {{ value x }} it's"  # each would start Markdown, math or a directive
 
 
+MARKUP_LABEL = "<b>x</b> *em* & y_1"  # a text value that Markdown and HTML would read as markup
+
+
 @pytest.fixture(scope="module")
 def fixture_site(tmp_path_factory):
     """A small site built twice: without SITE_URL and with it. Its page has a caption with
@@ -91,7 +94,9 @@ def fixture_site(tmp_path_factory):
 
     page = ("# Home\n\n"
             f'![a line](figures/small.svg?label={quote_plus(BACKTICK_LABEL)} "keys j<i only & \\(j<i\\) kept")\n\n'
-            "{{ table tab }}\n")
+            "{{ table tab }}\n\n"
+            f"Label: {{{{ value small?label={quote_plus(MARKUP_LABEL)} label }}}}.\n\n"
+            f"```text\n{{{{ value small?label={quote_plus(MARKUP_LABEL)} label }}}}\n```\n")
     proj = mini_project(base, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, {"index.md": page})
     config = proj / "mkdocs.yml"
     config.write_text(config.read_text()
@@ -327,6 +332,22 @@ def test_a_caption_with_a_less_than_sign_keeps_its_text(fixture_site):
     caption = re.search(r"<figcaption>(.*?)</figcaption>", index, flags=re.S).group(1)
     # the text as written, its formula marked for hooks/site_math.py to typeset as the prose's
     assert caption == 'keys j&lt;i only &amp; <span class="arithmatex">\\(j&lt;i\\)</span> kept', caption
+
+
+@pytest.mark.build
+def test_a_text_value_shows_as_written_in_prose_and_in_code(fixture_site):
+    """A text from data() is text: in prose its "<b>" and "*" are not markup (it was published as
+    bold and emphasis), and in a code block it shows as it is (an escape there would show too)."""
+    site, _ = fixture_site["local"]
+    index = (site / "index.html").read_text()
+    assert "Label: &lt;b&gt;x&lt;/b&gt; *em* &amp; y_1.</p>" in index
+    assert '<code class="language-text">&lt;b&gt;x&lt;/b&gt; *em* &amp; y_1\n</code>' in index
+
+
+def test_a_values_place_is_read_from_the_markdown_around_it():
+    text = "Prose {{ v }} and `code {{ v }}` and \\(x = {{ v }}\\) and\n\\[\ny = {{ v }}\n\\]\n```\n{{ v }}\n```\n{{ v }}"
+    places = [FM.value_context(text, m.start()) for m in re.finditer(r"\{\{ v \}\}", text)]
+    assert places == ["prose", "code", "math", "math", "code", "prose"]
 
 
 # ---- 4, 7, 8. values, labels and format specs ------------------------------------------------------
