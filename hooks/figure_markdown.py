@@ -29,6 +29,7 @@ from typing import Callable
 import directives
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
+from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
 
 
 class FigureMarkdownError(ValueError):
@@ -371,8 +372,6 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
         # raw HTML (MkDocs does not rewrite its links: the URL is the built page's); the PNG gets
         # the opaque background of its theme, as the command line's PNG does (a slide's colour
         # would otherwise show through)
-        from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second)
-
         svg = names[svg_role]
         return (f'<a href="{site_url(page, "figures/" + svg)}" data-png="{svg.removesuffix(".svg")}.png" '
                 f'data-width="{PNG_WIDTH}" data-background="{THEMES[label]["bg"]}" '
@@ -521,7 +520,9 @@ def not_shown(value) -> str | None:
     return None
 
 
-def value_text(page_where: str, d, result) -> str:
+def value_text(page_where: str, d, result, place: str = "code") -> str:
+    """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text; in ``place``
+    ``"prose"`` (:func:`value_context`) a text is escaped so that its "<b>" or "*" is not markup."""
     value = lookup(result.data, d.args[0], page_where)
     fmt = d.args[1] if len(d.args) > 1 else ""
     if isinstance(value, (dict, list)):
@@ -540,9 +541,10 @@ def value_text(page_where: str, d, result) -> str:
                           "it means, compute what the prose needs, or write allow=inf where the prose "
                           "expects an infinity: it shows ∞ or −∞)")
     try:
-        return format(value, fmt) if fmt else str(value)
+        shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+    return md_text(shown) if isinstance(value, str) and place == "prose" else shown
 
 
 # An explorer's payload up to this size is written into its page; a larger one (the model
@@ -641,8 +643,5 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver, markdown: str = ""
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        shown = value_text(resolver.where(d), d, result)
-        # a text shows as written: "<b>" or "*" in it is not markup (a number holds neither)
-        text = isinstance(lookup(result.data, d.args[0], resolver.where(d)), str)
-        return md_text(shown) if text and value_context(markdown, d.start) == "prose" else shown
+        return value_text(resolver.where(d), d, result, value_context(markdown, d.start))
     return explorer(site, page, d, result)
