@@ -512,7 +512,7 @@ def test_a_table_written_without_markdown_table_is_checked_too(tmp_path):
         'return "| a |\\n|---:|\\n| nan |\\n"')
     assert source != SMALL_TABLE
     d = scripts_dir(tmp_path, tab=source)
-    with pytest.raises(build.FigureError, match=r"table line 3, cell 1 would show 'nan'"):
+    with pytest.raises(build.FigureError, match=r"table line 3, column 'a' would show 'nan'"):
         render(d, tmp_path / "cache", ("tab", {}))
 
 
@@ -979,6 +979,53 @@ def test_a_table_cell_that_would_show_nan_inf_or_none_fails_naming_the_table_row
     d = scripts_dir(tmp_path, tab=source)
     with pytest.raises(build.FigureError, match=rf"(?s)figure 'tab' .*table row 2, column 'i²' would show '{re.escape(shown)}'"):
         render(d, tmp_path / "cache", ("tab", {}))
+
+
+# a table written by hand (not with markdown_table): a NaN formatted into the words of a cell
+_WORDS_TABLE = SMALL_TABLE.replace(
+    'return markdown_table(["i", "i²"], [[r["i"], r["square"]] for r in data["rows"]], "rr")',
+    'return "| i | time |\\n|---:|---|\\n" + "".join(f"| {r[\'i\']} | {r[\'time\']:.1f} ms |\\n" '
+    'for r in data["rows"])').replace("square=i * i)", "time=1.5 if i == 0 else float('nan'))").replace(
+    "def data(", "NON_FINITE = {'rows.*.time': 'not measured'}\n\n\ndef data(")
+
+
+def test_a_nan_inside_a_cells_words_fails_unless_its_column_is_declared(tmp_path):
+    """'nan ms' in a cell is a NaN formatted into words: refused, naming the column, though
+    the data's gap is declared. A column that shows NaN on purpose is declared as
+    'table: HEADER'; a declared header no table has (a typo) is refused too."""
+    assert "'time'" in _WORDS_TABLE and "nan" in _WORDS_TABLE  # the replacements took
+    d = scripts_dir(tmp_path, tab=_WORDS_TABLE)
+    with pytest.raises(build.FigureError, match=r"(?s)figure 'tab' .*column 'time' would show 'nan ms'.*'table: time'"):
+        render(d, tmp_path / "cache", ("tab", {}))
+    declared = _WORDS_TABLE.replace("'not measured'}", "'not measured', 'table: time': 'shown as it is'}")
+    (tmp_path / "ok").mkdir()
+    d = scripts_dir(tmp_path / "ok", tab=declared)
+    render(d, tmp_path / "ok" / "cache", ("tab", {}))
+    typo = _WORDS_TABLE.replace("'not measured'}", "'not measured', 'table: Time': 'shown as it is'}")
+    (tmp_path / "typo").mkdir()
+    d = scripts_dir(tmp_path / "typo", tab=typo)
+    with pytest.raises(build.FigureError, match=r"(?s)declares the table column\(s\) \['Time'\], which no table has"):
+        render(d, tmp_path / "typo" / "cache", ("tab", {}))
+
+
+def test_only_a_table_declares_a_table_column(tmp_path):
+    source = SMALL_FIGURE.replace("def data(", "NON_FINITE = {'table: x': 'shown'}\n\n\ndef data(")
+    assert "NON_FINITE" in source
+    path = tmp_path / "fig.py"
+    path.write_text(source)
+    with pytest.raises(contract.ContractError, match="name a table's columns, and this script draws a figure"):
+        contract.read_script(path)
+
+
+def test_the_table_check_reads_each_tables_own_header():
+    from figures._kit.export import check_table_markdown
+
+    two = "| a | b |\n|---|---|\n| 1 | [NaN] |\n\n| c | d |\n|---|---|\n| 2 | fine |\n"
+    check_table_markdown(two, ("b",))
+    with pytest.raises(ValueError, match=r"column 'b' would show '\[NaN\]'"):
+        check_table_markdown(two, ())
+    with pytest.raises(ValueError, match="column 'd' would show 'inf s'"):
+        check_table_markdown(two.replace("fine", "inf s"), ("b",))
 
 
 def test_markdown_table_keeps_words_numbers_and_the_infinity_sign():

@@ -237,7 +237,8 @@ class Script:
     data_from: str | None = None  # its data() is another script's (same parameters)
     narrow: bool = False  # NARROW = True: draw() also has a phone layout (style.narrow())
     #: NON_FINITE = {"rows.*.score": "what it means"}: where data() holds NaN, an infinity or None
-    #: on purpose (a masked score, a length a model cannot run), as ((pattern, meaning), ...)
+    #: on purpose (a masked score, a length a model cannot run), as ((pattern, meaning), ...);
+    #: a key "table: HEADER" names a table column whose cells show NaN in words on purpose
     non_finite: tuple = ()
     #: what its source reaches in mhalib (see _lib_refs); the key hashes the modules they reach
     lib_refs: tuple = field(default=(), compare=False)
@@ -356,6 +357,10 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                 raise ContractError(f"{where}: NON_FINITE maps each data path where data() holds NaN, an infinity "
                                     "or None on purpose (dotted, * for any one key or index) to what it means there, "
                                     f"e.g. {{'rows.*.score': 'not measured'}}; got {declared!r}")
+            columns = [k for k in declared if k.startswith("table: ")]
+            if columns and has[0] != "table":
+                raise ContractError(f"{where}: NON_FINITE's 'table: HEADER' keys name a table's columns, and this "
+                                    f"script draws a figure; got {columns!r}")
             non_finite = tuple(sorted(declared.items()))
     if not any(_runs_main(node) for node in tree.body):
         raise ContractError(f'{where}: a figure script ends with `if __name__ == "__main__": raise SystemExit(main())`: '

@@ -274,18 +274,58 @@ def not_a_number_cell(cell) -> bool:
     return bool(_NOT_A_NUMBER.match(str(cell).strip()))
 
 
-def check_table_markdown(md: str) -> None:
+#: NON_FINITE's key for a table column whose cells may show NaN or an infinity in words on
+#: purpose: ``"table: naive, fp16"`` names the column by its header, exactly.
+TABLE_COLUMN = "table: "
+
+
+def nan_columns(module) -> tuple:
+    """The table columns a script's ``NON_FINITE`` declares (``"table: HEADER"`` keys): their
+    cells may show NaN in words, as the float16 table shows what a naive softmax returns."""
+    declared = getattr(module, "NON_FINITE", None) or {}
+    return tuple(sorted(k[len(TABLE_COLUMN):] for k in declared if k.startswith(TABLE_COLUMN)))
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _is_rule(cells: list[str]) -> bool:
+    """The rule under a Markdown table's header: ``---``, ``---:`` ... in every cell."""
+    return all(c and set(c) <= set("-: ") and "-" in c for c in cells)
+
+
+def check_table_markdown(md: str, columns: tuple = ()) -> None:
     """Every cell of every Markdown table in ``md`` (a table script's output, however it was
-    written) is a finite number or words: :func:`not_a_number_cell` raises naming the row."""
-    rows = [line for line in md.splitlines() if line.lstrip().startswith("|")]
-    for i, line in enumerate(rows):
-        cells = [c for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-        if set("".join(cells).strip()) <= set("-: "):  # the rule under the header
+    written) is a finite number or words: a cell that is NaN, an infinity or no value
+    (:func:`not_a_number_cell`), or that shows one inside its words ("nan ms", "[NaN, 0]"),
+    raises naming its row and column, unless its column is one of ``columns`` (the headers a
+    script's ``NON_FINITE`` declares with ``"table: HEADER"``). A declared column that no table
+    has raises too: a misspelled header would otherwise cover nothing, silently."""
+    from .contract import NOT_A_NUMBER_WORD
+
+    rows = [_cells(line) for line in md.splitlines() if line.lstrip().startswith("|")]
+    # a header row is the one the rule follows
+    headers = {i: cells for i, cells in enumerate(rows[:-1]) if _is_rule(rows[i + 1])}
+    seen = {h for cells in headers.values() for h in cells}
+    missing = sorted(set(columns) - seen)
+    if missing:
+        raise ValueError(f"NON_FINITE declares the table column(s) {missing!r}, which no table has; its "
+                         f"columns are {sorted(seen)!r}")
+    header: list[str] = []
+    for i, cells in enumerate(rows):
+        if i in headers:
+            header = cells
+            continue
+        if _is_rule(cells):
             continue
         for j, cell in enumerate(cells):
-            if not_a_number_cell(cell):
-                raise ValueError(f"table line {i + 1}, cell {j + 1} would show {cell.strip()!r}: a table shows "
-                                 "finite numbers or words, never NaN, an infinity or a missing value")
+            column = header[j] if j < len(header) else f"column {j + 1}"
+            if not_a_number_cell(cell) or (column not in columns and NOT_A_NUMBER_WORD.search(cell)):
+                raise ValueError(f"table line {i + 1}, column {column!r} would show {cell!r}: a table shows "
+                                 "finite numbers or words, never NaN, an infinity or a missing value (say what it "
+                                 "means, write ∞, or, where a column shows NaN on purpose, declare it: "
+                                 f"NON_FINITE = {{'{TABLE_COLUMN}{column}': 'what it means'}})")
 
 
 def markdown_table(header, rows, align: str) -> str:
@@ -559,7 +599,7 @@ def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | N
     elif fmt == "md":
         if hasattr(module, "table"):
             md = module.table(data)
-            check_table_markdown(md)  # also a table written without markdown_table
+            check_table_markdown(md, nan_columns(module))  # also a table written without markdown_table
             path.write_text(md.rstrip() + "\n", encoding="utf-8")
         else:
             title = (module.__doc__ or name).strip().splitlines()[0]

@@ -19,6 +19,7 @@ NON_FINITE = {
     'rows.*.constant': '-inf: the mask constant itself',
     'rows.*.stored': '-inf: the mask constant as the dtype stores it',
     'rows.*.full_naive': 'NaN: what the naive softmax returns for a fully masked row (the point of the row)',
+    'table: naive, all keys masked': 'NaN: the naive softmax of a fully masked row, shown as it is',
 }
 
 

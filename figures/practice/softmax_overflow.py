@@ -16,6 +16,8 @@ from figures._kit.export import markdown_table
 NON_FINITE = {
     'rows.*.naive_float16': 'nan: what the naive softmax returns once exp overflows (the point of the row)',
     'rows.*.naive_float32': 'nan: what the naive softmax returns once exp overflows (the point of the row)',
+    'table: naive, fp16': 'NaN: the naive softmax once exp overflows, shown as it is',
+    'table: naive, fp32': 'NaN: the naive softmax once exp overflows, shown as it is',
 }
 
 
