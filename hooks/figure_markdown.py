@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 import directives
+import provenance
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
@@ -64,6 +65,7 @@ class Site:
     library: object = None  # contract.Library: what the wheel's extras provide
     figures_on_page: dict = field(default_factory=dict)  # page -> figures met so far (the first load eagerly)
     result_of: Callable | None = None  # request -> its render's result (a gallery shows other scripts')
+    provenance: dict = field(default_factory=dict)  # provenance.key(request) -> request, for each value shown
 
 
 def relative_url(url: str, other: str) -> str:
@@ -358,6 +360,8 @@ def served_name(role: str, name: str, payload: bytes) -> str:
 
 def reuse_row(site: Site, page, result, kind: str) -> str:
     request = result.request
+    prov = provenance.key(request)
+    site.provenance[prov] = request  # the row's "Where from" (javascripts/provenance.js)
     names = dict(request.outputs(kind))
     if request.wide_csv() in result.files:
         names["wide_csv"] = request.wide_csv()
@@ -402,7 +406,7 @@ def reuse_row(site: Site, page, result, kind: str) -> str:
     else:
         how = f"in the project's folder: {code_html(run)}"
     return (f"Reuse: {' · '.join(links)} · {how}"
-            f"<br>{credit(site, page, request)}\n{{ .mha-reuse data-search-exclude }}\n")
+            f'<br>{credit(site, page, request)}\n{{ .mha-reuse data-search-exclude data-prov="{prov}" }}\n')
 
 
 def credit(site: Site, page, request) -> str:
@@ -614,8 +618,23 @@ def md_text(text: str) -> str:
 def gallery_caption(site: Site, page, resolver, caption: str) -> str:
     """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
     found = [x for x in directives.parse(caption, where=page.src_uri) if x.keyword == "value"]
-    return directives.substitute(caption, found, lambda x: value_text(resolver.where(x), x,
-                                                                  site.result_of(resolver.request(x))))
+    return directives.substitute(caption, found, lambda x: marked_value(
+        site, resolver.where(x), x, site.result_of(resolver.request(x)), value_context(caption, x.start)))
+
+
+def marked_value(site: Site, page_where: str, d, result, place: str) -> str:
+    """:func:`value_text`, marked with where it comes from (:mod:`provenance`): in a formula as
+    KaTeX's ``\\htmlData``, elsewhere with marks that become a ``mha-value`` span in the HTML."""
+    text = value_text(page_where, d, result, place)
+    prov = provenance.key(result.request)
+    site.provenance[prov] = result.request
+    source = f"{d.name} {d.args[0]}"
+    if place == "math":
+        try:
+            return provenance.math_value(source, prov, text)
+        except provenance.ProvenanceError as exc:
+            raise FigureMarkdownError(f"{page_where}: {exc}") from None
+    return provenance.mark(source, prov, text)
 
 
 def value_context(markdown: str, at: int) -> str:
@@ -626,7 +645,8 @@ def value_context(markdown: str, at: int) -> str:
     before = markdown[:at]
     if len(re.findall(r"^\s*(?:```|~~~)", before, flags=re.M)) % 2 or line.count("`") % 2:
         return "code"
-    if line.rfind("\\(") > line.rfind("\\)") or before.rfind("\\[") > before.rfind("\\]"):
+    paragraph = before[before.rfind("\n\n") + 1:]  # inline math may run over a line break
+    if paragraph.rfind("\\(") > paragraph.rfind("\\)") or before.rfind("\\[") > before.rfind("\\]"):
         return "math"
     return "prose"
 
@@ -643,5 +663,5 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver, markdown: str = ""
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        return value_text(resolver.where(d), d, result, value_context(markdown, d.start))
+        return marked_value(site, resolver.where(d), d, result, value_context(markdown, d.start))
     return explorer(site, page, d, result)

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, InclusionLevel, get_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,6 +36,7 @@ import _serve  # noqa: E402
 import directives  # noqa: E402
 import figure_markdown as M  # noqa: E402
 import navigation  # noqa: E402
+import provenance  # noqa: E402
 from _paths import cache_root, project_dir  # noqa: E402
 from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
@@ -371,19 +373,75 @@ def _highlight(code: str) -> str:
     return highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
 
 
+#: A value inside a formula, as :func:`provenance.math_value` wrote it (KaTeX renders it later).
+_MATH_VALUE = re.compile(r"\\htmlData\{source=[^,}]*, prov=([^}]*)\}")
+_REUSE_ROW = re.compile(r'<p class="mha-reuse" data-prov="([^"]+)"')
+
+
+@event_priority(60)  # before numbering (50) and every hook that reads the HTML: no value mark reaches them
 def on_page_content(html, *, page, config, files):
-    """Put each script's highlighted source into its chapter's scripts page (:func:`figure_markdown.chapter_page`)."""
+    """Each value's marks become its ``mha-value`` span, and the page gets the records of the
+    requests it shows (:mod:`provenance`); each script's highlighted source goes into its
+    chapter's scripts page (:func:`figure_markdown.chapter_page`)."""
+    fig = _fig(config)
+    try:
+        html, keys = provenance.spans(html, page.file.src_uri)
+    except provenance.ProvenanceError as exc:
+        raise PluginError(str(exc)) from None
+    # a value inside a formula (KaTeX renders it later) and each figure's or table's reuse row
+    keys += [k for k in dict.fromkeys(_MATH_VALUE.findall(html) + _REUSE_ROW.findall(html)) if k not in keys]
+    if page.toc:
+        provenance.clean_toc(page.toc.items)
+    if getattr(page, "_title_from_render", None):
+        page._title_from_render = provenance.plain(page._title_from_render)
+    if keys:
+        html += provenance.records_html({k: _record(fig, page, k, files) for k in keys})
     if not page.file.src_uri.startswith("scripts/"):
         return html
 
     def source(m):
-        script = _fig(config).site.scripts[m.group(1)]
+        script = fig.site.scripts[m.group(1)]
         text = script.path.read_text(encoding="utf-8")
         code = _serve.memo("script source").get((text,), lambda: _highlight(text))
-        return (f'<div class="language-python highlight mha-script-source"><pre><span></span>'
+        return (provenance.tests_html(script.name, _tests_index(fig), config.get("repo_url") or "")
+                + f'<div class="language-python highlight mha-script-source"><pre><span></span>'
                 f"<code>{code}</code></pre></div>")
 
     return re.sub(r'<div class="mha-script-source" data-script="([a-z0-9_]+)"></div>', source, html)
+
+
+def _record(fig: FigureState, page, key: str, files) -> dict:
+    """The provenance record of the request ``key`` as ``page`` shows it (links relative to it)."""
+    from figures._kit import contract
+
+    request = fig.site.provenance[key]
+    script = request.script
+    section = files.get_file_from_path(M.scripts_page(script))
+    url = (M.site_url(M.PageRef(page.file.src_uri, page.url), section.url) if section else "") + f"#{script.name}"
+    return provenance.record(request, command=contract.cli_line(request, "json"), script_url=url,
+                             tests=_tests_index(fig), stored=_stored(fig),
+                             data_files=contract.data_files_read(script, fig.site.scripts))
+
+
+def _tests_index(fig: FigureState) -> dict:
+    """:func:`provenance.tests_index` of the project's tests, once per build (under serve, again
+    only when a test file changed)."""
+    def compute():
+        tests = project_dir(fig.config) / "tests"
+        paths = sorted(tests.glob("test_*.py"))
+        names = sorted(fig.site.scripts)
+        functions = sorted({ref.rsplit(".", 1)[-1] for s in fig.site.scripts.values()
+                            for kind, ref in s.lib_refs if kind == "use" and ref.count(".") == 1})
+        parts = (repr(names), repr(functions), *[p.name + "\0" + p.read_text(encoding="utf-8") for p in paths])
+        return _serve.memo("tests index").get(parts, lambda: provenance.tests_index(tests, names, functions))
+    return _context.of(fig.config).once("tests index", compute)
+
+
+def _stored(fig: FigureState) -> dict:
+    """:func:`provenance.stored_files`, once per build."""
+    from figures._kit.contract import DATA_DIR
+
+    return _context.of(fig.config).once("stored files", lambda: provenance.stored_files(DATA_DIR))
 
 
 def on_page_markdown(markdown, *, page, config, files):
@@ -391,6 +449,10 @@ def on_page_markdown(markdown, *, page, config, files):
         return markdown
     fig = _fig(config)
     site, here = fig.site, _page(page)
+    if here.title and "{{" in here.title and any(d.keyword == "value" for d in _parse(here.title, here.src_uri)):
+        raise PluginError(f"{here.src_uri}: the page's title {here.title!r} holds a {{{{ value }}}}: a title is also "
+                          "the page's name in the navigation, the credit lines and the gallery, which show it as "
+                          "written; put the number in the page's text")
     site.figures_on_page[here.src_uri] = 0
     site.result_of = lambda request: _result(fig, request, files)
     resolver = M.Resolver(here.src_uri, site.scripts, site.first_seen)

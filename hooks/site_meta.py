@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402
 
 MAX_CHARS = 155
 
@@ -22,7 +27,7 @@ def first_paragraph_text(html: str) -> str | None:
     for match in PARAGRAPH.finditer(body):
         raw = match.group(1)
         text = re.sub(r"<[^>]+>", "", raw)
-        text = re.sub(r"\\[()\[\]]", "", html_lib.unescape(text))
+        text = re.sub(r"\\[()\[\]]", "", provenance.plain_tex(html_lib.unescape(text)))
         text = re.sub(r"\s+", " ", text).strip()
         if len(text.split()) >= 8:
             return text

@@ -10,11 +10,22 @@ code twice, and every page weighs the same. This hook
   above the reference pages (galleries, errata, API), unless the page's front matter sets
   ``search: boost:`` itself.
 
+- shows a value inside a formula as the number it is, not as the ``\\htmlData`` wrapper that
+  carries its source (:func:`provenance.plain_tex`): the index keeps each formula's TeX.
+
 ``tests/test_browser.py`` types queries into the real search box and checks the top hit.
 """
 from __future__ import annotations
 
+import json
 import re
+import sys
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402
 
 # page kind -> Material search boost (1 is Material's default)
 BOOST = {"lecture": 4.0, "practice": 1.5, "lab": 0.5, "reference": 0.25}
@@ -48,3 +59,16 @@ def on_page_content(html, *, page, config, files):
     if search is not None and "boost" not in search:
         search["boost"] = BOOST[page_kind(page.file.src_uri)]
     return exclude_chrome(html) if page.file.src_uri.startswith("labs/") else html
+
+
+@event_priority(-100)  # after the search plugin has written its index
+def on_post_build(*, config):
+    index = Path(config["site_dir"]) / "search" / "search_index.json"
+    if not index.is_file() or "htmlData" not in (text := index.read_text(encoding="utf-8")):
+        return
+    data = json.loads(text)
+    for doc in data["docs"]:
+        for field in ("title", "text"):
+            if isinstance(doc.get(field), str):
+                doc[field] = provenance.plain_tex(doc[field])
+    index.write_text(json.dumps(data, separators=(",", ":"), default=str), encoding="utf-8")  # as Material writes it

@@ -512,3 +512,65 @@ def test_masked_cells_of_the_tiny_decoders_do_not_glare_in_dark_mode(browser, si
     page_bg = (299 * r + 587 * g + 114 * b) / 1000  # as PIL's "L"
     assert sum(corner) / len(corner) < page_bg + 40 < 150, (sum(corner) / len(corner), page_bg)
     ctx.close()
+
+
+_BOX = """() => { const b = document.getElementById('mha-prov');
+  if (!b || b.hidden) return null;
+  const r = b.getBoundingClientRect();
+  return {text: b.innerText, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+          inside: b.contains(document.activeElement), width: document.documentElement.clientWidth}; }"""
+
+
+def test_a_number_says_where_it_comes_from_on_focus_hover_and_tap(browser, site_url):
+    """A number the build inserted is a control: focused (Tab), hovered or tapped, a box under it
+    names its script, its path in data(), the command and the tests, without moving the page;
+    Tab goes into the box, Esc closes it and gives focus back. A number in a formula opens on
+    hover; a reuse row's "Where from" opens the figure's record. On a phone the box fits the screen."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    goto(page, site_url + "one_head/")
+    value = page.locator(".mha-value[role=button]:visible").first
+    source = value.get_attribute("data-source")
+    script, path = source.split(" ", 1)
+    block = "(v) => { const b = v.closest('.md-content__inner > *').getBoundingClientRect(); return [b.top + scrollY, b.height]; }"
+    before = value.evaluate(block)
+    value.focus()
+    box = page.evaluate(_BOX)
+    assert box, "no box on focus"
+    assert f"{script}.py" in box["text"] and path in box["text"], box["text"]
+    assert f"python -m figures {script} --out {script}.json" in box["text"]
+    assert "Tests that name it" in box["text"] and "tests/test_" in box["text"]
+    assert value.get_attribute("aria-expanded") == "true"
+    assert value.evaluate(block) == before  # nothing moved
+    assert box["top"] >= value.bounding_box()["y"] + value.bounding_box()["height"] - 1
+    page.keyboard.press("Tab")
+    assert page.evaluate(_BOX)["inside"], "Tab does not reach the box's link"
+    page.keyboard.press("Escape")
+    assert page.evaluate(_BOX) is None
+    assert page.evaluate("document.activeElement.dataset.source") == source
+    assert value.get_attribute("aria-expanded") == "false"
+    # a number in a formula, on hover
+    in_math = page.locator(".katex [data-source]").first
+    in_math.scroll_into_view_if_needed()
+    in_math.hover()
+    page.wait_for_timeout(50)
+    box = page.evaluate(_BOX)
+    assert box and in_math.get_attribute("data-source").split(" ", 1)[1] in box["text"], box
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(450)
+    assert page.evaluate(_BOX) is None, "the box stays after the pointer left"
+    # a reuse row's button
+    button = page.locator(".mha-reuse .mha-prov-button").first
+    button.scroll_into_view_if_needed()
+    button.click()
+    box = page.evaluate(_BOX)
+    assert box and box["text"].startswith("Made by") and "Recompute" in box["text"], box
+    page.mouse.click(5, 400)
+    assert page.evaluate(_BOX) is None
+    # a phone: tapped, inside the screen
+    page.set_viewport_size({"width": 390, "height": 844})
+    value.scroll_into_view_if_needed()
+    value.click()
+    box = page.evaluate(_BOX)
+    assert box and box["left"] >= 0 and box["right"] <= box["width"], box
+    ctx.close()

@@ -1,0 +1,279 @@
+"""Where each number on a page comes from: the ``mha-value`` marks and the records a reader opens.
+
+A ``{{ value SCRIPT PATH }}`` is filled in while the page is still Markdown, and the number
+can land anywhere Markdown goes: prose, a table cell, a heading, an admonition's title, a
+figure's caption or alt text, a code block. Only some of those places can hold an element.
+So the value goes in *marked* (:func:`mark`): its source and its request's key, written in
+Unicode private-use characters that Markdown, the table of contents' slugs and the search
+index pass through or drop, around the value's text. Once the page is HTML, :func:`spans`
+turns each mark that stands in text into
+
+    <span class="mha-value" data-source="SCRIPT PATH" data-prov="KEY">0.84</span>
+
+and drops the marks where no element can go (an attribute, a ``<script>``, a heading's entry
+in the table of contents: :func:`plain`). A value inside a formula is written as KaTeX's
+``\\htmlData{source=SCRIPT PATH, prov=KEY}{0.84}`` instead (:func:`math_value`), which the
+build's KaTeX renders as a span with the same ``data-source``. Nothing here may reach a
+reader as a private-use character: :func:`spans` raises if one is left.
+
+``data-prov`` keys the page's provenance records (:func:`record`, written into the page as
+JSON by :func:`records_html`): the script, its parameters, the command that recomputes the
+number, the stored measurement it reads (file, machine, date, the tool that measured it) and
+the tests that name it (:func:`tests_index`). ``docs/javascripts/provenance.js`` shows them
+on hover, focus or tap. The page "Get the code" explains them to a reader.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import html as html_lib
+import json
+import re
+from pathlib import Path
+
+# (hooks/numbering.py's references use U+E000 and U+E001: these marks stay clear of them)
+OPEN, SEP, CLOSE = "\ue010", "\ue011", "\ue012"
+_BYTE0 = 0xE100  # a byte b of the mark's payload is chr(_BYTE0 + b): private use, dropped by slugs
+_ANY_MARK = re.compile("[\ue010-\ue012\ue100-\ue1ff]")
+_MARKED = re.compile(f"{OPEN}([\ue100-\ue1ff]*){SEP}([^{OPEN}{SEP}{CLOSE}<>]*){CLOSE}")
+
+
+class ProvenanceError(ValueError):
+    """A mark that would reach the reader (the page names itself in the message)."""
+
+
+def key(request) -> str:
+    """The request's key in a page's records: the script's name, and for parameters other than
+    the defaults a hash of them (no comma or ``=``: it also goes into a KaTeX ``\\htmlData``)."""
+    if not request.params:
+        return request.name
+    return f"{request.name}-{hashlib.sha256(request.canonical().encode()).hexdigest()[:8]}"
+
+
+def _encode(text: str) -> str:
+    return "".join(chr(_BYTE0 + b) for b in text.encode("utf-8"))
+
+
+def _decode(text: str) -> str:
+    return bytes(ord(c) - _BYTE0 for c in text).decode("utf-8")
+
+
+def mark(source: str, prov: str, text: str) -> str:
+    """``text`` (a value's Markdown) marked with its ``source`` ("SCRIPT PATH") and ``prov`` key."""
+    return f"{OPEN}{_encode(source + chr(9) + prov)}{SEP}{text}{CLOSE}"
+
+
+def math_value(source: str, prov: str, text: str) -> str:
+    """A value inside a formula: KaTeX's ``\\htmlData`` puts the same attributes on its span."""
+    if re.search(r"[,={}\\]", source + prov):
+        raise ProvenanceError(f"a value's source {source!r} cannot go into a formula's \\htmlData "
+                              "(a data path inside math holds no comma, '=', brace or backslash)")
+    return rf"\htmlData{{source={source}, prov={prov}}}{{{text}}}"
+
+
+def plain(text: str) -> str:
+    """``text`` without marks: what a value shows where no element can go (a table of contents'
+    entry, a page title, an attribute)."""
+    if OPEN not in text:
+        return text
+    return _ANY_MARK.sub("", _MARKED.sub(lambda m: m.group(2), text))
+
+
+_MATH_WRAPPER = re.compile(r"\\htmlData\{source=[^{}]*\}\{([^{}]*)\}")
+
+
+def plain_tex(text: str) -> str:
+    """``text`` with each value inside a formula unwrapped (``\\htmlData{...}{0.84}`` -> ``0.84``):
+    what the search index and a page's description show of a formula's TeX."""
+    return _MATH_WRAPPER.sub(r"\1", text) if "\\htmlData" in text else text
+
+
+#: Elements whose text is not HTML (a span there would show as text): marks are dropped.
+_RAW = ("script", "style", "textarea", "title")
+_TOKEN = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>", re.S)
+
+
+def spans(html: str, where: str) -> tuple[str, list]:
+    """``html`` with each marked value in text as a ``mha-value`` span, marks in tags and raw-text
+    elements dropped; and the keys of the requests it shows, in order of first appearance.
+    A mark left over (split by markup) raises, naming ``where``: it would show as a box."""
+    if OPEN not in html:
+        return html, []
+    keys: list = []
+
+    def span(m) -> str:
+        source, prov = _decode(m.group(1)).split(chr(9))
+        if prov not in keys:
+            keys.append(prov)
+        return (f'<span class="mha-value" data-source="{html_lib.escape(source)}" '
+                f'data-prov="{html_lib.escape(prov)}">{m.group(2)}</span>')
+
+    out, pos, raw = [], 0, None
+    for m in _TOKEN.finditer(html):
+        text = html[pos:m.start()]
+        out.append(plain(text) if raw else _MARKED.sub(span, text))
+        tag = m.group(0)
+        out.append(plain(tag) if OPEN in tag else tag)
+        name = (m.group(2) or "").lower()
+        if raw is None and not m.group(1) and name in _RAW:
+            raw = name
+        elif raw == name and m.group(1):
+            raw = None
+        pos = m.end()
+    text = html[pos:]
+    out.append(plain(text) if raw else _MARKED.sub(span, text))
+    result = "".join(out)
+    left = _ANY_MARK.search(result)
+    if left:
+        context = plain(result[max(0, left.start() - 80):left.start() + 80])
+        raise ProvenanceError(f"{where}: a {{{{ value }}}} could not be marked where it stands (markup inside "
+                              f"the value?): near {context!r}")
+    return result, keys
+
+
+def clean_toc(items) -> None:
+    """The table of contents' titles (and their children's) without marks, in place."""
+    for item in items:
+        item.title = plain(item.title)
+        clean_toc(item.children)
+
+
+# ---- the tests that name a script -------------------------------------------------------------------
+
+def _tokens(node) -> set:
+    """Every identifier and every word of every string in ``node``."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            out.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", n.value))
+        elif isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, ast.alias):
+            out.update(n.name.split(".") + ([n.asname] if n.asname else []))
+    return out
+
+
+def tests_in(path: Path, rel: str) -> list:
+    """Each test function of the test module ``path`` as ``(rel, name, line, words)``: ``words``
+    the identifiers and string words it reads, the module-level names it uses included (a
+    ``NAMES = [...]`` it is parametrized over)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module_names: dict = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            words = _tokens(node.value) if node.value is not None else set()
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        module_names[n.id] = words
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            words = _tokens(node)
+            for name in list(words):
+                words |= module_names.get(name, set())
+            out.append((rel, node.name, node.lineno, frozenset(words)))
+    return out
+
+
+def tests_index(tests_dir: Path, names, functions) -> dict:
+    """``{name: [(file, test, line), ...]}``: for each script name in ``names`` and each mhalib
+    function name in ``functions``, the tests that name it (in a string, as an identifier,
+    an import or a module-level list they use)."""
+    wanted = set(names) | set(functions)
+    found: dict = {n: [] for n in wanted}
+    for path in sorted(Path(tests_dir).glob("test_*.py")):
+        rel = f"tests/{path.name}"
+        for file, test, line, words in tests_in(path, rel):
+            for n in words & wanted:
+                found[n].append((not words & _READS_DATA, file, test, line))
+    # the tests that compute the numbers (call data()) first, then the machine's tests
+    return {n: [t[1:] for t in sorted(found[n])] for n in wanted}
+
+
+#: Words of a test that computes a script's numbers (``SCRIPT.data()``, ``d(NAME)``, ``figures.load``).
+_READS_DATA = frozenset({"data", "d", "load"})
+
+
+# ---- stored measurements --------------------------------------------------------------------------------
+
+def stored_files(data_dir: Path) -> dict:
+    """``{file: {"what", "by", "machine", "date"}}`` for the stored measurements: what and by
+    whom from ``figures/data/README.md``'s table, the machine and date from the file itself."""
+    readme = (Path(data_dir) / "README.md").read_text(encoding="utf-8")
+    out = {}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.fullmatch(r"`([^`]+)`", cells[0]) if len(cells) == 4 else None
+        if not m:
+            continue
+        name = m.group(1)
+        entry = {"what": _md_plain(cells[1]), "by": _md_plain(cells[2]), "machine": "", "date": ""}
+        path = Path(data_dir) / name
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            machine = data.get("machine") or {}
+            entry["machine"] = machine.get("gpu") or (
+                f"{machine['cores']}-core CPU ({machine.get('cpu', 'CPU')})" if "cores" in machine else
+                machine.get("device", "") and f"{machine['device'].upper()}")
+            entry["date"] = machine.get("measured_on") or data.get("date", "")
+        out[name] = entry
+    return out
+
+
+def _md_plain(text: str) -> str:
+    return re.sub(r"`([^`]*)`", r"\1", text)
+
+
+# ---- a request's record -----------------------------------------------------------------------------------
+
+#: How many tests a record lists by name; the script's section lists them all.
+TESTS_SHOWN = 5
+
+
+def record(request, *, command: str, script_url: str, tests: dict, stored: dict, data_files) -> dict:
+    """What a reader sees about ``request``'s numbers (see the module's docstring). ``tests`` is
+    :func:`tests_index`'s, ``stored`` :func:`stored_files`', ``data_files`` the stored files the
+    script reads."""
+    script = request.script
+    own = tests.get(script.name, [])
+    functions = sorted({ref.rsplit(".", 1)[-1] for kind, ref in script.lib_refs
+                        if kind == "use" and ref.count(".") == 1})
+    library = [[f"mhalib.{f}", len(tests.get(f, []))] for f in functions if tests.get(f)]
+    return {
+        "script": script.name,
+        "title": script.title.rstrip("."),
+        "url": script_url,
+        "params": [[k, list(v) if isinstance(v, tuple) else v] for k, v in request.params],
+        "command": command,
+        "stored": [dict(file=f"figures/data/{f}", **stored[f]) for f in sorted(data_files) if f in stored],
+        "tests": [f"{file}::{test}" for file, test, _ in own[:TESTS_SHOWN]],
+        "tests_total": len(own),
+        "library": library,
+    }
+
+
+def tests_html(name: str, tests: dict, repo_url: str = "") -> str:
+    """The script's section's list of the tests that name it (``file::test``, line), each linked
+    to its line in the repository where the site names one (``repo_url``)."""
+    found = tests.get(name, [])
+    if not found:
+        return "<p>No test names this script.</p>\n"
+    items = []
+    for file, test, line in found:
+        text = f"<code>{html_lib.escape(file)}::{html_lib.escape(test)}</code> (line {line})"
+        if repo_url:
+            text = f'<a href="{html_lib.escape(repo_url.rstrip("/"))}/blob/main/{file}#L{line}">{text}</a>'
+        items.append(f"<li>{text}</li>")
+    where = "" if repo_url else " (in the source archive's <code>tests/</code>)"
+    return (f'<p>Tests that name this script{where}:</p>\n<ul class="mha-tests">{"".join(items)}</ul>\n')
+
+
+def records_html(records: dict) -> str:
+    """The page's records as JSON in a ``<script>`` (nothing is fetched; ``<`` escaped so that no
+    text in them can end the element)."""
+    text = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f'<script type="application/json" class="mha-provenance">{text.replace("<", chr(92) + "u003c")}</script>'

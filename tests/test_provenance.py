@@ -1,0 +1,376 @@
+"""Where each number comes from (hooks/provenance.py, javascripts/provenance.js): every value the
+build inserts carries ``data-source="SCRIPT PATH"`` wherever it stands (prose, a table, a
+heading, a caption, code, a formula), nothing of its marks reaches a reader (an attribute, the
+table of contents, the search index, a page's description), and the records a reader opens
+name the script, its parameters, the command, the stored measurement and the tests.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from helpers import HOOKS, SMALL_FIGURE, mini_project
+
+sys.path.insert(0, str(HOOKS))
+import directives  # noqa: E402
+import provenance as P  # noqa: E402
+
+#: a character of the values' marks (or of numbering's references): never in a built file (KaTeX's
+#: own glyphs use other private-use characters, U+E020 for \\not)
+MARK_CHARS = re.compile("[\ue000\ue001\ue010-\ue012\ue100-\ue1ff]")
+
+
+def _marked(source="small n", prov="small", text="0.84"):
+    return P.mark(source, prov, text)
+
+
+def _no_mark_in(site: Path) -> None:
+    """No built text file of ``site`` holds a value's mark or a formula's value wrapper."""
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix in (".html", ".json", ".xml", ".js", ".txt"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert not MARK_CHARS.search(text), f"{path.relative_to(site)} holds a private-use mark"
+            assert "htmlData" not in text, f"{path.relative_to(site)} shows a value's formula wrapper"
+
+
+# ---- the marks -----------------------------------------------------------------------------------------
+
+def test_a_marked_value_in_text_becomes_its_span_and_in_a_tag_its_plain_text():
+    v = _marked()
+    html_in = (f'<p title="t {v}">See {v} and <code>{v}</code>.</p>'
+               f'<script>var x = "{v}";</script><style>/* {v} */</style><p>{_marked("b x.1", "b-1234abcd", "7")}</p>')
+    out, keys = P.spans(html_in, "page.md")
+    span = '<span class="mha-value" data-source="small n" data-prov="small">0.84</span>'
+    assert out == (f'<p title="t 0.84">See {span} and <code>{span}</code>.</p>'
+                   '<script>var x = "0.84";</script><style>/* 0.84 */</style>'
+                   '<p><span class="mha-value" data-source="b x.1" data-prov="b-1234abcd">7</span></p>')
+    assert keys == ["small", "b-1234abcd"]
+    assert P.spans("<p>no value</p>", "p") == ("<p>no value</p>", [])
+
+
+def test_a_source_with_markup_is_escaped_in_its_attribute():
+    value = _marked('a<b "q"', "k", "1")
+    out, _ = P.spans(f"<p>{value}</p>", "p")
+    assert 'data-source="a&lt;b &quot;q&quot;"' in out
+
+
+def test_a_mark_split_by_markup_fails_naming_the_page_never_shows_as_a_box():
+    v = _marked()
+    split = v.replace("0.84", "0.<em>84</em>")
+    with pytest.raises(P.ProvenanceError, match=r"page\.md: a \{\{ value \}\} could not be marked .*0\.<em>84"):
+        P.spans(f"<p>{split}</p>", "page.md")
+    with pytest.raises(P.ProvenanceError, match="could not be marked"):
+        P.spans(f"<p>{v[:-1]}</p>", "page.md")  # no closing mark
+
+
+def test_plain_text_drops_the_marks_and_a_table_of_contents_is_cleaned_in_place():
+    assert P.plain(f"Base {_marked()} here") == "Base 0.84 here"
+    assert P.plain("no marks") == "no marks"
+    child = SimpleNamespace(title=f"c {_marked()}", children=[])
+    top = SimpleNamespace(title=f"t {_marked()}", children=[child])
+    P.clean_toc([top])
+    assert (top.title, child.title) == ("t 0.84", "c 0.84")
+
+
+def test_a_value_in_a_formula_is_katexs_html_data_and_its_tex_reads_plain():
+    tex = P.math_value("small n", "small", "0.84")
+    assert tex == r"\htmlData{source=small n, prov=small}{0.84}"
+    assert P.plain_tex(rf"\(x = {tex} + 1\)") == r"\(x = 0.84 + 1\)"
+    for bad in ("small a,b", "small a=b", "small a}b"):
+        with pytest.raises(P.ProvenanceError, match="cannot go into a formula"):
+            P.math_value(bad, "small", "1")
+
+
+def test_a_requests_key_is_its_name_or_its_name_and_a_hash_of_its_parameters():
+    import figures
+
+    pe = figures.scripts()["pe_heatmap"]
+    assert P.key(pe.request()) == "pe_heatmap"
+    other = pe.parse_query("n_positions=16", where="t")
+    k = P.key(other)
+    assert re.fullmatch(r"pe_heatmap-[0-9a-f]{8}", k) and k != P.key(pe.parse_query("n_positions=17", where="t"))
+
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None or not (HOOKS.parent / "node_modules" / "katex").is_dir(),
+                                reason="node and node_modules/katex (make deps) render the math")
+
+
+@needs_node
+def test_katex_renders_html_data_as_the_values_span_and_refuses_every_other_untrusted_command():
+    lines = [json.dumps([r"s = \htmlData{source=a b.c, prov=k}{3}", False]),
+             json.dumps([r"\href{https://x.org}{y}", False]), json.dumps([r"\htmlClass{c}{y}", False])]
+    out = subprocess.run(["node", str(HOOKS / "katex_render.js")], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=60, cwd=HOOKS).stdout.splitlines()
+    first, href, cls = (json.loads(x) for x in out)
+    assert 'data-source="a b.c"' in first["html"] and 'data-prov="k"' in first["html"]
+    # the TeX kept for screen readers and copying is the formula as written, without the wrapper
+    assert '<annotation encoding="application/x-tex">s = 3</annotation>' in first["html"]
+    assert href == {"error": "\\href is not allowed in the course's formulas"}
+    assert cls == {"error": "\\htmlClass is not allowed in the course's formulas"}
+
+
+# ---- the tests and the stored files a record names -----------------------------------------------
+
+def test_the_tests_index_finds_a_script_by_string_identifier_import_and_module_level_list(tmp_path):
+    (tmp_path / "test_a.py").write_text(textwrap.dedent('''\
+        import figures
+        from figures.position import alpha_fig
+        NAMES = ["beta_fig", "gamma"]
+
+        def test_reads_alpha():
+            assert figures.load("alpha_fig").data()
+
+        @pytest.mark.parametrize("name", NAMES)
+        def test_each(name):
+            pass
+
+        def test_uses_import():
+            alpha_fig.draw
+
+        def test_machine_only():
+            run("figures/beta_fig.py --out x.svg")
+
+        def test_other():
+            alphabet = "alpha_figure"
+        '''))
+    (tmp_path / "helper.py").write_text('def test_not_a_test_module(): "alpha_fig"\n')
+    found = P.tests_index(tmp_path, ["alpha_fig", "beta_fig", "delta_fig"], ["softmax"])
+    assert [t for _, t, _ in found["alpha_fig"]] == ["test_reads_alpha", "test_uses_import"]
+    # the test that computes numbers (reads data) comes first
+    assert [t for _, t, _ in found["beta_fig"]] == ["test_each", "test_machine_only"] or \
+        [t for _, t, _ in found["beta_fig"]] == ["test_machine_only", "test_each"]
+    assert found["delta_fig"] == [] and found["softmax"] == []
+    assert found["alpha_fig"][0] == ("tests/test_a.py", "test_reads_alpha", 5)
+
+
+def test_stored_files_name_what_who_machine_and_date(tmp_path):
+    (tmp_path / "README.md").write_text(
+        "| file | what | made by | machine |\n|---|---|---|---|\n"
+        "| `gpu.json` | a `kernel`'s time | `tools/measure.py` | the GPU |\n"
+        "| `cpu.json` | a step | `tools/step.py` | a CPU |\n| `w.npz` | weights | `tools/t.py` | as above |\n")
+    (tmp_path / "gpu.json").write_text(json.dumps({"machine": {"gpu": "NVIDIA H100", "measured_on": "2026-11-22"}}))
+    (tmp_path / "cpu.json").write_text(json.dumps({"date": "2026-11-20", "machine": {"cpu": "Xeon", "cores": 2}}))
+    got = P.stored_files(tmp_path)
+    assert got["gpu.json"] == {"what": "a kernel's time", "by": "tools/measure.py", "machine": "NVIDIA H100",
+                               "date": "2026-11-22"}
+    assert got["cpu.json"]["machine"] == "2-core CPU (Xeon)" and got["cpu.json"]["date"] == "2026-11-20"
+    assert got["w.npz"] == {"what": "weights", "by": "tools/t.py", "machine": "", "date": ""}
+
+
+def test_the_projects_stored_files_all_have_their_machine_and_date():
+    from figures._kit.contract import DATA_DIR
+
+    got = P.stored_files(DATA_DIR)
+    measured = {n for n in got if n.endswith(".json") and n != "gpt2_small_config.json"}
+    assert measured == {"attention_gpu_h100.json", "attention_memory_measured.json", "decode_cpu.json",
+                        "decode_gqa_h100.json", "tiny_decoders.json"}
+    for name in measured:
+        assert got[name]["machine"] and re.fullmatch(r"\d{4}-\d\d-\d\d", got[name]["date"]), (name, got[name])
+        assert got[name]["by"].startswith("tools/") or "tools/" in got[name]["by"], got[name]
+    assert "H100" in got["attention_gpu_h100.json"]["machine"]
+
+
+def test_a_record_names_the_script_its_parameters_command_stored_files_and_tests():
+    import figures
+
+    scripts = figures.scripts()
+    request = scripts["flash_memory_time"].request()
+    tests = {"flash_memory_time": [("tests/test_claims.py", f"test_{i}", i) for i in range(8)]}
+    stored = {"attention_gpu_h100.json": {"what": "w", "by": "b", "machine": "NVIDIA H100", "date": "d"}}
+    rec = P.record(request, command="python -m figures flash_memory_time --out flash_memory_time.json",
+                   script_url="../scripts/generation/#flash_memory_time", tests=tests, stored=stored,
+                   data_files=("attention_gpu_h100.json", "attention_memory_measured.json"))
+    assert rec["script"] == "flash_memory_time" and rec["params"] == []
+    assert rec["stored"] == [{"file": "figures/data/attention_gpu_h100.json", "what": "w", "by": "b",
+                              "machine": "NVIDIA H100", "date": "d"}]
+    assert rec["tests"] == [f"tests/test_claims.py::test_{i}" for i in range(P.TESTS_SHOWN)]
+    assert rec["tests_total"] == 8
+    page = P.records_html({"k": {"title": "a </script><b>"}})
+    assert "</script><b>" not in page.split(">", 1)[1][:-len("</script>")]
+
+
+# ---- a site: every place a value can stand -----------------------------------------------------------
+
+PAGE = '''\
+# Values everywhere
+
+The first: {{ value small n }}.
+
+Prose: {{ value small n }}, and a [link with {{ value small n }}](#x "title {{ value small n }}").
+
+## Heading with {{ value small n }} { #h }
+
+| a | b |
+|---|---|
+| {{ value small scale .2f }} | `code {{ value small n }}` |
+
+!!! note "Title {{ value small n }}"
+    Inside {{ value small?n=5 n }}.
+
+An inline formula over a line break \\(x =
+{{ value small n }}\\) and a display one:
+
+\\[
+y = {{ value small scale .1f }}
+\\]
+
+```text
+{{ value small label }}
+```
+
+![alt {{ value small n }}](figures/small.svg "caption {{ value small n }}")
+'''
+
+EXPECTED_SOURCES = 14  # the value directives of PAGE (11 can hold an element)
+
+
+@pytest.fixture(scope="module")
+def value_site(tmp_path_factory):
+    base = tmp_path_factory.mktemp("provenance")
+    source = SMALL_FIGURE.replace("label=label)", "label=label, n=n, scale=scale)")
+    assert source != SMALL_FIGURE
+    proj = mini_project(base, {"small": source}, PAGE)
+    config = proj / "mkdocs.yml"
+    hooks = ", ".join(f'"{HOOKS / h}"' for h in ("site_figures.py", "site_math.py", "site_meta.py", "site_search.py"))
+    config.write_text(config.read_text()
+                      .replace(f'hooks: ["{HOOKS / "site_figures.py"}"]', f"hooks: [{hooks}]")
+                      .replace("markdown_extensions: [attr_list, md_in_html, tables]",
+                               "markdown_extensions: [attr_list, md_in_html, tables, admonition, toc, "
+                               "{pymdownx.arithmatex: {generic: true}}, pymdownx.superfences]"))
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d",
+                             str(base / "site")], cwd=proj, capture_output=True, text=True, timeout=600,
+                            env={**__import__("os").environ, "MHA_CACHE_DIR": str(base / "cache"),
+                                 "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    return base / "site"
+
+
+@pytest.mark.build
+@needs_node
+def test_every_value_carries_its_source_wherever_it_stands(value_site):
+    index = (value_site / "index.html").read_text()
+    assert PAGE.count("{{ value") == EXPECTED_SOURCES
+    sources = [html.unescape(s) for s in re.findall(r'data-source="([^"]*)"', index)]
+    # in the page's order: prose, a link's text (its title attribute: none), a heading,
+    # a table cell, an admonition's title and body, two formulas, a code block, a caption (the
+    # alt text: none); a directive inside inline code is shown as written, as a page's grammar reads it
+    assert sources == ["small n"] * 4 + ["small scale", "small n", "small n", "small n", "small scale",
+                                         "small label", "small n"], sources
+    assert "<code>code {{ value small n }}</code>" in index
+    assert re.search(r'<h2 id="h">Heading with <span class="mha-value" data-source="small n" data-prov="small">3</span>',
+                     index)
+    assert re.search(r'<td><span class="mha-value" data-source="small scale" data-prov="small">1.00</span></td>', index)
+    assert re.search(r'<p class="admonition-title">Title <span class="mha-value"', index)
+    # a value with other parameters has its own key, and its own record
+    (other,) = set(re.findall(r'data-prov="(small-[0-9a-f]{8})"', index))
+    records = json.loads(re.search(r'<script type="application/json" class="mha-provenance">(.*?)</script>',
+                                   index).group(1))
+    assert set(records) == {"small", other}
+    assert records[other]["params"] == [["n", 5]] and "--n 5" in records[other]["command"]
+    assert records["small"]["command"] == "python figures/small.py --out small.json"
+    assert records["small"]["url"].endswith("#small")
+    # the formulas: KaTeX's span with the same attributes, the TeX kept plain
+    assert len(re.findall(r'<span class="enclosing" data-source="small (n|scale)" data-prov="small">', index)) == 2
+    assert re.search(r'<annotation encoding="application/x-tex">x =\s*3</annotation>', index)
+    assert re.search(r'<annotation encoding="application/x-tex">\s*y = 1.0\s*</annotation>', index)
+
+
+@pytest.mark.build
+@needs_node
+def test_no_mark_reaches_an_attribute_the_contents_the_title_the_search_or_the_description(value_site):
+    _no_mark_in(value_site)
+    index = (value_site / "index.html").read_text()
+    assert 'title="title 3"' in index and 'alt="alt 3"' in index
+    # the table of contents
+    assert '<a href="#h" class="nav-link">Heading with 3</a>' in index
+    search = json.loads((value_site / "search" / "search_index.json").read_text())
+    texts = " ".join(d["title"] + " " + d["text"] for d in search["docs"])
+    assert "htmlData" not in texts and "x = 3" in texts.replace("\n", " ")
+    heading = [d for d in search["docs"] if d["location"].endswith("#h")]
+    assert heading and heading[0]["title"] == "Heading with 3"
+
+
+@pytest.mark.build
+def test_a_value_in_a_pages_title_is_refused(tmp_path):
+    """A page's title is its name in the navigation, the credit lines and the gallery: text."""
+    from helpers import mkdocs_build
+
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE}, "# Base {{ value small label }}\n\nText.\n")
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode != 0
+    assert "index.md: the page's title 'Base {{ value small label }}' holds a {{ value }}" in result.stderr
+
+
+# ---- the course -----------------------------------------------------------------------------------------
+
+def _page_file(site: Path, src: str) -> Path:
+    return site / ("index.html" if src == "index.md" else src[:-len(".md")] + "/index.html")
+
+
+def _records(text: str) -> dict:
+    out: dict = {}
+    for block in re.findall(r'<script type="application/json" class="mha-provenance">(.*?)</script>', text, re.S):
+        out.update(json.loads(block))
+    return out
+
+
+@pytest.mark.build
+def test_every_value_of_every_page_carries_its_source_and_its_record(built_site):
+    """Each page's {{ value }} directives (read from its Markdown, not from the build) show up in
+    its HTML as data-source="SCRIPT PATH", in the page's order, each key with its record; every
+    figure's and table's reuse row has its record too."""
+    docs = HOOKS.parent / "docs"
+    total = 0
+    for md in sorted(docs.rglob("*.md")):
+        src = md.relative_to(docs).as_posix()
+        wanted = [f"{d.name} {d.args[0]}" for d in directives.parse(md.read_text(encoding="utf-8"), where=src)
+                  if d.keyword == "value"]
+        if not wanted:
+            continue
+        text = _page_file(built_site, src).read_text(encoding="utf-8")
+        shown = [html.unescape(s) for s in re.findall(r'data-source="([^"]*)"', text)]
+        rest = iter(shown)
+        missing = [w for w in wanted if not any(s == w for s in rest)]
+        assert not missing, f"{src}: {len(missing)} values without their source, first {missing[:3]}"
+        records = _records(text)
+        keys = set(re.findall(r'data-prov="([^"]+)"', text))
+        assert keys <= set(records), f"{src}: keys without a record: {sorted(keys - set(records))[:5]}"
+        rows = re.findall(r'<p class="mha-reuse"([^>]*)>', text)
+        assert all("data-prov=" in r for r in rows), src
+        total += len(wanted)
+    assert total > 800  # the course's values, counted from its pages
+
+
+@pytest.mark.build
+def test_no_page_shows_a_mark_or_a_formulas_wrapper(built_site):
+    _no_mark_in(built_site)
+
+
+@pytest.mark.build
+def test_a_stored_measurement_names_its_file_machine_date_and_tool_and_a_script_page_its_tests(built_site):
+    from figures._kit.contract import DATA_DIR
+
+    text = _page_file(built_site, "flash_attention.md").read_text(encoding="utf-8")
+    record = _records(text)["flash_memory_time"]
+    machine = json.loads((DATA_DIR / "attention_gpu_h100.json").read_text())["machine"]
+    (gpu,) = [s for s in record["stored"] if s["file"] == "figures/data/attention_gpu_h100.json"]
+    assert gpu["machine"] == machine["gpu"] and gpu["date"] == machine["measured_on"]
+    assert gpu["by"].startswith("the protocol in tools/measure_attention_gpu.py")
+    assert record["command"] == "python -m figures flash_memory_time --out flash_memory_time.json"
+    assert record["url"] == "../scripts/generation/#flash_memory_time"
+    found = P.tests_index(HOOKS.parent / "tests", ["flash_memory_time"], [])["flash_memory_time"]
+    assert record["tests_total"] == len(found) >= 2
+    assert "tests/test_claims.py" in {f for f, _, _ in found}
+    scripts = (built_site / "scripts" / "generation" / "index.html").read_text(encoding="utf-8")
+    section = scripts[scripts.index('id="flash_memory_time"'):]
+    listed = re.findall(r"<li><code>(tests/[^<]+)</code> \(line (\d+)\)</li>", section.split("<h2", 1)[0])
+    assert [(f"{f}::{t}", str(n)) for f, t, n in found] == listed
