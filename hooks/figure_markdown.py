@@ -524,9 +524,9 @@ def not_shown(value) -> str | None:
     return None
 
 
-def value_text(page_where: str, d, result, place: str = "code") -> str:
-    """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text; in ``place``
-    ``"prose"`` (:func:`value_context`) a text is escaped so that its "<b>" or "*" is not markup."""
+def value_text(page_where: str, d, result) -> str:
+    """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
+    gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML)."""
     value = lookup(result.data, d.args[0], page_where)
     fmt = d.args[1] if len(d.args) > 1 else ""
     if isinstance(value, (dict, list)):
@@ -548,7 +548,7 @@ def value_text(page_where: str, d, result, place: str = "code") -> str:
         shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
-    return md_text(shown) if isinstance(value, str) and place == "prose" else shown
+    return shown
 
 
 # An explorer's payload up to this size is written into its page; a larger one (the model
@@ -619,41 +619,20 @@ def gallery_caption(site: Site, page, resolver, caption: str) -> str:
     """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
     found = [x for x in directives.parse(caption, where=page.src_uri) if x.keyword == "value"]
     return directives.substitute(caption, found, lambda x: marked_value(
-        site, resolver.where(x), x, site.result_of(resolver.request(x)), value_context(caption, x.start)))
+        site, resolver.where(x), x, site.result_of(resolver.request(x))))
 
 
-def marked_value(site: Site, page_where: str, d, result, place: str) -> str:
-    """:func:`value_text`, marked with where it comes from (:mod:`provenance`): in a formula as
-    KaTeX's ``\\htmlData``, elsewhere with marks that become a ``mha-value`` span in the HTML."""
-    text = value_text(page_where, d, result, place)
+def marked_value(site: Site, page_where: str, d, result) -> str:
+    """:func:`value_text` as a :func:`provenance.token`: once the page is HTML it becomes a
+    ``mha-value`` span that says where it comes from (in a formula, KaTeX's ``\\htmlData``)."""
+    text = value_text(page_where, d, result)
     prov = provenance.key(result.request)
     site.provenance[prov] = result.request
-    source = f"{d.name} {d.args[0]}"
-    if place == "math":
-        try:
-            return provenance.math_value(source, prov, text)
-        except provenance.ProvenanceError as exc:
-            raise FigureMarkdownError(f"{page_where}: {exc}") from None
-    return provenance.mark(source, prov, text)
+    return provenance.token(f"{d.name} {d.args[0]}", prov, text)
 
 
-def value_context(markdown: str, at: int) -> str:
-    """Where the directive at ``at`` stands in ``markdown``: ``"code"`` (an inline code span or a
-    fenced block), ``"math"`` (inside \\( \\) or \\[ \\]) or ``"prose"``: what a text value needs to
-    show as written (escaped in prose; as it is in code and math, where an escape would show)."""
-    line = markdown[markdown.rfind("\n", 0, at) + 1:at]
-    before = markdown[:at]
-    if len(re.findall(r"^\s*(?:```|~~~)", before, flags=re.M)) % 2 or line.count("`") % 2:
-        return "code"
-    paragraph = before[before.rfind("\n\n") + 1:]  # inline math may run over a line break
-    if paragraph.rfind("\\(") > paragraph.rfind("\\)") or before.rfind("\\[") > before.rfind("\\]"):
-        return "math"
-    return "prose"
-
-
-def replace(site: Site, page: PageRef, d, resolver: Resolver, markdown: str = "") -> str:
-    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes
-    (``markdown``, the text ``d`` stands in, says where a value's text goes)."""
+def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
+    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes."""
     if d.keyword == "gallery":
         return gallery(site, page, d, resolver)
     result = site.result_of(resolver.request(d))
@@ -663,5 +642,5 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver, markdown: str = ""
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        return marked_value(site, resolver.where(d), d, result, value_context(markdown, d.start))
+        return marked_value(site, resolver.where(d), d, result)
     return explorer(site, page, d, result)

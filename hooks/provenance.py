@@ -32,14 +32,14 @@ import re
 from pathlib import Path
 
 # (hooks/numbering.py's references use U+E000 and U+E001: these marks stay clear of them)
-OPEN, SEP, CLOSE = "\ue010", "\ue011", "\ue012"
-_BYTE0 = 0xE100  # a byte b of the mark's payload is chr(_BYTE0 + b): private use, dropped by slugs
+OPEN, CLOSE = "\ue010", "\ue012"
+_BYTE0 = 0xE100  # a byte b of a token's payload is chr(_BYTE0 + b): private use, dropped by slugs
 _ANY_MARK = re.compile("[\ue010-\ue012\ue100-\ue1ff]")
-_MARKED = re.compile(f"{OPEN}([\ue100-\ue1ff]*){SEP}([^{OPEN}{SEP}{CLOSE}<>]*){CLOSE}")
+_TOKEN_RE = re.compile(f"{OPEN}([\ue100-\ue1ff]*){CLOSE}")
 
 
 class ProvenanceError(ValueError):
-    """A mark that would reach the reader (the page names itself in the message)."""
+    """A value that cannot be shown where it stands (the page names itself in the message)."""
 
 
 def key(request) -> str:
@@ -50,21 +50,22 @@ def key(request) -> str:
     return f"{request.name}-{hashlib.sha256(request.canonical().encode()).hexdigest()[:8]}"
 
 
-def _encode(text: str) -> str:
-    return "".join(chr(_BYTE0 + b) for b in text.encode("utf-8"))
+def token(source: str, prov: str, text: str) -> str:
+    """A value as the page's Markdown holds it: its ``source`` ("SCRIPT PATH"), its request's
+    ``prov`` key and its ``text``, all written in private-use characters, so that nothing in
+    the text (``*``, ``<b>``, a backtick, ``\\(``) is read as Markdown, HTML or math, wherever
+    the directive stands. :func:`spans` writes it out once the page is HTML."""
+    payload = "\t".join((source, prov, text)).encode("utf-8")
+    return OPEN + "".join(chr(_BYTE0 + b) for b in payload) + CLOSE
 
 
-def _decode(text: str) -> str:
-    return bytes(ord(c) - _BYTE0 for c in text).decode("utf-8")
-
-
-def mark(source: str, prov: str, text: str) -> str:
-    """``text`` (a value's Markdown) marked with its ``source`` ("SCRIPT PATH") and ``prov`` key."""
-    return f"{OPEN}{_encode(source + chr(9) + prov)}{SEP}{text}{CLOSE}"
+def _fields(m) -> tuple[str, str, str]:
+    source, prov, text = bytes(ord(c) - _BYTE0 for c in m.group(1)).decode("utf-8").split("\t", 2)
+    return source, prov, text
 
 
 def math_value(source: str, prov: str, text: str) -> str:
-    """A value inside a formula: KaTeX's ``\\htmlData`` puts the same attributes on its span."""
+    """A value inside a formula: KaTeX's ``\\htmlData`` puts the value's attributes on its span."""
     if re.search(r"[,={}\\]", source + prov):
         raise ProvenanceError(f"a value's source {source!r} cannot go into a formula's \\htmlData "
                               "(a data path inside math holds no comma, '=', brace or backslash)")
@@ -72,67 +73,94 @@ def math_value(source: str, prov: str, text: str) -> str:
 
 
 def plain(text: str) -> str:
-    """``text`` without marks: what a value shows where no element can go (a table of contents'
-    entry, a page title, an attribute)."""
+    """``text`` (HTML) with each value token written as its escaped text: what a value shows
+    where no element can go (a table of contents' entry, a page title, an attribute)."""
     if OPEN not in text:
         return text
-    return _ANY_MARK.sub("", _MARKED.sub(lambda m: m.group(2), text))
+    return _TOKEN_RE.sub(lambda m: html_lib.escape(_fields(m)[2], quote=True), text)
 
 
-_MATH_WRAPPER = re.compile(r"\\htmlData\{source=[^{}]*\}\{([^{}]*)\}")
+_MATH_PLAIN = re.compile(r"\\htmlData\{source=[^{}]*\}\{([^{}]*)\}")
 
 
 def plain_tex(text: str) -> str:
     """``text`` with each value inside a formula unwrapped (``\\htmlData{...}{0.84}`` -> ``0.84``):
     what the search index and a page's description show of a formula's TeX."""
-    return _MATH_WRAPPER.sub(r"\1", text) if "\\htmlData" in text else text
+    return _MATH_PLAIN.sub(r"\1", text) if "\\htmlData" in text else text
 
 
-#: Elements whose text is not HTML (a span there would show as text): marks are dropped.
+#: Elements whose text is not HTML (a span there would show as text): a value is its bare text.
 _RAW = ("script", "style", "textarea", "title")
-_TOKEN = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>", re.S)
+_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>", re.S)
+_MATH_OPEN = re.compile(r'<(span|div) class="arithmatex">')
 
 
 def spans(html: str, where: str) -> tuple[str, list]:
-    """``html`` with each marked value in text as a ``mha-value`` span, marks in tags and raw-text
-    elements dropped; and the keys of the requests it shows, in order of first appearance.
-    A mark left over (split by markup) raises, naming ``where``: it would show as a box."""
+    """``html`` with each value token written out by where it stands, and the keys of the requests
+    it shows, in order of first appearance:
+
+    - in text (prose, a table, a heading, a caption, a code block): ``<span class="mha-value"
+      data-source="SCRIPT PATH" data-prov="KEY">TEXT</span>``, the text escaped;
+    - in a formula (pymdownx.arithmatex's element): KaTeX's ``\\htmlData{source=..., prov=...}{TEXT}``;
+    - in a tag's attribute, and in a script, style or title: the escaped or bare text.
+
+    A token that is left (cut apart by markup) raises, naming ``where``."""
     if OPEN not in html:
         return html, []
     keys: list = []
 
-    def span(m) -> str:
-        source, prov = _decode(m.group(1)).split(chr(9))
+    def seen(prov: str) -> None:
         if prov not in keys:
             keys.append(prov)
-        return (f'<span class="mha-value" data-source="{html_lib.escape(source)}" '
-                f'data-prov="{html_lib.escape(prov)}">{m.group(2)}</span>')
 
-    out, pos, raw = [], 0, None
-    for m in _TOKEN.finditer(html):
-        text = html[pos:m.start()]
-        out.append(plain(text) if raw else _MARKED.sub(span, text))
+    def in_text(m) -> str:
+        source, prov, text = _fields(m)
+        seen(prov)
+        return (f'<span class="mha-value" data-source="{html_lib.escape(source)}" '
+                f'data-prov="{html_lib.escape(prov)}">{html_lib.escape(text, quote=False)}</span>')
+
+    def in_math(m) -> str:
+        source, prov, text = _fields(m)
+        seen(prov)
+        try:
+            return html_lib.escape(math_value(source, prov, text), quote=False)
+        except ProvenanceError as exc:
+            raise ProvenanceError(f"{where}: {exc}") from None
+
+    def in_raw(m) -> str:
+        return _fields(m)[2]
+
+    def write(text: str, raw, math) -> str:
+        if OPEN not in text:
+            return text
+        return _TOKEN_RE.sub(in_raw if raw else in_math if math else in_text, text)
+
+    out, pos, raw, math = [], 0, None, None
+    for m in _TAG.finditer(html):
+        out.append(write(html[pos:m.start()], raw, math))
         tag = m.group(0)
         out.append(plain(tag) if OPEN in tag else tag)
         name = (m.group(2) or "").lower()
-        if raw is None and not m.group(1) and name in _RAW:
-            raw = name
-        elif raw == name and m.group(1):
-            raw = None
+        if raw is None and math is None and not m.group(1):
+            if name in _RAW:
+                raw = name
+            elif _MATH_OPEN.match(tag):
+                math = name
+        elif m.group(1) and name in (raw, math):
+            raw = math = None
         pos = m.end()
-    text = html[pos:]
-    out.append(plain(text) if raw else _MARKED.sub(span, text))
+    out.append(write(html[pos:], raw, math))
     result = "".join(out)
     left = _ANY_MARK.search(result)
     if left:
-        context = plain(result[max(0, left.start() - 80):left.start() + 80])
-        raise ProvenanceError(f"{where}: a {{{{ value }}}} could not be marked where it stands (markup inside "
-                              f"the value?): near {context!r}")
+        context = _ANY_MARK.sub("", result[max(0, left.start() - 80):left.start() + 80])
+        raise ProvenanceError(f"{where}: a {{{{ value }}}} was cut apart by the page's markup and cannot be "
+                              f"shown: near {context!r}")
     return result, keys
 
 
 def clean_toc(items) -> None:
-    """The table of contents' titles (and their children's) without marks, in place."""
+    """The table of contents' titles (and their children's) with each value as its text, in place."""
     for item in items:
         item.title = plain(item.title)
         clean_toc(item.children)
@@ -273,7 +301,8 @@ def tests_html(name: str, tests: dict, repo_url: str = "") -> str:
 
 
 def records_html(records: dict) -> str:
-    """The page's records as JSON in a ``<script>`` (nothing is fetched; ``<`` escaped so that no
-    text in them can end the element)."""
+    """The page's records as JSON in a hidden element's attribute (nothing is fetched). Not a
+    ``<script type="application/json">``: the theme's instant navigation runs every script of a
+    page it brings in again, without its type, and JSON run as JavaScript is an error."""
     text = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return f'<script type="application/json" class="mha-provenance">{text.replace("<", chr(92) + "u003c")}</script>'
+    return f'<div class="mha-provenance" hidden data-records="{html_lib.escape(text, quote=True)}"></div>'

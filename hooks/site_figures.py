@@ -373,8 +373,6 @@ def _highlight(code: str) -> str:
     return highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
 
 
-#: A value inside a formula, as :func:`provenance.math_value` wrote it (KaTeX renders it later).
-_MATH_VALUE = re.compile(r"\\htmlData\{source=[^,}]*, prov=([^}]*)\}")
 _REUSE_ROW = re.compile(r'<p class="mha-reuse" data-prov="([^"]+)"')
 
 
@@ -388,8 +386,7 @@ def on_page_content(html, *, page, config, files):
         html, keys = provenance.spans(html, page.file.src_uri)
     except provenance.ProvenanceError as exc:
         raise PluginError(str(exc)) from None
-    # a value inside a formula (KaTeX renders it later) and each figure's or table's reuse row
-    keys += [k for k in dict.fromkeys(_MATH_VALUE.findall(html) + _REUSE_ROW.findall(html)) if k not in keys]
+    keys += [k for k in dict.fromkeys(_REUSE_ROW.findall(html)) if k not in keys]  # each reuse row's
     if page.toc:
         provenance.clean_toc(page.toc.items)
     if getattr(page, "_title_from_render", None):
@@ -459,7 +456,7 @@ def on_page_markdown(markdown, *, page, config, files):
 
     def replace(d):
         try:
-            return M.replace(site, here, d, resolver, text[0])
+            return M.replace(site, here, d, resolver)
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 
@@ -473,9 +470,7 @@ def on_page_markdown(markdown, *, page, config, files):
         if d.keyword in directives.NUMBERING:
             raise PluginError(f"{resolver.where(d)}: references and equation labels are replaced by "
                               "hooks/site_numbering.py, which runs first: list it in mkdocs.yml's hooks")
-    text = [markdown]  # the Markdown each pass's directives stand in (value_context reads it)
     markdown = directives.substitute(markdown, first, replace)
-    text[0] = markdown
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)
 

@@ -174,10 +174,21 @@ ARITHMATEX_OPEN = re.compile(r'<(span|div) class="arithmatex">')
 TEX_ANNOTATION = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
 
 
+#: A number's provenance span (hooks/provenance.py), around its text only.
+VALUE_SPAN = re.compile(r'<span class="mha-value" data-source="[^"]*" data-prov="[^"]*">([^<]*)</span>')
+
+
+def unwrap_values(html: str) -> str:
+    """``html`` with each inserted number's ``mha-value`` span replaced by its text."""
+    return VALUE_SPAN.sub(r"\1", html)
+
+
 def math_as_tex(html: str) -> str:
     """Built HTML with each formula (KaTeX HTML, rendered by hooks/site_math.py) back to its TeX
     source between ``\\( \\)`` or ``\\[ \\]``, as the page's Markdown wrote it: tests that read
-    a page's text read formulas as written, not KaTeX's glyphs twice over."""
+    a page's text read formulas as written, not KaTeX's glyphs twice over. A number inserted by
+    ``{{ value }}`` is its text, without the span that says where it comes from (provenance)."""
+    html = unwrap_values(html)
     out, pos = [], 0
     for m in ARITHMATEX_OPEN.finditer(html):
         if m.start() < pos:

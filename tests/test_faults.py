@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from figures._kit import build, contract, store
-from helpers import HOOKS, SMALL_FIGURE, SMALL_TABLE, build_stats, mini_project, mkdocs_build, tree
+from helpers import HOOKS, SMALL_FIGURE, SMALL_TABLE, build_stats, mini_project, mkdocs_build, tree, unwrap_values
 
 sys.path.insert(0, str(HOOKS))
 
@@ -318,7 +318,7 @@ def test_a_site_publishes_no_file_of_a_value_only_variant(tmp_path):
         "index.md": "# Home\n\n![a line](figures/small.svg)\n\nThe fifth y is {{ value small?n=5&scale=2.0 y.4 }}.\n"})
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "The fifth y is 8.0." in (tmp_path / "site" / "index.html").read_text()
+    assert "The fifth y is 8.0." in unwrap_values((tmp_path / "site" / "index.html").read_text())
     names = sorted(p.name for p in (tmp_path / "site" / "figures").iterdir())
     assert not [n for n in names if n.startswith("small--")], names
     stats = build_stats(tmp_path / "site")
@@ -392,7 +392,7 @@ def test_a_fixture_site_builds_with_values_tables_and_parameters(tmp_path):
         "sub/page.md": "# Sub\n\n![a line](../figures/small.svg \"keys j<i only, width \\(d_{\\text{head}}\\)\")\n"})
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode == 0, result.stderr[-3000:]
-    html = (tmp_path / "site" / "index.html").read_text()
+    html = unwrap_values((tmp_path / "site" / "index.html").read_text())
     assert "The last square is 4." in html and "<figcaption>Four points.</figcaption>" in html
     s = contract.discover(proj / "figures")["small"].parse_query("n=4&label=four", where="t")
     assert (tmp_path / "site" / "figures" / f"{s.stem}.svg").is_file()

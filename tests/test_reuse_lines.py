@@ -345,12 +345,6 @@ def test_a_text_value_shows_as_written_in_prose_and_in_code(fixture_site):
     assert re.search(f'<code class="language-text">{value}&lt;b&gt;x&lt;/b&gt; \\*em\\* &amp; y_1</span>\n</code>', index)
 
 
-def test_a_values_place_is_read_from_the_markdown_around_it():
-    text = "Prose {{ v }} and `code {{ v }}` and \\(x = {{ v }}\\) and\n\\[\ny = {{ v }}\n\\]\n```\n{{ v }}\n```\n{{ v }}"
-    places = [FM.value_context(text, m.start()) for m in re.finditer(r"\{\{ v \}\}", text)]
-    assert places == ["prose", "code", "math", "math", "code", "prose"]
-
-
 # ---- 4, 7, 8. values, labels and format specs ------------------------------------------------------
 
 def _value(data, path, fmt=None, **options):

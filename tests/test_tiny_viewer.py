@@ -422,8 +422,10 @@ def test_viewer_page_numbers(built_site, data):
     import re
     from html import unescape
 
+    from helpers import unwrap_values
+
     html = (built_site / "viewer" / "index.html").read_text()
-    body = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
+    body = re.sub(r"<script.*?</script>|<style.*?</style>", " ", unwrap_values(html), flags=re.S)
     t = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", body)))
     bm, d = data["by_model"], data["alibi_decay"]
     lb = bm["kback_learned"]["best"]["3 back"]

@@ -105,7 +105,9 @@ _SHIFTS = """(() => {
 # has not been handed yet included: takeRecords).
 _LAYOUT = """() => {
     const inner = document.querySelector('.md-content__inner');
-    const first = Array.from(inner.children).filter(el => el.getBoundingClientRect().top + scrollY < innerHeight).length;
+    // (an element with no box, such as the page's hidden provenance records, takes no room)
+    const first = Array.from(inner.children).filter(el => el.getClientRects().length > 0
+        && el.getBoundingClientRect().top + scrollY < innerHeight).length;
     return {first_screen: first, blocks: inner.children.length, cls: window.__mhaLayoutShift()};
 }"""
 

@@ -1,7 +1,7 @@
 // Where a number comes from. Every number the build inserts is a
 // <span class="mha-value" data-source="SCRIPT PATH" data-prov="KEY"> (hooks/provenance.py);
 // each figure's and table's reuse row carries data-prov="KEY" too. The page holds the records
-// as JSON (<script class="mha-provenance">): the script, its parameters, the command that
+// as JSON (<div class="mha-provenance" hidden data-records="...">): the script, its parameters, the command that
 // recomputes it, the stored measurement it reads, the tests that name it (those that compute
 // its numbers first). Nothing is fetched.
 //
@@ -24,8 +24,8 @@
 
   function records() {
     const all = {};
-    for (const el of document.querySelectorAll("script.mha-provenance")) {
-      try { Object.assign(all, JSON.parse(el.textContent)); } catch (e) { /* a damaged block: no box */ }
+    for (const el of document.querySelectorAll(".mha-provenance[data-records]")) {
+      try { Object.assign(all, JSON.parse(el.dataset.records)); } catch (e) { /* a damaged block: no box */ }
     }
     return all;
   }
@@ -177,8 +177,10 @@
       b.setAttribute("aria-haspopup", "dialog");
       b.setAttribute("aria-expanded", "false");
       const credit = reuse.querySelector(".mha-credit");
-      (credit || reuse).before(b);
-      if (credit) b.after(" ");
+      if (credit) {
+        credit.before(b);
+        b.after(" · ");
+      } else reuse.append(" · ", b);
     }
   }
 
