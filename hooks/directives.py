@@ -107,7 +107,7 @@ REF_RE = re.compile(r"(?P<kind>[a-z]+):(?P<key>" + KEY + r")$")
 LABEL_RE = re.compile(r"\{\s*#(?P<kind>fig|table|eq):(?P<key>" + KEY + r")\s*\}")
 # Anything of the shape {#word:...}: a label of a kind the grammar does not know ({#Fig:x},
 # {#figure:x}, {#tab:x}) must fail, not become an HTML id that nothing refers to.
-LABEL_LIKE_RE = re.compile(r"\{\s*#\s*[A-Za-z]+\s*:[^}\n]*\}?")
+LABEL_LIKE_RE = re.compile(r"\{\s*:?\s*#\s*[A-Za-z]+\s*:[^}\n]*\}?")
 # How a label's or reference's kind is misspelt, and the kind meant.
 KIND_ALIASES = {"fig": "fig", "figure": "fig", "img": "fig", "image": "fig", "tab": "table", "tbl": "table",
                 "table": "table", "eq": "eq", "eqn": "eq", "equation": "eq", "math": "eq"}
@@ -168,6 +168,11 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
 
     for m in FIGURE_RE.finditer(masked):
         m = FIGURE_RE.match(text, m.start())  # read alt/caption from the original text
+        line_start, line_end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+        if text[line_start:m.start()].strip() or text[m.end(): line_end if line_end >= 0 else None].strip():
+            raise DirectiveError(f"{where}:{line_of(m.start())}: a figure must stand on a line of its own (in "
+                                 "running text, a table cell, a link or a list item it would break the page "
+                                 f"around it): {text[line_start: line_end if line_end >= 0 else None].strip()!r}")
         found.append(Directive("figure", m.start(), m.end(), line_of(m.start()), m.group(0),
                                name=m["name"], query=m["query"] or "", alt=m["alt"].strip(),
                                caption=caption_text(m["caption"] or "", markdown=False), prefix=m["prefix"] or "",
@@ -182,6 +187,9 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         body = text[m.start("body"):m.end("body")]
         if not re.match(r"\s*[A-Za-z_]", body):
             continue  # not directive-shaped
+        if text[m.end():m.end() + 1] == "}":
+            raise DirectiveError(f"{where}:{line_of(m.start())}: a stray '}}' after {m.group(0)!r} (a directive "
+                                 "ends with two braces; the third would show on the page)")
         found.append(_directive(text, m, body, line_of(m.start()), where))
     covered = masked
     for d in found:

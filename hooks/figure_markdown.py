@@ -524,6 +524,10 @@ def not_shown(value) -> str | None:
     return None
 
 
+#: A number shown as zero with a minus sign ("-0.0", "-0.00", "-0%", "-0.0e+00").
+NEGATIVE_ZERO = re.compile(r"-[0.,]+(?:[eE][-+]?0+)?%?")
+
+
 def value_text(page_where: str, d, result) -> str:
     """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
     gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML)."""
@@ -548,6 +552,8 @@ def value_text(page_where: str, d, result) -> str:
         shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+    if isinstance(value, numbers.Real) and NEGATIVE_ZERO.fullmatch(shown):
+        shown = shown[1:]  # -0.0, or -1e-9 shown as -0.00: a zero, without a sign that means nothing
     return shown
 
 

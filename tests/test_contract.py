@@ -135,6 +135,31 @@ def test_cli_line_spells_bools_and_sequences_as_the_parser_reads_them():
     assert contract.cli_line(t.parse_query("causal=false", where="t")).endswith("--no-causal")
 
 
+@pytest.mark.parametrize("script, query, flag, words", [
+    ("bert_top_heads", "sentence=-x", "--sentence", ["--sentence=-x"]),
+    ("bert_top_heads", "sentence=--help", "--sentence", ["--sentence=--help"]),
+    ("rope_rotation_2d", "k=-0.00001", "--k", ["--k", "-0.00001"]),       # Python writes -1e-05
+    ("rope_rotation_2d", "k=-1e20", "--k", ["--k", "-100000000000000000000"]),
+    ("rope_rotation_2d", "k=-2.5", "--k", ["--k", "-2.5"]),
+    ("softmax_overflow", "scores=-1e-05,2", "--scores", ["--scores", "-0.00001", "2.0"]),
+])
+def test_a_value_that_starts_with_a_minus_is_read_back_as_a_value_not_an_option(script, query, flag, words):
+    """argparse reads a word starting with '-' as an option unless it looks like a negative number:
+    the printed line writes such a text as --flag=-x and a float without its exponent."""
+    s = figures.scripts()[script]
+    req = s.parse_query(query, where="t")
+    line = shlex.split(contract.cli_line(req))
+    i = next(j for j, w in enumerate(line) if w.startswith(flag))
+    assert line[i:i + len(words)] == words
+    assert cli.parse(s, line[4:])[0] == req
+
+
+def test_a_list_holding_a_text_that_starts_with_a_minus_is_refused():
+    s = figures.scripts()["heads_in_action"]
+    with pytest.raises(contract.ContractError, match=r"parameter 'presets' holds '-x', which starts with '-'"):
+        contract.cli_line(s.parse_query("presets=Identity,-x", where="t"))
+
+
 def test_cache_key_covers_imported_scripts_and_data_files(tmp_path):
     (tmp_path / "base.py").write_text(SMALL_FIGURE)
     (tmp_path / "user.py").write_text(SMALL_TABLE.replace(

@@ -1076,3 +1076,62 @@ def test_an_engine_edit_under_serve_asks_for_a_restart_and_a_build_never_checks(
     assert {"hooks/directives.py", "hooks/_serve.py", "_kit/contract.py", "_kit/export.py"} <= names
     assert not [n for n in names if n.split("/")[0] not in ("hooks", "_kit")]
 
+
+
+# ---- wrong text published with exit 0: the second adversarial pass ---------------------------------
+
+def _value(data, path, fmt=None, non_finite=()):
+    """What {{ value x PATH FMT }} shows for ``data`` (figure_markdown.value_text, without a build)."""
+    import figure_markdown as FM
+    from types import SimpleNamespace
+
+    d = SimpleNamespace(name="x", args=[path] + ([fmt] if fmt else []), options={})
+    result = SimpleNamespace(data=data, request=SimpleNamespace(script=SimpleNamespace(non_finite=non_finite)))
+    return FM.value_text("p.md:1: {{ value }}", d, result)
+
+
+def test_a_zero_is_shown_without_a_minus_sign():
+    assert _value({"z": -0.0}, "z") == "0.0"
+    assert _value({"z": -1e-9}, "z", ".2f") == "0.00"
+    assert _value({"z": -0.0}, "z", ".0%") == "0%"
+    assert _value({"z": -0.004}, "z", ".2f") == "0.00"
+    assert _value({"z": -0.006}, "z", ".2f") == "-0.01"
+    assert _value({"z": -1e-9}, "z") == "-1e-09"  # not zero as shown: the sign stays
+
+
+@pytest.mark.parametrize("text", ["None ms", "took None", "NULL ms", "null", "NaT", "<NA> ms"])
+def test_a_missing_value_formatted_into_words_is_refused_in_values_and_data(text):
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="a text holding NaN, an infinity or no value"):
+        _value({"t": text}, "t")
+    assert contract.not_finite({"rows": [{"t": text}]}) == ["rows.0.t"]
+
+
+@pytest.mark.parametrize("text", ["none", "none of them", "Nonetheless", "nullable", "<b>NA</b>"])
+def test_words_that_only_look_like_a_missing_value_are_kept(text):
+    assert _value({"t": text}, "t") == text
+    assert contract.not_finite({"t": text}) == []
+
+
+def test_masked_entries_and_not_a_time_in_data_are_refused():
+    import numpy as np
+
+    data = {"m": np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "ok": np.ma.masked_array([1.0], mask=[0]),
+            "t": np.datetime64("NaT"), "ts": np.array(["2026-01-01", "NaT"], dtype="M8[D]")}
+    found = contract.not_finite(data)
+    assert found[0].startswith("m (a masked array") and found[1:] == ["t", "ts.1"]
+
+
+def test_a_hand_written_cell_with_none_in_its_words_and_a_table_without_rows_are_refused():
+    from figures._kit.export import check_table_markdown, markdown_table
+
+    with pytest.raises(ValueError, match=r"column 'time' would show 'None ms'"):
+        check_table_markdown("| i | time |\n|---|---|\n| 1 | None ms |\n")
+    with pytest.raises(ValueError, match="a table with a header and no rows"):
+        check_table_markdown("| i | time |\n|---|---|\n")
+    with pytest.raises(ValueError, match="a table with a header and no rows"):
+        check_table_markdown("| i | time |\n|---|---|\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    with pytest.raises(ValueError, match="at least one row"):
+        markdown_table(["a"], [], "l")
+    check_table_markdown("| i | time |\n|---|---|\n| 1 | 2 ms |\n")

@@ -384,9 +384,12 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     )
 
 
-#: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"): a non-finite number formatted
-#: into words. (Words that start with inf, "infinite", "inference", do not count.)
-NOT_A_NUMBER_WORD = re.compile(r"(?<![A-Za-z])[-+−]?(?:nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)
+#: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"), in any case, or how Python,
+#: JSON, numpy and pandas write a missing value ("None ms", "null", "NaT", "<NA>"), in their own
+#: case: a non-finite or missing number formatted into words. (Words that start with inf,
+#: "infinite", "inference", do not count; nor does "none", a method's name.)
+NOT_A_NUMBER_WORD = re.compile(r"(?<![A-Za-z])[-+−]?(?i:nan|inf|infinity)(?![A-Za-z])"
+                               r"|(?<![A-Za-z])(?:None|null|NULL|NaT)(?![A-Za-z])|<NA>")
 
 
 def declared_at(path: tuple, declared: tuple) -> bool:
@@ -417,8 +420,20 @@ def not_finite(data, declared: tuple = ()) -> list[str]:
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, path + (str(i),))
+        elif isinstance(value, np.ma.MaskedArray):  # its JSON and its CSV would disagree on the masked entries
+            if np.ma.count_masked(value):
+                found.append(".".join(path) + " (a masked array: say what its masked entries mean, as None "
+                                              "or NaN declared in NON_FINITE)")
+            else:
+                walk(value.filled(), path)
+        elif isinstance(value, (np.datetime64, np.timedelta64)) and np.isnat(value):
+            if not meant(path):
+                found.append(".".join(path) or "(the whole data)")
         elif isinstance(value, np.ndarray):
-            if value.dtype.kind in "fc":
+            if value.dtype.kind in "mM":
+                for index in np.argwhere(np.isnat(value)):
+                    walk(value[tuple(index)], path + tuple(str(int(i)) for i in index))
+            elif value.dtype.kind in "fc":
                 for index in np.argwhere(~np.isfinite(value)):
                     walk(float("nan"), path + tuple(str(int(i)) for i in index))
             elif value.dtype.kind == "O":
@@ -544,8 +559,26 @@ def command(script: Script) -> list:
     return ["python", "-m", "figures", script.name] if in_package(script) else ["python", script.repo_path]
 
 
+#: What argparse reads as a negative number; any other word that starts with "-" it reads as an
+#: option ("--scale -1e-05" stops with "expected one argument").
+_ARGPARSE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def _cli_word(param: Param, value) -> str:
+    """``value`` as a word of the command line: a negative float without an exponent
+    (-1e-05 as -0.00001, the same float) so that argparse reads it as a number."""
+    text = param.text(value)
+    if isinstance(value, float) and text.startswith("-") and not _ARGPARSE_NUMBER.match(text):
+        from decimal import Decimal
+
+        text = format(Decimal(text), "f")
+    return text
+
+
 def cli_words(request: Request, ext: str | None = None) -> list:
-    """The command line that reproduces ``request``, as a list of words (see :func:`cli_line`)."""
+    """The command line that reproduces ``request``, as a list of words (see :func:`cli_line`).
+    A single value that starts with "-" and is not a number is written ``--flag=-value``;
+    a list holding one cannot be written for argparse and is refused."""
     script = request.script
     ext = ext or ("svg" if script.kind == "figure" else "md")
     words = command(script) + ["--out", f"{request.name}.{ext}"]
@@ -554,9 +587,17 @@ def cli_words(request: Request, ext: str | None = None) -> list:
         if param.type == "bool" and not param.sequence and not param.optional:
             words.append(param.flag if value else "--no-" + param.flag[2:])
         elif isinstance(value, tuple):
-            words += [param.flag, *(param.text(v) for v in value)]
+            items = [_cli_word(param, v) for v in value]
+            bad = [w for w in items if w.startswith("-") and not _ARGPARSE_NUMBER.match(w)]
+            if bad:
+                raise ContractError(f"{script.name}: parameter {key!r} holds {bad[0]!r}, which starts with '-': a "
+                                    "command line would read it as an option, so the figure could not be made "
+                                    "again from its printed command; choose values that do not start with '-'")
+            words += [param.flag, *items]
         else:
-            words += [param.flag, param.text(value)]
+            word = _cli_word(param, value)
+            words += [f"{param.flag}={word}"] if word.startswith("-") and not _ARGPARSE_NUMBER.match(word) \
+                else [param.flag, word]
     return words
 
 

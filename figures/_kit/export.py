@@ -312,6 +312,10 @@ def check_table_markdown(md: str, columns: tuple = ()) -> None:
     if missing:
         raise ValueError(f"NON_FINITE declares the table column(s) {missing!r}, which no table has; its "
                          f"columns are {sorted(seen)!r}")
+    for i in headers:  # a header, its rule, and then at least one row of its own
+        if i + 2 >= len(rows) or (i + 2) in headers or _is_rule(rows[i + 2]):
+            raise ValueError(f"table line {i + 1}: a table with a header and no rows (nothing to show: say so in "
+                             "words on the page instead)")
     header: list[str] = []
     for i, cells in enumerate(rows):
         if i in headers:
@@ -334,6 +338,8 @@ def markdown_table(header, rows, align: str) -> str:
     (how Python formats a missing or non-finite number) is refused, naming its row and column."""
     if len(align) != len(header) or set(align) - {"l", "r"}:
         raise ValueError(f"align must give l or r for each of the {len(header)} columns, got {align!r}")
+    if not rows:
+        raise ValueError("a table needs at least one row (nothing to show: say so in words on the page instead)")
     rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
     lines = ["| " + " | ".join(header) + " |", rule]
     for i, row in enumerate(rows):
