@@ -602,8 +602,9 @@ def gallery(site: Site, page, d, resolver) -> str:
         title = script.title.rstrip(".")
         heading = md_text(title)
         seen = first.get(script.name)
+        # a caption is the figure's HTML, not Markdown (as a page's caption is): the docstring escaped
         caption = gallery_caption(site, page, resolver, seen[3]) if seen and seen[3] else \
-            md_text(re.sub(r"\s*Page: [^.]*\.", "", script.description).strip())
+            html_lib.escape(re.sub(r"\s*Page: [^.]*\.", "", script.description).strip(), quote=False)
         alt = title.replace("[", "(").replace("]", ")")
         static = directives.Directive("figure", 0, 0, d.line, d.raw, name=script.name, alt=alt,
                                       caption=caption.replace('"', "”"),

@@ -266,7 +266,8 @@ def value_site(tmp_path_factory):
     base = tmp_path_factory.mktemp("provenance")
     source = SMALL_FIGURE.replace("label=label)", "label=label, n=n, scale=scale)")
     assert source != SMALL_FIGURE
-    proj = mini_project(base, {"small": source}, PAGE)
+    proj = mini_project(base, {"small": source, "other": SMALL_FIGURE},
+                        {"index.md": PAGE, "gallery.md": "# Gallery\n\n{{ gallery }}\n"})
     config = proj / "mkdocs.yml"
     hooks = ", ".join(f'"{HOOKS / h}"' for h in ("site_figures.py", "site_math.py", "site_meta.py", "site_search.py"))
     config.write_text(config.read_text()
@@ -324,6 +325,15 @@ def test_a_text_value_is_text_after_a_code_span_in_any_code_block_and_in_a_capti
     assert shown == ["&lt;b&gt;x&lt;/b&gt; *em*"] * 4 + ["A &amp; B &lt; C"], shown
     assert "<b>x</b>" not in index and "<em>em</em>" not in index
     assert re.search(r"<figcaption>Cap <span [^>]*>A &amp; B &lt; C</span></figcaption>", index)
+
+
+@pytest.mark.build
+@needs_node
+def test_the_gallery_shows_a_pages_caption_with_its_value_and_a_docstring_as_written(value_site):
+    gallery = (value_site / "gallery" / "index.html").read_text()
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", gallery, flags=re.S)
+    assert 'caption <span class="mha-value" data-source="small n" data-prov="small">3</span>' in captions
+    assert any("It draws n points of y = scale * x." in c for c in captions), captions  # not "scale \\* x"
 
 
 @pytest.mark.build
