@@ -123,6 +123,8 @@ class Param:
                     raise ContractError(bad) from None
             else:
                 value = raw
+                if "\0" in value:  # no shell can pass it: the printed command would not run
+                    raise ContractError(bad + " (a text without the NUL character)")
         else:
             if t == "bool" and not isinstance(raw, bool):
                 raise ContractError(bad)
