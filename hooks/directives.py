@@ -169,7 +169,9 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
     for m in FIGURE_RE.finditer(masked):
         m = FIGURE_RE.match(text, m.start())  # read alt/caption from the original text
         line_start, line_end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
-        if text[line_start:m.start()].strip() or text[m.end(): line_end if line_end >= 0 else None].strip():
+        rest = text[m.end(): line_end if line_end >= 0 else None]
+        # (a label-like rest, {#Fig:x} or { #fig:x}, is the label checks' to name)
+        if text[line_start:m.start()].strip() or (rest.strip() and not re.fullmatch(r"\s*\{[^}\n]*\}?\s*", rest)):
             raise DirectiveError(f"{where}:{line_of(m.start())}: a figure must stand on a line of its own (in "
                                  "running text, a table cell, a link or a list item it would break the page "
                                  f"around it): {text[line_start: line_end if line_end >= 0 else None].strip()!r}")

@@ -35,6 +35,8 @@ def load_file(path: Path, name: str):
     under ``name``: a test gets its own copy, with module-level state of its own."""
     import importlib.util
 
+    if str(path.parent) not in sys.path:  # a hook imports its siblings (navigation, _serve, ...) by name
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -181,6 +183,17 @@ VALUE_SPAN = re.compile(r'<span class="mha-value" data-source="[^"]*" data-prov=
 def unwrap_values(html: str) -> str:
     """``html`` with each inserted number's ``mha-value`` span replaced by its text."""
     return VALUE_SPAN.sub(r"\1", html)
+
+
+def page_text(site: Path, page: str, *, tex: bool = True) -> str:
+    """A built page's text, as a test reads it: each formula as its TeX (``tex``; else KaTeX's
+    text), each inserted number as its text, tags as spaces, scripts and styles left out."""
+    html = (site / page / "index.html" if page else site / "index.html").read_text(encoding="utf-8")
+    html = math_as_tex(html) if tex else unwrap_values(html)
+    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
+    from html import unescape
+
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
 def math_as_tex(html: str) -> str:

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import page_text
+
 import figures
 import mhalib
 
@@ -217,9 +219,7 @@ def test_real_heads_background_tokenization(arch):
 # ---- the built pages ---------------------------------------------------------------------------
 
 def text(site, page: str) -> str:
-    html = (site / page / "index.html").read_text() if page else (site / "index.html").read_text()
-    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+    return page_text(site, page, tex=False)
 
 
 def article(site, page: str) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import figures
-from helpers import math_as_tex
+from helpers import math_as_tex, page_text
 from test_long_context import torch_mla
 
 torch = pytest.importorskip("torch")
@@ -361,9 +361,7 @@ def test_mla_check_table_against_the_paper_in_torch():
 # ---- the built pages -------------------------------------------------------------------------------
 
 def text(site, page: str) -> str:
-    html = math_as_tex((site / page / "index.html").read_text())
-    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+    return page_text(site, page)
 
 
 @pytest.mark.build

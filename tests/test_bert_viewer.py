@@ -286,9 +286,10 @@ def test_viewer_page_numbers(built_site, data):
     import re
     from html import unescape
 
+    from helpers import page_text
+
     html = (built_site / "viewer" / "index.html").read_text()
-    body = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
-    t = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", body)))
+    t = page_text(built_site, "viewer", tex=False)
     assert "What you will learn" in t and t.rfind("Summary") > t.find("What you will learn")
     b = data["best"]
     p, n, c = b["previous token"], b["next token"], b["to [CLS]"]

@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 import figures
-from helpers import math_as_tex
+from helpers import math_as_tex, page_text
 
 pytestmark = pytest.mark.build
 
@@ -17,9 +17,7 @@ LECTURE = ["attention", "architecture", "one_head", "mha", "backward", "heads", 
 
 
 def text(site, page: str) -> str:
-    html = math_as_tex((site / page / "index.html").read_text())
-    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+    return page_text(site, page)
 
 
 @pytest.mark.parametrize("page", LECTURE)

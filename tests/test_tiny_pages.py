@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import page_text
+
 pytestmark = pytest.mark.build
 
 RESULTS = json.loads((Path(__file__).resolve().parents[1] / "figures" / "data" / "tiny_decoders.json").read_text())
@@ -17,9 +19,7 @@ C = RESULTS["config"]
 
 
 def text(site, page: str) -> str:
-    html = (site / page / "index.html").read_text()
-    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+    return page_text(site, page, tex=False)
 
 
 def _mean(task, method, factor, scaling=None):
