@@ -189,9 +189,14 @@ def parse(text: str, *, where: str = "page") -> list[Directive]:
         body = text[m.start("body"):m.end("body")]
         if not re.match(r"\s*[A-Za-z_]", body):
             continue  # not directive-shaped
+        if m.start() > 0 and text[m.start() - 1] == "{":
+            raise DirectiveError(f"{where}:{line_of(m.start())}: a stray '{{' before {m.group(0)!r} (a directive "
+                                 "starts with two braces; the third would show on the page; in a formula, write a space between: "
+                                 "\\text{ {{ value ... }} })")
         if text[m.end():m.end() + 1] == "}":
             raise DirectiveError(f"{where}:{line_of(m.start())}: a stray '}}' after {m.group(0)!r} (a directive "
-                                 "ends with two braces; the third would show on the page)")
+                                 "ends with two braces; the third would show on the page; in a formula, write a space between: "
+                                 "\\text{ {{ value ... }} })")
         found.append(_directive(text, m, body, line_of(m.start()), where))
     covered = masked
     for d in found:

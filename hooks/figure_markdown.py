@@ -524,8 +524,9 @@ def not_shown(value) -> str | None:
     return None
 
 
-#: A number shown as zero with a minus sign ("-0.0", "-0.00", "-0%", "-0.0e+00").
-NEGATIVE_ZERO = re.compile(r"-[0.,]+(?:[eE][-+]?0+)?%?")
+#: Characters no page can show: controls (a line break and a tab aside) and private use (the
+#: build's own marks are private-use characters).
+UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 
 
 def value_text(page_where: str, d, result) -> str:
@@ -552,8 +553,12 @@ def value_text(page_where: str, d, result) -> str:
         shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
-    if isinstance(value, numbers.Real) and NEGATIVE_ZERO.fullmatch(shown):
-        shown = shown[1:]  # -0.0, or -1e-9 shown as -0.00: a zero, without a sign that means nothing
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown \
+            and not re.search(r"[1-9]", shown.split("e")[0].split("E")[0]):
+        shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0, or -1e-9 as -0.00: a zero, unsigned
+    if isinstance(value, str) and UNSHOWABLE.search(value):
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds a text with a control or private-use "
+                                  f"character at {d.args[0]!r}: {value!r} (a page cannot show it)")
     return shown
 
 

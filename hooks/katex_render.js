@@ -20,6 +20,25 @@ const OPTIONS = { throwOnError: true, strict: "ignore", output: "htmlAndMathml" 
 // cover it). The one trusted is \htmlData: the build writes a value inside a formula as
 // \htmlData{source=SCRIPT PATH, prov=KEY}{0.84} (hooks/provenance.py), a span with those
 // data- attributes; any other (\href, \htmlClass, \includegraphics, ...) fails the build.
+// \htmlData{source=..., prov=...}{TEXT} -> TEXT, TEXT's braces matched (a number's {,} stays)
+function unwrap(html) {
+  let out = "", pos = 0, i;
+  while ((i = html.indexOf("\\htmlData{source=", pos)) >= 0) {
+    const j = html.indexOf("}{", i);
+    if (j < 0) break;
+    let depth = 1, k = j + 2;
+    for (; k < html.length && depth; k++) {
+      if (html[k - 1] === "\\") continue;
+      if (html[k] === "{") depth++;
+      else if (html[k] === "}") depth--;
+    }
+    if (depth) break;
+    out += html.slice(pos, i) + html.slice(j + 2, k - 1);
+    pos = k;
+  }
+  return out + html.slice(pos);
+}
+
 function render([tex, display]) {
   const refused = [];
   const trust = (context) => context.command === "\\htmlData" || (refused.push(context.command), false);
@@ -27,7 +46,7 @@ function render([tex, display]) {
     const html = katex.renderToString(tex, { ...OPTIONS, displayMode: display, trust });
     if (refused.length) return { error: `${refused.join(", ")} is not allowed in the course's formulas` };
     // the formula's TeX, kept for screen readers and for copying, without the value's wrapper
-    return { html: html.replace(/\\htmlData\{[^{}]*\}\{([^{}]*)\}/g, "$1") };
+    return { html: unwrap(html) };
   } catch (err) {
     return { error: String(err && err.message ? err.message : err) };
   }

@@ -64,12 +64,29 @@ def _fields(m) -> tuple[str, str, str]:
     return source, prov, text
 
 
+#: A number as the pages show one: digits, a point, grouping commas, an exponent, a percent sign.
+_NUMBER = re.compile(r"[-+−]?[\d.,]+(?:[eE][-+]?\d+)?%?")
+#: What each TeX-active character of a text becomes inside ``\text{...}``.
+_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "^": r"\textasciicircum{}",
+             "~": r"\textasciitilde{}", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$"}
+
+
+def tex_of(text: str) -> str:
+    """A value's text as TeX that draws it as written: a number with its grouping commas kept
+    tight (``{,}``; a bare comma is punctuation in math and gets a space) and its percent sign
+    escaped; anything else as ``\text{...}`` with TeX's active characters escaped (in math,
+    ``attn_head`` would be attn with a subscript h, ``1_234`` a wrong number)."""
+    if _NUMBER.fullmatch(text):
+        return text.replace(",", "{,}").replace("%", r"\%")
+    return r"\text{" + "".join(_TEX_TEXT.get(c, c) for c in text) + "}"
+
+
 def math_value(source: str, prov: str, text: str) -> str:
     """A value inside a formula: KaTeX's ``\\htmlData`` puts the value's attributes on its span."""
-    if re.search(r"[,={}\\]", source + prov):
+    if not re.fullmatch(r"[\w .\-]+", source + prov):
         raise ProvenanceError(f"a value's source {source!r} cannot go into a formula's \\htmlData "
-                              "(a data path inside math holds no comma, '=', brace or backslash)")
-    return rf"\htmlData{{source={source}, prov={prov}}}{{{text}}}"
+                              "(a data path inside math is letters, digits, _, - and dots)")
+    return rf"\htmlData{{source={source}, prov={prov}}}{{{tex_of(text)}}}"
 
 
 def plain(text: str) -> str:
@@ -77,21 +94,33 @@ def plain(text: str) -> str:
     where no element can go (a table of contents' entry, a page title, an attribute)."""
     if OPEN not in text:
         return text
-    return _TOKEN_RE.sub(lambda m: html_lib.escape(_fields(m)[2], quote=True), text)
-
-
-_MATH_PLAIN = re.compile(r"\\htmlData\{source=[^{}]*\}\{([^{}]*)\}")
+    # (a backslash as a character reference: the navigation's math typesetting reads "\\(")
+    return _TOKEN_RE.sub(lambda m: html_lib.escape(_fields(m)[2], quote=True).replace("\\", "&#92;"), text)
 
 
 def plain_tex(text: str) -> str:
-    """``text`` with each value inside a formula unwrapped (``\\htmlData{...}{0.84}`` -> ``0.84``):
-    what the search index and a page's description show of a formula's TeX."""
-    return _MATH_PLAIN.sub(r"\1", text) if "\\htmlData" in text else text
+    """``text`` with each value inside a formula unwrapped (``\\htmlData{...}{0.84}`` -> ``0.84``,
+    its braces matched: a number's ``{,}`` stays): what the search index and a page's
+    description show of a formula's TeX."""
+    out, pos = [], 0
+    while (i := text.find("\\htmlData{source=", pos)) >= 0:
+        j = text.find("}{", i)
+        if j < 0:
+            break
+        depth, k = 1, j + 2
+        while k < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0) if text[k - 1] != "\\" else 0
+            k += 1
+        if depth:
+            break
+        out += [text[pos:i], text[j + 2:k - 1]]
+        pos = k
+    return "".join(out) + text[pos:]
 
 
 #: Elements whose text is not HTML (a span there would show as text): a value is its bare text.
 _RAW = ("script", "style", "textarea", "title")
-_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>", re.S)
+_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.S)
 _MATH_OPEN = re.compile(r'<(span|div) class="arithmatex">')
 
 
@@ -102,7 +131,7 @@ def spans(html: str, where: str) -> tuple[str, list]:
     - in text (prose, a table, a heading, a caption, a code block): ``<span class="mha-value"
       data-source="SCRIPT PATH" data-prov="KEY">TEXT</span>``, the text escaped;
     - in a formula (pymdownx.arithmatex's element): KaTeX's ``\\htmlData{source=..., prov=...}{TEXT}``;
-    - in a tag's attribute, and in a script, style or title: the escaped or bare text.
+    - in a tag's attribute, a textarea or a title: its escaped text (in a script or a style: refused).
 
     A token that is left (cut apart by markup) raises, naming ``where``."""
     if OPEN not in html:
@@ -127,8 +156,11 @@ def spans(html: str, where: str) -> tuple[str, list]:
         except ProvenanceError as exc:
             raise ProvenanceError(f"{where}: {exc}") from None
 
-    def in_raw(m) -> str:
-        return _fields(m)[2]
+    def in_raw(m) -> str:  # textarea, title: text, escaped; a script or a style cannot hold a value safely
+        if raw in ("script", "style"):
+            raise ProvenanceError(f"{where}: a {{{{ value }}}} inside a <{raw}> element: its text would be read "
+                                  "as code; put the value in the page's text")
+        return html_lib.escape(_fields(m)[2], quote=False)
 
     def write(text: str, raw, math) -> str:
         if OPEN not in text:
@@ -163,6 +195,7 @@ def clean_toc(items) -> None:
     """The table of contents' titles (and their children's) with each value as its text, in place."""
     for item in items:
         item.title = plain(item.title)
+        item.id = plain(item.id)  # a heading's { #id-{{ value }} }: its link too
         clean_toc(item.children)
 
 

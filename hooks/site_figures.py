@@ -441,15 +441,29 @@ def _stored(fig: FigureState) -> dict:
     return _context.of(fig.config).once("stored files", lambda: provenance.stored_files(DATA_DIR))
 
 
+#: A page's first heading, ATX (# Title) or setext (Title / ====): its title where the nav gives none.
+_FIRST_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$|^(\S.*)\n=+[ \t]*$", re.M)
+
+
+def _no_value_in_title(here, markdown: str, meta: dict) -> None:
+    """A page's title (its nav title, its first heading) and its front matter (title,
+    description) are its name in the navigation, the credit lines, the gallery and link
+    previews, which show them as written: a {{ value }} there is refused."""
+    heading = _FIRST_HEADING.search(markdown)
+    for what, text in (("title", here.title), ("first heading", heading and (heading[1] or heading[2])),
+                       *((f"front matter's {k!r}", v) for k, v in (meta or {}).items() if isinstance(v, str))):
+        if text and "{{" in text and directives.BRACES_RE.search(text):
+            raise PluginError(f"{here.src_uri}: the page's {what} {text!r} holds a {{{{ ... }}}}: it is also the "
+                              "page's name in the navigation, the credit lines, the gallery or a link preview, which "
+                              "show it as written; put the number in the page's text")
+
+
 def on_page_markdown(markdown, *, page, config, files):
     if _skipped():
         return markdown
     fig = _fig(config)
     site, here = fig.site, _page(page)
-    if here.title and "{{" in here.title and any(d.keyword == "value" for d in _parse(here.title, here.src_uri)):
-        raise PluginError(f"{here.src_uri}: the page's title {here.title!r} holds a {{{{ value }}}}: a title is also "
-                          "the page's name in the navigation, the credit lines and the gallery, which show it as "
-                          "written; put the number in the page's text")
+    _no_value_in_title(here, markdown, page.meta)
     site.figures_on_page[here.src_uri] = 0
     site.result_of = lambda request: _result(fig, request, files)
     resolver = M.Resolver(here.src_uri, site.scripts, site.first_seen)

@@ -154,6 +154,12 @@ def test_a_value_that_starts_with_a_minus_is_read_back_as_a_value_not_an_option(
     assert cli.parse(s, line[4:])[0] == req
 
 
+def test_a_double_dash_value_is_refused_argparse_drops_it():
+    s = figures.scripts()["bert_top_heads"]
+    with pytest.raises(contract.ContractError, match="parameter 'sentence' is '--'"):
+        contract.cli_line(s.parse_query("sentence=--", where="t"))
+
+
 def test_a_text_holding_nul_is_refused_no_shell_can_pass_it():
     s = figures.scripts()["bert_top_heads"]
     with pytest.raises(contract.ContractError, match="parameter 'sentence' must be text.*without the NUL"):

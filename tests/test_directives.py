@@ -88,6 +88,8 @@ def test_math_that_looks_like_a_directive_fails_loudly():
     pytest.param("![alt [x]](figures/pe_heatmap.svg)", r"figure reference not understood", id="brackets-in-alt"),
     pytest.param("![alt](figures/pe heatmap.svg)", r"figure reference not understood", id="space-in-name"),
     pytest.param("Val {{ value a b }}}.", r"p.md:1: a stray '}' after '\{\{ value a b \}\}'", id="third-brace"),
+    pytest.param("Val {{{ value a b }}.", r"p.md:1: a stray '\{' before '\{\{ value a b \}\}'.*write a space",
+                 id="third-opening-brace"),
     pytest.param('Some words.\n{: #Fig:x}', r"p.md:2: label not understood: '\{: #Fig:x\}'", id="attr-list-label"),
     pytest.param('![a](figures/x.svg "c"){: #Fig:x}', r"label not understood: '\{: #Fig:x\}'", id="figure-attr-label"),
     pytest.param('Text ![a](figures/x.svg "c") more.', r"p.md:1: a figure must stand on a line of its own",

@@ -1097,6 +1097,17 @@ def test_a_zero_is_shown_without_a_minus_sign():
     assert _value({"z": -0.004}, "z", ".2f") == "0.00"
     assert _value({"z": -0.006}, "z", ".2f") == "-0.01"
     assert _value({"z": -1e-9}, "z") == "-1e-09"  # not zero as shown: the sign stays
+    assert _value({"z": -0.0}, "z", "6.1f") == "   0.0" and _value({"z": -0.0001}, "z", "*>7.2f") == "***0.00"
+    assert _value({"z": -0.0}, "z", "<6.1f") == "0.0   " and _value({"z": -0.0}, "z", "+.1f") == "+0.0"
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "a\ue000b", "x\x1by"])
+def test_a_text_with_a_control_or_private_use_character_is_refused(text):
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="control or private-use character"):
+        _value({"t": text}, "t")
+    assert _value({"t": "two\nlines\tand a tab"}, "t") == "two\nlines\tand a tab"
 
 
 @pytest.mark.parametrize("text", ["None ms", "took None", "NULL ms", "null", "NaT", "<NA> ms"])

@@ -47,12 +47,12 @@ def _no_mark_in(site: Path) -> None:
 def test_a_value_in_text_becomes_its_span_in_a_formula_html_data_and_in_a_tag_its_text():
     v = _marked()
     html_in = (f'<p title="t {v}">See {v} and <code>{v}</code>.</p>'
-               f'<script>var x = "{v}";</script><style>/* {v} */</style><p>{_marked("b x.1", "b-1234abcd", "7")}</p>'
+               f'<title>{v}</title><p>{_marked("b x.1", "b-1234abcd", "7")}</p>'
                f'<p><span class="arithmatex">\\(x = {v}\\)</span></p>')
     out, keys = P.spans(html_in, "page.md")
     span = '<span class="mha-value" data-source="small n" data-prov="small">0.84</span>'
     assert out == (f'<p title="t 0.84">See {span} and <code>{span}</code>.</p>'
-                   '<script>var x = "0.84";</script><style>/* 0.84 */</style>'
+                   '<title>0.84</title>'
                    '<p><span class="mha-value" data-source="b x.1" data-prov="b-1234abcd">7</span></p>'
                    '<p><span class="arithmatex">\\(x = \\htmlData{source=small n, prov=small}{0.84}\\)</span></p>')
     assert keys == ["small", "b-1234abcd"]
@@ -65,7 +65,38 @@ def test_a_texts_markup_is_text_wherever_it_stands():
     out, _ = P.spans(f'<p title="{v}">{v}</p><pre><code>{v}</code></pre><span class="arithmatex">\\({v}\\)</span>', "p")
     assert '<p title="&lt;b&gt;x&lt;/b&gt; *em* `c` &amp; &quot;q&quot;">' in out
     assert out.count('>&lt;b&gt;x&lt;/b&gt; *em* `c` &amp; "q"</span>') == 2
-    assert '{&lt;b&gt;x&lt;/b&gt; *em* `c` &amp; "q"}' in out
+    assert r'{\text{&lt;b&gt;x&lt;/b&gt; *em* `c` \&amp; "q"}}' in out
+
+
+@pytest.mark.parametrize("text, tex", [
+    ("0.84", "0.84"), ("49,152", "49{,}152"), ("12%", r"12\%"), ("-1.5e-05", "-1.5e-05"),
+    ("attn_head", r"\text{attn\_head}"), ("1_234_567", r"\text{1\_234\_567}"),
+    ("x^2 {a} ~3 \\alpha & #$", r"\text{x\textasciicircum{}2 \{a\} \textasciitilde{}3 \textbackslash{}alpha \& \#\$}"),
+])
+def test_a_value_in_a_formula_is_drawn_as_written(text, tex):
+    """In math a text's _ ^ { } ~ \\ are TeX (attn_head drew a subscript, 1_234_567 a wrong
+    number) and a grouping comma gets a space: a number stays tight, anything else is \\text."""
+    assert P.tex_of(text) == tex
+
+
+def test_the_formulas_tex_is_unwrapped_with_its_braces_matched():
+    both = rf"\(M = {P.math_value('a b', 'k', '49,152')} + {P.math_value('c d', 'k', '{q, k}')}\)"
+    assert P.plain_tex(both) == r"\(M = 49{,}152 + \text{\{q, k\}}\)"
+    with pytest.raises(P.ProvenanceError, match="letters, digits, _, - and dots"):
+        P.math_value("v T.t~x", "v", "1")
+
+
+def test_a_tags_quoted_greater_than_a_textarea_a_script_and_the_contents_links():
+    v = _marked(text='say "hi" <b>')
+    out, _ = P.spans(f'<span title="n > 1, {v}">x</span> <textarea>{v}</textarea>', "p.md")
+    assert out == ('<span title="n > 1, say &quot;hi&quot; &lt;b&gt;">x</span> '
+                   '<textarea>say "hi" &lt;b&gt;</textarea>')
+    with pytest.raises(P.ProvenanceError, match=r"p\.md: a \{\{ value \}\} inside a <script> element"):
+        P.spans(f"<script>var x = '{v}';</script>", "p.md")
+    item = SimpleNamespace(title=f"h {_marked()}", id=f"id-{_marked()}", children=[])
+    P.clean_toc([item])
+    assert (item.title, item.id) == ("h 0.84", "id-0.84")
+    assert P.plain(_marked(text="cost \\(n^2\\)")) == "cost &#92;(n^2&#92;)"  # the nav's math reads no \\(
 
 
 def test_a_source_with_markup_is_escaped_in_its_attribute():
@@ -89,8 +120,8 @@ def test_plain_text_is_the_values_escaped_text_and_a_table_of_contents_is_cleane
     assert P.plain(f"Base {_marked()} here") == "Base 0.84 here"
     assert P.plain(_marked(text="a<b")) == "a&lt;b"
     assert P.plain("no marks") == "no marks"
-    child = SimpleNamespace(title=f"c {_marked()}", children=[])
-    top = SimpleNamespace(title=f"t {_marked()}", children=[child])
+    child = SimpleNamespace(title=f"c {_marked()}", id="c", children=[])
+    top = SimpleNamespace(title=f"t {_marked()}", id="t", children=[child])
     P.clean_toc([top])
     assert (top.title, child.title) == ("t 0.84", "c 0.84")
 
@@ -352,14 +383,23 @@ def test_no_mark_reaches_an_attribute_the_contents_the_title_the_search_or_the_d
 
 
 @pytest.mark.build
-def test_a_value_in_a_pages_title_is_refused(tmp_path):
-    """A page's title is its name in the navigation, the credit lines and the gallery: text."""
+@pytest.mark.parametrize("page, what", [
+    ("# Base {{ value small label }}\n\nText.\n", "title 'Base {{ value small label }}'"),
+    ("Intro words here.\n\n# Base {{ value small label }}\n\nText.\n", "first heading 'Base {{ value small label }}'"),
+    ("Base {{ value small label }}\n====\n\nText.\n", "first heading 'Base {{ value small label }}'"),
+    ("---\ndescription: About {{ value small label }} things\n---\n# Base\n\nText.\n",
+     "front matter's 'description' 'About {{ value small label }} things'"),
+], ids=["atx-title", "heading-after-intro", "setext", "front-matter"])
+def test_a_value_in_a_pages_title_or_front_matter_is_refused(tmp_path, page, what):
+    """A page's title is its name in the navigation, the credit lines and the gallery, and its
+    front matter its link preview: text, shown as written (the gallery once said 'Appears on:
+    Base {{ value v n }}', a description showed the directive)."""
     from helpers import mkdocs_build
 
-    proj = mini_project(tmp_path, {"small": SMALL_FIGURE}, "# Base {{ value small label }}\n\nText.\n")
+    proj = mini_project(tmp_path, {"small": SMALL_FIGURE}, page)
     result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
     assert result.returncode != 0
-    assert "index.md: the page's title 'Base {{ value small label }}' holds a {{ value }}" in result.stderr
+    assert f"index.md: the page's {what} holds a {{{{ ... }}}}" in result.stderr, result.stderr[-2000:]
 
 
 # ---- the course -----------------------------------------------------------------------------------------

@@ -598,6 +598,9 @@ def cli_words(request: Request, ext: str | None = None) -> list:
             words += [param.flag, *items]
         else:
             word = _cli_word(param, value)
+            if word == "--":  # argparse drops it even as --flag=--
+                raise ContractError(f"{script.name}: parameter {key!r} is '--', which a command line cannot pass "
+                                    "as a value; choose another")
             words += [f"{param.flag}={word}"] if word.startswith("-") and not _ARGPARSE_NUMBER.match(word) \
                 else [param.flag, word]
     return words
