@@ -1,7 +1,7 @@
 """An induction head grows: the loss of a 2-layer attention-only decoder on the repeat task, step by step.
 
 The loss on the repeated tokens of a fixed batch, every few steps of training, for each seed.
-It sits near its starting value, then falls within a few dozen steps: the phase change that
+It sits near its starting value, then falls within a short window of steps: the phase change that
 Olsson et al. (2022) tie to the forming of induction heads. The dashed lines mark the
 checkpoints whose attention the page draws (seed 0): just before the drop and after it.
 Trained by tools/train_tiny.py; data in figures/data/tiny_decoders.json. Page: An induction head grows.
