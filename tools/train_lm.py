@@ -54,7 +54,7 @@ NOT_PROSE = ("gallery", "references.md", "notation.md", "api")
 FULL = dict(
     model=dict(d_model=128, n_layers=4, n_heads=4, d_ff=512, rope_base=10000.0),
     context=128,
-    train=dict(steps=2000, batch_size=32, lr=3e-3, warmup=100, weight_decay=0.01, seed=0),
+    train=dict(steps=1000, batch_size=32, lr=3e-3, warmup=100, weight_decay=0.01, seed=0),
     eval=dict(every=100, windows=64, seed=1),
     threads=2,
 )
