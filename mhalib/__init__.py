@@ -11,7 +11,8 @@ Conventions: batch-first arrays; row vectors (``Q = X @ W_Q`` with ``W_Q`` of sh
 ``(D, H*d)``); boolean masks with True = "may attend"; float64 unless the caller passes
 float32/float16; randomness only through an explicit ``seed`` (or, for sampling, an explicit
 ``numpy.random.Generator``). Every public function checks its arguments and raises
-``TypeError``/``ValueError`` naming the argument.
+``TypeError``/``ValueError`` naming the argument; numpy masked arrays are refused (their mask
+would be dropped silently): pass a boolean ``mask=`` instead.
 
 Cached decoding (``KVCache``, ``decode_step``) and exact attention in tiles
 (``tiled_attention``) build on the same functions, and so do the gradients of attention

@@ -6,6 +6,7 @@ allowed. Nothing in ``mhalib`` returns NaN quietly: it refuses the input instead
 """
 from __future__ import annotations
 
+import math
 import numbers
 import os
 
@@ -81,12 +82,81 @@ def divisible(value: int, by: int, name: str, by_name: str) -> int:
     return value // by
 
 
+def finite_real(value, name: str, *, neg_inf: bool = False) -> float:
+    """Return ``value`` as a ``float`` if it is a real number (not a bool) that is finite in
+    float64: NaN and inf are refused (``-inf`` too unless ``neg_inf``), and so is an integer or
+    a wide float (``np.longdouble``) beyond float64's range (``10**400``), with a
+    ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    if neg_inf and isinstance(value, (float, np.floating)) and np.isneginf(value):
+        return -math.inf
+    big = np.finfo(np.float64).max
+    if isinstance(value, (numbers.Integral, np.integer)):
+        try:
+            return float(value)
+        except OverflowError:
+            digits = len(str(abs(int(value))))
+            raise ValueError(f"{name} is beyond float64's range (+-{big:.4g}): got an integer of {digits} digits; "
+                             f"{name} must be a finite number within that range") from None
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite{' or -inf' if neg_inf else ''}, got {value!s}")
+    with np.errstate(over="ignore"):
+        out = float(np.float64(value))
+    if not np.isfinite(out):
+        raise ValueError(f"{name} is beyond float64's range (+-{big:.4g}): got {value!s}; "
+                         f"{name} must be a finite number within that range")
+    return out
+
+
+def float_dtype(dtype, name: str = "dtype") -> np.dtype:
+    """Return ``dtype`` as a numpy floating dtype (float16, float32, float64, longdouble);
+    refuse anything else, integers, booleans and ``None`` (``np.dtype(None)`` would be
+    float64) included, with a ``ValueError``."""
+    try:
+        dt = None if dtype is None else np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f":
+        raise ValueError(f"{name} must be a numpy float dtype such as 'float16' or 'float32', got {dtype!r}")
+    return dt
+
+
+def dtype_choice(dtype, name: str, allowed: tuple[str, ...]) -> str:
+    """Return the name of ``dtype`` if it is one of ``allowed`` (a name in ``allowed`` that numpy
+    lacks, ``"bfloat16"``, is taken as written); refuse anything else with a ``ValueError``.
+    ``None`` is refused too: ``np.dtype(None)`` is float64, which would pass silently."""
+    if isinstance(dtype, str) and dtype in allowed:
+        return dtype
+    try:
+        dt = None if dtype is None else np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.name not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {dtype!r}")
+    return dt.name
+
+
+def not_masked(x, name: str):
+    """Return ``x`` unless it is a numpy masked array: ``np.asarray`` drops the mask, so the
+    masked entries would count as ordinary values. A ``TypeError`` says what to pass instead."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a numpy masked array, whose mask mhalib would ignore (np.asarray drops it); pass a "
+            f"plain array, with a boolean `mask=` (True = may attend) where the function takes one, or "
+            f"-inf in the masked entries of scores (x.filled(-np.inf)) for softmax"
+        )
+    return x
+
+
 def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.ndarray:
     """Return ``x`` as a floating numpy array.
 
     Integers become float64; float16/32/64 keep their precision. Booleans, complex
-    numbers and objects are refused. With ``finite=True`` any NaN or inf is refused.
+    numbers, objects and numpy masked arrays (whose mask would be dropped) are refused.
+    With ``finite=True`` any NaN or inf is refused.
     """
+    not_masked(x, name)
     try:
         arr = np.asarray(x)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds
@@ -127,6 +197,17 @@ def token_ids(ids: np.ndarray, name: str, limit: int, limit_name: str) -> np.nda
     return ids
 
 
+def as_int64(ids: np.ndarray, name: str, what: str = "integers") -> np.ndarray:
+    """Return the integer array ``ids`` as int64, refusing values beyond int64 (a uint64 value
+    at or past ``2**63`` would wrap to a negative number) with a ``ValueError`` naming ``name``."""
+    info = np.iinfo(np.int64)
+    if ids.size and ids.dtype.kind in "iu" and (ids.max() > info.max or ids.min() < info.min):
+        bad = ids.max() if ids.max() > info.max else ids.min()
+        raise ValueError(f"{name} must hold {what} within int64's range [-2**63, 2**63), the type of the "
+                         f"result; got {bad}")
+    return ids.astype(np.int64)
+
+
 def probability_rows(arr: np.ndarray, name: str) -> np.ndarray:
     """Return ``arr`` if every row (last axis) is a probability distribution: entries >= 0 that
     sum to 1 within ``1e-5 + n * eps`` (``n`` entries in ``arr``'s float type: a float32
@@ -145,14 +226,60 @@ def probability_rows(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def bool_array(x, name: str) -> np.ndarray:
-    """Return ``x`` as a boolean array (True = may attend); refuse any other dtype."""
-    arr = np.asarray(x)
+    """Return ``x`` as a boolean array (True = may attend); refuse any other dtype and a
+    numpy masked array."""
+    arr = np.asarray(not_masked(x, name))
     if arr.dtype != np.bool_:
         raise TypeError(
             f"{name} must be a boolean array (True = may attend), got dtype {arr.dtype}; "
             f"convert an additive 0/-inf mask with `{name} == 0`"
         )
     return arr
+
+
+def scored_positions(scored: np.ndarray, name: str = "scored", shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Return ``scored`` if it is a boolean array (True = this position counts in a loss or an
+    accuracy) of ``shape`` (when given) with at least one True.
+
+    An integer 0/1 array would index rows instead of masking positions, and a float one
+    would read NaN as True: both are refused with a ``TypeError``. A mask without a True
+    leaves nothing to average (the mean would be NaN): ``ValueError``.
+    """
+    arr = np.asarray(not_masked(scored, name))
+    if arr.dtype != np.bool_:
+        raise TypeError(f"{name} must be a boolean array (True = score this position), got dtype {arr.dtype}; "
+                        f"an integer array would pick rows by index and a float one read NaN as True: "
+                        f"pass `{name} == 1` or `{name}.astype(bool)` if that is what you mean")
+    if shape is not None and arr.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, one entry per target position; got {arr.shape}")
+    if not arr.any():
+        raise ValueError(f"{name} marks no position: there is nothing to average")
+    return arr
+
+
+#: The first integer float64 cannot tell from its successor: 2**53 + 1 rounds to 2**53.
+EXACT_POSITIONS = 2**53
+
+
+def exact_positions(pos, what: str):
+    """Return ``pos`` (a number or an array) if every ``|position|`` is below ``2**53``.
+
+    float64 holds every integer only up to ``2**53``: beyond it ``p`` and ``p + 1`` round to
+    the same number, so two positions (or a position and its neighbour's offset) would get the
+    same encoding, and a rotation angle ``p * omega`` has lost its every digit below 1 rad.
+    ``what`` names the argument (``"positions"``, ``"the offset |k|"``).
+    """
+    if isinstance(pos, numbers.Integral):  # a Python int may lie beyond any numpy type
+        largest = abs(int(pos))
+    else:
+        largest = np.abs(np.asarray(pos)).max(initial=0)
+        largest = int(largest) if float(largest).is_integer() and largest < 2**64 else float(largest)
+    if largest >= EXACT_POSITIONS:
+        raise ValueError(
+            f"{what} must stay below 2**53 = {EXACT_POSITIONS} in magnitude, got {largest}: float64 cannot "
+            f"tell positions that far out apart (2**53 + 1 rounds to 2**53), so their encodings would coincide"
+        )
+    return pos
 
 
 def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tuple[int, ...]:

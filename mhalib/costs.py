@@ -23,16 +23,11 @@ DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 
 
 
 def dtype_bytes(dtype: DTypeLike) -> int:
-    """Bytes per element of ``dtype`` (a name from :data:`DTYPE_BYTES` or a numpy float dtype)."""
-    if isinstance(dtype, str) and dtype in DTYPE_BYTES:
-        return DTYPE_BYTES[dtype]
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        dt = None
-    if dt is None or dt.name not in DTYPE_BYTES:
-        raise ValueError(f"dtype must be one of {', '.join(DTYPE_BYTES)}, got {dtype!r}")
-    return DTYPE_BYTES[dt.name]
+    """Bytes per element of ``dtype`` (a name from :data:`DTYPE_BYTES` or a numpy float dtype).
+
+    Any other dtype is refused with a ``ValueError``, and so is ``None`` (``np.dtype(None)``
+    would be float64, 8 bytes, silently)."""
+    return DTYPE_BYTES[_checks.dtype_choice(dtype, "dtype", tuple(DTYPE_BYTES))]
 
 
 def mha_param_count(d_model: int, n_heads: int, *, bias: bool = True, n_kv_heads: int | None = None,

@@ -64,12 +64,7 @@ class KVCache:
         self.n_kv_heads = _checks.positive_int(n_kv_heads, "n_kv_heads")
         self.d_head = _checks.positive_int(d_head, "d_head")
         self.d_v = self.d_head if d_v is None else _checks.positive_int(d_v, "d_v")
-        try:
-            dt = None if dtype is None else np.dtype(dtype)  # np.dtype(None) would be float64
-        except TypeError:
-            dt = None
-        if dt is None or dt.name not in _CACHE_DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(_CACHE_DTYPES)}, got {dtype!r}")
+        dt = np.dtype(_checks.dtype_choice(dtype, "dtype", _CACHE_DTYPES))  # None refused, not float64
         self.dtype = dt
         B, H_kv = self.batch, self.n_kv_heads
         per_layer = 2 * (sys.getsizeof(np.zeros((B, H_kv, 0, self.d_head), dt)) + 8)  # two empty arrays, listed

@@ -49,7 +49,7 @@ def padding_mask(lengths: ArrayLike, S: int) -> np.ndarray:
     The two singleton axes broadcast over heads and queries.
     """
     S = _checks.positive_int(S, "S")
-    lengths = np.asarray(lengths)
+    lengths = np.asarray(_checks.not_masked(lengths, "lengths"))
     if lengths.ndim != 1 or lengths.dtype.kind not in "iu":
         raise TypeError(f"lengths must be a 1-D array of integers, got dtype {lengths.dtype} and shape {lengths.shape}")
     if np.any(lengths < 0) or np.any(lengths > S):

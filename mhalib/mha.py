@@ -102,13 +102,17 @@ def _rope_args(rope_base, rope_layout, d: int):
     return rope_base, rope_layout
 
 
-def _positions(p, n: int, name: str, default) -> np.ndarray:
-    """``p`` as float64 positions of shape ``(n,)``, or ``default`` when ``p`` is None."""
+def _positions(p, n: int, name: str, default, *, exact: bool) -> np.ndarray:
+    """``p`` as float64 positions of shape ``(n,)``, or ``default`` when ``p`` is None. With
+    ``exact`` (RoPE), ``|p| >= 2**53`` is refused here, under ``name``: float64 cannot tell such
+    positions apart. (ALiBi's positions are checked in ``_with_alibi``, after its overflow checks.)"""
     if p is None:
         return default
     p = _checks.float_array(p, name, min_ndim=1)
     if p.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), one position per token, got {p.shape}")
+    if exact:
+        _checks.exact_positions(p, name)
     return p.astype(np.float64)
 
 
@@ -120,7 +124,8 @@ def _with_alibi(bias, H: int, q_pos: np.ndarray, k_pos: np.ndarray, dtype) -> np
     encoders (``causal=False``). With a causal mask the two agree on every allowed key.
     ALiBi's part is rounded to ``dtype``, the scores' float type, so that it does not turn
     float32 or float16 attention into float64; one beyond that type's range is refused
-    (it would pose as a mask).
+    (it would pose as a mask), and so are positions ``|p| >= 2**53``, which float64 cannot
+    tell apart.
     """
     slopes = alibi_slopes(H)[:, None, None]  # (H,) -> (H, 1, 1)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -131,8 +136,16 @@ def _with_alibi(bias, H: int, q_pos: np.ndarray, k_pos: np.ndarray, dtype) -> np
         alibi_b = (slopes * distance).astype(dtype, copy=False)  # (H, 1, 1) * (T, S) -> (H, T, S)
     _checks.no_overflow(alibi_b, f"the ALiBi bias -m_h |p_i - p_j| in {np.dtype(dtype)}",
                         "positions and key_positions lie too far apart for the scores' float type")
-    if bias is None:
-        return alibi_b
+    if bias is not None:
+        alibi_b = _plus_bias(bias, alibi_b, H, q_pos, k_pos)
+    # after the overflow checks, which say more where both fail: |p| >= 2**53 makes p and p + 1 one position
+    _checks.exact_positions(q_pos, "positions")
+    _checks.exact_positions(k_pos, "key_positions")
+    return alibi_b
+
+
+def _plus_bias(bias, alibi_b: np.ndarray, H: int, q_pos: np.ndarray, k_pos: np.ndarray) -> np.ndarray:
+    """``bias + alibi_b``, refusing a ``bias`` that does not broadcast or a sum that overflows."""
     bias = _checks.float_array(bias, "bias", finite=False)
     try:
         np.broadcast_shapes(bias.shape, alibi_b.shape)
@@ -207,9 +220,11 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
     if (positions is not None or key_positions is not None) and rope_base is None and not alibi:
         raise ValueError("positions or key_positions was given without rope_base or alibi=True, so it would "
                          "change nothing; pass rope_base or alibi=True too, or drop the positions")
-    q_pos = _positions(positions, T, "positions", np.arange(T, dtype=np.float64))  # (T,)
+    q_pos = _positions(positions, T, "positions", np.arange(T, dtype=np.float64),
+                       exact=rope_base is not None)  # (T,)
     k_pos = _positions(key_positions, S, "key_positions",
-                       q_pos if context is None else np.arange(S, dtype=np.float64))  # (S,)
+                       q_pos if context is None else np.arange(S, dtype=np.float64),
+                       exact=rope_base is not None)  # (S,)
 
     w_o, b_o = _output_weights(w_o, b_o, H * d_v)
     head_mask = _head_mask(head_mask, H)
@@ -329,10 +344,11 @@ def multi_head_attention(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: Arra
         b_v: optional bias of the value projection, ``(H_kv*d_v,)``.
         b_o: optional bias of the output projection, ``(D_out,)``.
         positions: absolute positions of the queries, ``(T,)``; default ``0 .. T-1``.
-            Used by RoPE and ALiBi only (given without either, it is refused).
+            Used by RoPE and ALiBi only (given without either, it is refused). A position
+            ``|p| >= 2**53`` is refused: float64 cannot tell ``p`` from ``p + 1`` there.
         key_positions: absolute positions of the keys, ``(S,)``; default ``positions`` in
             self-attention (keys and queries are the same tokens) and ``0 .. S-1`` with a
-            ``context``.
+            ``context``; refused alike from ``2**53`` on.
         rope_base: apply RoPE with this base (e.g. :data:`DEFAULT_BASE`) to every query
             and key head after the projections, ``R(p) q_h`` (``apply_rope``); needs an
             even ``d``. None (the default): no RoPE.

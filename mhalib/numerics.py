@@ -14,14 +14,17 @@ from . import _checks
 
 
 def exp_overflow_threshold(dtype: DTypeLike = "float32") -> float:
-    """The largest ``x`` with finite ``exp(x)`` in ``dtype``: ``ln(finfo(dtype).max)``."""
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        dt = None
-    if dt is None or dt.kind != "f":
-        raise ValueError(f"dtype must be a numpy float dtype such as 'float16' or 'float32', got {dtype!r}")
-    return float(np.log(np.finfo(dt).max.astype(np.float64)))
+    """The largest ``x`` with finite ``exp(x)`` in ``dtype``: ``ln(finfo(dtype).max)``.
+
+    Computed in float64, or in ``dtype``'s own precision where that is wider, so a type
+    wider than float64 gets its own value
+    (``np.longdouble``, 80-bit on x86: about 11356.52, beyond float64's 709.78), returned as a
+    Python float. A dtype that is not a numpy float dtype (integers, bool, None) is refused
+    with a ``ValueError``.
+    """
+    dt = _checks.float_dtype(dtype, "dtype")
+    wide = np.promote_types(dt, np.float64)  # float64, or longdouble: its max does not fit float64
+    return float(np.log(np.finfo(dt).max.astype(wide)))
 
 
 def naive_softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
@@ -42,8 +45,13 @@ def masked_fill_value(value: float, dtype: DTypeLike = "float16") -> float:
 
     ``-1e9`` is below float16's range (min -65504) and becomes ``-inf``; that is harmless
     for a partly masked row but a fully masked row then gives NaN in a naive softmax.
+
+    ``-inf``, the constant of an exact mask, stays ``-inf``. Refused: a ``value`` that is not a
+    real number (``TypeError``), one that is NaN or ``+inf`` or beyond float64's range
+    (``10**400``; ``ValueError``), and a ``dtype`` that is not a numpy float dtype (``'int8'``,
+    ``'bool'``, None: ``ValueError``), where a mask constant would silently become 0 or 1.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"value must be a real number, got {value!r}")
+    v = _checks.finite_real(value, "value", neg_inf=True)
+    dt = _checks.float_dtype(dtype, "dtype")
     with np.errstate(over="ignore"):
-        return float(np.asarray(value, dtype=np.float64).astype(dtype))
+        return float(np.asarray(v, dtype=np.float64).astype(dt))

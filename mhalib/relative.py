@@ -61,7 +61,7 @@ def _integer_positions(relative_position: ArrayLike) -> np.ndarray:
         if abs(value) > np.iinfo(np.int64).max:
             raise ValueError(f"relative_position must fit in int64 (|value| < 2**63), got {value}")
         return np.asarray(value, dtype=np.int64)
-    arr = np.asarray(relative_position)
+    arr = np.asarray(_checks.not_masked(relative_position, "relative_position"))
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
         raise TypeError(
             "relative_position must hold integers (key position - query position), "

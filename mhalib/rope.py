@@ -153,9 +153,11 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         so; the angles and products are worked in float64 and rounded once; integers give
         float64). Norms are unchanged; position 0 is the identity.
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
-        ``position * omega_i`` that overflow (a tiny base with far positions), and planes
-        whose rotation exceeds the float range of ``x`` (a float16 plane (60000, 60000)
-        turned by 1 rad has a coordinate of 82 889).
+        ``position * omega_i`` that overflow (a tiny base with far positions), positions
+        ``|p| >= 2**53`` (float64 cannot tell ``p`` from ``p + 1`` there, so neighbouring
+        positions would get the same rotation), and planes whose rotation exceeds the float
+        range of ``x`` (a float16 plane (60000, 60000) turned by 1 rad has a coordinate of
+        82 889).
     """
     # --8<-- [start:rope]
     x = _checks.float_array(x, "x", min_ndim=2)
@@ -170,6 +172,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
                         f"positions up to {np.abs(pos).max(initial=0):.4g} "
                         f"times frequencies up to {theta.max():.4g} "
                         f"(base={base!r}); use nearer positions or a base >= 1")
+    _checks.exact_positions(pos, "positions")  # |p| >= 2**53: float64 cannot tell p from p + 1
     cos, sin = np.cos(angles), np.sin(angles)  # (..., T, d/2) each
     if layout == "interleaved":
         # (..., T, d/2) each: plane i is dimensions (2i, 2i+1)

@@ -231,7 +231,7 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _start_tokens(start) -> np.ndarray:
-    arr = np.asarray(start)
+    arr = np.asarray(_checks.not_masked(start, "start"))
     if arr.size == 0 and arr.ndim == 1:
         return arr.astype(np.int64)  # an empty prompt: np.asarray([]) is float64
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
@@ -240,7 +240,7 @@ def _start_tokens(start) -> np.ndarray:
         raise ValueError(f"start must be a 1-D sequence of token ids (one prompt), got shape {arr.shape}")
     if (arr < 0).any():
         raise ValueError(f"start must hold token ids >= 0, got {arr.min()}")
-    return arr.astype(np.int64)
+    return _checks.as_int64(arr, "start", "token ids")  # a uint64 id past int64 would wrap to a negative one
 
 
 def beam_search(step_fn: Callable[[np.ndarray], ArrayLike], start: ArrayLike, *, beams: int,
@@ -258,7 +258,8 @@ def beam_search(step_fn: Callable[[np.ndarray], ArrayLike], start: ArrayLike, *,
             (the same ``V`` every call; ``-inf`` forbids a token). They are normalised here
             with a log-softmax, so log-probabilities work unchanged (log-softmax leaves them
             as they are).
-        start: the prompt's token ids, 1-D (may be empty), each in ``[0, V)``.
+        start: the prompt's token ids, 1-D (may be empty), each in ``[0, V)``; a negative id,
+            or a uint64 one at or past ``2**63`` (beyond the int64 results), is refused.
         beams: prefixes kept after each step (the beam width); 1 is greedy decoding.
         max_new: tokens to add; every result has exactly this many (no end-of-sequence token,
             so no length penalty is needed).

@@ -111,6 +111,8 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
     Every entry lies in [-1, 1]; parameters whose angles ``p * omega_i`` would overflow
     (a tiny base with far positions) are refused, and so is a table that would not fit in
     this machine's memory (about ``16 n D`` bytes at the peak: ``(10**7, 1024)`` needs 153 GiB).
+    Positions at or beyond ``2**53`` (``start + n_positions - 1 >= 2**53``) are refused with a
+    ``ValueError``: float64 cannot tell them apart, so their rows would coincide.
     """
     # --8<-- [start:sinusoidal]
     n = _checks.positive_int(n_positions, "n_positions")
@@ -125,6 +127,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
                         "positions up to start + n_positions - 1 times "
                         f"frequencies up to {omega.max():.4g} (base={base!r}); "
                         "use a smaller start or a base >= 1")
+    _checks.exact_positions(start + n - 1, "the last position start + n_positions - 1")
     pe = np.empty((n, 2 * omega.size))  # (n, D)
     pe[:, 0::2] = np.sin(angles)  # even dimensions 2i: sin(p * omega_i)
     pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos of the same angle
@@ -138,7 +141,9 @@ def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarra
     Block ``i`` is ``[[cos(k w), sin(k w)], [-sin(k w), cos(k w)]]`` with ``w = omega_i``,
     from ``sin(a+b) = sin a cos b + cos a sin b`` and ``cos(a+b) = cos a cos b - sin a sin b``.
     It depends on ``k`` only, not on ``p``: that is the "relative offsets are linear" claim.
-    Parameters whose angles ``k * omega_i`` would overflow are refused.
+    Parameters whose angles ``k * omega_i`` would overflow are refused, and so is an offset
+    ``|k| >= 2**53``, which float64 cannot tell from its neighbours (``M_{2**53 + 1}`` would
+    equal ``M_{2**53}``).
     """
     k = _checks.integer(k, "k")
     _positions_limit(k, "the offset |k|")
@@ -148,6 +153,7 @@ def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarra
     _checks.no_overflow(angles, "the angles k * omega_i",
                         f"the offset k times frequencies up to {omega.max():.4g} (base={base!r}); "
                         "use a smaller k or a base >= 1")
+    _checks.exact_positions(k, "the offset |k|")
     c, s = np.cos(angles), np.sin(angles)
     D = 2 * omega.size
     m = np.zeros((D, D))

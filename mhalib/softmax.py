@@ -24,7 +24,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
     Args:
         x: real array with at least one dimension; ``-inf`` marks a masked entry. NaN
-            and ``+inf`` are refused.
+            and ``+inf`` are refused, and so is a numpy masked array (``TypeError``: its
+            mask would be ignored; fill the masked entries with ``-inf`` instead).
         axis: the axis that sums to one.
 
     Returns:

@@ -69,8 +69,11 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
 
     Returns:
         tuple[np.ndarray, np.ndarray, np.ndarray]: ``(dq, dk, dv)``, of the shapes of ``q``,
-        ``k`` and ``v``, equal to ``attention_backward``'s within rounding (1e-12 in float64)
-        for any block sizes. A query with no key to attend to gets ``dq = 0``.
+        ``k`` and ``v`` and in their float type (``np.result_type`` of ``q``, ``k``, ``v``,
+        ``d_out`` and ``out``; ``lse``'s float32 does not widen float16 inputs, whose
+        gradients are summed in float32 and rounded once), equal to ``attention_backward``'s
+        within rounding (1e-12 in float64) for any block sizes. A query with no key to attend
+        to gets ``dq = 0``.
 
     ``out`` and ``lse`` are trusted to come from the forward pass on the same inputs (they
     are not recomputed: that is the point). Scores or gradients beyond the float range are
@@ -89,18 +92,19 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     d_out = _gradient_like(d_out, "d_out", lead + (T, d_v), "the output")  # (..., T, d_v)
     out = _gradient_like(out, "out", lead + (T, d_v), "the output")  # (..., T, d_v)
     lse = _saved_lse(lse, lead + (T,))  # (..., T)
-    dtype = np.result_type(q, k_all, v_all, d_out, out, lse)
+    dtype = np.result_type(q, k_all, v_all, d_out, out)  # the gradients' type: the inputs', not lse's
+    wide = np.result_type(dtype, lse, np.float32)  # worked in: float16 is summed in float32, as forward
     D = (d_out * out).sum(axis=-1)  # (..., T, d_v) -> (..., T): rowsum(dP o P)
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
-    dq = np.zeros(lead + (T, d), dtype)  # (..., T, d), accumulated over key blocks
-    dk = np.zeros(lead + (S, d), dtype)  # (..., S, d)
-    dv = np.zeros(lead + (S, d_v), dtype)  # (..., S, d_v)
+    dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
+    dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
+    dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
             k_j, v_j = k_all[..., j0:j1, :], v_all[..., j0:j1, :]  # (..., bk, d), (..., bk, d_v)
-            dk_j = np.zeros(lead + (j1 - j0, d), dtype)  # (..., bk, d)
-            dv_j = np.zeros(lead + (j1 - j0, d_v), dtype)  # (..., bk, d_v)
+            dk_j = np.zeros(lead + (j1 - j0, d), wide)  # (..., bk, d)
+            dv_j = np.zeros(lead + (j1 - j0, d_v), wide)  # (..., bk, d_v)
             for i0 in range(0, T, block_q):
                 i1 = min(i0 + block_q, T)
                 if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
@@ -114,7 +118,13 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
                 dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
-    return _gradients(dq, dk, dv, q, k_all, v_all, n_rep)
+    grads = _gradients(dq, dk, dv, q, k_all, v_all, n_rep)  # in wide
+    if wide == dtype:
+        return grads
+    with np.errstate(over="ignore"):  # rounded once to the inputs' type; overflow refused
+        return tuple(_checks.no_overflow(g.astype(dtype), f"the gradient {name} stored as {np.dtype(dtype)}",
+                                         "q, k, v or d_out is too large for its gradient to be stored")
+                     for g, name in zip(grads, ("dq", "dk", "dv")))
 
 
 def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:

@@ -211,9 +211,22 @@ def _check_targets(targets: torch.Tensor, vocab: int) -> None:
     _checks.token_ids(targets.detach().cpu().numpy(), "targets", vocab, "vocab")
 
 
+def _check_scored(scored: torch.Tensor, shape) -> np.ndarray:
+    """``scored`` as a numpy boolean ``(B, T)`` mask with at least one True, refused as in
+    ``tiny_numpy.masked_loss_accuracy`` (``mhalib._checks.scored_positions``)."""
+    if isinstance(scored, torch.Tensor):
+        scored = scored.detach().cpu().numpy()
+    return _checks.scored_positions(scored, "scored", tuple(shape))
+
+
 def masked_loss(logits: torch.Tensor, targets: torch.Tensor, scored: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy over the scored positions only."""
+    """Mean cross-entropy over the scored positions only.
+
+    ``scored`` must be a boolean ``(B, T)`` tensor, the shape of ``targets``, with at least
+    one True: a float mask (NaN would count), an integer one, or one that scores nothing
+    (the mean would be NaN) is refused, as in ``tiny_numpy.masked_loss_accuracy``."""
     _check_targets(targets, logits.shape[-1])
+    _check_scored(scored, targets.shape)
     per_token = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")  # (B*T,)
     mask = scored.flatten().to(per_token.dtype)
     return (per_token * mask).sum() / mask.sum()
@@ -273,8 +286,15 @@ def evaluate(model: TinyDecoder, batch: dict, *, bucket: int, rope_scaling: str 
              rope_factor: float = 1.0) -> dict:
     """Accuracy and loss on the scored positions of ``batch``, overall and per bucket of
     ``bucket`` positions (bucket ``b`` = positions ``b*bucket .. (b+1)*bucket - 1``; None
-    where a bucket has no scored position)."""
+    where a bucket has no scored position).
+
+    ``batch["scored"]`` must be a boolean ``(B, T)`` mask, the shape of the targets, with at
+    least one True, and ``bucket`` an integer >= 1; anything else is refused with a
+    ``TypeError``/``ValueError`` naming it (an integer 0/1 mask would index rows, an empty
+    one give NaN)."""
+    bucket = _checks.positive_int(bucket, "bucket")
     tokens, targets, scored = _tensors(batch)
+    _check_scored(scored, targets.shape)
     logits = model(tokens, rope_scaling=rope_scaling, rope_factor=rope_factor)  # (B, T, V)
     _check_targets(targets, logits.shape[-1])
     per_token = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none").view(targets.shape)

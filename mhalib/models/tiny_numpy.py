@@ -110,9 +110,11 @@ def checked_weights(weights, config: TinyConfig) -> dict[str, np.ndarray]:
     broadcasting: a ``(1, D)`` gain, a scalar bias or an embedding with extra rows is refused),
     real numbers (not strings or booleans) and finite (a NaN weight would give NaN logits).
 
-    Returns the arrays (float16/32/64 kept, integers as float64) by name; names that the
-    config does not use are left out. Used by ``forward``, ``load_weights`` and the torch
-    model's ``load_numpy_weights``.
+    Returns the arrays (float16/32/64 kept, integers as float64) by name. A name the config
+    does not use is refused with a ``ValueError`` naming it: feed-forward weights given to a
+    ``d_ff = 0`` config would silently go unused, and a misspelt name (``'0.w_qq'``) hides a
+    missing or wrong weight. Used by ``forward``, ``load_weights`` and the torch model's
+    ``load_numpy_weights``.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
@@ -124,6 +126,7 @@ def checked_weights(weights, config: TinyConfig) -> dict[str, np.ndarray]:
         raise ValueError(f"weights lacks {missing} for this config")
     c = config
     sizes = f"vocab={c.vocab}, d_model={c.d_model}, d_ff={c.d_ff}, max_len={c.max_len}"
+    _unused_names(sorted(set(weights) - set(shapes), key=str), "weights holds", c)
     out = {}
     for name, shape in shapes.items():
         a = _checks.float_array(weights[name], f"weights[{name!r}]")  # real numbers, finite
@@ -131,6 +134,16 @@ def checked_weights(weights, config: TinyConfig) -> dict[str, np.ndarray]:
             raise ValueError(f"weights[{name!r}] must have shape {shape} for this config ({sizes}), got {a.shape}")
         out[name] = a
     return out
+
+
+def _unused_names(extra: list, where: str, config: TinyConfig) -> None:
+    """Refuse weight names ``config`` does not use, naming them (and the config's method,
+    ``d_ff`` and ``n_layers``, which decide the names: ``parameter_shapes``)."""
+    if extra:
+        c = config
+        raise ValueError(f"{where} {extra}, which this config (method={c.method!r}, n_layers={c.n_layers}, "
+                         f"d_ff={c.d_ff}) does not use; they would be left out silently. The names it "
+                         "uses are those of parameter_shapes(config)")
 
 
 def _rope_arguments(config: TinyConfig, T: int, rope_scaling: str | None, rope_factor: float):
@@ -178,7 +191,7 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
-    ids = token_batch(np.asarray(tokens), config.vocab)  # (B, T)
+    ids = token_batch(np.asarray(_checks.not_masked(tokens, "tokens")), config.vocab)  # (B, T)
     if rope_scaling not in SCALINGS:
         raise ValueError(f"rope_scaling must be None, 'interpolation' or 'ntk'; got {rope_scaling!r}")
     if (rope_scaling is not None or rope_factor != 1.0) and config.method != "rope":
@@ -214,12 +227,18 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
 
 def load_weights(path, key: str, config: TinyConfig) -> dict:
     """The weights of model ``key`` from an ``.npz`` written by ``tools/train_tiny.py``
-    (arrays named ``KEY/NAME``), checked against ``config``'s shapes and for finite values."""
+    (arrays named ``KEY/NAME``), checked against ``config``'s shapes and for finite values.
+    An array ``KEY/NAME`` whose name ``config`` does not use is refused, as in
+    ``checked_weights`` (a model stored with a feed-forward, loaded with ``d_ff = 0``)."""
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
     out = {}
+    shapes = parameter_shapes(config)
     with np.load(path) as z:
-        for name, shape in parameter_shapes(config).items():
+        prefix = f"{key}/"
+        _unused_names(sorted(f for f in z.files if f.startswith(prefix) and f[len(prefix):] not in shapes),
+                      f"{path} holds", config)
+        for name, shape in shapes.items():
             full = f"{key}/{name}"
             if full not in z.files:
                 raise ValueError(f"{path} has no array {full!r}: key={key!r} is not a stored model of this config")
@@ -261,14 +280,17 @@ def masked_loss_accuracy(logits: ArrayLike, targets: ArrayLike, scored: ArrayLik
     ``logits (B, T, V)``, ``targets (B, T)`` integer ids, ``scored (B, T)`` boolean: the same
     quantities ``mhalib.models.tiny.evaluate`` reports, computed with a log-softmax that
     subtracts each row's maximum.
+
+    Refused: a ``scored`` that is not boolean (``TypeError``: a float NaN would count as
+    True, a 0/1 integer array would index rows) or marks no position (``ValueError``: the
+    mean would be NaN), as in the torch model's ``masked_loss`` and ``evaluate``.
     """
     logits = _checks.float_array(logits, "logits", min_ndim=3)
-    targets, scored = np.asarray(targets), np.asarray(scored, dtype=bool)
+    targets, scored = np.asarray(targets), np.asarray(_checks.not_masked(scored, "scored"))
     if targets.shape != logits.shape[:-1] or scored.shape != targets.shape:
         raise ValueError(f"targets and scored must have shape {logits.shape[:-1]}, one entry per position; "
                          f"got {targets.shape} and {scored.shape}")
-    if not scored.any():
-        raise ValueError("scored marks no position: there is nothing to average")
+    _checks.scored_positions(scored, "scored")  # boolean, at least one True
     # an id of -1 would silently score the last class, one past the vocabulary fail with a bare IndexError
     _checks.token_ids(targets, "targets", logits.shape[-1], "vocab")
     z = logits - logits.max(axis=-1, keepdims=True)

@@ -1,0 +1,268 @@
+"""Library faults L1-L13 of an adversarial pass, one block per fault: each test failed on the
+code before its fix. Expected values are derived here by hand or in closed form, never copied
+from mhalib's output.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import mhalib as m
+from mhalib.models import tiny_numpy
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+# --- L1. exp_overflow_threshold of a float wider than float64 -------------------------------
+
+def test_exp_overflow_threshold_of_longdouble_is_its_own_log_max():
+    # max = (2 - 2^(1-p)) * 2^(maxexp - 1), so ln(max) = maxexp ln 2 + ln(1 - 2^-p): maxexp ln 2
+    # to far better than 1e-12 (about 11356.52 for the x86 80-bit type, 709.78 where it is float64)
+    maxexp = np.finfo(np.longdouble).maxexp
+    got = m.exp_overflow_threshold(np.longdouble)
+    assert math.isfinite(got)
+    assert got == pytest.approx(maxexp * math.log(2), rel=1e-12)
+    if hasattr(np, "float128"):
+        assert m.exp_overflow_threshold("float128") == pytest.approx(maxexp * math.log(2), rel=1e-12)
+    assert m.exp_overflow_threshold("float64") == pytest.approx(1024 * math.log(2), rel=1e-15)
+
+
+# --- L2. masked_fill_value: non-float dtypes, non-finite and huge values --------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool", np.int64])
+def test_masked_fill_value_refuses_a_dtype_that_is_not_floating(dtype):
+    with pytest.raises(ValueError, match=r"dtype must be a numpy float dtype .* got"):
+        m.masked_fill_value(-1e9, dtype)
+
+
+@pytest.mark.parametrize("value,shown", [(float("nan"), "nan"), (float("inf"), "inf"), (np.float32("nan"), "nan")])
+def test_masked_fill_value_refuses_nan_and_plus_inf(value, shown):
+    with pytest.raises(ValueError, match=rf"value must be finite or -inf, got {shown}"):
+        m.masked_fill_value(value)
+
+
+def test_masked_fill_value_names_a_value_beyond_float64():
+    with pytest.raises(ValueError, match=r"value .*beyond .*float64.*401 digits"):
+        m.masked_fill_value(10**400)
+    with pytest.raises(ValueError, match=r"value .*beyond .*float64"):
+        m.masked_fill_value(-(10**400), "float32")
+
+
+def test_masked_fill_value_still_rounds_into_the_dtype():
+    # -1e9 is below float16's -65504: -inf; float32 holds 1e9 = 2^9 5^9 exactly (5^9 < 2^24)
+    assert m.masked_fill_value(-1e9, "float16") == -math.inf
+    assert m.masked_fill_value(-1e9, "float32") == -1e9
+    assert m.masked_fill_value(-10**9, np.longdouble) == -1e9
+    assert m.masked_fill_value(-math.inf, "float32") == -math.inf  # an exact mask's constant stays -inf
+
+
+# --- L3. beam_search: a uint64 prompt id beyond int64 ----------------------------------------
+
+def test_beam_search_refuses_a_start_id_beyond_int64():
+    with pytest.raises(ValueError, match=r"start .*9223372036854775813"):
+        m.beam_search(lambda p: np.zeros(3), np.array([2**63 + 5], np.uint64), beams=2, max_new=1)
+
+
+def test_beam_search_keeps_a_uint64_prompt_in_range():
+    # V = 3 equal logits: every continuation has log-probability log(1/3); ties keep token order
+    seqs, scores = m.beam_search(lambda p: np.zeros(3), np.array([2], np.uint64), beams=2, max_new=1)
+    assert seqs.tolist() == [[2, 0], [2, 1]]
+    np.testing.assert_allclose(scores, [-math.log(3)] * 2)
+
+
+# --- L4. positions at or beyond 2**53 are not distinct in float64 -----------------------------
+
+LIMIT = 2**53
+
+
+def test_sinusoidal_encoding_refuses_positions_from_2_to_the_53():
+    words = r"start \+ n_positions - 1 must stay below 2\*\*53.*got 9007199254740994.*float64"
+    with pytest.raises(ValueError, match=words):
+        m.sinusoidal_encoding(3, 2, start=LIMIT)
+    with pytest.raises(ValueError, match=r"2\*\*53"):  # the last position reaches it
+        m.sinusoidal_encoding(2, 2, start=LIMIT - 1)
+    # the last position below 2**53 is fine: PE[p] = (sin p, cos p), distinct rows
+    pe = m.sinusoidal_encoding(2, 2, start=LIMIT - 2)
+    p = np.array([LIMIT - 2, LIMIT - 1], np.float64)
+    np.testing.assert_array_equal(pe, np.stack([np.sin(p), np.cos(p)], axis=1))
+
+
+def test_offset_matrix_refuses_an_offset_from_2_to_the_53():
+    for k in (LIMIT, LIMIT + 1, -LIMIT):
+        with pytest.raises(ValueError, match=r"\|k\|.*2\*\*53.*float64"):
+            m.offset_matrix(k, 2)
+
+
+def test_apply_rope_refuses_positions_from_2_to_the_53():
+    with pytest.raises(ValueError, match=r"positions .*2\*\*53.*float64"):
+        m.apply_rope(np.ones((2, 2)), np.array([LIMIT, LIMIT + 1]))
+    with pytest.raises(ValueError, match=r"positions .*2\*\*53"):
+        m.apply_rope(np.ones((1, 2)), [-float(LIMIT)])
+
+
+X3 = np.eye(3, 4)
+W4 = np.eye(4)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(rope_base=1e4, positions=[2**60, 2**60 + 1, 2**60 + 2]), "positions"),
+    (dict(rope_base=1e4, key_positions=[0, 1, LIMIT]), "key_positions"),
+    (dict(alibi=True, positions=[LIMIT, LIMIT + 1, LIMIT + 2]), "positions"),
+    (dict(alibi=True, key_positions=[0, 1, -LIMIT]), "key_positions"),
+])
+def test_multi_head_attention_refuses_positions_from_2_to_the_53(kwargs, name):
+    with pytest.raises(ValueError, match=rf"^{name} .*2\*\*53.*float64"):
+        m.multi_head_attention(X3, W4, W4, W4, n_heads=2, **kwargs)
+
+
+# --- L5. tiled_attention_backward keeps float16 ------------------------------------------------
+
+def test_tiled_attention_backward_keeps_float16():
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal((4, 2)).astype(np.float16) for _ in range(4))
+    o, lse = m.tiled_attention(q, k, v, block_q=2, block_k=2, return_lse=True)
+    assert o.dtype == np.float16 and lse.dtype == np.float32
+    tiled = m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=2)
+    closed = m.attention_backward(q, k, v, do)
+    for t, c in zip(tiled, closed):
+        assert t.dtype == c.dtype == np.float16
+        np.testing.assert_allclose(t.astype(np.float64), c.astype(np.float64), atol=1e-2)
+
+
+# --- L6. dtype_bytes(None) --------------------------------------------------------------------
+
+def test_dtype_bytes_refuses_none():
+    with pytest.raises(ValueError, match=r"dtype must be one of .*got None"):
+        m.dtype_bytes(None)
+    with pytest.raises(ValueError, match=r"dtype must be one of .*got None"):
+        m.kv_cache_bytes(1, 1, 1, 1, dtype=None)
+    assert m.dtype_bytes("float64") == 8 and m.dtype_bytes(np.float16) == 2  # names still work
+
+
+# --- L7. weights the config does not use ----------------------------------------------------
+
+def _weights(config):
+    return {name: np.zeros(shape) for name, shape in tiny_numpy.parameter_shapes(config).items()}
+
+
+def test_checked_weights_refuses_names_the_config_does_not_use():
+    with_ff = tiny_numpy.TinyConfig(vocab=5, method="none", d_model=4, n_layers=1, n_heads=2, d_ff=8)
+    no_ff = tiny_numpy.TinyConfig(vocab=5, method="none", d_model=4, n_layers=1, n_heads=2, d_ff=0)
+    w = _weights(with_ff)
+    with pytest.raises(ValueError, match=r"weights holds .*'0\.b_1'.*'0\.w_1'.*'0\.w_2'.*not use"):
+        tiny_numpy.checked_weights(w, no_ff)
+    with pytest.raises(ValueError, match=r"0\.w_1"):
+        tiny_numpy.forward(w, no_ff, [0, 1])
+    extra = _weights(no_ff) | {"0.w_qq": np.full((4, 4), np.nan)}
+    with pytest.raises(ValueError, match=r"\['0\.w_qq'\]"):
+        tiny_numpy.checked_weights(extra, no_ff)
+    assert set(tiny_numpy.checked_weights(_weights(no_ff), no_ff)) == set(tiny_numpy.parameter_shapes(no_ff))
+
+
+def test_load_weights_refuses_stored_arrays_the_config_does_not_use(tmp_path):
+    with_ff = tiny_numpy.TinyConfig(vocab=5, method="none", d_model=4, n_layers=1, n_heads=2, d_ff=8)
+    no_ff = tiny_numpy.TinyConfig(vocab=5, method="none", d_model=4, n_layers=1, n_heads=2, d_ff=0)
+    path = tmp_path / "w.npz"
+    np.savez(path, **{f"m/{k}": v for k, v in _weights(with_ff).items()},
+             **{f"other/{k}": v for k, v in _weights(no_ff).items()})
+    with pytest.raises(ValueError, match=r"m/0\.w_1"):
+        tiny_numpy.load_weights(path, "m", no_ff)
+    assert set(tiny_numpy.load_weights(path, "other", no_ff)) == set(tiny_numpy.parameter_shapes(no_ff))
+
+
+def test_torch_load_refuses_an_extra_nan_array():
+    pytest.importorskip("torch")
+    from mhalib.models.tiny import TinyDecoder
+
+    config = tiny_numpy.TinyConfig(vocab=5, method="rope", d_model=8, n_layers=1, n_heads=2)
+    model = TinyDecoder(config)
+    w = model.numpy_weights()
+    w["0.w_qq"] = np.full((8, 8), np.nan, np.float32)
+    with pytest.raises(ValueError, match=r"\['0\.w_qq'\]"):
+        model.load_numpy_weights(w)
+
+
+# --- L8-L12. scored must be a boolean mask with a True; bucket a positive int --------------
+
+def _torch_model():
+    torch = pytest.importorskip("torch")
+    from mhalib.models import tiny
+
+    torch.manual_seed(0)
+    config = tiny_numpy.TinyConfig(vocab=5, method="none", d_model=8, n_layers=1, n_heads=2)
+    return torch, tiny, tiny.TinyDecoder(config)
+
+
+def test_masked_loss_refuses_a_mask_that_scores_nothing():
+    torch, tiny, _ = _torch_model()
+    with pytest.raises(ValueError, match="scored marks no position"):
+        tiny.masked_loss(torch.zeros((1, 2, 3)), torch.tensor([[0, 1]]), torch.tensor([[False, False]]))
+    # zero logits: every token has probability 1/3, so the loss is ln 3
+    loss = tiny.masked_loss(torch.zeros((1, 2, 3)), torch.tensor([[0, 1]]), torch.tensor([[True, False]]))
+    assert float(loss) == pytest.approx(math.log(3))
+
+
+@pytest.mark.parametrize("scored,exc,words", [
+    pytest.param([[False, False, False]], ValueError, "scored marks no position", id="all-false"),
+    pytest.param([[0, 1, 1]], TypeError, r"scored must be a boolean array.*int64", id="int-0-1"),
+    pytest.param([[0.0, 1.0, np.nan]], TypeError, r"scored must be a boolean array.*float64", id="float-nan"),
+])
+def test_evaluate_refuses_a_scored_that_is_not_a_boolean_mask_with_a_true(scored, exc, words):
+    torch, tiny, model = _torch_model()
+    batch = dict(tokens=np.array([[1, 2, 3]]), targets=np.array([[2, 3, 4]]), scored=np.array(scored))
+    with pytest.raises(exc, match=words):
+        tiny.evaluate(model, batch, bucket=1)
+
+
+@pytest.mark.parametrize("bucket,exc", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_evaluate_refuses_a_bucket_that_is_not_a_positive_int(bucket, exc):
+    torch, tiny, model = _torch_model()
+    batch = dict(tokens=np.array([[1, 2, 3]]), targets=np.array([[2, 3, 4]]), scored=np.array([[True] * 3]))
+    with pytest.raises(exc, match=r"bucket must be an integer >= 1"):
+        tiny.evaluate(model, batch, bucket=bucket)
+
+
+def test_evaluate_buckets_a_boolean_mask():
+    torch, tiny, model = _torch_model()
+    batch = dict(tokens=np.array([[1, 2, 3]]), targets=np.array([[2, 3, 4]]), scored=np.array([[False, True, True]]))
+    r = tiny.evaluate(model, batch, bucket=2)
+    # bucket 0 holds positions 0-1 (one scored), bucket 1 position 2 (scored)
+    assert r["accuracy_buckets"][0] is not None and len(r["accuracy_buckets"]) == 2
+    assert r["loss"] == pytest.approx(np.mean(r["loss_buckets"]))
+
+
+def test_masked_loss_accuracy_requires_a_boolean_scored():
+    logits = np.zeros((1, 2, 3))
+    with pytest.raises(TypeError, match=r"scored must be a boolean array.*float64"):
+        tiny_numpy.masked_loss_accuracy(logits, [[0, 1]], [[0.0, np.nan]])
+    with pytest.raises(TypeError, match=r"scored must be a boolean array.*int64"):
+        tiny_numpy.masked_loss_accuracy(logits, [[0, 1]], [[0, 1]])
+    # zero logits: loss ln 3; argmax picks token 0, so target 0 is right and target 1 wrong
+    assert tiny_numpy.masked_loss_accuracy(logits, [[0, 1]], [[True, True]]) == pytest.approx((math.log(3), 0.5))
+
+
+def test_torch_masked_loss_requires_a_boolean_scored():
+    torch, tiny, _ = _torch_model()
+    with pytest.raises(TypeError, match=r"scored must be a boolean array.*float32"):
+        tiny.masked_loss(torch.zeros((1, 2, 3)), torch.tensor([[0, 1]]), torch.tensor([[0.0, float("nan")]]))
+    with pytest.raises(ValueError, match=r"scored must have shape \(1, 2\)"):
+        tiny.masked_loss(torch.zeros((1, 2, 3)), torch.tensor([[0, 1]]), torch.tensor([[True, True, True]]))
+
+
+# --- L13. numpy masked arrays --------------------------------------------------------------
+
+def test_softmax_refuses_a_masked_array():
+    x = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    with pytest.raises(TypeError, match=r"x is a numpy masked array.*mask="):
+        m.softmax(x)
+
+
+def test_attention_refuses_a_masked_array_and_a_masked_mask():
+    q = np.ma.masked_array(np.ones((2, 2)), mask=[[0, 1], [0, 0]])
+    with pytest.raises(TypeError, match=r"q is a numpy masked array"):
+        m.scaled_dot_product_attention(q, np.ones((2, 2)), np.ones((2, 2)))
+    mask = np.ma.masked_array([[True, True], [True, True]], mask=[[0, 1], [0, 0]])
+    with pytest.raises(TypeError, match=r"mask is a numpy masked array"):
+        m.scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), mask)
