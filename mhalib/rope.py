@@ -172,7 +172,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
                         f"positions up to {np.abs(pos).max(initial=0):.4g} "
                         f"times frequencies up to {theta.max():.4g} "
                         f"(base={base!r}); use nearer positions or a base >= 1")
-    _checks.exact_positions(pos, "positions")  # |p| >= 2**53: float64 cannot tell p from p + 1
+    _checks.exact_positions(pos, "positions")  # from 2**53, p + 1 reads as p in float64
     cos, sin = np.cos(angles), np.sin(angles)  # (..., T, d/2) each
     if layout == "interleaved":
         # (..., T, d/2) each: plane i is dimensions (2i, 2i+1)
