@@ -106,3 +106,21 @@ def test_the_stored_model_is_small_and_its_held_out_loss_is_what_it_says():
     assert path.stat().st_size <= 2_000_000
     _check_stored(out, dict(np.load(path)))
     assert out["final"]["held_out"] < out["curve"][0]["held_out"] - 1.0  # it learnt something
+
+
+@pytest.mark.skipif(not STORED.exists(), reason="the stored model is made by tools/train_lm.py")
+def test_the_loss_curve_figure_reads_the_stored_run():
+    import math
+
+    import figures
+
+    out = json.loads(STORED.read_text())
+    d = figures.load("lm_loss_curve").data()
+    held = [p["held_out"] for p in out["curve"]]
+    assert d["held_out"] == held and d["steps"] == [p["step"] for p in out["curve"]]
+    assert d["best_held_out"] == min(held) and d["best_step"] == out["curve"][held.index(min(held))]["step"]
+    assert d["chance_loss"] == pytest.approx(math.log(len(out["vocab"])))
+    c = out["config"]
+    assert d["epochs"] == pytest.approx(c["train"]["steps"] * c["train"]["batch_size"] * c["context"]
+                                        / out["corpus"]["train_chars"])
+    assert d["final_held_out"] > d["final_train"]  # held-out text is harder than text seen in training
