@@ -168,13 +168,27 @@ def test_home_page_names_the_stored_measurements():
                    "`tools/train_tiny.py`", "`tools/measure_attention_memory.py`"):
         assert phrase in about, phrase
     assert "tiny decoders" in claim and "{{ value flash_memory_time machine.gpu }}" in claim
+    lm = json.loads((data_dir / "tiny_lm.json").read_text())
+    f = d("lm_loss_curve")
+    assert (f["date"], f["cores"]) == (lm["date"], lm["machine"]["cores"])
+    assert f["wall_time_min"] == pytest.approx(lm["wall_time_s"] / 60)
+    assert "Three kinds of number are stored" in about and "tiny language model" in about
+    for phrase in ("{{ value lm_loss_curve date }}", "`tools/train_lm.py`"):
+        assert phrase in about, phrase
+    # every tool that made a stored file (figures/data/README.md's "made by") is named where the
+    # home page says how to measure again
+    makers = set(re.findall(r"tools/(\w+\.py)", (data_dir / "README.md").read_text(encoding="utf-8")))
+    assert {"train_lm.py", "train_tiny.py", "measure_attention_gpu.py"} <= makers
+    for tool in sorted(makers):
+        assert f"`tools/{tool}" in about, tool
     assert "H100" in gpu["gpu"]
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "every figure, table and number is computed" not in config and "Every number is computed" not in config
     code = page("get_the_code")
     assert "Every number, figure and table on this site is computed by" not in code
     assert "apart from the stored measurements" in sentence(code, "when the site is built")
-    for tool in ("measure_attention_gpu.py", "measure_decode_cpu.py", "train_tiny.py", "measure_attention_memory.py"):
+    for tool in ("measure_attention_gpu.py", "measure_decode_cpu.py", "train_tiny.py", "measure_attention_memory.py",
+                 "train_lm.py"):
         assert (ROOT / "tools" / tool).is_file()
 
 

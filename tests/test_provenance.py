@@ -217,7 +217,7 @@ def test_the_projects_stored_files_all_have_their_machine_and_date():
     got = P.stored_files(DATA_DIR)
     measured = {n for n in got if n.endswith(".json") and n != "gpt2_small_config.json"}
     assert measured == {"attention_gpu_h100.json", "attention_memory_measured.json", "decode_cpu.json",
-                        "decode_gqa_h100.json", "tiny_decoders.json"}
+                        "decode_gqa_h100.json", "tiny_decoders.json", "tiny_lm.json"}
     for name in measured:
         assert got[name]["machine"] and re.fullmatch(r"\d{4}-\d\d-\d\d", got[name]["date"]), (name, got[name])
         assert got[name]["by"].startswith("tools/") or "tools/" in got[name]["by"], got[name]
