@@ -89,28 +89,31 @@ def _divide_by_temperature(x: np.ndarray, temperature: float) -> np.ndarray:
     return z
 
 
+# --8<-- [start:top-k-top-p]
 def _keep_top_k(z: np.ndarray, k: int) -> np.ndarray:
-    """Set to ``-inf`` every entry below the ``k``-th largest of its row; ties with it stay."""
+    """Set to ``-inf`` every entry below the ``k``-th largest of its row (ties stay)."""
     V = z.shape[-1]
-    kth = np.sort(z, axis=-1)[..., V - k, None]  # (..., V) -> (..., 1): the k-th largest value
+    kth = np.sort(z, axis=-1)[..., V - k, None]  # (..., V) -> (..., 1): the k-th largest
     out = z.copy()
     out[z < kth] = -np.inf
     return out
 
 
 def _keep_top_p(z: np.ndarray, top_p: float, min_keep: int) -> np.ndarray:
-    """Remove the least probable tokens while their cumulative probability is ``<= 1 - top_p``."""
-    order = np.argsort(z, axis=-1, kind="stable")  # (..., V) ascending; tied entries by index
+    """Remove the least probable tokens while their summed probability is ``<= 1 - p``."""
+    order = np.argsort(z, axis=-1, kind="stable")  # (..., V) ascending; ties by index
     ascending = np.take_along_axis(z, order, axis=-1)  # (..., V)
-    p = softmax(ascending.astype(_opmath(z.dtype))).astype(z.dtype)  # (..., V), in z's dtype as torch's
-    c = np.cumsum(p, axis=-1, dtype=np.float64).astype(z.dtype)  # summed wide, stored in z.dtype, as torch
-    drop_sorted = c <= z.dtype.type(1.0 - top_p)  # (..., V) the threshold rounded to z's dtype, as torch
+    # (..., V); probabilities, sums and threshold in z's dtype, as torch's warper
+    p = softmax(ascending.astype(_opmath(z.dtype))).astype(z.dtype)
+    c = np.cumsum(p, axis=-1, dtype=np.float64).astype(z.dtype)  # summed in float64
+    drop_sorted = c <= z.dtype.type(1.0 - top_p)  # (..., V)
     drop_sorted[..., -min_keep:] = False  # the min_keep most probable always stay
     drop = np.empty_like(drop_sorted)
-    np.put_along_axis(drop, order, drop_sorted, axis=-1)  # back to vocabulary order, (..., V)
+    np.put_along_axis(drop, order, drop_sorted, axis=-1)  # back to vocabulary order
     out = z.copy()
     out[drop] = -np.inf
     return out
+# --8<-- [end:top-k-top-p]
 
 
 def filter_logits(logits: ArrayLike, *, temperature: float = 1.0, top_k: int | None = None,

@@ -43,6 +43,7 @@ REQUIRED = {
     "rope": ["mhalib/rope.py:rope", "mhalib/torch_ref.py:torch-rope"],
     "alibi": ["mhalib/alibi.py:slopes", "mhalib/alibi.py:bias"],
     "learned": ["mhalib/learned.py:learned"],
+    "sampling": ["mhalib/sampling.py:top-k-top-p"],
 }
 TABBED = ["mha", "sinusoidal", "rope"]  # numpy (mhalib) / PyTorch side by side
 

@@ -199,7 +199,7 @@ def test_heads_cost_published_numbers():
 # ---- the built pages ------------------------------------------------------------------------
 
 LESSON = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal", "learned",
-          "rope", "alibi", "compare", "kv_cache", "flash_attention", "long_context", "numerics"]
+          "rope", "alibi", "compare", "kv_cache", "sampling", "flash_attention", "long_context", "numerics"]
 
 
 def html(site, page):
@@ -343,6 +343,7 @@ def test_every_reference_link_on_the_site_has_its_entry(built_site):
     # the methods the lesson names link their papers where they are introduced
     for page, anchors in {"rope": ["su-2021"], "alibi": ["press-2022"], "mha": ["ainslie-2023", "shazeer-2019"],
                           "kv_cache": ["shazeer-2019", "ainslie-2023"], "flash_attention": ["dao-2022"],
+                          "sampling": ["holtzman-2020", "fan-2018"],
                           "compare": ["chen-2023", "peng-2023", "bloc97-2023", "kazemnejad-2023", "raffel-2020"],
                           "sinusoidal": ["vaswani-2017"], "learned": ["vaswani-2017"]}.items():
         for a in anchors:

@@ -22,10 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 # The concept pages whose questions this module holds; kv_cache and flash_attention had theirs
-# first (their numbers are held in tests/test_pages.py, and some of their answers are reasoning only).
+# first (their numbers are held in tests/test_pages.py, and some of their answers are reasoning only);
+# sampling's answers are held in tests/test_sampling_page.py with the figures they quote.
 PAGES = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal",
          "learned", "rope", "alibi", "compare", "long_context", "numerics"]
-CONCEPT_PAGES = PAGES + ["kv_cache", "flash_attention"]
+CONCEPT_PAGES = PAGES + ["kv_cache", "flash_attention", "sampling"]
 
 E = math.e
 SQRT2 = math.sqrt(2.0)

@@ -7,13 +7,32 @@ the language. Trained by tools/train_lm.py; data in figures/data/tiny_lm.json.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 
+import numpy as np
+
+from mhalib.models.chars import CharTokenizer
+from mhalib.models.tiny_numpy import TinyConfig, checked_weights
 from figures._kit import cli, style
 from figures._kit.contract import data_file
 
 SOURCE = data_file("tiny_lm.json")
+WEIGHTS = data_file("tiny_lm_weights.npz")
+
+
+@functools.lru_cache(maxsize=1)
+def load_model() -> tuple[TinyConfig, dict, CharTokenizer]:
+    """The stored model: its config, its weights (float64, read-only, checked against the
+    config) and its character tokenizer. Read once per process; the sampling figures share it."""
+    d = json.loads(SOURCE.read_text())
+    config = TinyConfig.from_dict(d["config"]["model"])
+    with np.load(WEIGHTS) as f:
+        weights = {k: a.astype(np.float64) for k, a in checked_weights(dict(f), config).items()}
+    for a in weights.values():
+        a.flags.writeable = False
+    return config, weights, CharTokenizer("".join(d["vocab"]))
 
 
 def data() -> dict:

@@ -1,0 +1,101 @@
+"""Generating with the tiny decoder: a KV-cached numpy step and a decoding loop
+(pages: Generating text: the KV cache; Sampling: from logits to text).
+
+``forward`` runs the whole sequence at every step; ``decode`` runs only the new tokens and
+reads every earlier token's keys and values from a ``mhalib.KVCache`` (one layer of the
+cache per layer of the model):
+
+    x_t    = E[tokens_t]                                positions P .. P+t-1, P = cache length
+    layer: x = x + decode_step(LN_1(x), cache, layer=l)  RoPE at positions P .., causal bottom-right
+           x = x + relu(LN_2(x) W_1 + b_1) W_2 + b_2
+    logits = LN_f(x) W_U + b_U
+
+so ``decode`` over the rows of a sequence, one chunk after another, gives the rows of
+``forward``'s logits (a test holds them equal within 1e-10). ``generate`` appends one token
+at a time, chosen by a function of the last logits (``mhalib.greedy``, or
+``mhalib.sample_next`` with a generator and filters).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import _checks
+from ..decoding import KVCache, decode_step
+from .tiny_numpy import TinyConfig, checked_weights, layer_norm, token_batch
+
+#: Methods whose positions a cached step can place by itself (``decode_step`` rotates RoPE at
+#: the cache's length; NoPE has no positions).
+DECODE_METHODS = ("none", "rope")
+
+
+def new_cache(config: TinyConfig, *, batch: int = 1) -> KVCache:
+    """An empty ``KVCache`` for ``config``: one layer per model layer, float64."""
+    return KVCache(config.n_layers, batch=batch, n_kv_heads=config.n_heads, d_head=config.d_head)
+
+
+def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache) -> np.ndarray:
+    """The logits of ``tokens (B, t)`` (or ``(t,)``) that follow the tokens already in ``cache``,
+    in float64, appending their keys and values to ``cache``.
+
+    Returns ``logits (B, t, V)``. Only methods ``"none"`` and ``"rope"`` are supported (a
+    ``ValueError`` names the others); ``cache`` must come from :func:`new_cache` for the same
+    config and batch, and the sequence may not pass ``config.max_len`` tokens.
+    """
+    if not isinstance(config, TinyConfig):
+        raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
+    if config.method not in DECODE_METHODS:
+        raise ValueError(f"decode supports method in {DECODE_METHODS}; this model's method is {config.method!r}")
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a mhalib.KVCache (new_cache(config)), got {type(cache).__name__}")
+    ids = token_batch(np.asarray(_checks.not_masked(tokens, "tokens")), config.vocab)  # (B, t)
+    P = cache.length(0)
+    if P + ids.shape[1] > config.max_len:
+        raise ValueError(f"tokens: {P} cached + {ids.shape[1]} new = {P + ids.shape[1]} tokens, past this "
+                         f"model's max_len of {config.max_len}")
+    w = {name: a.astype(np.float64) for name, a in checked_weights(weights, config).items()}
+    rope = dict(rope_base=config.rope_base) if config.method == "rope" else {}
+    x = w["tok_emb"][ids]  # (B, t) -> (B, t, D)
+    for l in range(config.n_layers):
+        h = layer_norm(x, w[f"{l}.ln1.g"], w[f"{l}.ln1.b"])  # (B, t, D)
+        out, _ = decode_step(h, cache, w[f"{l}.w_q"], w[f"{l}.w_k"], w[f"{l}.w_v"], w[f"{l}.w_o"],
+                             n_heads=config.n_heads, layer=l, **rope)
+        x = x + out  # (B, t, D)
+        if config.d_ff:
+            h = layer_norm(x, w[f"{l}.ln2.g"], w[f"{l}.ln2.b"])
+            hidden = np.maximum(h @ w[f"{l}.w_1"] + w[f"{l}.b_1"], 0.0)  # (B, t, D) -> (B, t, F)
+            x = x + hidden @ w[f"{l}.w_2"] + w[f"{l}.b_2"]  # (B, t, F) -> (B, t, D)
+    return layer_norm(x, w["ln_f.g"], w["ln_f.b"]) @ w["w_u"] + w["b_u"]  # (B, t, D) -> (B, t, V)
+
+
+def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int,
+             choose: Callable[[np.ndarray], int]) -> tuple[np.ndarray, np.ndarray]:
+    """``n_new`` tokens after ``prompt`` (1-D ids, at least one), each ``choose(logits (V,))``
+    of the logits after the text so far, with a KV cache.
+
+    Returns ``(tokens (n_new,), logits (n_new, V))``: the chosen ids and the logits each was
+    chosen from. The prompt and the new tokens together may not pass ``config.max_len``.
+    """
+    if not callable(choose):
+        raise TypeError(f"choose must be callable (logits (V,) -> token id), got {type(choose).__name__}")
+    ids = token_batch(np.asarray(_checks.not_masked(prompt, "prompt")), config.vocab)  # (1, T)
+    if ids.shape[0] != 1:
+        raise ValueError(f"prompt must be one sequence of token ids, got shape {ids.shape}")
+    n_new = _checks.positive_int(n_new, "n_new")
+    if ids.shape[1] + n_new > config.max_len:
+        raise ValueError(f"n_new: the prompt's {ids.shape[1]} tokens + {n_new} new = {ids.shape[1] + n_new}, "
+                         f"past this model's max_len of {config.max_len}")
+    cache = new_cache(config)
+    last = decode(weights, config, ids, cache)[0, -1]  # (V,): the logits after the prompt
+    tokens, seen = [], []
+    for _ in range(n_new):
+        token = choose(last)
+        if isinstance(token, bool) or not isinstance(token, (int, np.integer)) or not 0 <= token < config.vocab:
+            raise ValueError(f"choose must return a token id in [0, {config.vocab}), got {token!r}")
+        tokens.append(int(token))
+        seen.append(last)
+        if len(tokens) < n_new:
+            last = decode(weights, config, np.array([token]), cache)[0, -1]  # (1, 1, V) -> (V,)
+    return np.array(tokens, dtype=np.int64), np.stack(seen)  # (n_new,), (n_new, V)

@@ -1,0 +1,256 @@
+"""The page "Sampling: from logits to text": the cached numpy generator, the four figure
+scripts' numbers and the page's sentences about them.
+
+Expected values come from elsewhere than the code under test: logits from torch's tiny
+decoder (``mhalib.models.tiny``) or from the uncached numpy forward pass, probabilities and
+entropies written out here, top-p's kept set found by sorting by hand, beam scores summed
+from torch's log-probabilities. Each claim test finds its sentence on the page, so editing
+the sentence or the data fails it until the claim is checked again.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import figures
+from mhalib.decoding import KVCache
+from mhalib.models.tiny import TinyDecoder
+from mhalib.models.tiny_generate import decode, generate, new_cache
+from mhalib.models.tiny_numpy import TinyConfig, forward
+from figures.generation.lm_loss_curve import SOURCE, load_model
+from helpers import ROOT
+
+PAGE = (ROOT / "docs" / "sampling.md").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _data(name: str, params: tuple) -> dict:
+    return figures.load(name).data(**dict(params))
+
+
+def d(name: str, **params) -> dict:
+    """A script's data(), computed once per set of parameters in this module (read, never changed)."""
+    return _data(name, tuple(sorted(params.items())))
+
+
+def on_page(*phrases: str) -> None:
+    flat = re.sub(r"\s+", " ", PAGE)
+    for phrase in phrases:
+        assert phrase in flat, f"docs/sampling.md no longer says {phrase!r}: check the claim again"
+
+
+@functools.lru_cache(maxsize=1)
+def torch_model() -> TinyDecoder:
+    config, weights, _ = load_model()
+    model = TinyDecoder(config).double()
+    model.load_numpy_weights({k: np.array(a) for k, a in weights.items()})  # writable copies for torch
+    return model.eval()
+
+
+def torch_logits(ids: np.ndarray) -> np.ndarray:
+    """The stored model's logits for ``ids (B, T)`` from torch's implementation, float64."""
+    with torch.no_grad():
+        return torch_model()(torch.as_tensor(np.atleast_2d(ids))).numpy()
+
+
+def probs(x: np.ndarray, T: float = 1.0) -> np.ndarray:
+    z = np.asarray(x, float) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# --- the cached generator ------------------------------------------------------------------
+
+def test_cached_decoding_in_chunks_gives_torchs_logits_at_every_position():
+    config, weights, tok = load_model()
+    ids = tok.encode("A head attends to the keys; its weights sum to one.")
+    want = torch_logits(ids)[0]  # (T, V)
+    cache = new_cache(config)
+    got = np.concatenate([decode(weights, config, ids[:7], cache)[0]] +
+                         [decode(weights, config, ids[i:i + 1], cache)[0] for i in range(7, len(ids))])
+    assert np.abs(got - want).max() < 1e-9
+    assert cache.length(0) == len(ids)
+
+
+def test_generate_greedy_equals_argmax_of_the_uncached_forward_pass_step_by_step():
+    config, weights, tok = load_model()
+    prompt = tok.encode("Position")
+    ids, logits = generate(weights, config, prompt, 12, lambda x: int(np.argmax(x)))
+    seq = list(prompt)
+    for t in range(12):
+        full = forward(weights, config, np.array(seq))["logits"][0, -1]
+        assert np.abs(logits[t] - full).max() < 1e-9
+        seq.append(int(np.argmax(full)))
+    assert list(ids) == seq[len(prompt):]
+
+
+def test_the_generator_refuses_what_it_cannot_do():
+    config, weights, tok = load_model()
+    with pytest.raises(ValueError, match="decode supports method in"):
+        decode({}, TinyConfig(vocab=5, method="alibi"), [1], new_cache(TinyConfig(vocab=5, method="alibi")))
+    with pytest.raises(TypeError, match="cache must be a mhalib.KVCache"):
+        decode(weights, config, [1], cache={})
+    with pytest.raises(ValueError, match="past this model's max_len of 128"):
+        decode(weights, config, np.zeros(129, np.int64), new_cache(config))
+    with pytest.raises(ValueError, match="n_new: the prompt's 100 tokens \\+ 29 new = 129"):
+        generate(weights, config, np.zeros(100, np.int64), 29, lambda x: 0)
+    with pytest.raises(ValueError, match=r"choose must return a token id in \[0, 85\), got 85"):
+        generate(weights, config, [1, 2], 3, lambda x: 85)
+    with pytest.raises(ValueError, match="token"):
+        decode(weights, config, [85], new_cache(config))
+    assert isinstance(new_cache(config), KVCache)
+
+
+# --- the figure scripts ---------------------------------------------------------------------
+
+def test_filters_figure_against_probabilities_written_out_here():
+    out = d("sampling_filters")
+    _, _, tok = load_model()
+    x = torch_logits(tok.encode(out["prompt"]))[0, -1]  # (V,)
+    p = probs(x)
+    order = np.argsort(-p)
+    assert np.allclose(out["p"], p[order[:10]], atol=1e-9)
+    assert out["entropy"] == pytest.approx(-(p * np.log(p)).sum(), abs=1e-9)
+    for panel, T in ((1, out["temperature_low"]), (2, out["temperature_high"])):
+        q = probs(x, T)
+        assert np.allclose(out["panels"][panel]["probs"], q[order[:10]], atol=1e-9)
+        assert out["panels"][panel]["kept"] == 85
+    k = out["top_k"]
+    assert out["top_k_kept"] == k and out["top_k_mass"] == pytest.approx(p[order[:k]].sum(), abs=1e-12)
+    kept = int(np.argmax(np.cumsum(p[order]) >= out["top_p"])) + 1  # the fewest whose mass reaches p
+    assert out["top_p_kept"] == kept and out["top_p_mass"] == pytest.approx(p[order[:kept]].sum(), abs=1e-12)
+    renorm = p[order[:kept]] / p[order[:kept]].sum()
+    assert np.allclose(out["panels"][4]["probs"][:min(kept, 10)], renorm[:10], atol=1e-12)
+    z = x / out["cold_temperature"]
+    assert out["cold_rest"] == pytest.approx(np.exp(z - z.max())[order[1:]].sum() / np.exp(z - z.max()).sum(),
+                                             rel=1e-6)
+    assert out["top_char"] == tok.decode([int(order[0])])
+
+
+def test_temperature_figure_against_the_uncached_forward_pass():
+    out = d("sampling_temperature")
+    config, weights, tok = load_model()
+    text = json.loads(SOURCE.read_text())["corpus"]["held_out_text"]
+    ids = tok.encode(text)[: out["windows"] * 128 + 1]
+    x = forward(weights, config, ids[:-1].reshape(out["windows"], 128))["logits"].reshape(-1, 85)
+    y = ids[1:]
+    p = probs(x)
+    assert out["positions"] == len(y) == out["windows"] * 128
+    assert out["entropy_at_1"] == pytest.approx(float(-(p * np.log(p)).sum(axis=1).mean()), abs=1e-9)
+    assert out["loss_at_1"] == pytest.approx(float(-np.log(p[np.arange(len(y)), y]).mean()), abs=1e-9)
+    T = out["best_temperature"]
+    pb = probs(x, T)
+    assert out["best_loss"] == pytest.approx(float(-np.log(pb[np.arange(len(y)), y]).mean()), abs=1e-9)
+    for nearby in (T - 0.01, T + 0.01):  # a minimum on the 0.01 grid
+        pn = probs(x, nearby)
+        assert out["best_loss"] <= float(-np.log(pn[np.arange(len(y)), y]).mean())
+    # top-p's kept counts, by sorting here
+    srt = -np.sort(-p, axis=1)
+    kept = np.argmax(np.cumsum(srt, axis=1) >= out["top_p"], axis=1) + 1
+    assert np.array_equal(np.asarray(out["kept_counts"]), np.bincount(kept, minlength=86)[1:])
+    assert out["kept_one_share"] == pytest.approx(np.mean(kept == 1))
+    assert (out["kept_max"], out["kept_median"]) == (kept.max(), np.median(kept))
+
+
+def test_repeated_share_by_hand():
+    from figures.generation.sampling_samples import repeated_share
+    assert repeated_share("abcd") == 0.0
+    assert repeated_share("abcdabcd") == pytest.approx(1 / 5)  # abcd bcda cdab dabc abcd: the last repeats
+    assert repeated_share("aaaaaa") == pytest.approx(2 / 3)  # three 'aaaa', the last two repeat
+    with pytest.raises(ValueError, match="at least 4 characters"):
+        repeated_share("abc")
+
+
+def test_samples_table_greedy_row_and_costs_against_torch():
+    out = d("sampling_samples", n_new=24, samples=3)
+    _, _, tok = load_model()
+    seq = list(tok.encode(out["prompt"]))
+    costs = []
+    for _ in range(24):
+        x = torch_logits(np.array(seq))[0, -1]
+        nxt = int(np.argmax(x))
+        costs.append(-math.log(probs(x)[nxt]))
+        seq.append(nxt)
+    greedy = out["rows"][0]
+    assert greedy["decoder"] == "greedy" and greedy["text"] == tok.decode(seq[len(tok.encode(out["prompt"])):])
+    assert greedy["nats"] == pytest.approx(np.mean(costs), abs=1e-9)
+    for row in out["rows"][1:]:
+        assert len(row["texts"]) == 3 and all(len(t) == 24 for t in row["texts"])
+        assert row["nats_min"] <= row["nats"] <= row["nats_max"]
+    # a sampled continuation's characters each had a non-zero probability under its filter
+    top_k = next(r for r in out["rows"] if r["decoder"].startswith("top-k"))
+    ids = list(tok.encode(out["prompt"]))
+    for c in top_k["texts"][0]:
+        x = torch_logits(np.array(ids))[0, -1]
+        assert tok.encode(c)[0] in np.argsort(-x)[:5]
+        ids.append(int(tok.encode(c)[0]))
+
+
+def test_beam_table_scores_are_log_probabilities_of_its_texts():
+    out = d("sampling_beams", max_new=6)
+    _, _, tok = load_model()
+    prompt = list(tok.encode(out["prompt"]))
+    for row in out["rows"]:
+        ids, score = list(prompt), 0.0
+        for c in tok.encode(row["text"]):
+            score += math.log(probs(torch_logits(np.array(ids))[0, -1])[c])
+            ids.append(int(c))
+        assert row["score"] == pytest.approx(score, abs=1e-8)
+    greedy = out["rows"][0]
+    assert greedy["beams"] == 1
+    ids = list(prompt)
+    for _ in range(6):
+        ids.append(int(np.argmax(torch_logits(np.array(ids))[0, -1])))
+    assert greedy["text"] == tok.decode(ids[len(prompt):])
+
+
+# --- the page's sentences -------------------------------------------------------------------
+
+def test_claims_about_greedy_hold():
+    s = d("sampling_samples")
+    greedy, sampled, held = s["rows"][0], s["rows"][1:], s["held_out"]
+    on_page("the same phrase again and again", "less than any sampled continuation")
+    assert greedy["repeated"] > held["repeated_max"] and greedy["repeated"] > max(r["repeated_max"] for r in sampled)
+    assert greedy["nats"] < min(r["nats_min"] for r in sampled)
+
+
+def test_claims_about_temperature_hold():
+    t = d("sampling_temperature")
+    s = d("sampling_samples")
+    on_page("It rises steadily with \\(T\\)", "slightly above 1, so on text it has not seen this model is a little too sure")
+    assert all(b > a for a, b in zip(t["entropy"], t["entropy"][1:]))
+    assert 1.0 < t["best_temperature"] < 1.5 and t["best_loss"] < t["loss_at_1"]
+    by = {r["decoder"]: r for r in s["rows"]}
+    on_page("Lowering \\(T\\) buys likelier text at the price of variety")
+    assert by["T = 0.7"]["nats"] < by["T = 1"]["nats"] < by["T = 1.5"]["nats"]
+    assert s["hot"]["nats_min"] > s["cool"]["nats_max"]  # the two ranges the page quotes separate
+    lm = d("lm_loss_curve")
+    on_page("a little of its training text by heart")
+    assert lm["final_train"] < lm["final_held_out"] < lm["chance_loss"]
+
+
+def test_claims_about_top_k_and_top_p_hold():
+    f, t = d("sampling_filters"), d("sampling_temperature")
+    on_page("A fixed \\(k\\) keeps too many candidates in the first case and too few in the second",
+            "keeps a single character at")
+    assert t["kept_one_share"] > 0.25 and t["kept_max"] > t["top_k"]
+    assert f["top_p_kept"] > f["top_k_kept"]
+    # the question: after "its own q" top-p keeps one character, top-k still five
+    from figures.generation.sampling_filters import next_logits
+    x = next_logits("A head is a small attention of its own: it has its own q")
+    p = np.sort(probs(x))[::-1]
+    on_page('after "q" the model gives "u" nearly all the probability')
+    assert p[0] > f["top_p"]  # one character already holds more than p
+
+
+def test_claims_about_beam_search_hold():
+    b = d("sampling_beams")
+    on_page("times as probable")
+    assert b["gain"] > 0 and b["gain_factor"] == pytest.approx(math.exp(b["gain"]))
+    assert b["never_worse"]
