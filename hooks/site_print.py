@@ -56,8 +56,9 @@ PDF_NAME = "lecture.pdf"
 PDF_ENV = "MHA_PDF"
 # Nav pages left out of the printable lecture: the galleries show again the figures the
 # lecture pages already print, and the API reference documents code, not the course.
-SKIP = ("gallery.md", "gallery_real_model.md", "gallery_generation.md", "api/index.md", "api/attention.md",
-        "api/positions.md", "api/decoding.md", "api/examples.md")
+SKIP = ("gallery.md", "gallery_position.md", "gallery_real_model.md", "gallery_generation.md",
+        "gallery_experiments.md", "api/index.md", "api/attention.md", "api/positions.md", "api/decoding.md",
+        "api/examples.md")
 
 SOURCE = """\
 ---
@@ -210,6 +211,11 @@ def on_nav(nav, *, config, files):
     missing = [uri for uri in SKIP if files.get_file_from_path(uri) is None]
     if missing:
         raise PluginError(f"hooks/site_print.py: SKIP names pages that are not in docs/: {missing}")
+    unlisted = [p.file.src_uri for p in nav.pages
+                if p.file.src_uri.startswith(("gallery", "api/")) and p.file.src_uri not in SKIP]
+    if unlisted:  # a new gallery would print every figure a second time
+        raise PluginError(f"hooks/site_print.py: {unlisted} are galleries or API pages: add them to SKIP, "
+                          "or the printable lecture shows their figures twice")
     return nav
 
 

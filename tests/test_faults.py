@@ -677,13 +677,14 @@ def _hanging_table(pid_file: Path, ignore_the_alarm: bool) -> str:
 def test_a_hanging_script_fails_after_its_timeout_naming_it_and_its_worker_ends(tmp_path, monkeypatch,
                                                                                 ignore_the_alarm):
     pid_file = tmp_path / "hang.pid"
-    # the other job is a table: a figure's first font subsetting can itself pass 2 s on a loaded machine
+    # the other job is a table: a figure's first font subsetting can itself pass the timeout on a
+    # loaded machine, and 5 s leaves a worker time to import the script before it hangs
     d = scripts_dir(tmp_path, hang=_hanging_table(pid_file, ignore_the_alarm), small=SMALL_TABLE)
     cache = tmp_path / "cache"
-    monkeypatch.setenv("MHA_RENDER_TIMEOUT", "2")
+    monkeypatch.setenv("MHA_RENDER_TIMEOUT", "5")
     started = time.monotonic()
     try:
-        with pytest.raises(build.FigureError, match=r"figure 'hang' \(.*hang\.py\) did not finish within 2 s") as info:
+        with pytest.raises(build.FigureError, match=r"figure 'hang' \(.*hang\.py\) did not finish within 5 s") as info:
             _within(120, lambda: build.render([contract.discover(d)[n].request() for n in ("hang", "small")],
                                               d, cache, workers=2))
         assert info.value.name == "hang" and time.monotonic() - started < 60

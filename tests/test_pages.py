@@ -80,6 +80,7 @@ def test_quiz_has_at_least_15_collapsible_questions(built_site):
 
 def test_gallery_shows_every_figure_with_its_command(built_site):
     t = text(built_site, "gallery") + text(built_site, "gallery_real_model") + text(built_site, "gallery_generation")
+    t += text(built_site, "gallery_position")
     t += text(built_site, "gallery_experiments")
     for name, script in figures.scripts().items():
         if script.kind == "figure":

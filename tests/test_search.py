@@ -16,7 +16,8 @@ TOP_HIT = {
     "wavelength": "sinusoidal/",
     "KV cache": "kv_cache/",
     "FlashAttention": "flash_attention/",
-    "temperature": "heads/",
+    "temperature": "sampling/",  # the word most readers mean; attention's τ is on heads/
+    "top-p": "sampling/",
     "causal mask": "attention/",
     "overflow": "numerics/",
     "notation": "notation/",

@@ -94,6 +94,32 @@ def test_a_smoke_run_writes_what_its_losses_say(tmp_path):
     steps = [p["step"] for p in out["curve"]]
     assert steps[0] == 0 and steps[-1] == out["config"]["train"]["steps"]
     _check_stored(out, weights)
+    # its corpus, stored beside it, trains the same model again after the pages have changed
+    text = json.loads((tmp_path / "tiny_lm_corpus.json").read_text())
+    assert text["sha256"] == out["corpus"]["sha256"] and text["held_out"] == out["corpus"]["held_out_text"]
+    again = tmp_path / "again"
+    assert train_lm.main(["--quick", "--corpus", str(tmp_path / "tiny_lm_corpus.json"), "--out-dir", str(again),
+                          "--no-progress", "--docs", str(tmp_path / "no-such-folder")]) == 0
+    second = json.loads((again / "tiny_lm.json").read_text())
+    losses = [[(p["step"], p["train"], p["held_out"]) for p in run["curve"]] for run in (out, second)]
+    assert second["final"] == out["final"] and losses[0] == losses[1]  # the same run but for its clock
+    assert all(np.array_equal(a, weights[k]) for k, a in np.load(again / "tiny_lm_weights.npz").items())
+
+
+def test_a_stored_corpus_that_was_edited_is_refused(tmp_path):
+    from tools import train_lm
+
+    path = tmp_path / "c.json"
+    good = dict(pages=["a.md"], paragraphs=2, train="one\n", held_out="two\n",
+                sha256=train_lm.corpus_digest("one\n", "two\n"))
+    path.write_text(json.dumps(good))
+    assert train_lm.stored_corpus(path)["train"] == "one\n"
+    path.write_text(json.dumps(dict(good, train="one!\n")))
+    with pytest.raises(ValueError, match="does not match its SHA-256"):
+        train_lm.stored_corpus(path)
+    path.write_text(json.dumps({"train": "x"}))
+    with pytest.raises(ValueError, match="not a corpus written by tools/train_lm.py"):
+        train_lm.stored_corpus(path)
 
 
 STORED = ROOT / "figures" / "data" / "tiny_lm.json"
@@ -102,6 +128,10 @@ STORED = ROOT / "figures" / "data" / "tiny_lm.json"
 @pytest.mark.skipif(not STORED.exists(), reason="the stored model is made by tools/train_lm.py")
 def test_the_stored_model_is_small_and_its_held_out_loss_is_what_it_says():
     out = json.loads(STORED.read_text())
+    from tools.train_lm import CORPUS_NAME, stored_corpus
+    text = stored_corpus(STORED.with_name(CORPUS_NAME))  # the text it was trained on, to train it again
+    assert text["sha256"] == out["corpus"]["sha256"] and text["held_out"] == out["corpus"]["held_out_text"]
+    assert len(text["train"]) == out["corpus"]["train_chars"]
     path = STORED.with_name(out["weights"]["file"])
     assert path.stat().st_size <= 2_000_000
     _check_stored(out, dict(np.load(path)))

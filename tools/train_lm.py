@@ -45,6 +45,9 @@ from tools.measure_attention_memory import cpu_name
 ROOT = Path(__file__).resolve().parents[1]
 JSON_NAME = "tiny_lm.json"
 WEIGHTS_NAME = "tiny_lm_weights.npz"
+#: The training and held-out text of the stored run, so that a later run can train on exactly
+#: that text after the pages have changed (``--corpus``).
+CORPUS_NAME = "tiny_lm_corpus.json"
 SCHEMA_VERSION = 1
 #: Every n-th paragraph of the corpus is held out (never trained on).
 HELD_OUT_EVERY = 10
@@ -113,8 +116,24 @@ def corpus(docs: Path) -> dict:
     train = [p for i, p in enumerate(paragraphs) if i % HELD_OUT_EVERY != HELD_OUT_EVERY - 1]
     held = [p for i, p in enumerate(paragraphs) if i % HELD_OUT_EVERY == HELD_OUT_EVERY - 1]
     train_text, held_text = "\n\n".join(train) + "\n", "\n\n".join(held) + "\n"
-    digest = hashlib.sha256((train_text + "\0" + held_text).encode()).hexdigest()
-    return dict(train=train_text, held_out=held_text, pages=used, paragraphs=len(paragraphs), sha256=digest)
+    return dict(train=train_text, held_out=held_text, pages=used, paragraphs=len(paragraphs),
+                sha256=corpus_digest(train_text, held_text))
+
+
+def corpus_digest(train: str, held_out: str) -> str:
+    return hashlib.sha256((train + "\0" + held_out).encode()).hexdigest()
+
+
+def stored_corpus(path: Path) -> dict:
+    """A corpus written by an earlier run (:data:`CORPUS_NAME`), its SHA-256 checked against its text."""
+    text = json.loads(Path(path).read_text(encoding="utf-8"))
+    missing = {"train", "held_out", "pages", "paragraphs", "sha256"} - set(text)
+    if missing:
+        raise ValueError(f"--corpus {path}: not a corpus written by tools/train_lm.py (it lacks {sorted(missing)})")
+    if corpus_digest(text["train"], text["held_out"]) != text["sha256"]:
+        raise ValueError(f"--corpus {path}: its text does not match its SHA-256 {text['sha256'][:12]}...: "
+                         "the file was changed after the run that wrote it")
+    return text
 
 
 # ---- training ---------------------------------------------------------------------------------------
@@ -143,7 +162,9 @@ def numpy_loss(weights: dict, config, batch: np.ndarray) -> float:
     return float(-np.take_along_axis(logp, target[..., None], axis=-1).mean())
 
 
-def run(cfg: dict, docs: Path, *, progress: bool = True) -> tuple[dict, dict]:
+def run(cfg: dict, docs: Path | dict, *, progress: bool = True) -> tuple[dict, dict]:
+    """Train on the pages in ``docs`` (a folder) or on a corpus dict (:func:`corpus`,
+    :func:`stored_corpus`); returns the JSON record and the weights."""
     import torch
     import torch.nn.functional as F
 
@@ -153,7 +174,7 @@ def run(cfg: dict, docs: Path, *, progress: bool = True) -> tuple[dict, dict]:
 
     t0, c0 = time.perf_counter(), time.process_time()
     load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
-    text = corpus(docs)
+    text = docs if isinstance(docs, dict) else corpus(docs)
     vocab = "".join(sorted(set(text["train"]) | set(text["held_out"])))
     tok = CharTokenizer(vocab)
     train_ids, held_ids = tok.encode(text["train"]), tok.encode(text["held_out"])
@@ -226,15 +247,17 @@ def run(cfg: dict, docs: Path, *, progress: bool = True) -> tuple[dict, dict]:
         final=final,
         weights=dict(file=WEIGHTS_NAME, dtype="float16"),
     )
-    return out, weights
+    return out, weights, text
 
 
-def write(out: dict, weights: dict, out_dir: Path) -> tuple[Path, Path]:
+def write(out: dict, weights: dict, text: dict, out_dir: Path) -> tuple[Path, Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    jpath, wpath = out_dir / JSON_NAME, out_dir / WEIGHTS_NAME
+    jpath, wpath, cpath = out_dir / JSON_NAME, out_dir / WEIGHTS_NAME, out_dir / CORPUS_NAME
     jpath.write_text(json.dumps(out, indent=1) + "\n")
     np.savez_compressed(wpath, **{k: np.asarray(v, dtype=np.float16) for k, v in sorted(weights.items())})
-    return jpath, wpath
+    keep = ("pages", "paragraphs", "sha256", "train", "held_out")
+    cpath.write_text(json.dumps({k: text[k] for k in keep}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return jpath, wpath, cpath
 
 
 def main(argv=None) -> int:
@@ -243,12 +266,16 @@ def main(argv=None) -> int:
     p.add_argument("--out-dir", type=Path, default=None,
                    help="where to write the JSON and npz (default figures/data; with --quick test-output/tiny_lm_quick)")
     p.add_argument("--docs", type=Path, default=ROOT / "docs", help="the pages to read (default docs/)")
+    p.add_argument("--corpus", type=Path, default=None,
+                   help=f"train on a stored corpus instead of the pages (figures/data/{CORPUS_NAME} "
+                        "reproduces the stored model)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     a = p.parse_args(argv)
     cfg = QUICK if a.quick else FULL
     out_dir = a.out_dir or (ROOT / ("test-output/tiny_lm_quick" if a.quick else "figures/data"))
-    out, weights = run(cfg, a.docs, progress=not a.no_progress)
-    for path in write(out, weights, out_dir):
+    source = a.docs if a.corpus is None else stored_corpus(a.corpus)
+    out, weights, text = run(cfg, source, progress=not a.no_progress)
+    for path in write(out, weights, text, out_dir):
         print(path)
     return 0
 
