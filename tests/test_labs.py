@@ -151,6 +151,11 @@ def test_lab3_solutions(ran):
     # a block below the running maximum rescales nothing
     m2, l2, o2 = step(m, l, o, np.array([m - 50.0]), np.array([[0.0]]))
     assert m2 == m and l2 == pytest.approx(l + math.exp(-50.0), rel=1e-15) and np.array_equal(o2, o)
+    # picking the token: top-p 0.7 of (0.5, 0.25, 0.15, 0.1) keeps tokens 0 and 1, drawn 2 : 1
+    counts = np.bincount(ns["draws"], minlength=4)
+    n = counts.sum()
+    assert counts[2] == counts[3] == 0 and n == 3000
+    assert abs(counts[0] / n - 2 / 3) < 4 * math.sqrt(2 / 9 / n)  # within 4 standard deviations
 
 
 # ---- the check itself ------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 # # Lab 3: decoding with a KV cache, and attention in tiles
 #
 # In this lab you generate with a cache one token at a time and check every step against
-# the full causal pass (the page *Generating text: the KV cache*), then compute attention
+# the full causal pass (the page *Generating text: the KV cache*), pick the next token by
+# greedy decoding and by sampling (*Sampling: from logits to text*), then compute attention
 # one block of keys at a time and check it against the exact softmax (the page
 # *FlashAttention: exact attention in tiles*).
 #
@@ -74,6 +75,23 @@ rest, _ = mhalib.decode_step(x[:, 4:], cache, w_q, w_k, w_v, w_o, n_heads=H, n_k
                              rope_base=mhalib.DEFAULT_BASE)  # the last two together
 both = np.concatenate([prompt, rest], axis=1)  # (B, 4, D) + (B, 2, D) -> (B, T, D)
 print("prompt + chunk vs full pass:", float(np.abs(both - full).max()))
+
+# %% [markdown]
+# ## Picking the next token
+# A decoder's last layer gives one logit per vocabulary entry; the decoding rule picks the
+# token. Greedy takes the largest; sampling draws from the softmax, after temperature and
+# top-k or top-p (the page *Sampling: from logits to text* runs them on a real model). Four
+# tokens with probabilities 0.5, 0.25, 0.15 and 0.1: top-p = 0.7 keeps the first two, and
+# sampling then draws them in the ratio 2 : 1.
+
+# %%
+logits = np.log([0.5, 0.25, 0.15, 0.1])  # (V,) with V = 4
+print("greedy:", mhalib.greedy(logits))
+print("top-p 0.7 keeps:", mhalib.filter_logits(logits, top_p=0.7))  # -inf: removed
+sampler = np.random.default_rng(1)  # its own generator: the cells below keep their numbers
+draws = [mhalib.sample_next(logits, sampler, top_p=0.7) for _ in range(3000)]
+print("share of each token in 3000 draws:", np.round(np.bincount(draws, minlength=4) / 3000, 3))
+print("temperature 0.5 sharpens:", np.round(mhalib.softmax(mhalib.filter_logits(logits, temperature=0.5)), 3))
 
 # %% [markdown]
 # ## Attention in tiles
