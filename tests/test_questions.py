@@ -98,7 +98,7 @@ def test_quiz_has_at_least_30_numbered_questions_that_say_where_to_read_more():
 def test_quiz_covers_every_topic():
     titles = " ".join(t for t, _ in questions("quiz")).lower()
     for topic in ("heads", "τ", "minilm", "flops", "kv cache", "sinusoidal", "learned", "rope", "alibi",
-                  "no positional encoding"):
+                  "no positional encoding", "top-p"):
         assert topic in titles, topic
 
 

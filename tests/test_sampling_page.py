@@ -254,3 +254,20 @@ def test_claims_about_beam_search_hold():
     on_page("times as probable")
     assert b["gain"] > 0 and b["gain_factor"] == pytest.approx(math.exp(b["gain"]))
     assert b["never_worse"]
+
+
+def test_quiz_39_top_p_keeps_one_where_the_model_is_sure_and_at_least_five_at_0_18():
+    from mhalib import filter_logits
+    quiz = re.sub(r"\s+", " ", (ROOT / "docs" / "quiz.md").read_text(encoding="utf-8"))
+    assert "at least five at the second" in quiz and "top-k keeps five at both" in quiz
+    tail = np.arange(84, 0, -1) / np.arange(84, 0, -1).sum()  # distinct: no tie at top-k's boundary
+    sure = np.log(np.concatenate([[0.95], 0.05 * tail]))
+    assert (filter_logits(sure, top_p=0.9) > -np.inf).sum() == 1
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # a top probability of 0.18: never fewer than five kept
+        rest = rng.dirichlet(np.ones(84)) * 0.82
+        if rest.max() <= 0.18:
+            p = np.concatenate([[0.18], rest])
+            assert (filter_logits(np.log(p), top_p=0.9) > -np.inf).sum() >= 5
+    flat = np.log(np.concatenate([[0.18, 0.17, 0.16, 0.15, 0.14], 0.2 * tail[:80] / tail[:80].sum()]))
+    assert (filter_logits(sure, top_k=5) > -np.inf).sum() == (filter_logits(flat, top_k=5) > -np.inf).sum() == 5
