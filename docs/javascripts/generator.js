@@ -322,7 +322,8 @@
     if (missing.length) {
       const shown = missing.map((ch) => (ch === "\n" ? "a line break" : ch === " " ? "a space" : `“${ch}”`));
       return `The model does not know ${missing.length === 1 ? "the character" : "the characters"} ${shown.join(", ")}: ` +
-        "it was trained on this course's text and has no token for them. Remove or replace them.";
+        `it was trained on this course's text and has no token for ${missing.length === 1 ? "it" : "them"}. ` +
+        `Remove or replace ${missing.length === 1 ? "it" : "them"}.`;
     }
     if (!Number.isInteger(nNew) || nNew < 1) return `New characters must be a whole number of at least 1, got ${nNew}.`;
     const n = Array.from(prompt).length;
@@ -449,6 +450,7 @@
     const output = el("output", { class: "mha-gen-text", "aria-label": "The text so far" });
     const promptPart = el("span", { class: "mha-gen-prompt" }), newPart = el("span", { class: "mha-gen-new" });
     output.append(promptPart, newPart);
+    output.hidden = true; // until the first run
     const stats = el("p", { class: "mha-gen-stats" });
     const table = el("table", { class: "mha-gen-runs" });
     const verdict = el("p", { class: "mha-gen-verdict" });
@@ -533,6 +535,7 @@
         stop.disabled = false;
         promptPart.textContent = text;
         newPart.textContent = "";
+        output.hidden = false;
         live.textContent = `Generating ${s.nNew} characters ${useCache ? "with the KV cache" : "with the full pass every step"}.`;
         let pending = "";
         const r = await generate(model, promptIds, s.nNew, {
