@@ -284,6 +284,17 @@ def test_the_static_figures_text_is_pythons_sample(data, model):
     assert len(data["sampled"]) == data["n_new"] == len(data["greedy"])
 
 
+def test_lm_generator_is_a_figure_with_the_generator_widget(gen, data):
+    import figures
+
+    script = figures.scripts()["lm_generator"]
+    assert (script.kind, script.explorer, script.chapter) == ("figure", "generator", "generation")
+    fig = gen.draw(data)
+    texts = " ".join(t.get_text() for t in fig.texts).replace("\n", "")
+    assert data["sampled"][:20] in texts and data["greedy"][:20] in texts  # wrapped, so the first words
+    assert f"seed {data['seed']}" in texts
+
+
 def test_js_names_the_faults_of_a_request(js):
     empty, foreign, too_long, fits, zero = js["check"]
     assert "prompt is empty" in empty
@@ -300,6 +311,11 @@ def test_generate_refuses_a_text_past_the_context(model):
         generate(weights, config, tok.encode("abc"), 126)
     with pytest.raises(ValueError, match="n_new must be an integer >= 1"):
         generate(weights, config, tok.encode("abc"), 0)
+    with pytest.raises(ValueError, match="prompt must be one sequence of token ids \\(1-D\\), got shape \\(2, 3\\)"):
+        generate(weights, config, np.ones((2, 3), dtype=int), 4)
+    with pytest.raises(TypeError, match="config must be a TinyConfig, got dict"):
+        generate(weights, config.to_dict(), tok.encode("abc"), 4)
+    assert repr(Pcg32(3, 4)) == "Pcg32(seed=3, stream=4)"
 
 
 # ---- the payload ------------------------------------------------------------------------------------------
@@ -318,6 +334,13 @@ def test_payload_holds_the_stored_weights_exactly_and_stays_under_2_mb(payload_t
     assert p["context"] == config.max_len and p["vocab"] == model[0]["vocab"]
     size, packed = len(payload_text.encode()), len(gzip.compress(payload_text.encode(), 6))
     assert size <= 2_000_000 and packed < size, (size, packed)
+
+
+@pytest.mark.build
+def test_the_bench_finds_the_payload_the_page_fetches(built_site, payload_text):
+    from tools import bench_generator
+
+    assert bench_generator.payload_file(built_site).read_text() == payload_text
 
 
 # ---- the widget on the built page ------------------------------------------------------------------------

@@ -468,7 +468,15 @@
         loading = fetch(holder.dataset.src)
           .then((res) => { if (!res.ok) throw new Error(`${holder.dataset.src}: HTTP ${res.status}`); return res.json(); })
           .then(loadModel)
-          .then((m) => { model = m; ui.dataset.model = "loaded"; return m; })
+          .then((m) => {
+            // a few throwaway steps both ways while "Loading" shows: the engine compiles the
+            // forward pass now, so the reader's first run is timed at its usual speed
+            generateSync(m, [0, 1, 2], 3, { cache: true });
+            generateSync(m, [0, 1, 2], 2, { cache: false });
+            model = m;
+            ui.dataset.model = "loaded";
+            return m;
+          })
           .catch((err) => { loading = null; throw err; });
       }
       return loading;

@@ -89,8 +89,10 @@ def _shown(text: str) -> str:
     return text.replace("\n", "⏎")  # a line break, visible
 
 
-#: Characters per line of the static figure's text.
-WRAP = 54
+#: The static figure's width (inches: 11 pt text stays >= 9 px on a 390 px phone) and
+#: characters per line of its text.
+WIDTH = 5.2
+WRAP = 44
 
 
 def draw(data: dict):
@@ -99,19 +101,19 @@ def draw(data: dict):
     blocks = [(f"sampled: seed {data['seed']}, temperature {data['temperature']:g}, top-k {data['top_k']}, "
                f"top-p {data['top_p']:g}", data["sampled"], palette[0]),
               ("greedy: the most probable character every time", data["greedy"], palette[1])]
-    wrapped = [textwrap.wrap(_shown(data["prompt"] + text), WRAP, drop_whitespace=False) for _, text, _ in blocks]
+    wrapped = [textwrap.wrap(_shown(data["prompt"] + text), WRAP) for _, text, _ in blocks]  # breaks at spaces
     line = 11 * 1.45 / 72  # inches per line of 11 pt text
     height = 0.45 + sum((len(w) + 2.2) * line for w in wrapped)
-    fig = style.new_figure(6.4, height)[0]
+    fig = style.new_figure(WIDTH, height)[0]
     fig.axes[0].set_axis_off()
     y = height - 0.12  # inches from the bottom
-    fig.text(0.1 / 6.4, y / height, f"The tiny model continues “{data['prompt'].strip()}”", fontsize=12, va="top",
+    fig.text(0.1 / WIDTH, y / height, f"The tiny model continues “{data['prompt'].strip()}”", fontsize=12, va="top",
              color=c["fg"], parse_math=False)
     y -= 0.33
     for (title, _, colour), lines in zip(blocks, wrapped):
-        fig.text(0.1 / 6.4, y / height, title, fontsize=11, color=c["muted"], va="top", parse_math=False)
+        fig.text(0.1 / WIDTH, y / height, title, fontsize=11, color=c["muted"], va="top", parse_math=False)
         y -= 1.25 * line
-        fig.text(0.1 / 6.4, y / height, "\n".join(lines), fontsize=11, family="monospace", color=style.ink(colour),
+        fig.text(0.1 / WIDTH, y / height, "\n".join(lines), fontsize=11, family="monospace", color=style.ink(colour),
                  va="top", linespacing=1.3, parse_math=False)
         y -= (len(lines) + 0.95) * line
     return fig
