@@ -407,6 +407,17 @@ def test_the_widget_names_bad_input_and_both_ways_write_pythons_text(browser, si
         verdict = box.locator(".mha-gen-verdict")
         assert verdict.get_attribute("data-identical") == "true" and "identical" in verdict.text_content()
         assert box.locator(".mha-gen-text").text_content() == "Attention is " + text[True]
+        assert box.locator(".mha-gen-runs th[scope=row]").all_text_contents() == ["KV cache", "full pass"]
+        # Stop, pressed while the full pass runs: the page answers between two characters
+        fill(**{"New characters": "100"})
+        box.get_by_role("button", name="Generate").click()
+        page.wait_for_function("el => el.querySelector('.mha-gen-new').textContent.length >= 3", arg=ui.element_handle())
+        box.get_by_role("button", name="Stop").click()
+        runs += 1
+        page.wait_for_function("([el, n]) => el.dataset.runs === String(n)", arg=[ui.element_handle(), runs])
+        assert box.locator(".mha-gen-stats").text_content().endswith("· stopped")
+        assert 3 <= len(ui.get_attribute("data-text")) < 100
+        assert verdict.get_attribute("data-identical") == "true"  # a stopped run is not kept for the comparison
         assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
         assert not errors, errors
     finally:

@@ -503,11 +503,11 @@
 
     function showRuns() {
       table.replaceChildren(el("caption", { text: "Your last run each way, measured in this browser" }),
-        el("tr", {}, ["Decoding", "Characters", "First character", "Characters per second"].map((h) => el("th", { scope: "col", text: h }))));
+        el("tr", {}, ["Decoding", "Characters", "First character", "Per second"].map((h) => el("th", { scope: "col", text: h }))));
       for (const key of ["true", "false"]) {
         const r = last[key];
         if (!r) continue;
-        table.append(el("tr", {}, [el("th", { scope: "row", text: key === "true" ? "with the KV cache" : "full pass every step" }),
+        table.append(el("tr", {}, [el("th", { scope: "row", text: key === "true" ? "KV cache" : "full pass" }),
           el("td", { text: String(r.generated) }), el("td", { text: `${r.firstMs.toFixed(1)} ms` }),
           el("td", { text: r.rate.toFixed(0) })]));
       }
