@@ -52,7 +52,7 @@ screenshots: site   ## full-page screenshots of every page: 1280 px light and da
 	$(BIN)/python -m tools.screenshots site test-output/screenshots
 	$(BIN)/python -m tools.screenshots site test-output/screenshots/390 --width 390
 
-bench: deps   ## build-time and page-weight benchmark
+bench: deps   ## build-time and page-weight benchmark, and the live generator in headless Chromium (1x and 4x CPU slowdown)
 	$(BIN)/python -m tools.bench
 
 lighthouse: site node_modules/.lighthouse   ## Lighthouse (mobile) scores, CLS and LCP of every page of site/, served compressed

@@ -134,6 +134,10 @@ def _check_keys(plan: Plan, where: str) -> None:
 
 # ---- HTML: where things are ------------------------------------------------------------------------
 
+#: What an explorer's number line says it does, by widget (``data-explorer``); None: the others.
+INTERACTIVE = {None: "the controls redraw it.", "generator": "the tiny model runs in your browser."}
+
+
 @dataclass(eq=False)  # compared by identity: `node in parents`
 class Node:
     tag: str
@@ -233,8 +237,8 @@ def number(html: str, plan: Plan, where: str) -> str:
                                   and _within(n, widget)), None)
             if ui is None:
                 raise NumberingError(f"{where}:{item.line}: {item.raw}: no explorer widget after its static figure")
-            edits.append((ui.open_end, 0, ui.open_end,
-                          f'<p class="mha-explorer-num">{label} Interactive: the controls redraw it.</p>'))
+            what = INTERACTIVE.get(widget.attrs.get("data-explorer"), INTERACTIVE[None])
+            edits.append((ui.open_end, 0, ui.open_end, f'<p class="mha-explorer-num">{label} Interactive: {what}</p>'))
         else:
             edits.append((node.start + len("<figure"), 0, node.start + len("<figure"), f' id="{item.id}"'))
         _caption(scan, node, label, edits)

@@ -36,6 +36,7 @@ from .masks import causal_mask, padding_mask
 from .mla import mla_attention, mla_cache_bytes, mla_random_weights
 from .mha import mha_trace, multi_head_attention, per_head_output
 from .numerics import exp_overflow_threshold, masked_fill_value, naive_softmax
+from .prng import Pcg32
 from .relative import relative_positions, shaw_relative_index, t5_relative_position_bucket
 from .rope import apply_rope, layout_permutation, rope_frequencies, rotation_matrix
 from .sampling import beam_search, filter_logits, greedy, sample_next
@@ -54,7 +55,7 @@ __all__ = [
     "mha_param_count", "transformer_block_param_count", "attention_scores_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "dtype_bytes",
     "KVCache", "decode_step",
     "mla_attention", "mla_random_weights", "mla_cache_bytes",
-    "filter_logits", "sample_next", "greedy", "beam_search",
+    "filter_logits", "sample_next", "greedy", "beam_search", "Pcg32",
     "tiled_attention", "attention_flops", "attention_hbm_bytes", "flash_block_sizes",
     "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from .prng import Pcg32
 from .softmax import softmax
 
 
@@ -169,7 +170,7 @@ def filter_logits(logits: ArrayLike, *, temperature: float = 1.0, top_k: int | N
     return z
 
 
-def sample_next(logits: ArrayLike, rng: np.random.Generator, *, temperature: float = 1.0,
+def sample_next(logits: ArrayLike, rng: np.random.Generator | Pcg32, *, temperature: float = 1.0,
                 top_k: int | None = None, top_p: float | None = None, min_keep: int = 1) -> int | np.ndarray:
     """Draw the next token from ``softmax(filter_logits(logits, ...))``
     (page: Sampling: from logits to text).
@@ -180,8 +181,9 @@ def sample_next(logits: ArrayLike, rng: np.random.Generator, *, temperature: flo
 
     Args:
         logits: real array ``(..., V)``, as in ``filter_logits``; each row is one draw.
-        rng: a ``numpy.random.Generator`` (``np.random.default_rng(seed)``), the only
-            source of randomness; one uniform number is drawn per row, in row order.
+        rng: a ``numpy.random.Generator`` (``np.random.default_rng(seed)``) or an
+            ``mhalib.Pcg32`` (the generator the site's browser code repeats draw for draw),
+            the only source of randomness; one uniform number is drawn per row, in row order.
         temperature: as in ``filter_logits``.
         top_k: as in ``filter_logits``.
         top_p: as in ``filter_logits``.
@@ -197,9 +199,9 @@ def sample_next(logits: ArrayLike, rng: np.random.Generator, *, temperature: flo
     Example: with ``logits = log([0.5, 0.25, 0.15, 0.1])`` and ``top_p=0.7`` only tokens 0
     and 1 can come out, token 0 twice as often as token 1.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, e.g. np.random.default_rng(seed); "
-                        f"got {rng!r} ({type(rng).__name__})")
+    if not isinstance(rng, (np.random.Generator, Pcg32)):
+        raise TypeError(f"rng must be a numpy.random.Generator, e.g. np.random.default_rng(seed), or an "
+                        f"mhalib.Pcg32(seed); got {rng!r} ({type(rng).__name__})")
     z = filter_logits(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_keep=min_keep)
     p = softmax(z.astype(np.float64))  # (..., V)
     cdf = np.cumsum(p, axis=-1)  # (..., V)

@@ -78,16 +78,22 @@ def test_cached_decoding_in_chunks_gives_torchs_logits_at_every_position():
     assert cache.length(0) == len(ids)
 
 
-def test_generate_greedy_equals_argmax_of_the_uncached_forward_pass_step_by_step():
+def test_generate_with_and_without_the_cache_equals_argmax_and_draws_by_hand():
     config, weights, tok = load_model()
-    prompt = tok.encode("Position")
-    ids, logits = generate(weights, config, prompt, 12, lambda x: int(np.argmax(x)))
+    prompt = list(tok.encode("Position"))
     seq = list(prompt)
-    for t in range(12):
-        full = forward(weights, config, np.array(seq))["logits"][0, -1]
-        assert np.abs(logits[t] - full).max() < 1e-9
-        seq.append(int(np.argmax(full)))
-    assert list(ids) == seq[len(prompt):]
+    for _ in range(12):  # greedy, by hand from torch's logits
+        seq.append(int(np.argmax(torch_logits(np.array(seq))[0, -1])))
+    for cached in (True, False):
+        assert list(generate(weights, config, prompt, 12, cached=cached)) == seq
+    # sampling: the draw u of a generator seeded 5, located in the cumulative softmax by hand
+    seq, rng = list(prompt), np.random.default_rng(5)
+    for _ in range(8):
+        p = probs(torch_logits(np.array(seq))[0, -1] / 0.8)
+        seq.append(int(np.searchsorted(np.cumsum(p) / p.sum(), rng.random(), side="right")))
+    for cached in (True, False):
+        got = generate(weights, config, prompt, 8, rng=np.random.default_rng(5), temperature=0.8, cached=cached)
+        assert list(got) == seq
 
 
 def test_the_generator_refuses_what_it_cannot_do():
@@ -98,10 +104,8 @@ def test_the_generator_refuses_what_it_cannot_do():
         decode(weights, config, [1], cache={})
     with pytest.raises(ValueError, match="past this model's max_len of 128"):
         decode(weights, config, np.zeros(129, np.int64), new_cache(config))
-    with pytest.raises(ValueError, match="n_new: the prompt's 100 tokens \\+ 29 new = 129"):
-        generate(weights, config, np.zeros(100, np.int64), 29, lambda x: 0)
-    with pytest.raises(ValueError, match=r"choose must return a token id in \[0, 85\), got 85"):
-        generate(weights, config, [1, 2], 3, lambda x: 85)
+    with pytest.raises(ValueError, match=r"prompt \(100 tokens\) \+ n_new \(29\) = 129 passes"):
+        generate(weights, config, np.zeros(100, np.int64), 29)
     with pytest.raises(ValueError, match="token"):
         decode(weights, config, [85], new_cache(config))
     assert isinstance(new_cache(config), KVCache)

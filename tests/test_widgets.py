@@ -8,7 +8,7 @@ from tools.screenshots import goto
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-SCRIPTS = ("/javascripts/explorers.js", "/javascripts/bert_viewer.js")
+SCRIPTS = ("/javascripts/explorers.js", "/javascripts/bert_viewer.js", "/javascripts/generator.js")
 STARTED = ".mha-explorer[data-explorer='{}'] .mha-explorer-ui[data-ready]"
 
 
@@ -33,6 +33,7 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     ("rope/", ["/javascripts/explorers.js"], ["rope"]),
     ("sinusoidal/", ["/javascripts/explorers.js"], ["pe"]),
     ("viewer/", ["/javascripts/explorers.js", "/javascripts/bert_viewer.js"], ["bert", "tiny"]),
+    ("kv_cache/", ["/javascripts/generator.js"], ["generator"]),  # its model is fetched on Generate only
 ])
 def test_a_page_loads_the_scripts_of_its_explorers_and_no_others(tour, site_url, path, scripts, widgets):  # noqa: F811
     v = tour.visit("light", path)

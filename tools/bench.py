@@ -4,7 +4,8 @@ Prints one table: clean build (and its figure step), no-change rebuild (and its 
 plain build with the figure step skipped), a rebuild after editing one figure script and
 one after editing one mhalib module (and how many figures each re-rendered), a page edit
 under ``mkdocs serve`` against the same edit with a plain build, the heaviest page with everything it loads, the whole
-site's size, two clean builds compared byte for byte, and the wall time of `make check`
+site's size, two clean builds compared byte for byte, the live generator's payload and speed in
+headless Chromium (:mod:`tools.bench_generator`, which runs alone on a built site), and the wall time of `make check`
 and `make test` (skip those two with ``--no-tests``). Under it: the share of each step of
 the clean build's figure step (``data()``, drawing, each format), its ten slowest renders,
 and the ten slowest tests of `make test` (its ``--durations=10`` report). The figure step's
@@ -24,6 +25,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tools import bench_generator  # noqa: E402
 
 
 def build(site: Path, cache: Path, *, skip_figures=False, strict=True) -> tuple[float, dict]:
@@ -213,6 +216,7 @@ def main(argv=None) -> int:
             users |= grown  # and the scripts that import those scripts
         lib_expected = sum(1 for stem in clean_stats["render_seconds"] if stem.split("--")[0] in users)
         weights = page_weights(tmp / "clean")
+        generator = bench_generator.rows(tmp / "clean")  # in headless Chromium (tools/bench_generator.py)
         # print/ is the whole lecture on one page, for paper: heavy by design, reported apart
         print_weight = dict(weights).get("print/index.html", 0)
         weights = [w for w in weights if w[0] != "print/index.html"]
@@ -242,7 +246,7 @@ def main(argv=None) -> int:
         ("whole site", f"{total / 1e6:.1f} MB", "<= 25 MB", total <= 25e6),
         (f"real-model page: {n_bert} figures, cold cache", f"{bert_seconds:.1f} s", "<= 30 s", bert_seconds <= 30),
         ("two clean builds byte-identical", "yes" if identical else "NO", "yes", identical),
-    ]
+    ] + generator
     slow_tests = []
     if "--no-tests" not in argv:
         check, _ = timed(["make", "check"])

@@ -11,20 +11,20 @@ cache per layer of the model):
     logits = LN_f(x) W_U + b_U
 
 so ``decode`` over the rows of a sequence, one chunk after another, gives the rows of
-``forward``'s logits (a test holds them equal within 1e-10). ``generate`` appends one token
-at a time, chosen by a function of the last logits (``mhalib.greedy``, or
-``mhalib.sample_next`` with a generator and filters).
+``forward``'s logits (a test holds them equal within 1e-9). ``generate`` appends one token
+at a time, by ``mhalib.greedy`` or ``mhalib.sample_next``, with the cache or, as the
+reference the site's live generator is held to without its cache, the whole forward pass
+at every step.
 """
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _checks
 from ..decoding import KVCache, decode_step
-from .tiny_numpy import TinyConfig, checked_weights, layer_norm, token_batch
+from ..sampling import greedy, sample_next
+from .tiny_numpy import TinyConfig, checked_weights, forward, layer_norm, token_batch
 
 #: Methods whose positions a cached step can place by itself (``decode_step`` rotates RoPE at
 #: the cache's length; NoPE has no positions).
@@ -70,32 +70,50 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
     return layer_norm(x, w["ln_f.g"], w["ln_f.b"]) @ w["w_u"] + w["b_u"]  # (B, t, D) -> (B, t, V)
 
 
-def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int,
-             choose: Callable[[np.ndarray], int]) -> tuple[np.ndarray, np.ndarray]:
-    """``n_new`` tokens after ``prompt`` (1-D ids, at least one), each ``choose(logits (V,))``
-    of the logits after the text so far, with a KV cache.
+def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int, *, rng=None,
+             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+             cached: bool = True) -> np.ndarray:
+    """``prompt`` followed by ``n_new`` generated token ids, an int64 array ``(len(prompt) + n_new,)``.
 
-    Returns ``(tokens (n_new,), logits (n_new, V))``: the chosen ids and the logits each was
-    chosen from. The prompt and the new tokens together may not pass ``config.max_len``.
+        x_{t+1} = sample_next(logits(x_0 .. x_t)[-1], rng, temperature, top_k, top_p)
+                  (greedy(...) when rng is None; the filters are then not used)
+
+    Args:
+        weights, config: the model (``tiny_numpy.forward``'s arguments).
+        prompt: 1-D token ids in ``[0, vocab)``, at least one.
+        n_new: tokens to add, >= 1; ``len(prompt) + n_new`` may not pass ``config.max_len``
+            (the model's context: it was trained on windows of that length), a ``ValueError``
+            says by how much.
+        rng: a ``numpy.random.Generator`` or an ``mhalib.Pcg32`` (one draw per token), or None
+            for greedy decoding.
+        temperature, top_k, top_p: as in ``mhalib.filter_logits``.
+        cached: True runs each step with the KV cache (:func:`decode`); False runs
+            ``tiny_numpy.forward`` on the whole prefix at every step, as the site's live
+            generator does with its cache switched off. Both give the same logits within
+            1e-9, so the same tokens.
+
+    With ``rng = mhalib.Pcg32(seed)`` the live generator (``docs/javascripts/generator.js``)
+    draws the same numbers, so it writes the same text.
     """
-    if not callable(choose):
-        raise TypeError(f"choose must be callable (logits (V,) -> token id), got {type(choose).__name__}")
-    ids = token_batch(np.asarray(_checks.not_masked(prompt, "prompt")), config.vocab)  # (1, T)
+    if not isinstance(config, TinyConfig):
+        raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
+    ids = token_batch(np.asarray(_checks.not_masked(prompt, "prompt")), config.vocab)  # (T,) -> (1, T)
     if ids.shape[0] != 1:
-        raise ValueError(f"prompt must be one sequence of token ids, got shape {ids.shape}")
+        raise ValueError(f"prompt must be one sequence of token ids (1-D), got shape {np.shape(prompt)}")
     n_new = _checks.positive_int(n_new, "n_new")
     if ids.shape[1] + n_new > config.max_len:
-        raise ValueError(f"n_new: the prompt's {ids.shape[1]} tokens + {n_new} new = {ids.shape[1] + n_new}, "
-                         f"past this model's max_len of {config.max_len}")
-    cache = new_cache(config)
-    last = decode(weights, config, ids, cache)[0, -1]  # (V,): the logits after the prompt
-    tokens, seen = [], []
-    for _ in range(n_new):
-        token = choose(last)
-        if isinstance(token, bool) or not isinstance(token, (int, np.integer)) or not 0 <= token < config.vocab:
-            raise ValueError(f"choose must return a token id in [0, {config.vocab}), got {token!r}")
-        tokens.append(int(token))
-        seen.append(last)
-        if len(tokens) < n_new:
-            last = decode(weights, config, np.array([token]), cache)[0, -1]  # (1, 1, V) -> (V,)
-    return np.array(tokens, dtype=np.int64), np.stack(seen)  # (n_new,), (n_new, V)
+        raise ValueError(f"prompt ({ids.shape[1]} tokens) + n_new ({n_new}) = {ids.shape[1] + n_new} passes the "
+                         f"model's context of max_len={config.max_len} tokens")
+    w = {k: a.astype(np.float64) for k, a in checked_weights(weights, config).items()}  # once, not per step
+    out = list(ids[0])
+    cache = new_cache(config) if cached else None
+    last = decode(w, config, ids, cache)[0, -1] if cached else None  # (V,): the logits after the prompt
+    for step in range(n_new):
+        if not cached:
+            last = forward(w, config, np.asarray(out))["logits"][0, -1]  # (1, T, V) -> (V,)
+        token = greedy(last) if rng is None else sample_next(last, rng, temperature=temperature, top_k=top_k,
+                                                             top_p=top_p)
+        out.append(token)
+        if cached and step + 1 < n_new:
+            last = decode(w, config, np.array([token]), cache)[0, -1]  # (1, 1, V) -> (V,)
+    return np.asarray(out, dtype=np.int64)
