@@ -553,6 +553,10 @@ def value_text(page_where: str, d, result) -> str:
         shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+    if not isinstance(value, str) and NOT_A_NUMBER_WORD.search(shown):  # the number's own text, before the page's
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} {shown!r}: a page shows a "
+                                  "finite number, never NaN, an infinity or a missing value")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown \
             and not re.search(r"[1-9]", shown.split("e")[0].split("E")[0]):
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0, or -1e-9 as -0.00: a zero, unsigned

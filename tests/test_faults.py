@@ -1146,3 +1146,39 @@ def test_a_hand_written_cell_with_none_in_its_words_and_a_table_without_rows_are
     with pytest.raises(ValueError, match="at least one row"):
         markdown_table(["a"], [], "l")
     check_table_markdown("| i | time |\n|---|---|\n| 1 | 2 ms |\n")
+
+
+# ---- wrong text published with exit 0: the third adversarial pass -----------------------------------
+
+@pytest.mark.parametrize("text", ["took nanms", "infx faster", "NaNs", "INFms", "-infdB", "3 nanGB"])
+def test_a_nan_or_inf_glued_to_its_unit_is_refused_in_values_data_and_tables(text):
+    """A script's f"{t:.0f}ms" writes "nanms": the word check read only whole words."""
+    import figure_markdown as FM
+    from figures._kit.export import check_table_markdown
+
+    with pytest.raises(FM.FigureMarkdownError, match="a text holding NaN, an infinity or no value"):
+        _value({"t": text}, "t")
+    assert contract.not_finite({"rows": [{"t": text}]}) == ["rows.0.t"]
+    with pytest.raises(ValueError, match="column 'time' would show"):
+        check_table_markdown(f"| i | time |\n|---|---|\n| 1 | {text} |\n")
+
+
+@pytest.mark.parametrize("text", ["info", "nano seconds", "Nancy", "NAND gate", "np.nanmean", "inference",
+                                  "infinite context", "influence", "infrastructure", "\\infty", "infix", "banana"])
+def test_words_that_start_like_nan_or_inf_are_kept(text):
+    from figures._kit.export import check_table_markdown
+
+    assert _value({"t": text}, "t") == text
+    assert contract.not_finite({"t": text}) == []
+    check_table_markdown(f"| i | note |\n|---|---|\n| 1 | {text} |\n")
+
+
+@pytest.mark.parametrize("value", [__import__("decimal").Decimal("NaN"), __import__("decimal").Decimal("-Infinity"),
+                                   complex("nan"), __import__("numpy").array(float("nan"))])
+def test_a_value_is_checked_as_its_format_writes_it_not_only_by_its_type(value):
+    """The number's own text is checked before the page's text joins it: a value whose type
+    the NaN check does not know (a Decimal, a complex, a 0-d array) still cannot show "NaN"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"at 't', which (the format '.0f' writes|reads) .*never NaN"):
+        _value({"t": value}, "t", ".0f" if not isinstance(value, complex) else None)

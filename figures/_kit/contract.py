@@ -388,9 +388,14 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
 
 #: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"), in any case, or how Python,
 #: JSON, numpy and pandas write a missing value ("None ms", "null", "NaT", "<NA>"), in their own
-#: case: a non-finite or missing number formatted into words. (Words that start with inf,
-#: "infinite", "inference", do not count; nor does "none", a method's name.)
+#: case: a non-finite or missing number formatted into words. A script's f"{t:.0f}ms" glues
+#: the number to its unit, "nanms", "infx", "NaNs": a word that starts with nan or inf counts
+#: too, unless it goes on as English or numpy does ("nano", "Nancy", "NAND", "nanmean",
+#: "info", "inference", "infinite", "influence", "infra", TeX's "\infty"); "none", a
+#: method's name, does not count either.
 NOT_A_NUMBER_WORD = re.compile(r"(?<![A-Za-z])[-+−]?(?i:nan|inf|infinity)(?![A-Za-z])"
+                               r"|(?<![A-Za-z])[-+−]?(?i:nan(?!o|ny|ni|c|d|mean|median|sum|max|min|std|var|prod"
+                               r"|arg|cum|percentile|quantile)|inf(?![aeiou]|l|r|ty))[A-Za-z]"
                                r"|(?<![A-Za-z])(?:None|null|NULL|NaT)(?![A-Za-z])|<NA>")
 
 
