@@ -1182,3 +1182,27 @@ def test_a_value_is_checked_as_its_format_writes_it_not_only_by_its_type(value):
 
     with pytest.raises(FM.FigureMarkdownError, match=r"at 't', which (the format '.0f' writes|reads) .*never NaN"):
         _value({"t": value}, "t", ".0f" if not isinstance(value, complex) else None)
+
+
+@pytest.mark.parametrize("value,fmt", [(2**53 + 1, ".0f"), (2**63 - 1, ".2f"), (-(2**60) - 1, ",.0f"), (10**400, ".2e"),
+                                       (2**64 - 1, ".0%")])
+def test_an_integer_a_float_cannot_hold_is_not_formatted_as_a_float(value, fmt):
+    """format(2**53 + 1, ".0f") is "9007199254740992": a float format converts the integer first."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=rf"the integer {value} at 't', which the format '{re.escape(fmt)}' "
+                                                     r"would first round to a float.*with ',' or 'd'"):
+        _value({"t": value}, "t", fmt)
+    assert _value({"t": value}, "t", ",") == f"{value:,}" and _value({"t": value}, "t") == str(value)
+    assert _value({"t": 2**53}, "t", ".0f") == "9007199254740992" and _value({"t": 10**22}, "t", ".1e") == "1.0e+22"
+
+
+@pytest.mark.parametrize("fmt", [".2f", "d", ">5", ".0%"])
+def test_a_true_or_false_value_with_a_number_format_is_refused(fmt):
+    """format(True, ".2f") is "1.00": a flag read where a number was meant."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=rf"holds True at 't', which the format '{re.escape(fmt)}' would "
+                                                     r"show as the number '(1|1.00|100%)'"):
+        _value({"t": True}, "t", fmt)
+    assert _value({"t": False}, "t") == "False"
