@@ -1206,3 +1206,18 @@ def test_a_true_or_false_value_with_a_number_format_is_refused(fmt):
                                                      r"show as the number '(1|1.00|100%)'"):
         _value({"t": True}, "t", fmt)
     assert _value({"t": False}, "t") == "False"
+
+
+def test_a_table_row_whose_cells_do_not_match_its_header_is_refused():
+    """A '|' in a cell's text split it in two: "p(x|y)" showed "y)" under the next header and the
+    row's last number was dropped, with exit 0."""
+    from figures._kit.export import check_table_markdown, markdown_table
+
+    with pytest.raises(ValueError, match=r"table line 3 has 4 cells and its header 3 .*'\\\|'"):
+        check_table_markdown(markdown_table(["name", "a", "b"], [["p(x|y)", "1", "2"]], "lrr"))
+    with pytest.raises(ValueError, match=r"table line 4 has 1 cells and its header 2"):
+        check_table_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |\n")
+    with pytest.raises(ValueError, match=r"table line 3 has 1 cells and its header 3"):
+        check_table_markdown(markdown_table(["a", "b", "c"], [["1\n2", "3", "4"]], "lll"))
+    # a bar escaped, or inside a code span, stays in its cell (as Python-Markdown reads it)
+    check_table_markdown("| name | a |\n|---|---|\n| p(x\\|y) | 1 |\n| `p|q` | 2 |\n")

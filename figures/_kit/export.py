@@ -287,7 +287,26 @@ def nan_columns(module) -> tuple:
 
 
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+    """A table row's cells as Python-Markdown splits them: at each ``|`` that is neither escaped
+    (``\\|``) nor inside a code span."""
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    cells, start, i = [], 0, 0
+    while i < len(line):
+        if line[i] == "`":
+            ticks = re.match(r"`+", line[i:]).group(0)
+            close = line.find(ticks, i + len(ticks))
+            i = close + len(ticks) if close >= 0 else i + len(ticks)
+            continue
+        if line[i] == "\\":
+            i += 2
+            continue
+        if line[i] == "|":
+            cells.append(line[start:i].strip())
+            start = i + 1
+        i += 1
+    return cells + [line[start:].strip()]
 
 
 def _is_rule(cells: list[str]) -> bool:
@@ -323,6 +342,10 @@ def check_table_markdown(md: str, columns: tuple = ()) -> None:
             continue
         if _is_rule(cells):
             continue
+        if len(cells) != len(header):  # Markdown drops the cells past the header's and leaves missing ones blank
+            raise ValueError(f"table line {i + 1} has {len(cells)} cells and its header {len(header)} "
+                             f"({' | '.join(cells)!r} under {' | '.join(header)!r}): Markdown would drop or shift "
+                             "them under other headers; a '|' in a cell's text is written '\\|'")
         for j, cell in enumerate(cells):
             column = header[j] if j < len(header) else f"column {j + 1}"
             if not_a_number_cell(cell) or (column not in columns and NOT_A_NUMBER_WORD.search(cell)):
