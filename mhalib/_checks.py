@@ -152,7 +152,8 @@ def not_masked(x, name: str):
 def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.ndarray:
     """Return ``x`` as a floating numpy array.
 
-    Integers become float64; float16/32/64 keep their precision. Booleans, complex
+    Integers become float64 (those beyond +-2**53, which float64 does not hold exactly, are
+    refused); float16/32/64 keep their precision. Booleans, complex
     numbers, objects and numpy masked arrays (whose mask would be dropped) are refused.
     With ``finite=True`` any NaN or inf is refused.
     """
@@ -166,6 +167,11 @@ def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.n
             f"{name} must hold real numbers (int or float), got dtype {arr.dtype}"
         )
     if arr.dtype.kind in "iu":
+        if arr.size and max(int(arr.max()), -int(arr.min())) > 2**53:
+            far = int(arr.max()) if int(arr.max()) > -int(arr.min()) else int(arr.min())
+            raise ValueError(f"{name} holds the integer {far}, beyond 2**53 = {2**53}: float64, which it is "
+                             "computed in, does not hold every integer past it (2**53 + 1 reads as 2**53), so "
+                             f"neighbouring values would give one result; {name} must stay within +-2**53")
         arr = arr.astype(np.float64)
     if arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {arr.shape}")

@@ -266,3 +266,18 @@ def test_attention_refuses_a_masked_array_and_a_masked_mask():
     mask = np.ma.masked_array([[True, True], [True, True]], mask=[[0, 1], [0, 0]])
     with pytest.raises(TypeError, match=r"mask is a numpy masked array"):
         m.scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), mask)
+
+
+# --- L14. integers that float64 does not hold (third pass) ------------------------------------
+
+def test_softmax_refuses_integer_scores_that_float64_cannot_hold():
+    # softmax([2**53 + 1, 2**53]) is [e/(e+1), 1/(e+1)] = [0.731, 0.269]; as float64 both read
+    # 2**53 and the answer came back [0.5, 0.5]
+    with pytest.raises(ValueError, match=r"^x holds the integer 9007199254740993, beyond 2\*\*53 .*float64"):
+        m.softmax(np.array([2**53 + 1, 2**53], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"^x holds the integer 18446744073709551615, beyond 2\*\*53"):
+        m.softmax(np.array([2**64 - 1, 0], dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"^logits holds the integer -9223372036854775808"):
+        m.filter_logits(np.array([np.iinfo(np.int64).min, 0]))
+    e = math.e
+    np.testing.assert_allclose(m.softmax(np.array([2**53, 2**53 - 1], dtype=np.int64)), [e / (e + 1), 1 / (e + 1)])
