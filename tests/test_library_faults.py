@@ -281,3 +281,12 @@ def test_softmax_refuses_integer_scores_that_float64_cannot_hold():
         m.filter_logits(np.array([np.iinfo(np.int64).min, 0]))
     e = math.e
     np.testing.assert_allclose(m.softmax(np.array([2**53, 2**53 - 1], dtype=np.int64)), [e / (e + 1), 1 / (e + 1)])
+
+
+def test_dot_product_variance_refuses_a_single_sample():
+    # Var(q . k) = d_head; one sample returned 0.0, a variance of zero for any d_head
+    with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 2 .*got 1"):
+        m.dot_product_variance(64, 1)
+    with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 1, got 0"):
+        m.dot_product_variance(64, 0)
+    assert m.dot_product_variance(4, 2, seed=0) > 0
