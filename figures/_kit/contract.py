@@ -113,14 +113,16 @@ class Param:
                     raise ContractError(bad)
                 value = text.lower() == "true"
             elif t == "int":
-                if not re.fullmatch(r"[+-]?\d+", text):
+                if not re.fullmatch(r"[+-]?[0-9]{1,4300}", text):  # (int() reads "١٢" and refuses 4301 digits)
                     raise ContractError(bad)
                 value = int(text)
             elif t == "float":
-                try:
-                    value = float(text)
-                except ValueError:
-                    raise ContractError(bad) from None
+                # digits, a point, an exponent: float() also reads "1e5_0" as 1e50, "١٢" and "infinity"
+                if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:nan|inf|infinity)", text):
+                    raise ContractError(bad)
+                value = float(text)
+                if value == 0 and re.match(r"[+-]?[0-9.]*[1-9]", text):  # 1e-400 reads 0.0
+                    raise ContractError(bad + " (it is below the smallest float, 5e-324, and would be computed as 0)")
             else:
                 value = raw
                 if "\0" in value:  # no shell can pass it: the printed command would not run
