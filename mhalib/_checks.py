@@ -288,6 +288,20 @@ def exact_positions(pos, what: str):
     return pos
 
 
+def exact_angles(angles: np.ndarray, what: str, blame: str) -> np.ndarray:
+    """Return ``angles`` (radians) if each lies below ``2**53`` in magnitude.
+
+    From ``2**53`` on, float64 holds no digit below 1 rad (neighbouring floats lie 2 rad apart),
+    so the sine and cosine of such an angle are arbitrary numbers in [-1, 1]: a frequency above
+    1 (a base below 1) takes ordinary positions there. ``blame`` names the arguments responsible.
+    """
+    largest = float(np.abs(angles).max(initial=0))
+    if largest >= EXACT_POSITIONS:
+        raise ValueError(f"{what} reach {largest:.4g} rad, past 2**53, where float64 holds no digit below "
+                         f"1 rad: their sines and cosines would be arbitrary; {blame}")
+    return angles
+
+
 def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tuple[int, ...]:
     """Refuse ``arr`` unless it broadcasts against scores of shape ``(..., T, S)``.
 

@@ -290,3 +290,23 @@ def test_dot_product_variance_refuses_a_single_sample():
     with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 1, got 0"):
         m.dot_product_variance(64, 0)
     assert m.dot_product_variance(4, 2, seed=0) > 0
+
+
+# --- L15. angles past 2**53 rad (a base below 1) --------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: m.sinusoidal_encoding(3, 4, base=1e-300),
+    lambda: m.offset_matrix(1, 4, base=1e-300),
+    lambda: m.apply_rope(np.ones((3, 4)), base=1e-300),
+])
+def test_angles_past_2_to_the_53_radians_are_refused(call):
+    # base 1e-300, D = 4: omega_1 = base**(-1/2) = 1e150, so position p turns p * 1e150 rad, where
+    # neighbouring float64 values lie ~1e134 rad apart: sin and cos came back as arbitrary numbers
+    with pytest.raises(ValueError, match=r"angles .* reach [12]e\+150 rad, past 2\*\*53.*base=1e-300: use a base >= 1"):
+        call()
+
+
+def test_a_base_below_1_with_angles_float64_holds_is_computed():
+    # base 0.25, D = 4: omega = (1, 2); PE[3] = (sin 3, cos 3, sin 6, cos 6)
+    pe = m.sinusoidal_encoding(4, 4, base=0.25)
+    np.testing.assert_allclose(pe[3], [math.sin(3), math.cos(3), math.sin(6), math.cos(6)], rtol=1e-14)
