@@ -279,7 +279,8 @@ def exact_positions(pos, what: str):
         largest = abs(int(pos))
     else:
         largest = np.abs(np.asarray(pos)).max(initial=0)
-        largest = int(largest) if float(largest).is_integer() and largest < 2**64 else float(largest)
+        largest = float(largest)  # (a float16 compared with 2**64 overflows in the cast)
+        largest = int(largest) if largest.is_integer() and largest < 2**64 else largest
     if largest >= EXACT_POSITIONS:
         raise ValueError(
             f"{what} must stay below 2**53 = {EXACT_POSITIONS} in magnitude, got {largest}: float64 cannot "

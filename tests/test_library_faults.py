@@ -310,3 +310,10 @@ def test_a_base_below_1_with_angles_float64_holds_is_computed():
     # base 0.25, D = 4: omega = (1, 2); PE[3] = (sin 3, cos 3, sin 6, cos 6)
     pe = m.sinusoidal_encoding(4, 4, base=0.25)
     np.testing.assert_allclose(pe[3], [math.sin(3), math.cos(3), math.sin(6), math.cos(6)], rtol=1e-14)
+
+
+def test_float16_positions_are_checked_without_an_overflow_warning():
+    # exact_positions compared a float16 maximum with 2**64, whose cast to float16 overflowed
+    x = np.ones((3, 4))
+    out = m.apply_rope(x, np.array([0, 1, 2048], dtype=np.float16))
+    np.testing.assert_allclose(out, m.apply_rope(x, np.array([0, 1, 2048])))
