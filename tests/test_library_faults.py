@@ -317,3 +317,26 @@ def test_float16_positions_are_checked_without_an_overflow_warning():
     x = np.ones((3, 4))
     out = m.apply_rope(x, np.array([0, 1, 2048], dtype=np.float16))
     np.testing.assert_allclose(out, m.apply_rope(x, np.array([0, 1, 2048])))
+
+
+# --- L16. tiled_attention_backward given another pass's lse -----------------------------------
+
+def test_tiled_attention_backward_refuses_an_lse_that_is_not_the_forward_passs():
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal((5, 3)) for _ in range(4))
+    o, lse = m.tiled_attention(q, k, v, block_q=2, block_k=2, return_lse=True)
+    closed = m.attention_backward(q, k, v, do)
+    for got, want in zip(m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=2), closed):
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    # lse of zeros (or of a causal pass) gave gradients off by the factor sum_j exp(s_ij), silently
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp of the forward pass .*row \(0,\) sum to"):
+        m.tiled_attention_backward(q, k, v, do, o, np.zeros(5))
+    _, lse_causal = m.tiled_attention(q, k, v, causal=True, return_lse=True)
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp"):
+        m.tiled_attention_backward(q, k, v, do, o, lse_causal)
+    # a row with no key: lse -inf, its weights sum to 0, and that is what the check expects
+    mask = np.ones((5, 5), bool)
+    mask[2] = False
+    o, lse = m.tiled_attention(q, k, v, mask=mask, return_lse=True)
+    assert np.isneginf(lse[2])
+    m.tiled_attention_backward(q, k, v, do, o, lse, mask=mask)
