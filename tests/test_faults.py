@@ -1221,3 +1221,13 @@ def test_a_table_row_whose_cells_do_not_match_its_header_is_refused():
         check_table_markdown(markdown_table(["a", "b", "c"], [["1\n2", "3", "4"]], "lll"))
     # a bar escaped, or inside a code span, stays in its cell (as Python-Markdown reads it)
     check_table_markdown("| name | a |\n|---|---|\n| p(x\\|y) | 1 |\n| `p|q` | 2 |\n")
+
+
+def test_the_wide_csv_writes_an_integer_grid_exactly():
+    """Every grid went through float and 7 significant digits: 12345678 was written
+    1.234568e+07 and 2**60 + 1 as 1.152922e+18, wrong integers in the file a reader downloads."""
+    from figures._kit.export import to_wide_csv
+
+    wide = to_wide_csv({"counts": [[12345678, 2], [3, 2**60 + 1]], "weights": [[0.5, 1 / 3], [0.25, 1.0]]})
+    assert "0,12345678,2\n1,3,1152921504606846977\n" in wide
+    assert "0,0.5,0.3333333\n1,0.25,1\n" in wide  # floats keep their 7 significant digits

@@ -220,7 +220,9 @@ def _grids(prefix: str, value, siblings: dict):
     if not isinstance(value, (list, tuple, np.ndarray)):
         return
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu":  # integers stay exact (as float, 12345678 was written 1.234568e+07)
+            arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return  # ragged, or not numbers
     if arr.ndim not in (2, 3) or arr.size == 0 or arr.size > WIDE_MAX_CELLS:
@@ -256,7 +258,9 @@ def to_wide_csv(data: dict) -> str | None:
     return buf.getvalue() if found else None
 
 
-def _cell(v: float) -> str:
+def _cell(v) -> str:
+    if isinstance(v, np.integer):
+        return str(int(v))
     if np.isnan(v):
         return ""
     return f"{v:.7g}"
