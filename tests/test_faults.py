@@ -1231,3 +1231,20 @@ def test_the_wide_csv_writes_an_integer_grid_exactly():
     wide = to_wide_csv({"counts": [[12345678, 2], [3, 2**60 + 1]], "weights": [[0.5, 1 / 3], [0.25, 1.0]]})
     assert "0,12345678,2\n1,3,1152921504606846977\n" in wide
     assert "0,0.5,0.3333333\n1,0.25,1\n" in wide  # floats keep their 7 significant digits
+
+
+@pytest.mark.parametrize("md, message", [
+    pytest.param("a | b\n--- | ---\n1 | nan\n", r"table line 3, column 'b' would show 'nan'", id="rows-without-leading-bars"),
+    pytest.param("| a | b |\n|---|---|\n| 1 | 2 |\n3 | inf\n", r"table line 4, column 'b' would show 'inf'",
+                 id="a-row-without-its-leading-bar"),
+    pytest.param("<table><tr><td>nan</td></tr></table>\n", r"table line 1, outside any table, would show", id="html-table"),
+    pytest.param("| a |\n|---|\n| 1 |\n\nMeasured in None ms.\n", r"table line 5, outside any table", id="a-note"),
+])
+def test_what_a_table_script_writes_outside_pipe_led_rows_is_checked_too(md, message):
+    """Only lines that start with '|' were read: a table written without leading bars, a row
+    without one, an HTML table or a note published NaN with exit 0."""
+    from figures._kit.export import check_table_markdown
+
+    with pytest.raises(ValueError, match=message):
+        check_table_markdown(md)
+    check_table_markdown("a | b\n--- | ---\n1 | 2\n\nMeasured on a 2-core CPU; information about it on the page.\n")
