@@ -1248,3 +1248,12 @@ def test_what_a_table_script_writes_outside_pipe_led_rows_is_checked_too(md, mes
     with pytest.raises(ValueError, match=message):
         check_table_markdown(md)
     check_table_markdown("a | b\n--- | ---\n1 | 2\n\nMeasured on a 2-core CPU; information about it on the page.\n")
+
+
+def test_a_key_that_shows_nan_inf_or_none_is_refused_like_a_value():
+    """data() keyed by a formatted number, {f"{r:.0f}x": ...}, published "by_ratio.nanx" in the
+    CSV's names: only values were checked."""
+    data = {"by_ratio": {"5x": 1.0, "nanx": 1.0}, float("nan"): 2.0, None: 0, "ms": {"infms": 3}, "info": {"nano": 1}}
+    assert contract.not_finite(data) == ["by_ratio.nanx (a key)", "nan (a key)", "None (a key)", "ms.infms (a key)"]
+    assert contract.not_finite(data, (("by_ratio.*", "a ratio not measured"), ("nan", "x"), ("None", "x"),
+                                      ("ms.*", "x"))) == []

@@ -425,7 +425,12 @@ def not_finite(data, declared: tuple = ()) -> list[str]:
     def walk(value, path: tuple) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
-                walk(item, path + (str(key),))
+                # a key is published too (the CSV's names, a table's labels): f"{r:.0f}x" -> "nanx"
+                text = str(key)
+                if (key is None or (isinstance(key, (float, np.floating)) and not np.isfinite(key))
+                        or text in ("None", "null") or NOT_A_NUMBER_WORD.search(text)) and not meant(path + (text,)):
+                    found.append(".".join(path + (text,)) + " (a key)")
+                walk(item, path + (text,))
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, path + (str(i),))
