@@ -233,7 +233,8 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise DirectiveError(f"{here}: unknown directive {keyword!r} in {m.group(0)!r}{hint}; "
                              f"known: {', '.join(sorted([*BLOCK, *INLINE]))}")
-    positional = [w for w in rest if "=" not in w or TARGET_RE.match(w)]
+    # an option is name=value; a word such as =+8.2f or 0=8.2f is a format spec ('=' aligns after the sign)
+    positional = [w for w in rest if not re.match(r"[A-Za-z_]\w*=", w) or TARGET_RE.match(w)]
     options = {}
     for w in rest:
         if w in positional:

@@ -519,9 +519,17 @@ def not_shown(value) -> str | None:
         return f"{value!r} (how the data's JSON writes a non-finite number)"
     if isinstance(value, str) and (value.strip() in ("None", "null") or NOT_A_NUMBER_WORD.search(value)):
         return f"{value!r} (a text holding NaN, an infinity or no value: a number formatted into words)"
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(float(value)):
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and not math.isfinite(float(value)):
         return f"{float(value)!r} (not a finite number)"
     return None
+
+
+def _float_holds(n) -> bool:
+    """Whether float64 holds the integer ``n`` exactly (a float format converts it first)."""
+    try:
+        return float(n) == n
+    except OverflowError:
+        return False
 
 
 #: Characters no page can show: controls (a line break and a tab aside) and private use (the
@@ -549,10 +557,23 @@ def value_text(page_where: str, d, result) -> str:
                           "finite number or text, never NaN, an infinity or a missing value (say in words what "
                           "it means, compute what the prose needs, or write allow=inf where the prose "
                           "expects an infinity: it shows ∞ or −∞)")
+    if isinstance(value, bool) and fmt:  # format(True, ".2f") is "1.00", format(True, ">5") "    1"
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which the "
+                                  f"format {fmt!r} would show as the number {format(value, fmt).strip()!r}; a "
+                                  "true-or-false value is shown without a format spec (True or False), or in words")
+    if isinstance(value, numbers.Integral) and fmt[-1:] in tuple("eEfFgG%") and not _float_holds(value):
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds the integer {value} at {d.args[0]!r}, "
+                                  f"which the format {fmt!r} would first round to a float (float64 holds every "
+                                  "integer only up to 2**53) and show other digits; show it exactly with ',' or 'd', "
+                                  "or round it in data()")
     try:
         shown = format(value, fmt) if fmt else str(value)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+    if not isinstance(value, str) and NOT_A_NUMBER_WORD.search(shown):  # the number's own text, before the page's
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} {shown!r}: a page shows a "
+                                  "finite number, never NaN, an infinity or a missing value")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown \
             and not re.search(r"[1-9]", shown.split("e")[0].split("E")[0]):
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0, or -1e-9 as -0.00: a zero, unsigned

@@ -65,7 +65,7 @@ def _fields(m) -> tuple[str, str, str]:
 
 
 #: A number as the pages show one: digits, a point, grouping commas, an exponent, a percent sign.
-_NUMBER = re.compile(r"[-+−]?[\d.,]+(?:[eE][-+]?\d+)?%?")
+_NUMBER = re.compile(r"[-+−]?[\d.,]+(?P<exp>[eE][-+]?\d+)?%?")
 #: What each TeX-active character of a text becomes inside ``\text{...}``.
 _TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "^": r"\textasciicircum{}",
              "~": r"\textasciitilde{}", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$"}
@@ -76,8 +76,13 @@ def tex_of(text: str) -> str:
     tight (``{,}``; a bare comma is punctuation in math and gets a space) and its percent sign
     escaped; anything else as ``\text{...}`` with TeX's active characters escaped (in math,
     ``attn_head`` would be attn with a subscript h, ``1_234`` a wrong number)."""
-    if _NUMBER.fullmatch(text):
-        return text.replace(",", "{,}").replace("%", r"\%")
+    number = _NUMBER.fullmatch(text)
+    if number:
+        tex = text.replace(",", "{,}").replace("%", r"\%")
+        if number["exp"]:  # 1.5e-05: an upright e and a signed exponent, not a variable e minus 5
+            e = number["exp"]
+            tex = tex.replace(e, rf"\mathrm{{{e[0]}}}{{{e[1:]}}}", 1)
+        return tex
     return r"\text{" + "".join(_TEX_TEXT.get(c, c) for c in text) + "}"
 
 

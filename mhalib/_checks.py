@@ -152,7 +152,8 @@ def not_masked(x, name: str):
 def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.ndarray:
     """Return ``x`` as a floating numpy array.
 
-    Integers become float64; float16/32/64 keep their precision. Booleans, complex
+    Integers become float64 (those beyond +-2**53, which float64 does not hold exactly, are
+    refused); float16/32/64 keep their precision. Booleans, complex
     numbers, objects and numpy masked arrays (whose mask would be dropped) are refused.
     With ``finite=True`` any NaN or inf is refused.
     """
@@ -166,6 +167,11 @@ def float_array(x, name: str, *, min_ndim: int = 0, finite: bool = True) -> np.n
             f"{name} must hold real numbers (int or float), got dtype {arr.dtype}"
         )
     if arr.dtype.kind in "iu":
+        if arr.size and max(int(arr.max()), -int(arr.min())) > 2**53:
+            far = int(arr.max()) if int(arr.max()) > -int(arr.min()) else int(arr.min())
+            raise ValueError(f"{name} holds the integer {far}, beyond 2**53 = {2**53}: float64, which it is "
+                             "computed in, does not hold every integer past it (2**53 + 1 reads as 2**53), so "
+                             f"neighbouring values would give one result; {name} must stay within +-2**53")
         arr = arr.astype(np.float64)
     if arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {arr.shape}")
@@ -273,13 +279,28 @@ def exact_positions(pos, what: str):
         largest = abs(int(pos))
     else:
         largest = np.abs(np.asarray(pos)).max(initial=0)
-        largest = int(largest) if float(largest).is_integer() and largest < 2**64 else float(largest)
+        largest = float(largest)  # (a float16 compared with 2**64 overflows in the cast)
+        largest = int(largest) if largest.is_integer() and largest < 2**64 else largest
     if largest >= EXACT_POSITIONS:
         raise ValueError(
             f"{what} must stay below 2**53 = {EXACT_POSITIONS} in magnitude, got {largest}: float64 cannot "
             f"tell positions that far out apart (2**53 + 1 rounds to 2**53), so their encodings would coincide"
         )
     return pos
+
+
+def exact_angles(angles: np.ndarray, what: str, blame: str) -> np.ndarray:
+    """Return ``angles`` (radians) if each lies below ``2**53`` in magnitude.
+
+    From ``2**53`` on, float64 holds no digit below 1 rad (neighbouring floats lie 2 rad apart),
+    so the sine and cosine of such an angle are arbitrary numbers in [-1, 1]: a frequency above
+    1 (a base below 1) takes ordinary positions there. ``blame`` names the arguments responsible.
+    """
+    largest = float(np.abs(angles).max(initial=0))
+    if largest >= EXACT_POSITIONS:
+        raise ValueError(f"{what} reach {largest:.4g} rad, past 2**53, where float64 holds no digit below "
+                         f"1 rad: their sines and cosines would be arbitrary; {blame}")
+    return angles
 
 
 def scores_like(arr: np.ndarray, scores_shape: tuple[int, ...], name: str) -> tuple[int, ...]:

@@ -173,6 +173,8 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
                         f"times frequencies up to {theta.max():.4g} "
                         f"(base={base!r}); use nearer positions or a base >= 1")
     _checks.exact_positions(pos, "positions")  # from 2**53, p + 1 reads as p in float64
+    _checks.exact_angles(angles, "the angles position * theta_i",
+                         f"base={base!r}: use a base >= 1")
     cos, sin = np.cos(angles), np.sin(angles)  # (..., T, d/2) each
     if layout == "interleaved":
         # (..., T, d/2) each: plane i is dimensions (2i, 2i+1)

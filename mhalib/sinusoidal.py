@@ -128,6 +128,8 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
                         f"frequencies up to {omega.max():.4g} (base={base!r}); "
                         "use a smaller start or a base >= 1")
     _checks.exact_positions(start + n - 1, "the last position start + n_positions - 1")
+    _checks.exact_angles(angles, "the angles position * omega_i",
+                         f"base={base!r}: use a base >= 1")
     pe = np.empty((n, 2 * omega.size))  # (n, D)
     pe[:, 0::2] = np.sin(angles)  # even dimensions 2i: sin(p * omega_i)
     pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos of the same angle
@@ -154,6 +156,8 @@ def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarra
                         f"the offset k times frequencies up to {omega.max():.4g} (base={base!r}); "
                         "use a smaller k or a base >= 1")
     _checks.exact_positions(k, "the offset |k|")
+    _checks.exact_angles(angles, "the angles k * omega_i",
+                         f"base={base!r}: use a base >= 1")
     c, s = np.cos(angles), np.sin(angles)
     D = 2 * omega.size
     m = np.zeros((D, D))

@@ -76,7 +76,8 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
         to gets ``dq = 0``.
 
     ``out`` and ``lse`` are trusted to come from the forward pass on the same inputs (they
-    are not recomputed: that is the point). Scores or gradients beyond the float range are
+    are not recomputed: that is the point), but an ``lse`` whose weights do not sum to 1 in
+    every row (another mask, scale or input) is refused: it would scale the row's gradients. Scores or gradients beyond the float range are
     refused with a ``ValueError``; ``lse`` holding NaN or ``+inf`` is refused.
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1``: row 0's scores are ``[1, 0]``,
@@ -99,6 +100,7 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
     dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
+    row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
@@ -112,12 +114,14 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]  # (..., bq, d), (..., bq, d_v)
                 p = _tile_weights(q_i, k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
                                   lse_shift[..., i0:i1])  # (..., bq, bk)
+                row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
                 dp = do_i @ np.swapaxes(v_j, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
                 ds = p * (dp - D[..., i0:i1, None])  # (..., bq, bk)
                 dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
                 dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
+    _lse_matches(row_mass, lse, np.dtype(dtype))
     grads = _gradients(dq, dk, dv, q, k_all, v_all, n_rep)  # in wide
     if wide == dtype:
         return grads
@@ -136,6 +140,21 @@ def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
     if lse.shape != shape:
         raise ValueError(f"lse must have shape {shape} (..., T), one log-sum-exp per query row; got {lse.shape}")
     return lse
+
+
+def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None:
+    """Refuse an ``lse`` that is not the forward pass's: its weights ``exp(s - lse)`` must sum to 1
+    in each row (0 in a row with no key, lse = -inf), within ``4 sqrt(eps)`` of the inputs'
+    type. Any other ``lse`` scales every gradient of its row by a wrong factor."""
+    want = np.where(np.isfinite(lse), 1.0, 0.0)  # (..., T)
+    off = np.abs(row_mass - want)  # (..., T)
+    tol = 4 * float(np.sqrt(np.finfo(dtype).eps))
+    if not (off <= tol).all():  # (a NaN mass is refused too)
+        where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
+        raise ValueError(f"lse is not the log-sum-exp of the forward pass on these inputs: the weights "
+                         f"exp(s - lse) of row {where} sum to {float(row_mass[where]):.6g}, not "
+                         f"{float(want[where]):g}; pass the lse that tiled_attention(q, k, v, ..., "
+                         "return_lse=True) returned with the same mask, causal and scale")
 
 
 def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:

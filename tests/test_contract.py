@@ -323,3 +323,23 @@ def test_a_grid_is_labelled_by_its_own_list_not_the_first_that_fits():
     assert "permuted_weights,b,a" in wide.splitlines() and "weights,a,b" in wide.splitlines()
     wide = export.to_wide_csv({"grid": [[1.0, 2.0], [3.0, 4.0]], "units": ["ms", "ms"], "names": ["x", "y"]})
     assert wide.splitlines()[0] == "grid,0,1"  # two lists fit and neither is named for it: positions
+
+
+@pytest.mark.parametrize("query, message", [
+    pytest.param("tau=1e-400", r"parameter 'tau' must be a number, got '1e-400' \(it is below the smallest float.*"
+                               r"computed as 0\)", id="underflow-to-zero"),
+    pytest.param("theta=1e-999", r"got '1e-999' \(it is below the smallest float", id="underflow-optional"),
+    pytest.param("tau=1e5_0", r"must be a number, got '1e5_0'", id="underscore-read-as-1e50"),
+    pytest.param("tau=1_000", r"must be a number, got '1_000'", id="underscore-float"),
+    pytest.param("tau=%D9%A1%D9%A2", r"must be a number, got '١٢'", id="arabic-indic-float"),
+    pytest.param("n=%D9%A1", r"must be an integer between 1 and 10, got '١'", id="arabic-indic-int"),
+    pytest.param("n=" + "9" * 5000, r"must be an integer between 1 and 10, got '9999", id="int-past-4300-digits"),
+])
+def test_a_number_a_page_writes_is_read_as_written_or_refused(tmp_path, query, message):
+    """Third pass: float() read 1e-400 as 0.0 (the figure drew another value than the page asks
+    for), "1e5_0" as 1e50 and Unicode digits as ASCII ones; int() crashed on 5000 digits."""
+    with pytest.raises(contract.ContractError, match=message):
+        script_from(tmp_path, TYPED).parse_query(query, where="p.md:1")
+    s = script_from(tmp_path, TYPED)
+    assert s.parse_query("tau=4.9e-324", where="p").params == (("tau", 5e-324),)
+    assert s.parse_query("tau=-.5E%2B1", where="p").params == (("tau", -5.0),)

@@ -1148,3 +1148,114 @@ def test_a_hand_written_cell_with_none_in_its_words_and_a_table_without_rows_are
     with pytest.raises(ValueError, match="at least one row"):
         markdown_table(["a"], [], "l")
     check_table_markdown("| i | time |\n|---|---|\n| 1 | 2 ms |\n")
+
+
+# ---- wrong text published with exit 0: the third adversarial pass -----------------------------------
+
+@pytest.mark.parametrize("text", ["took nanms", "infx faster", "NaNs", "INFms", "-infdB", "3 nanGB"])
+def test_a_nan_or_inf_glued_to_its_unit_is_refused_in_values_data_and_tables(text):
+    """A script's f"{t:.0f}ms" writes "nanms": the word check read only whole words."""
+    import figure_markdown as FM
+    from figures._kit.export import check_table_markdown
+
+    with pytest.raises(FM.FigureMarkdownError, match="a text holding NaN, an infinity or no value"):
+        _value({"t": text}, "t")
+    assert contract.not_finite({"rows": [{"t": text}]}) == ["rows.0.t"]
+    with pytest.raises(ValueError, match="column 'time' would show"):
+        check_table_markdown(f"| i | time |\n|---|---|\n| 1 | {text} |\n")
+
+
+@pytest.mark.parametrize("text", ["info", "nano seconds", "Nancy", "NAND gate", "np.nanmean", "inference",
+                                  "infinite context", "influence", "infrastructure", "\\infty", "infix", "banana"])
+def test_words_that_start_like_nan_or_inf_are_kept(text):
+    from figures._kit.export import check_table_markdown
+
+    assert _value({"t": text}, "t") == text
+    assert contract.not_finite({"t": text}) == []
+    check_table_markdown(f"| i | note |\n|---|---|\n| 1 | {text} |\n")
+
+
+@pytest.mark.parametrize("value", [__import__("decimal").Decimal("NaN"), __import__("decimal").Decimal("-Infinity"),
+                                   complex("nan"), __import__("numpy").array(float("nan"))])
+def test_a_value_is_checked_as_its_format_writes_it_not_only_by_its_type(value):
+    """The number's own text is checked before the page's text joins it: a value whose type
+    the NaN check does not know (a Decimal, a complex, a 0-d array) still cannot show "NaN"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"at 't', which (the format '.0f' writes|reads) .*never NaN"):
+        _value({"t": value}, "t", ".0f" if not isinstance(value, complex) else None)
+
+
+@pytest.mark.parametrize("value,fmt", [(2**53 + 1, ".0f"), (2**63 - 1, ".2f"), (-(2**60) - 1, ",.0f"), (10**400, ".2e"),
+                                       (2**64 - 1, ".0%")])
+def test_an_integer_a_float_cannot_hold_is_not_formatted_as_a_float(value, fmt):
+    """format(2**53 + 1, ".0f") is "9007199254740992": a float format converts the integer first."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=rf"the integer {value} at 't', which the format '{re.escape(fmt)}' "
+                                                     r"would first round to a float.*with ',' or 'd'"):
+        _value({"t": value}, "t", fmt)
+    assert _value({"t": value}, "t", ",") == f"{value:,}" and _value({"t": value}, "t") == str(value)
+    assert _value({"t": 2**53}, "t", ".0f") == "9007199254740992" and _value({"t": 10**22}, "t", ".1e") == "1.0e+22"
+
+
+@pytest.mark.parametrize("fmt", [".2f", "d", ">5", ".0%"])
+def test_a_true_or_false_value_with_a_number_format_is_refused(fmt):
+    """format(True, ".2f") is "1.00": a flag read where a number was meant."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=rf"holds True at 't', which the format '{re.escape(fmt)}' would "
+                                                     r"show as the number '(1|1.00|100%)'"):
+        _value({"t": True}, "t", fmt)
+    assert _value({"t": False}, "t") == "False"
+
+
+def test_a_table_row_whose_cells_do_not_match_its_header_is_refused():
+    """A '|' in a cell's text split it in two: "p(x|y)" showed "y)" under the next header and the
+    row's last number was dropped, with exit 0."""
+    from figures._kit.export import check_table_markdown, markdown_table
+
+    with pytest.raises(ValueError, match=r"table line 3 has 4 cells and its header 3 .*'\\\|'"):
+        check_table_markdown(markdown_table(["name", "a", "b"], [["p(x|y)", "1", "2"]], "lrr"))
+    with pytest.raises(ValueError, match=r"table line 4 has 1 cells and its header 2"):
+        check_table_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |\n")
+    with pytest.raises(ValueError, match=r"table line 3 has 1 cells and its header 3"):
+        check_table_markdown(markdown_table(["a", "b", "c"], [["1\n2", "3", "4"]], "lll"))
+    # a bar escaped, or inside a code span, stays in its cell (as Python-Markdown reads it)
+    check_table_markdown("| name | a |\n|---|---|\n| p(x\\|y) | 1 |\n| `p|q` | 2 |\n")
+
+
+def test_the_wide_csv_writes_an_integer_grid_exactly():
+    """Every grid went through float and 7 significant digits: 12345678 was written
+    1.234568e+07 and 2**60 + 1 as 1.152922e+18, wrong integers in the file a reader downloads."""
+    from figures._kit.export import to_wide_csv
+
+    wide = to_wide_csv({"counts": [[12345678, 2], [3, 2**60 + 1]], "weights": [[0.5, 1 / 3], [0.25, 1.0]]})
+    assert "0,12345678,2\n1,3,1152921504606846977\n" in wide
+    assert "0,0.5,0.3333333\n1,0.25,1\n" in wide  # floats keep their 7 significant digits
+
+
+@pytest.mark.parametrize("md, message", [
+    pytest.param("a | b\n--- | ---\n1 | nan\n", r"table line 3, column 'b' would show 'nan'", id="rows-without-leading-bars"),
+    pytest.param("| a | b |\n|---|---|\n| 1 | 2 |\n3 | inf\n", r"table line 4, column 'b' would show 'inf'",
+                 id="a-row-without-its-leading-bar"),
+    pytest.param("<table><tr><td>nan</td></tr></table>\n", r"table line 1, outside any table, would show", id="html-table"),
+    pytest.param("| a |\n|---|\n| 1 |\n\nMeasured in None ms.\n", r"table line 5, outside any table", id="a-note"),
+])
+def test_what_a_table_script_writes_outside_pipe_led_rows_is_checked_too(md, message):
+    """Only lines that start with '|' were read: a table written without leading bars, a row
+    without one, an HTML table or a note published NaN with exit 0."""
+    from figures._kit.export import check_table_markdown
+
+    with pytest.raises(ValueError, match=message):
+        check_table_markdown(md)
+    check_table_markdown("a | b\n--- | ---\n1 | 2\n\nMeasured on a 2-core CPU; information about it on the page.\n")
+
+
+def test_a_key_that_shows_nan_inf_or_none_is_refused_like_a_value():
+    """data() keyed by a formatted number, {f"{r:.0f}x": ...}, published "by_ratio.nanx" in the
+    CSV's names: only values were checked."""
+    data = {"by_ratio": {"5x": 1.0, "nanx": 1.0}, float("nan"): 2.0, None: 0, "ms": {"infms": 3}, "info": {"nano": 1}}
+    assert contract.not_finite(data) == ["by_ratio.nanx (a key)", "nan (a key)", "None (a key)", "ms.infms (a key)"]
+    assert contract.not_finite(data, (("by_ratio.*", "a ratio not measured"), ("nan", "x"), ("None", "x"),
+                                      ("ms.*", "x"))) == []

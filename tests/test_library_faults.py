@@ -266,3 +266,77 @@ def test_attention_refuses_a_masked_array_and_a_masked_mask():
     mask = np.ma.masked_array([[True, True], [True, True]], mask=[[0, 1], [0, 0]])
     with pytest.raises(TypeError, match=r"mask is a numpy masked array"):
         m.scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), mask)
+
+
+# --- L14. integers that float64 does not hold (third pass) ------------------------------------
+
+def test_softmax_refuses_integer_scores_that_float64_cannot_hold():
+    # softmax([2**53 + 1, 2**53]) is [e/(e+1), 1/(e+1)] = [0.731, 0.269]; as float64 both read
+    # 2**53 and the answer came back [0.5, 0.5]
+    with pytest.raises(ValueError, match=r"^x holds the integer 9007199254740993, beyond 2\*\*53 .*float64"):
+        m.softmax(np.array([2**53 + 1, 2**53], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"^x holds the integer 18446744073709551615, beyond 2\*\*53"):
+        m.softmax(np.array([2**64 - 1, 0], dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"^logits holds the integer -9223372036854775808"):
+        m.filter_logits(np.array([np.iinfo(np.int64).min, 0]))
+    e = math.e
+    np.testing.assert_allclose(m.softmax(np.array([2**53, 2**53 - 1], dtype=np.int64)), [e / (e + 1), 1 / (e + 1)])
+
+
+def test_dot_product_variance_refuses_a_single_sample():
+    # Var(q . k) = d_head; one sample returned 0.0, a variance of zero for any d_head
+    with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 2 .*got 1"):
+        m.dot_product_variance(64, 1)
+    with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 1, got 0"):
+        m.dot_product_variance(64, 0)
+    assert m.dot_product_variance(4, 2, seed=0) > 0
+
+
+# --- L15. angles past 2**53 rad (a base below 1) --------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: m.sinusoidal_encoding(3, 4, base=1e-300),
+    lambda: m.offset_matrix(1, 4, base=1e-300),
+    lambda: m.apply_rope(np.ones((3, 4)), base=1e-300),
+])
+def test_angles_past_2_to_the_53_radians_are_refused(call):
+    # base 1e-300, D = 4: omega_1 = base**(-1/2) = 1e150, so position p turns p * 1e150 rad, where
+    # neighbouring float64 values lie ~1e134 rad apart: sin and cos came back as arbitrary numbers
+    with pytest.raises(ValueError, match=r"angles .* reach [12]e\+150 rad, past 2\*\*53.*base=1e-300: use a base >= 1"):
+        call()
+
+
+def test_a_base_below_1_with_angles_float64_holds_is_computed():
+    # base 0.25, D = 4: omega = (1, 2); PE[3] = (sin 3, cos 3, sin 6, cos 6)
+    pe = m.sinusoidal_encoding(4, 4, base=0.25)
+    np.testing.assert_allclose(pe[3], [math.sin(3), math.cos(3), math.sin(6), math.cos(6)], rtol=1e-14)
+
+
+def test_float16_positions_are_checked_without_an_overflow_warning():
+    # exact_positions compared a float16 maximum with 2**64, whose cast to float16 overflowed
+    x = np.ones((3, 4))
+    out = m.apply_rope(x, np.array([0, 1, 2048], dtype=np.float16))
+    np.testing.assert_allclose(out, m.apply_rope(x, np.array([0, 1, 2048])))
+
+
+# --- L16. tiled_attention_backward given another pass's lse -----------------------------------
+
+def test_tiled_attention_backward_refuses_an_lse_that_is_not_the_forward_passs():
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal((5, 3)) for _ in range(4))
+    o, lse = m.tiled_attention(q, k, v, block_q=2, block_k=2, return_lse=True)
+    closed = m.attention_backward(q, k, v, do)
+    for got, want in zip(m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=2), closed):
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    # lse of zeros (or of a causal pass) gave gradients off by the factor sum_j exp(s_ij), silently
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp of the forward pass .*row \(0,\) sum to"):
+        m.tiled_attention_backward(q, k, v, do, o, np.zeros(5))
+    _, lse_causal = m.tiled_attention(q, k, v, causal=True, return_lse=True)
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp"):
+        m.tiled_attention_backward(q, k, v, do, o, lse_causal)
+    # a row with no key: lse -inf, its weights sum to 0, and that is what the check expects
+    mask = np.ones((5, 5), bool)
+    mask[2] = False
+    o, lse = m.tiled_attention(q, k, v, mask=mask, return_lse=True)
+    assert np.isneginf(lse[2])
+    m.tiled_attention_backward(q, k, v, do, o, lse, mask=mask)

@@ -69,13 +69,16 @@ def test_a_texts_markup_is_text_wherever_it_stands():
 
 
 @pytest.mark.parametrize("text, tex", [
-    ("0.84", "0.84"), ("49,152", "49{,}152"), ("12%", r"12\%"), ("-1.5e-05", "-1.5e-05"),
+    ("0.84", "0.84"), ("49,152", "49{,}152"), ("12%", r"12\%"), ("-1.5e-05", r"-1.5\mathrm{e}{-05}"),
+    ("1.0E+22", r"1.0\mathrm{E}{+22}"), ("2e-15%", r"2\mathrm{e}{-15}\%"),
     ("attn_head", r"\text{attn\_head}"), ("1_234_567", r"\text{1\_234\_567}"),
     ("x^2 {a} ~3 \\alpha & #$", r"\text{x\textasciicircum{}2 \{a\} \textasciitilde{}3 \textbackslash{}alpha \& \#\$}"),
 ])
 def test_a_value_in_a_formula_is_drawn_as_written(text, tex):
     """In math a text's _ ^ { } ~ \\ are TeX (attn_head drew a subscript, 1_234_567 a wrong
-    number) and a grouping comma gets a space: a number stays tight, anything else is \\text."""
+    number) and a grouping comma gets a space: a number stays tight, anything else is \\text.
+    An exponent's e is upright and its sign a sign: "1.5e-05" drew as 1.5 times a variable e,
+    minus 5 (a binary minus, spaced)."""
     assert P.tex_of(text) == tex
 
 

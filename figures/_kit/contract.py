@@ -113,14 +113,16 @@ class Param:
                     raise ContractError(bad)
                 value = text.lower() == "true"
             elif t == "int":
-                if not re.fullmatch(r"[+-]?\d+", text):
+                if not re.fullmatch(r"[+-]?[0-9]{1,4300}", text):  # (int() reads "١٢" and refuses 4301 digits)
                     raise ContractError(bad)
                 value = int(text)
             elif t == "float":
-                try:
-                    value = float(text)
-                except ValueError:
-                    raise ContractError(bad) from None
+                # digits, a point, an exponent: float() also reads "1e5_0" as 1e50, "١٢" and "infinity"
+                if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:nan|inf|infinity)", text):
+                    raise ContractError(bad)
+                value = float(text)
+                if value == 0 and re.match(r"[+-]?[0-9.]*[1-9]", text):  # 1e-400 reads 0.0
+                    raise ContractError(bad + " (it is below the smallest float, 5e-324, and would be computed as 0)")
             else:
                 value = raw
                 if "\0" in value:  # no shell can pass it: the printed command would not run
@@ -388,9 +390,14 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
 
 #: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"), in any case, or how Python,
 #: JSON, numpy and pandas write a missing value ("None ms", "null", "NaT", "<NA>"), in their own
-#: case: a non-finite or missing number formatted into words. (Words that start with inf,
-#: "infinite", "inference", do not count; nor does "none", a method's name.)
+#: case: a non-finite or missing number formatted into words. A script's f"{t:.0f}ms" glues
+#: the number to its unit, "nanms", "infx", "NaNs": a word that starts with nan or inf counts
+#: too, unless it goes on as English or numpy does ("nano", "Nancy", "NAND", "nanmean",
+#: "info", "inference", "infinite", "influence", "infra", TeX's "\infty"); "none", a
+#: method's name, does not count either.
 NOT_A_NUMBER_WORD = re.compile(r"(?<![A-Za-z])[-+−]?(?i:nan|inf|infinity)(?![A-Za-z])"
+                               r"|(?<![A-Za-z])[-+−]?(?i:nan(?!o|ny|ni|c|d|mean|median|sum|max|min|std|var|prod"
+                               r"|arg|cum|percentile|quantile)|inf(?![aeiou]|l|r|ty))[A-Za-z]"
                                r"|(?<![A-Za-z])(?:None|null|NULL|NaT)(?![A-Za-z])|<NA>")
 
 
@@ -418,7 +425,12 @@ def not_finite(data, declared: tuple = ()) -> list[str]:
     def walk(value, path: tuple) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
-                walk(item, path + (str(key),))
+                # a key is published too (the CSV's names, a table's labels): f"{r:.0f}x" -> "nanx"
+                text = str(key)
+                if (key is None or (isinstance(key, (float, np.floating)) and not np.isfinite(key))
+                        or text in ("None", "null") or NOT_A_NUMBER_WORD.search(text)) and not meant(path + (text,)):
+                    found.append(".".join(path + (text,)) + " (a key)")
+                walk(item, path + (text,))
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, path + (str(i),))

@@ -220,7 +220,9 @@ def _grids(prefix: str, value, siblings: dict):
     if not isinstance(value, (list, tuple, np.ndarray)):
         return
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu":  # integers stay exact (as float, 12345678 was written 1.234568e+07)
+            arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return  # ragged, or not numbers
     if arr.ndim not in (2, 3) or arr.size == 0 or arr.size > WIDE_MAX_CELLS:
@@ -256,7 +258,9 @@ def to_wide_csv(data: dict) -> str | None:
     return buf.getvalue() if found else None
 
 
-def _cell(v: float) -> str:
+def _cell(v) -> str:
+    if isinstance(v, np.integer):
+        return str(int(v))
     if np.isnan(v):
         return ""
     return f"{v:.7g}"
@@ -287,7 +291,26 @@ def nan_columns(module) -> tuple:
 
 
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+    """A table row's cells as Python-Markdown splits them: at each ``|`` that is neither escaped
+    (``\\|``) nor inside a code span."""
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    cells, start, i = [], 0, 0
+    while i < len(line):
+        if line[i] == "`":
+            ticks = re.match(r"`+", line[i:]).group(0)
+            close = line.find(ticks, i + len(ticks))
+            i = close + len(ticks) if close >= 0 else i + len(ticks)
+            continue
+        if line[i] == "\\":
+            i += 2
+            continue
+        if line[i] == "|":
+            cells.append(line[start:i].strip())
+            start = i + 1
+        i += 1
+    return cells + [line[start:].strip()]
 
 
 def _is_rule(cells: list[str]) -> bool:
@@ -301,35 +324,54 @@ def check_table_markdown(md: str, columns: tuple = ()) -> None:
     (:func:`not_a_number_cell`), or that shows one inside its words ("nan ms", "[NaN, 0]"),
     raises naming its row and column, unless its column is one of ``columns`` (the headers a
     script's ``NON_FINITE`` declares with ``"table: HEADER"``). A declared column that no table
-    has raises too: a misspelled header would otherwise cover nothing, silently."""
+    has raises too: a misspelled header would otherwise cover nothing, silently.
+
+    Tables are found as Python-Markdown finds them: a block (lines between blank lines) whose
+    first line holds a ``|`` and whose second is the rule; each further line of the block is
+    a row, with or without its leading ``|``. Anything else the script wrote (a note, an HTML
+    table) is text, and may not show NaN, an infinity or a missing value either."""
     from .contract import NOT_A_NUMBER_WORD
 
-    rows = [_cells(line) for line in md.splitlines() if line.lstrip().startswith("|")]
-    # a header row is the one the rule follows
-    headers = {i: cells for i, cells in enumerate(rows[:-1]) if _is_rule(rows[i + 1])}
-    seen = {h for cells in headers.values() for h in cells}
+    lines = md.splitlines()
+    blocks, block = [], []  # each block: [(line number, text), ...]
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            block.append((n, line))
+        elif block:
+            blocks.append(block)
+            block = []
+    if block:
+        blocks.append(block)
+    tables, text = [], []
+    for b in blocks:
+        if len(b) >= 2 and "|" in b[0][1] and "|" in b[1][1] and _is_rule(_cells(b[1][1])):
+            tables.append((_cells(b[0][1]), b[0][0], [(n, _cells(line)) for n, line in b[2:]]))
+        else:
+            text += b
+    seen = {h for header, _, _ in tables for h in header}
     missing = sorted(set(columns) - seen)
     if missing:
         raise ValueError(f"NON_FINITE declares the table column(s) {missing!r}, which no table has; its "
                          f"columns are {sorted(seen)!r}")
-    for i in headers:  # a header, its rule, and then at least one row of its own
-        if i + 2 >= len(rows) or (i + 2) in headers or _is_rule(rows[i + 2]):
-            raise ValueError(f"table line {i + 1}: a table with a header and no rows (nothing to show: say so in "
+    for n, line in text:
+        if NOT_A_NUMBER_WORD.search(line):
+            raise ValueError(f"table line {n}, outside any table, would show {line.strip()!r}: a table's page shows "
+                             "finite numbers or words, never NaN, an infinity or a missing value")
+    for header, at, rows in tables:
+        if not rows:  # a header, its rule, and then at least one row of its own
+            raise ValueError(f"table line {at}: a table with a header and no rows (nothing to show: say so in "
                              "words on the page instead)")
-    header: list[str] = []
-    for i, cells in enumerate(rows):
-        if i in headers:
-            header = cells
-            continue
-        if _is_rule(cells):
-            continue
-        for j, cell in enumerate(cells):
-            column = header[j] if j < len(header) else f"column {j + 1}"
-            if not_a_number_cell(cell) or (column not in columns and NOT_A_NUMBER_WORD.search(cell)):
-                raise ValueError(f"table line {i + 1}, column {column!r} would show {cell!r}: a table shows "
-                                 "finite numbers or words, never NaN, an infinity or a missing value (say what it "
-                                 "means, write ∞, or, where a column shows NaN on purpose, declare it: "
-                                 f"NON_FINITE = {{'{TABLE_COLUMN}{column}': 'what it means'}})")
+        for n, cells in rows:
+            if len(cells) != len(header):  # Markdown drops the cells past the header's and leaves missing ones blank
+                raise ValueError(f"table line {n} has {len(cells)} cells and its header {len(header)} "
+                                 f"({' | '.join(cells)!r} under {' | '.join(header)!r}): Markdown would drop or shift "
+                                 "them under other headers; a '|' in a cell's text is written '\\|'")
+            for column, cell in zip(header, cells):
+                if not_a_number_cell(cell) or (column not in columns and NOT_A_NUMBER_WORD.search(cell)):
+                    raise ValueError(f"table line {n}, column {column!r} would show {cell!r}: a table shows "
+                                     "finite numbers or words, never NaN, an infinity or a missing value (say what it "
+                                     "means, write ∞, or, where a column shows NaN on purpose, declare it: "
+                                     f"NON_FINITE = {{'{TABLE_COLUMN}{column}': 'what it means'}})")
 
 
 def markdown_table(header, rows, align: str) -> str:
