@@ -132,10 +132,11 @@ def test_the_print_hook_takes_its_navigation_from_the_build_it_belongs_to():
     spec.loader.exec_module(hook)
     files = SimpleNamespace(get_file_from_path=lambda uri: object())
     one, two = _Config(), _Config()
-    hook.on_nav("nav of build one", config=one, files=files)
-    hook.on_nav("nav of build two", config=two, files=files)
-    assert _context.of(one).step(hook.PrintState).nav == "nav of build one"
-    assert _context.of(two).step(hook.PrintState).nav == "nav of build two"
+    nav_one, nav_two = SimpleNamespace(pages=[], name="one"), SimpleNamespace(pages=[], name="two")
+    hook.on_nav(nav_one, config=one, files=files)
+    hook.on_nav(nav_two, config=two, files=files)
+    assert _context.of(one).step(hook.PrintState).nav is nav_one
+    assert _context.of(two).step(hook.PrintState).nav is nav_two
 
 
 # ---- the MkDocs-bound code is thin: the grammar, the numbering and the figure step are plain ----

@@ -218,7 +218,9 @@ def test_the_projects_stored_files_all_have_their_machine_and_date():
     from figures._kit.contract import DATA_DIR
 
     got = P.stored_files(DATA_DIR)
-    measured = {n for n in got if n.endswith(".json") and n != "gpt2_small_config.json"}
+    # not measurements: a published model's configuration, and the language model's training text
+    measured = {n for n in got if n.endswith(".json") and n not in ("gpt2_small_config.json", "tiny_lm_corpus.json")}
+    assert got["tiny_lm_corpus.json"]["by"].startswith("tools/train_lm.py")
     assert measured == {"attention_gpu_h100.json", "attention_memory_measured.json", "decode_cpu.json",
                         "decode_gqa_h100.json", "tiny_decoders.json", "tiny_lm.json"}
     for name in measured:

@@ -17,7 +17,8 @@ TOP_HIT = {
     "KV cache": "kv_cache/",
     "FlashAttention": "flash_attention/",
     "temperature": "sampling/",  # the word most readers mean; attention's τ is on heads/
-    "top-p": "sampling/",
+    "beam search": "sampling/",
+    "greedy": "sampling/",
     "causal mask": "attention/",
     "overflow": "numerics/",
     "notation": "notation/",
