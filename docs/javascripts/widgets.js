@@ -14,6 +14,7 @@
   const NEEDS = [
     ["explorers.js", "[data-explorer]"],
     ["bert_viewer.js", '[data-explorer="bert"], [data-explorer="tiny"]'], // after explorers.js
+    ["tiny_decoder.js", '[data-explorer="extrapolation"]'], // the kback decoders, run live (after explorers.js)
   ];
   const loaded = {};
 
