@@ -322,8 +322,8 @@
     const el = X.el;
     addStyle();
     ui.classList.add("mha-td");
-    const models = {};
-    for (const [key, stored] of Object.entries(data.models)) models[key] = loadModel(stored);
+    const models = {}; // decoded on first use: a reader who never comes here spends nothing on them
+    const modelOf = (key) => models[key] || (models[key] = loadModel(data.models[key]));
     const Ltrain = data.L_train, k = data.k, lo = data.min_length, hi = data.max_length;
     let uid = 0;
     const id = () => `mha-td-${++uid}`;
@@ -376,7 +376,7 @@
     const say = (text) => { clearTimeout(sayTimer); sayTimer = setTimeout(() => { live.textContent = text; }, 300); };
 
     function state() {
-      const model = models[method.node.value];
+      const model = modelOf(method.node.value);
       const sc = model.config.method === "rope" && scaling.node.value !== "none" ? scaling.node.value : null;
       return { key: method.node.value, model, scaling: sc, label: method.node.selectedOptions[0].textContent };
     }
@@ -651,7 +651,18 @@
     if (typeof ResizeObserver !== "undefined") {
       new ResizeObserver(() => { drawMap(); drawCurve(state(), current); }).observe(ui);
     }
-    changed(range);
+    // The models run once the widget comes into view (and at once where that cannot be observed).
+    result.dataset.state = "waiting";
+    result.textContent = "The models run when this widget comes into view.";
+    if (typeof IntersectionObserver === "undefined") changed(range);
+    else {
+      const seen = new IntersectionObserver((entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        seen.disconnect();
+        if (result.dataset.state === "waiting") changed(range);
+      });
+      seen.observe(ui);
+    }
   }
   window.mhaExplorers.register("extrapolation", init);
 })();
