@@ -83,6 +83,7 @@ def page(browser, site_url):
     p.on("pageerror", lambda e: errors.append(str(e)))
     goto(p, site_url + "extrapolation/")
     p.wait_for_selector(f"{WIDGET} .mha-explorer-ui[data-ready]", timeout=60_000)
+    p.first_state = p.get_attribute(f"{WIDGET} .mha-td-result", "data-state")  # before any scrolling
     src = p.get_attribute(f"{WIDGET} .mha-explorer-data", "data-src")
     p.evaluate("""async (u) => {
         const data = await (await fetch(u)).json();
@@ -212,6 +213,22 @@ def test_widget_messages(page):
     canvas.focus()
     page.keyboard.press("ArrowLeft")
     assert box.locator(".mha-td-readout").text_content().startswith("query 31, key ")
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_widget_waits_until_it_is_in_view_then_passes_axe(page, root):
+    """Far down the page, the models do not run at load; scrolled to, they do, and the running
+    widget (selects, slider, curve, map) has no serious or critical axe-core violation."""
+    assert page.first_state == "waiting"
+    page.locator(WIDGET).scroll_into_view_if_needed()
+    page.wait_for_function("(sel) => ['done', 'undefined'].includes(document.querySelector(sel).dataset.state)",
+                           arg=f"{WIDGET} .mha-td-result", timeout=60_000)
+    page.add_script_tag(path=str(root / "node_modules" / "axe-core" / "axe.min.js"))
+    result = page.evaluate("(sel) => axe.run(sel, {resultTypes: ['violations']})", WIDGET)
+    bad = [(v["id"], v["impact"], v["nodes"][0]["target"]) for v in result["violations"]
+           if v["impact"] in ("serious", "critical")]
+    assert not bad, bad
 
 
 @pytest.mark.build
