@@ -22,7 +22,7 @@ from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights, masked_l
 from mhalib.models.tiny_tasks import make_batch
 from figures._kit import cli, style
 from figures._kit.contract import data_file
-from figures.experiments.extrapolation_accuracy import METHOD_LABELS, load, method_colors
+from figures.experiments.extrapolation_accuracy import METHOD_LABELS, METHOD_MARKERS, load, method_colors
 
 WEIGHTS = data_file("tiny_decoders_weights.npz")
 #: The evaluation sequences: how many, how long, from which seed.
@@ -157,12 +157,15 @@ def draw(data: dict):
     x = np.array(data["lengths"])
     for name in data["variants"]:
         ls, color = extra.get(name, ("-", colors.get(name)))
+        marker, size, face = METHOD_MARKERS["rope" if name.startswith("rope") else name]
         y = np.array([np.nan if v is None else v for v in data["accuracy"][name]], dtype=float)
-        ax.plot(x, y, ls, color=color, marker="o", ms=3.5, lw=1.6, label=VARIANT_LABELS[name])
+        ax.plot(x, y, ls, color=color, marker=marker, ms=size * 0.8, mfc=face or color, lw=1.6,
+                label=VARIANT_LABELS[name])
     ax.axvline(data["L_train"], color=c["muted"], lw=1, ls="--")
-    ax.text(data["L_train"] * 1.05, 0.04, f"L_train = {data['L_train']}", fontsize=11, color=c["muted"])
+    ax.text(data["L_train"] * 0.94, 0.7, f"L_train = {data['L_train']}", fontsize=11, color=c["muted"], ha="right")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(x[::2].tolist() + [256], [str(v) for v in x[::2].tolist() + [256]])
+    ticks = [L for L in (8, 16, 32, 64, 128, 256) if x[0] <= L <= x[-1]]
+    ax.set_xticks(ticks, [str(v) for v in ticks])
     ax.minorticks_off()
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("sequence length L (tokens)", fontsize=11)
