@@ -73,6 +73,21 @@ def test_one_pass_gives_every_shorter_prefix(models, batch):
     np.testing.assert_allclose(long[:, :20], short, rtol=0, atol=1e-10)
 
 
+@pytest.mark.build
+@pytest.mark.parametrize("variant, L", [("rope", 64), ("rope_ntk", 96), ("alibi", 256), ("learned", 32),
+                                        ("learned", 48), ("none", 8)])
+def test_static_figure_accuracy_is_a_fresh_mhalib_run(built_site, models, batch, variant, L):
+    """The static figure's numbers (its data file) against one forward pass per length here."""
+    d = json.loads((built_site / "figures" / "extrapolation_live.json").read_text(encoding="utf-8"))
+    shown = d["accuracy"][variant][d["lengths"].index(L)]
+    key, scaling = d["models"][variant], d["scalings"][variant]
+    if variant == "learned" and L > 32:
+        assert shown is None  # not defined: no position rows past 32
+        return
+    acc, _ = _expected(models, batch, key, L, None if scaling == "none" else scaling)
+    assert shown == pytest.approx(acc, abs=1e-12)
+
+
 # ---- the widget in Chromium ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -141,6 +156,26 @@ def test_js_refuses_what_mhalib_refuses(page, models):
     message = page.evaluate("""() => { try { mhaTinyDecoder.forward(__models.kback_alibi, [1, 2], {scaling: 'ntk', factor: 2});
                                return null; } catch (e) { return e.message; } }""")
     assert "RoPE model only" in message
+    message = page.evaluate("""() => { try { mhaTinyDecoder.forward(__models.kback_rope, [1, 2], {scaling: 'ntk', factor: 0.5});
+                               return null; } catch (e) { return e.message; } }""")
+    assert message.startswith("factor must be a number >= 1")
+    # a weight that is not finite (float16 NaN, bits 0x7e00) is refused by name, never run
+    message = page.evaluate("""() => { try { mhaTinyDecoder.decodeTensor({shape: [2], f16: btoa('\\x00\\x00\\x00\\x7e')}, 'w_q');
+                               return null; } catch (e) { return e.message; } }""")
+    assert message.startswith("weights[w_q] holds NaN at index 1")
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_js_reads_every_float16_as_numpy_does(page):
+    got = np.array(page.evaluate("""() => Array.from({length: 65536}, (_, b) => {
+        const v = mhaTinyDecoder.halfToFloat(b); return Number.isNaN(v) ? 'nan' : v === Infinity ? 'inf'
+            : v === -Infinity ? '-inf' : Object.is(v, -0) ? '-0' : v; })"""), dtype=object)
+    want = np.arange(65536, dtype=np.uint16).view(np.float16).astype(np.float64)
+    as_float = np.array([float(v) for v in got])
+    np.testing.assert_array_equal(as_float, want)  # NaN where NaN, infinities and every finite value exact
+    real = ~np.isnan(want)
+    assert np.array_equal(np.signbit(as_float[real]), np.signbit(want[real]))  # -0 is -0
 
 
 @pytest.mark.build
