@@ -394,9 +394,10 @@
       return { L };
     }
 
-    function show(text) {
+    function show(text, kind) {
       message.textContent = text || "";
       message.hidden = !text;
+      message.dataset.kind = text ? kind || "run" : "";
     }
 
     function drawCurve(s, L) {
@@ -631,7 +632,7 @@
     function changed(source) {
       const got = readLength(source);
       if (got.error) {
-        show(got.error);
+        show(got.error, "length");
         return;
       }
       current = got.L;
@@ -639,12 +640,25 @@
       if (source !== number) number.value = String(current);
       range.setAttribute("aria-valuetext", `${current} tokens${current > Ltrain ? `, ${(current / Ltrain).toFixed(2)} times the training length` : ""}`);
       mapSource = null;
-      run(current);
+      start();
+    }
+    // A run that fails says so in the page (the static figure's numbers stay right above it).
+    function start() {
+      run(current).catch((err) => {
+        result.dataset.state = "error";
+        result.textContent = "";
+        show(`The model could not run: ${err.message}`);
+        throw err;
+      });
     }
     range.addEventListener("input", () => changed(range));
     number.addEventListener("change", () => changed(number));
-    number.addEventListener("input", () => { if (readLength(number).error) show(readLength(number).error); });
-    for (const c of [method.node, scaling.node]) c.addEventListener("change", () => { mapSource = null; run(current); });
+    number.addEventListener("input", () => {
+      const got = readLength(number);
+      if (got.error) show(got.error, "length");
+      else if (message.dataset.kind === "length") show("");
+    });
+    for (const c of [method.node, scaling.node]) c.addEventListener("change", () => { mapSource = null; start(); });
     for (const c of [layer.node, head.node]) {
       c.addEventListener("change", () => { if (mapSource) setMap(mapSource.out); });
     }
