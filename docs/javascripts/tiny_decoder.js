@@ -288,7 +288,7 @@
 
   const STYLE = `
 .mha-td .mha-td-length { display: grid; grid-template-columns: auto minmax(8rem, 18rem) 4.6em; gap: 0.2rem 0.4rem;
-  align-items: center; font-size: 0.75rem; margin-bottom: 0.4rem; }
+  align-items: center; justify-content: start; font-size: 0.75rem; margin-bottom: 0.4rem; }
 .mha-td .mha-td-slider { position: relative; padding-bottom: 1.1rem; }
 .mha-td .mha-td-slider input { width: 100%; min-width: 0; margin: 0; accent-color: var(--md-primary-fg-color); }
 [data-md-color-scheme="slate"] .mha-td .mha-td-slider input { accent-color: var(--md-accent-fg-color); }
@@ -303,10 +303,10 @@
   font-size: 0.75rem; margin: 0.4rem 0; }
 .mha-td .mha-td-result { font-size: 0.8rem; margin: 0.4rem 0; font-variant-numeric: tabular-nums; }
 .mha-td .mha-td-figures { display: flex; flex-wrap: wrap; gap: 0.8rem 1.2rem; }
-.mha-td figure { margin: 0; flex: 1 1 16rem; min-width: 0; max-width: 28rem; }
+.mha-td figure { margin: 0; flex: 1 1 15rem; min-width: 0; max-width: 28rem; }
 .mha-td figcaption { font-size: 0.7rem; text-align: left; margin: 0.2rem 0 0; max-width: none; }
 .mha-td canvas:focus-visible, .mha-td svg:focus-visible { outline: 2px solid var(--md-accent-fg-color); outline-offset: 2px; }
-.mha-td .mha-td-readout { font-size: 0.7rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.mha-td .mha-td-readout { font-size: 0.7rem; min-height: 1.3em; margin: 0.2rem 0; font-variant-numeric: tabular-nums; }
 `;
 
   function addStyle() {
