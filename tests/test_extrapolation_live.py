@@ -17,7 +17,8 @@ from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights, masked_l
 from mhalib.models.tiny_tasks import make_batch
 from tools.screenshots import goto
 
-PAYLOAD = "figures/extrapolation_live.explorer.json"
+SCRIPT = "extrapolation_live"
+PAYLOAD = f"figures/{SCRIPT}.explorer.json"
 WIDGET = ".mha-explorer[data-explorer=extrapolation]"
 KEYS = ("kback_none", "kback_sinusoidal", "kback_learned", "kback_rope", "kback_alibi")
 #: The fixed inputs of the equality test: a length past training (learned: its whole table).
@@ -78,7 +79,7 @@ def test_one_pass_gives_every_shorter_prefix(models, batch):
                                         ("learned", 48), ("none", 8)])
 def test_static_figure_accuracy_is_a_fresh_mhalib_run(built_site, models, batch, variant, L):
     """The static figure's numbers (its data file) against one forward pass per length here."""
-    d = json.loads((built_site / "figures" / "extrapolation_live.json").read_text(encoding="utf-8"))
+    d = json.loads((built_site / "figures" / f"{SCRIPT}.json").read_text(encoding="utf-8"))
     shown = d["accuracy"][variant][d["lengths"].index(L)]
     key, scaling = d["models"][variant], d["scalings"][variant]
     if variant == "learned" and L > 32:
