@@ -17,7 +17,8 @@
 (function () {
   "use strict";
 
-  const LN_EPS = 1e-5;
+  const LN_EPS = 1e-5; // mhalib.models.tiny_numpy.LN_EPS (torch's default)
+  const SINUSOIDAL_BASE = 10000; // mhalib.sinusoidal.DEFAULT_BASE, what tiny_numpy.forward uses
 
   // ---- weights ------------------------------------------------------------------------
   // One IEEE half-precision number (its 16 bits) as a float64.
@@ -190,7 +191,7 @@
     const x = new Float64Array(T * D);
     for (let t = 0; t < T; t++) for (let i = 0; i < D; i++) x[t * D + i] = w.tok_emb[tokens[t] * D + i];
     if (c.method === "sinusoidal") {
-      const omega = frequencies(D, 10000);
+      const omega = frequencies(D, SINUSOIDAL_BASE); // PE[t, 2i] = sin(t w_i), PE[t, 2i+1] = cos(t w_i)
       for (let t = 0; t < T; t++) {
         for (let i = 0; i < D / 2; i++) {
           x[t * D + 2 * i] += Math.sin(t * omega[i]);
