@@ -278,3 +278,32 @@ def test_the_script_loads_on_the_extrapolation_page_only(tour, path, wanted):
     assert len(asked) == (1 if wanted else 0)
     assert ("extrapolation" in v.started) == wanted and ("extrapolation" in v.explorers) == wanted
     assert not v.console, v.console
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_running_widget_fits_a_phone(browser, site_url):
+    """At 390 px, once the models ran (curve and map drawn): nothing wider than the widget or the
+    page, and no text under 11 px. The tour sees the widget before it runs (it starts in view)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    p = ctx.new_page()
+    try:
+        goto(p, site_url + "extrapolation/")
+        p.wait_for_selector(f"{WIDGET} .mha-explorer-ui[data-ready]", timeout=60_000)
+        p.locator(WIDGET).scroll_into_view_if_needed()
+        p.wait_for_function("(sel) => document.querySelector(sel).dataset.state === 'done'",
+                            arg=f"{WIDGET} .mha-td-result", timeout=60_000)
+        got = p.evaluate("""(sel) => {
+            const ui = document.querySelector(sel + ' .mha-explorer-ui'), box = ui.getBoundingClientRect();
+            const all = Array.from(ui.querySelectorAll('*')).filter(e => e.getClientRects().length);
+            return {page: document.documentElement.scrollWidth,
+                    outside: all.filter(e => { const r = e.getBoundingClientRect();
+                        return r.width && (r.left < box.left - 1 || r.right > box.right + 1); }).map(e => e.tagName),
+                    small: all.filter(e => Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())
+                        && parseFloat(getComputedStyle(e).fontSize) < 11).map(e => e.textContent.slice(0, 20)),
+                    map: document.querySelector(sel + ' canvas').getBoundingClientRect().width};
+        }""", WIDGET)
+        assert got["page"] <= 390 and not got["outside"] and not got["small"], got
+        assert got["map"] >= 260  # the attention map keeps cells of about 7 px or more
+    finally:
+        ctx.close()
