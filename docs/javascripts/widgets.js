@@ -4,9 +4,11 @@
 // viewers) are 19 KB compressed that four pages of the course use. Every page links this small
 // script instead; when the page holds an explorer (an element with data-explorer) it appends
 // explorers.js, then, for a viewer ("bert" or "tiny"), bert_viewer.js, which registers with
-// it; for the live generator ("generator", on the KV-cache page) generator.js alone, which
-// fetches its model when the reader first asks for text. It checks again after each instant navigation (the theme swaps the article without
-// loading the new page's scripts), so a reader who reaches an explorer from another page
+// it; for the live decoders of the extrapolation page ("extrapolation") tiny_decoder.js,
+// which registers with it too; for the live generator ("generator", on the KV-cache page)
+// generator.js alone, which fetches its model when the reader first asks for text. It checks
+// again after each instant navigation (the theme swaps the article without loading the new
+// page's scripts), so a reader who reaches an explorer from another page
 // gets it too. A script that fails to load leaves the page's static figure in place, and the
 // error is reported, not swallowed.
 (function () {
@@ -15,6 +17,7 @@
   const NEEDS = [
     ["explorers.js", '[data-explorer]:not([data-explorer="generator"])'],
     ["bert_viewer.js", '[data-explorer="bert"], [data-explorer="tiny"]'], // after explorers.js
+    ["tiny_decoder.js", '[data-explorer="extrapolation"]'], // the kback decoders, run live (after explorers.js)
     ["generator.js", '[data-explorer="generator"]'], // on its own: it does not register with explorers.js
   ];
   const loaded = {};
