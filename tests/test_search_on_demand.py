@@ -7,6 +7,7 @@ for ever. Both are checked, in the real built site, for every way a reader reach
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,17 @@ def _results(page, query: str) -> list[str]:
     box = page.locator("input.md-search__input")
     box.press_sequentially(query, delay=10)
     page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=20000)
-    return page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.pathname)")
+    # the first results may answer a prefix of the query ("ro"): read until they stay the same
+    # for half a second (a loaded machine answers the last keystroke late)
+    read = lambda: page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.pathname)")
+    last, since = read(), time.monotonic()
+    deadline = since + 15
+    while time.monotonic() - since < 0.5 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        now = read()
+        if now != last:
+            last, since = now, time.monotonic()
+    return last
 
 
 @in_browser
