@@ -231,7 +231,7 @@ def test_claims_about_temperature_hold():
     assert all(b > a for a, b in zip(t["entropy"], t["entropy"][1:]))
     assert 1.0 < t["best_temperature"] < 1.5 and t["best_loss"] < t["loss_at_1"]
     by = {r["decoder"]: r for r in s["rows"]}
-    on_page("Lowering \\(T\\) buys likelier text at the price of variety")
+    on_page("Lowering \\(T\\) buys likelier text")
     assert by["T = 0.7"]["nats"] < by["T = 1"]["nats"] < by["T = 1.5"]["nats"]
     assert s["hot"]["nats_min"] > s["cool"]["nats_max"]  # the two ranges the page quotes separate
     lm = d("lm_loss_curve")
