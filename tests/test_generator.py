@@ -39,6 +39,11 @@ FILTER_CASES = [
     ([1.0, 2.0, 3.0], dict(top_k=10, top_p=1.0)),
     ([0.3, -1.2, 2.5, 2.5, 0.0], dict(temperature=1.3, top_p=0.35)),
 ]
+#: Temperatures so near 0 that logits / T passes the largest float64 (the reader may type them):
+#: the last row does not overflow.
+OVERFLOW_CASES = [([1.0, 2.0, 3.0, -1.0], dict(temperature=1e-320)), ([0.5, NEG, 0.0], dict(temperature=5e-324)),
+                  ([1.0, 2.0, 3.0, -1.0], dict(temperature=1e-320, top_k=2, top_p=0.5)),
+                  ([1e-10, 0.0, -1e-10], dict(temperature=1e-300))]
 SAMPLE_OPTIONS = [dict(), dict(temperature=0.8, top_k=20, top_p=0.95), dict(temperature=1.5, top_p=0.5),
                   dict(top_k=3)]
 TEXT_CASES = [("Attention is ", 7, dict(temperature=0.9, top_k=30, top_p=0.9), 115),
@@ -113,6 +118,7 @@ def js(tmp_path_factory, payload_text, inputs, logits_rows, model):
     for tokens in inputs:
         requests += [dict(op="forward", tokens=tokens), dict(op="cached", tokens=tokens)]
     requests += [dict(op="filter", rows=[js_row(r)], options=js_options(o)) for r, o in FILTER_CASES]
+    requests += [dict(op="refused", row=js_row(r), options=js_options(o)) for r, o in OVERFLOW_CASES]
     requests += [dict(op="sample", seed=s, rows=[js_row(r) for r in logits_rows], options=js_options(o))
                  for s, o in enumerate(SAMPLE_OPTIONS)]
     for prompt, seed, o, n in TEXT_CASES:
@@ -248,6 +254,18 @@ def test_js_filters_equal_filter_logits(js):
         assert (np.isneginf(got) == np.isneginf(expected)).all(), (row, options, got, expected)
         keep = np.isfinite(expected)
         np.testing.assert_allclose(got[keep], expected[keep], rtol=0, atol=1e-12)
+
+
+def test_js_refuses_a_temperature_that_overflows_the_logits_as_filter_logits_does(js):
+    # Before, x / T was +-Infinity, the softmax NaN, and every draw token 0 (a line break) in silence.
+    *overflowing, fine = zip(OVERFLOW_CASES, js["refused"])
+    for (row, options), message in overflowing:
+        with pytest.raises(ValueError, match="overflow: logits / temperature"):
+            filter_logits(row, **options)
+        assert message is not None and "overflow: logits / temperature" in message, (row, options, message)
+        assert f"temperature={options['temperature']}" in message and "raise temperature" in message
+    (row, options), message = fine
+    assert message is None and np.isfinite(filter_logits(row, **options)).all()
 
 
 def test_js_sampler_draws_what_sample_next_draws_for_200_steps(js, logits_rows):
