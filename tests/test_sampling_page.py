@@ -111,6 +111,43 @@ def test_the_generator_refuses_what_it_cannot_do():
     assert isinstance(new_cache(config), KVCache)
 
 
+@pytest.mark.parametrize("make, match", [
+    (lambda c: KVCache(c.n_layers, n_kv_heads=c.n_heads, d_head=c.d_head, dtype=np.float16), "dtype=float16"),
+    (lambda c: KVCache(c.n_layers, n_kv_heads=c.n_heads, d_head=c.d_head, dtype=np.float32), "dtype=float32"),
+    (lambda c: KVCache(c.n_layers + 1, n_kv_heads=c.n_heads, d_head=c.d_head), "got n_layers=5"),
+    (lambda c: KVCache(c.n_layers - 1, n_kv_heads=c.n_heads, d_head=c.d_head), "got n_layers=3"),
+])
+def test_decode_refuses_a_cache_new_cache_would_not_make_and_leaves_it_empty(make, match):
+    # Before, a float16 cache gave logits off by 2e-3 in silence, and a cache with one layer
+    # too few was filled in three layers before the fourth failed.
+    config, weights, tok = load_model()
+    cache = make(config)
+    with pytest.raises(ValueError, match=rf"cache must come from new_cache\(config\): 4 layers in float64.*{match}"):
+        decode(weights, config, tok.encode("Attention"), cache)
+    assert all(cache.length(l) == 0 for l in range(cache.n_layers))
+
+
+def test_decode_refuses_a_cache_whose_layers_differ_in_length():
+    # Before, each layer placed the new tokens at its own length: logits off by 0.9, silently.
+    config, weights, tok = load_model()
+    cache = new_cache(config)
+    zeros = np.zeros((1, config.n_heads, 3, config.d_head))
+    cache.append(1, zeros, zeros)
+    with pytest.raises(ValueError, match=r"same number of tokens .* got lengths \[0, 3, 0, 0\]"):
+        decode(weights, config, tok.encode("Attention"), cache)
+
+
+def test_generate_refuses_filters_greedy_would_ignore_and_a_cached_that_is_not_a_bool():
+    config, weights, tok = load_model()
+    prompt = tok.encode("Attention")
+    for bad in (dict(temperature=0.5), dict(top_k=3), dict(top_p=0.9), dict(temperature=-5)):
+        with pytest.raises(ValueError, match="greedy decoding \\(rng=None\\) would ignore them"):
+            generate(weights, config, prompt, 3, **bad)
+    with pytest.raises(TypeError, match="cached must be True .* or False .*, got 'no'"):
+        generate(weights, config, prompt, 3, cached="no")
+    assert len(generate(weights, config, prompt, 3, temperature=1.0, cached=np.bool_(False))) == len(prompt) + 3
+
+
 # --- the figure scripts ---------------------------------------------------------------------
 
 def test_filters_figure_against_probabilities_written_out_here():
