@@ -195,6 +195,14 @@ def test_pcg32_refuses_a_bad_shape():
         Pcg32(1).random((2, -1))
 
 
+@pytest.mark.parametrize("shape", [(2**62, 4), (2**32, 2**32), 10**12])
+def test_pcg32_refuses_a_shape_past_memory_at_once(shape):
+    # Before, (2**62, 4) wrapped to 0 numbers in an int64 product and failed in reshape, and
+    # 10**12 filled a Python list for hours.
+    with pytest.raises(MemoryError, match=r"Pcg32.random's [0-9,]+ numbers of shape .* more than this machine's"):
+        Pcg32(1).random(shape)
+
+
 def test_sample_next_takes_a_pcg32_and_refuses_other_generators():
     import random
 
