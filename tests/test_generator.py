@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import zlib
@@ -319,6 +320,16 @@ def test_lm_generator_is_a_figure_with_the_generator_widget(gen, data):
     texts = " ".join(t.get_text() for t in fig.texts).replace("\n", "")
     assert data["sampled"][:20] in texts and data["greedy"][:20] in texts  # wrapped, so the first words
     assert f"seed {data['seed']}" in texts
+
+
+def test_the_pages_words_about_the_static_run_name_its_settings(gen):
+    # The explorer's alt text and caption are prose, not {{ value }}s: held to the script's constants.
+    line = next(x for x in (ROOT / "docs" / "kv_cache.md").read_text(encoding="utf-8").splitlines()
+                if x.startswith("{{ explorer lm_generator"))
+    alt, caption = re.search(r'alt="([^"]*)" caption="([^"]*)"', line).groups()
+    assert f"the prompt {gen.PROMPT.strip()}," in alt and f"sampled with seed {gen.SEED}," in alt
+    settings = f"sampled with seed {gen.SEED} (temperature {gen.TEMPERATURE:g}, top-k {gen.TOP_K}, top-p {gen.TOP_P:g})"
+    assert settings in caption, (settings, caption)
 
 
 def test_js_names_the_faults_of_a_request(js):
