@@ -28,6 +28,10 @@ def test_characters_round_trip_and_unknown_ones_are_named():
         tok.decode([1.0])
     with pytest.raises(TypeError, match="vocab must be a str"):
         CharTokenizer(["a"])
+    # Before, a batch of two sequences came back as one text, 'ab c', its rows glued together.
+    with pytest.raises(ValueError, match=r"ids must be one sequence .* got shape \(2, 2\); decode a batch row by row"):
+        tok.decode([[1, 2], [3, 4]])
+    assert tok.decode(3) == "b" and tok.decode(np.int64(4)) == "c"
 
 
 def test_prose_keeps_what_a_reader_reads():
