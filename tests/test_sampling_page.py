@@ -290,6 +290,25 @@ def test_claims_about_top_k_and_top_p_hold():
     assert p[0] > f["top_p"]  # one character already holds more than p
 
 
+def test_the_figures_alt_texts_say_what_their_data_say():
+    # Alt text is prose, not {{ value }}s: its numbers were held by nothing (a retrained model
+    # or a changed default would publish the old ones with exit 0).
+    on_page("falling from about 4.5 nats per character: the training text's ends near 1.0 and the held-out "
+            "paragraphs' near 1.3")
+    lm = d("lm_loss_curve")
+    assert round(lm["train"][0], 1) == round(lm["held_out"][0], 1) == 4.5  # was "about 4.4": they start at 4.47
+    assert round(lm["final_train"], 1) == 1.0 and round(lm["final_held_out"], 1) == 1.3
+    on_page("sharper at T = 0.5, flatter at T = 2, five characters kept by top-k and twelve by top-p")
+    f = d("sampling_filters")
+    assert (f["temperature_low"], f["temperature_high"], f["top_k_kept"], f["top_p_kept"]) == (0.5, 2.0, 5, 12)
+    on_page("towards ln 85", "its minimum just above T = 1", "a tall bar at 1 and a second bump around 12 to 16",
+            "a dashed line at top-k's 5")
+    t = d("sampling_temperature")
+    counts = np.asarray(t["kept_counts"])  # counts[i]: positions where top-p keeps i + 1 characters
+    assert t["vocab"] == 85 and 1.0 < t["best_temperature"] < 1.25 and t["top_k"] == 5
+    assert counts.argmax() == 0 and 12 <= np.argmax(counts[8:30]) + 9 <= 16  # the bump past the dip
+
+
 def test_claims_about_beam_search_hold():
     b = d("sampling_beams")
     on_page("times as probable")
