@@ -290,6 +290,56 @@ def test_claims_about_top_k_and_top_p_hold():
     assert p[0] > f["top_p"]  # one character already holds more than p
 
 
+def test_a_text_cell_shows_every_character_of_the_models_vocabulary_as_itself():
+    """Model text goes into the samples and beams tables as Markdown: each of the 85 characters,
+    beside every character Markdown, HTML or the site's extensions could read, and characters
+    another vocabulary could hold, must come out of the site's Markdown (its extensions, from
+    mkdocs.yml) as itself, inside one <code> with nothing else in it."""
+    from html.parser import HTMLParser
+
+    import markdown
+    from mkdocs.config import load_config
+
+    from figures._kit.export import markdown_table
+    from figures.generation.sampling_samples import _text_cell
+
+    class Code(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.depth, self.texts, self.tags = 0, [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "code":
+                self.depth += 1
+                self.texts.append("")
+            elif self.depth:
+                self.tags.append(tag)
+
+        def handle_endtag(self, tag):
+            self.depth -= tag == "code"
+
+        def handle_data(self, data):
+            if self.depth:
+                self.texts[-1] += data
+
+    cfg = load_config(str(ROOT / "mkdocs.yml"))
+    md = markdown.Markdown(extensions=cfg["markdown_extensions"], extension_configs=cfg["mdx_configs"])
+    vocab = load_model()[2].vocab
+    marks = [c for c in vocab if not c.isalnum()]
+    texts = [vocab, vocab[::-1], "a  b", " lead", "trail ", "www.a.com", "http://x.y", "[x](y)", "[^1]", "x^2^",
+             "1/2", "#1", "=== x", ": x", "a|b|c"]
+    # and what another vocabulary could hold (before, "~~a~~" came out as a struck-through "a"
+    # and "*a*" in italics: only | \\ [ ] ` were escaped)
+    texts += ["~~a~~", "~a~", "*a*", "_a_ b", "==a==", "&amp;", "<b>x</b>", "$x$", "{: .c }", ":smile:", "é ü"]
+    texts += [a + b for a in marks for b in vocab] + [a + "x" + b for a in marks for b in marks]
+    for text in texts:
+        md.reset()
+        page = md.convert(markdown_table(["text"], [[_text_cell(text)]], "l"))
+        code = Code()
+        code.feed(page)
+        assert code.texts == [text.replace("\n", "↵")] and not code.tags, (text, page)
+
+
 def test_the_figures_alt_texts_say_what_their_data_say():
     # Alt text is prose, not {{ value }}s: its numbers were held by nothing (a retrained model
     # or a changed default would publish the old ones with exit 0).
