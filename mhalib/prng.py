@@ -17,9 +17,12 @@ of the reference demo ``pcg32-demo``.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
+
+from . import _checks
 
 MASK64 = (1 << 64) - 1
 MULTIPLIER = 6364136223846793005
@@ -68,8 +71,10 @@ class Pcg32:
         if not isinstance(dims, tuple) or any(isinstance(n, bool) or not isinstance(n, numbers.Integral)
                                               or n < 0 for n in dims):
             raise TypeError(f"shape must be an int >= 0 or a tuple of them, got {shape!r}")
-        n = int(np.prod(dims, dtype=np.int64))
-        out = np.array([self.next_u32() for _ in range(n)], dtype=np.float64) / 2.0**32
+        n = math.prod(int(d) for d in dims)  # exact: numpy's int64 product wraps past 2**63
+        _checks.fits_in_memory(12 * n, f"Pcg32.random's {n:,} numbers of shape {shape!r}",
+                               "draw fewer numbers (each is one step of a pure-Python generator)")
+        out = np.fromiter((self.next_u32() for _ in range(n)), dtype=np.uint32, count=n) / 2.0**32  # (n,) float64
         return out.reshape(dims)  # (n,) -> shape, C order
 
     def __repr__(self) -> str:

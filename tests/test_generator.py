@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import zlib
@@ -39,6 +40,11 @@ FILTER_CASES = [
     ([1.0, 2.0, 3.0], dict(top_k=10, top_p=1.0)),
     ([0.3, -1.2, 2.5, 2.5, 0.0], dict(temperature=1.3, top_p=0.35)),
 ]
+#: Temperatures so near 0 that logits / T passes the largest float64 (the reader may type them):
+#: the last row does not overflow.
+OVERFLOW_CASES = [([1.0, 2.0, 3.0, -1.0], dict(temperature=1e-320)), ([0.5, NEG, 0.0], dict(temperature=5e-324)),
+                  ([1.0, 2.0, 3.0, -1.0], dict(temperature=1e-320, top_k=2, top_p=0.5)),
+                  ([1e-10, 0.0, -1e-10], dict(temperature=1e-300))]
 SAMPLE_OPTIONS = [dict(), dict(temperature=0.8, top_k=20, top_p=0.95), dict(temperature=1.5, top_p=0.5),
                   dict(top_k=3)]
 TEXT_CASES = [("Attention is ", 7, dict(temperature=0.9, top_k=30, top_p=0.9), 115),
@@ -113,6 +119,7 @@ def js(tmp_path_factory, payload_text, inputs, logits_rows, model):
     for tokens in inputs:
         requests += [dict(op="forward", tokens=tokens), dict(op="cached", tokens=tokens)]
     requests += [dict(op="filter", rows=[js_row(r)], options=js_options(o)) for r, o in FILTER_CASES]
+    requests += [dict(op="refused", row=js_row(r), options=js_options(o)) for r, o in OVERFLOW_CASES]
     requests += [dict(op="sample", seed=s, rows=[js_row(r) for r in logits_rows], options=js_options(o))
                  for s, o in enumerate(SAMPLE_OPTIONS)]
     for prompt, seed, o, n in TEXT_CASES:
@@ -189,6 +196,14 @@ def test_pcg32_refuses_a_bad_shape():
         Pcg32(1).random((2, -1))
 
 
+@pytest.mark.parametrize("shape", [(2**62, 4), (2**32, 2**32), 10**12])
+def test_pcg32_refuses_a_shape_past_memory_at_once(shape):
+    # Before, (2**62, 4) wrapped to 0 numbers in an int64 product and failed in reshape, and
+    # 10**12 filled a Python list for hours.
+    with pytest.raises(MemoryError, match=r"Pcg32.random's [0-9,]+ numbers of shape .* more than this machine's"):
+        Pcg32(1).random(shape)
+
+
 def test_sample_next_takes_a_pcg32_and_refuses_other_generators():
     import random
 
@@ -250,6 +265,18 @@ def test_js_filters_equal_filter_logits(js):
         np.testing.assert_allclose(got[keep], expected[keep], rtol=0, atol=1e-12)
 
 
+def test_js_refuses_a_temperature_that_overflows_the_logits_as_filter_logits_does(js):
+    # Before, x / T was +-Infinity, the softmax NaN, and every draw token 0 (a line break) in silence.
+    *overflowing, fine = zip(OVERFLOW_CASES, js["refused"])
+    for (row, options), message in overflowing:
+        with pytest.raises(ValueError, match="overflow: logits / temperature"):
+            filter_logits(row, **options)
+        assert message is not None and "overflow: logits / temperature" in message, (row, options, message)
+        assert f"temperature={options['temperature']}" in message and "raise temperature" in message
+    (row, options), message = fine
+    assert message is None and np.isfinite(filter_logits(row, **options)).all()
+
+
 def test_js_sampler_draws_what_sample_next_draws_for_200_steps(js, logits_rows):
     for seed, (options, got) in enumerate(zip(SAMPLE_OPTIONS, js["sample"])):
         rng = Pcg32(seed)
@@ -293,6 +320,16 @@ def test_lm_generator_is_a_figure_with_the_generator_widget(gen, data):
     texts = " ".join(t.get_text() for t in fig.texts).replace("\n", "")
     assert data["sampled"][:20] in texts and data["greedy"][:20] in texts  # wrapped, so the first words
     assert f"seed {data['seed']}" in texts
+
+
+def test_the_pages_words_about_the_static_run_name_its_settings(gen):
+    # The explorer's alt text and caption are prose, not {{ value }}s: held to the script's constants.
+    line = next(x for x in (ROOT / "docs" / "kv_cache.md").read_text(encoding="utf-8").splitlines()
+                if x.startswith("{{ explorer lm_generator"))
+    alt, caption = re.search(r'alt="([^"]*)" caption="([^"]*)"', line).groups()
+    assert f"the prompt {gen.PROMPT.strip()}," in alt and f"sampled with seed {gen.SEED}," in alt
+    settings = f"sampled with seed {gen.SEED} (temperature {gen.TEMPERATURE:g}, top-k {gen.TOP_K}, top-p {gen.TOP_P:g})"
+    assert settings in caption, (settings, caption)
 
 
 def test_js_names_the_faults_of_a_request(js):

@@ -111,6 +111,43 @@ def test_the_generator_refuses_what_it_cannot_do():
     assert isinstance(new_cache(config), KVCache)
 
 
+@pytest.mark.parametrize("make, match", [
+    (lambda c: KVCache(c.n_layers, n_kv_heads=c.n_heads, d_head=c.d_head, dtype=np.float16), "dtype=float16"),
+    (lambda c: KVCache(c.n_layers, n_kv_heads=c.n_heads, d_head=c.d_head, dtype=np.float32), "dtype=float32"),
+    (lambda c: KVCache(c.n_layers + 1, n_kv_heads=c.n_heads, d_head=c.d_head), "got n_layers=5"),
+    (lambda c: KVCache(c.n_layers - 1, n_kv_heads=c.n_heads, d_head=c.d_head), "got n_layers=3"),
+])
+def test_decode_refuses_a_cache_new_cache_would_not_make_and_leaves_it_empty(make, match):
+    # Before, a float16 cache gave logits off by 2e-3 in silence, and a cache with one layer
+    # too few was filled in three layers before the fourth failed.
+    config, weights, tok = load_model()
+    cache = make(config)
+    with pytest.raises(ValueError, match=rf"cache must come from new_cache\(config\): 4 layers in float64.*{match}"):
+        decode(weights, config, tok.encode("Attention"), cache)
+    assert all(cache.length(l) == 0 for l in range(cache.n_layers))
+
+
+def test_decode_refuses_a_cache_whose_layers_differ_in_length():
+    # Before, each layer placed the new tokens at its own length: logits off by 0.9, silently.
+    config, weights, tok = load_model()
+    cache = new_cache(config)
+    zeros = np.zeros((1, config.n_heads, 3, config.d_head))
+    cache.append(1, zeros, zeros)
+    with pytest.raises(ValueError, match=r"same number of tokens .* got lengths \[0, 3, 0, 0\]"):
+        decode(weights, config, tok.encode("Attention"), cache)
+
+
+def test_generate_refuses_filters_greedy_would_ignore_and_a_cached_that_is_not_a_bool():
+    config, weights, tok = load_model()
+    prompt = tok.encode("Attention")
+    for bad in (dict(temperature=0.5), dict(top_k=3), dict(top_p=0.9), dict(temperature=-5)):
+        with pytest.raises(ValueError, match="greedy decoding \\(rng=None\\) would ignore them"):
+            generate(weights, config, prompt, 3, **bad)
+    with pytest.raises(TypeError, match="cached must be True .* or False .*, got 'no'"):
+        generate(weights, config, prompt, 3, cached="no")
+    assert len(generate(weights, config, prompt, 3, temperature=1.0, cached=np.bool_(False))) == len(prompt) + 3
+
+
 # --- the figure scripts ---------------------------------------------------------------------
 
 def test_filters_figure_against_probabilities_written_out_here():
@@ -251,6 +288,75 @@ def test_claims_about_top_k_and_top_p_hold():
     p = np.sort(probs(x))[::-1]
     on_page('after "q" the model gives "u" nearly all the probability')
     assert p[0] > f["top_p"]  # one character already holds more than p
+
+
+def test_a_text_cell_shows_every_character_of_the_models_vocabulary_as_itself():
+    """Model text goes into the samples and beams tables as Markdown: each of the 85 characters,
+    beside every character Markdown, HTML or the site's extensions could read, and characters
+    another vocabulary could hold, must come out of the site's Markdown (its extensions, from
+    mkdocs.yml) as itself, inside one <code> with nothing else in it."""
+    from html.parser import HTMLParser
+
+    import markdown
+    from mkdocs.config import load_config
+
+    from figures._kit.export import markdown_table
+    from figures.generation.sampling_samples import _text_cell
+
+    class Code(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.depth, self.texts, self.tags = 0, [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "code":
+                self.depth += 1
+                self.texts.append("")
+            elif self.depth:
+                self.tags.append(tag)
+
+        def handle_endtag(self, tag):
+            self.depth -= tag == "code"
+
+        def handle_data(self, data):
+            if self.depth:
+                self.texts[-1] += data
+
+    cfg = load_config(str(ROOT / "mkdocs.yml"))
+    md = markdown.Markdown(extensions=cfg["markdown_extensions"], extension_configs=cfg["mdx_configs"])
+    vocab = load_model()[2].vocab
+    marks = [c for c in vocab if not c.isalnum()]
+    texts = [vocab, vocab[::-1], "a  b", " lead", "trail ", "www.a.com", "http://x.y", "[x](y)", "[^1]", "x^2^",
+             "1/2", "#1", "=== x", ": x", "a|b|c"]
+    # and what another vocabulary could hold (before, "~~a~~" came out as a struck-through "a"
+    # and "*a*" in italics: only | \\ [ ] ` were escaped)
+    texts += ["~~a~~", "~a~", "*a*", "_a_ b", "==a==", "&amp;", "<b>x</b>", "$x$", "{: .c }", ":smile:", "é ü"]
+    texts += [a + b for a in marks for b in vocab] + [a + "x" + b for a in marks for b in marks]
+    for text in texts:
+        md.reset()
+        page = md.convert(markdown_table(["text"], [[_text_cell(text)]], "l"))
+        code = Code()
+        code.feed(page)
+        assert code.texts == [text.replace("\n", "↵")] and not code.tags, (text, page)
+
+
+def test_the_figures_alt_texts_say_what_their_data_say():
+    # Alt text is prose, not {{ value }}s: its numbers were held by nothing (a retrained model
+    # or a changed default would publish the old ones with exit 0).
+    on_page("falling from about 4.5 nats per character: the training text's ends near 1.0 and the held-out "
+            "paragraphs' near 1.3")
+    lm = d("lm_loss_curve")
+    assert round(lm["train"][0], 1) == round(lm["held_out"][0], 1) == 4.5  # was "about 4.4": they start at 4.47
+    assert round(lm["final_train"], 1) == 1.0 and round(lm["final_held_out"], 1) == 1.3
+    on_page("sharper at T = 0.5, flatter at T = 2, five characters kept by top-k and twelve by top-p")
+    f = d("sampling_filters")
+    assert (f["temperature_low"], f["temperature_high"], f["top_k_kept"], f["top_p_kept"]) == (0.5, 2.0, 5, 12)
+    on_page("towards ln 85", "its minimum just above T = 1", "a tall bar at 1 and a second bump around 12 to 16",
+            "a dashed line at top-k's 5")
+    t = d("sampling_temperature")
+    counts = np.asarray(t["kept_counts"])  # counts[i]: positions where top-p keeps i + 1 characters
+    assert t["vocab"] == 85 and 1.0 < t["best_temperature"] < 1.25 and t["top_k"] == 5
+    assert counts.argmax() == 0 and 12 <= np.argmax(counts[8:30]) + 9 <= 16  # the bump past the dip
 
 
 def test_claims_about_beam_search_hold():

@@ -28,6 +28,10 @@ def test_characters_round_trip_and_unknown_ones_are_named():
         tok.decode([1.0])
     with pytest.raises(TypeError, match="vocab must be a str"):
         CharTokenizer(["a"])
+    # Before, a batch of two sequences came back as one text, 'ab c', its rows glued together.
+    with pytest.raises(ValueError, match=r"ids must be one sequence .* got shape \(2, 2\); decode a batch row by row"):
+        tok.decode([[1, 2], [3, 4]])
+    assert tok.decode(3) == "b" and tok.decode(np.int64(4)) == "c"
 
 
 def test_prose_keeps_what_a_reader_reads():
@@ -119,6 +123,23 @@ def test_a_stored_corpus_that_was_edited_is_refused(tmp_path):
         train_lm.stored_corpus(path)
     path.write_text(json.dumps({"train": "x"}))
     with pytest.raises(ValueError, match="not a corpus written by tools/train_lm.py"):
+        train_lm.stored_corpus(path)
+    # Before: the same SHA-256 for another split of the text (train "one\0two" and held out
+    # "three" hash as train "one" and held out "two\0three"); a bare TypeError or
+    # UnicodeDecodeError that named no file.
+    moved = dict(good, train="one", held_out="two\0three", sha256=train_lm.corpus_digest("one\0two", "three"))
+    assert moved["sha256"] == train_lm.corpus_digest(moved["train"], moved["held_out"])
+    path.write_text(json.dumps(moved))
+    with pytest.raises(ValueError, match=f"--corpus {path}: its text holds the NUL character"):
+        train_lm.stored_corpus(path)
+    path.write_text(json.dumps(dict(good, train=["one"])))
+    with pytest.raises(ValueError, match=f"--corpus {path}: 'train' must be a text, got a list"):
+        train_lm.stored_corpus(path)
+    path.write_bytes(b'{"train": "caf\xe9"}')
+    with pytest.raises(ValueError, match=f"--corpus {path}: not a corpus .*not UTF-8 JSON"):
+        train_lm.stored_corpus(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(ValueError, match=f"--corpus {path}: not a corpus .* got a list"):
         train_lm.stored_corpus(path)
 
 

@@ -126,10 +126,23 @@ def corpus_digest(train: str, held_out: str) -> str:
 
 def stored_corpus(path: Path) -> dict:
     """A corpus written by an earlier run (:data:`CORPUS_NAME`), its SHA-256 checked against its text."""
-    text = json.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        text = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"--corpus {path}: not a corpus written by tools/train_lm.py (not UTF-8 JSON: {exc})") from None
+    if not isinstance(text, dict):
+        raise ValueError(f"--corpus {path}: not a corpus written by tools/train_lm.py (a JSON object), "
+                         f"got a {type(text).__name__}")
     missing = {"train", "held_out", "pages", "paragraphs", "sha256"} - set(text)
     if missing:
         raise ValueError(f"--corpus {path}: not a corpus written by tools/train_lm.py (it lacks {sorted(missing)})")
+    for key in ("train", "held_out", "sha256"):
+        if not isinstance(text[key], str):
+            raise ValueError(f"--corpus {path}: {key!r} must be a text, got a {type(text[key]).__name__}")
+    if "\0" in text["train"] + text["held_out"]:
+        # the digest joins the two texts with a NUL: one inside them could move text from one to the other
+        raise ValueError(f"--corpus {path}: its text holds the NUL character, which no page holds and which "
+                         "would let the two texts trade characters under the same SHA-256")
     if corpus_digest(text["train"], text["held_out"]) != text["sha256"]:
         raise ValueError(f"--corpus {path}: its text does not match its SHA-256 {text['sha256'][:12]}...: "
                          "the file was changed after the run that wrote it")

@@ -277,6 +277,10 @@
     const { temperature, topK, topP, minKeep } = checkFilters(options);
     const V = logits.length;
     let z = Array.from(logits, (v) => v / temperature);
+    const over = z.filter((v, j) => Number.isFinite(logits[j]) && !Number.isFinite(v)).length;
+    if (over) // Infinity - Infinity in the softmax would be NaN, and every draw token 0: refused, as in mhalib
+      throw new RangeError(`overflow: logits / temperature (temperature=${temperature}) exceeds the largest ` +
+        `finite number (${Number.MAX_VALUE.toPrecision(6)}) in ${over} entries; raise temperature`);
     if (topK !== null) { // keep z_j >= the k-th largest (ties with it stay)
       const k = Math.min(Math.max(topK, minKeep), V);
       const kth = [...z].sort((a, b) => a - b)[V - k];

@@ -12,7 +12,6 @@ Page: Sampling: from logits to text.
 """
 from __future__ import annotations
 
-import html
 import json
 from typing import Annotated
 
@@ -109,11 +108,11 @@ def data(n_new: Annotated[int, Range(8, 96)] = 96, samples: Annotated[int, Range
 
 
 def _text_cell(text: str) -> str:
-    """The text as inline code in a table cell, every character as itself: HTML-escaped, and
-    the characters Markdown or a table would read (|, \\, [, ], `) as numeric references."""
-    out = html.escape(text.replace("\n", "↵"), quote=False)
-    for c in "|\\[]`":
-        out = out.replace(c, f"&#{ord(c)};")
+    """The text as inline code in a table cell, every character as itself: a line break as ↵,
+    letters, digits and spaces as they are, every other character as a numeric reference, so
+    that neither HTML, nor Markdown, nor a table, nor an extension (~~ ~ ^ = * _ | [ ] ` \\ & <)
+    reads it, whatever characters the model's vocabulary holds."""
+    out = "".join(c if c.isalnum() or c == " " else f"&#{ord(c)};" for c in text.replace("\n", "↵"))
     return f"<code>{out}</code>"
 
 

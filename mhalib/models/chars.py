@@ -45,9 +45,12 @@ class CharTokenizer:
         return np.fromiter((self._ids[c] for c in text), dtype=np.int64, count=len(text))
 
     def decode(self, ids) -> str:
-        """The text of ``ids`` (integers in ``[0, len(vocab))``)."""
+        """The text of ``ids``, one sequence (1-D, or a single id) of integers in ``[0, len(vocab))``."""
         arr = np.asarray(ids)
         if arr.size == 0 and not isinstance(ids, np.ndarray):
             arr = arr.astype(np.int64)  # [] reads as float64: an empty list of ids is no text
         ids = _checks.token_ids(arr, "ids", len(self.vocab), "len(vocab)")
+        if ids.ndim > 1:  # a batch (B, T) read in C order would glue its texts into one
+            raise ValueError(f"ids must be one sequence of token ids (1-D, or one id), got shape {ids.shape}; "
+                             "decode a batch row by row")
         return "".join(self.vocab[int(i)] for i in ids.reshape(-1))

@@ -36,13 +36,28 @@ def new_cache(config: TinyConfig, *, batch: int = 1) -> KVCache:
     return KVCache(config.n_layers, batch=batch, n_kv_heads=config.n_heads, d_head=config.d_head)
 
 
+def _check_cache(cache: KVCache, config: TinyConfig) -> None:
+    """Refuse a cache that ``new_cache(config)`` would not have made, or whose layers hold
+    different numbers of tokens: every layer places the new tokens at its own length, so such
+    a cache would give plausible but wrong logits (a float16 cache rounds every key)."""
+    if cache.n_layers != config.n_layers or cache.dtype != np.float64:
+        raise ValueError(f"cache must come from new_cache(config): {config.n_layers} layers in float64 for this "
+                         f"model; got n_layers={cache.n_layers}, dtype={cache.dtype.name}")
+    lengths = [cache.length(l) for l in range(cache.n_layers)]
+    if len(set(lengths)) > 1:
+        raise ValueError(f"cache's layers must hold the same number of tokens (one decode appends to each); "
+                         f"got lengths {lengths}")
+
+
 def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache) -> np.ndarray:
     """The logits of ``tokens (B, t)`` (or ``(t,)``) that follow the tokens already in ``cache``,
     in float64, appending their keys and values to ``cache``.
 
     Returns ``logits (B, t, V)``. Only methods ``"none"`` and ``"rope"`` are supported (a
     ``ValueError`` names the others); ``cache`` must come from :func:`new_cache` for the same
-    config and batch, and the sequence may not pass ``config.max_len`` tokens.
+    config and batch (a cache with another number of layers or heads, another ``d_head`` or
+    batch, a dtype other than float64, or layers of unequal lengths is refused before anything
+    is appended), and the sequence may not pass ``config.max_len`` tokens.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
@@ -51,6 +66,7 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
     if not isinstance(cache, KVCache):
         raise TypeError(f"cache must be a mhalib.KVCache (new_cache(config)), got {type(cache).__name__}")
     ids = token_batch(np.asarray(_checks.not_masked(tokens, "tokens")), config.vocab)  # (B, t)
+    _check_cache(cache, config)
     P = cache.length(0)
     if P + ids.shape[1] > config.max_len:
         raise ValueError(f"tokens: {P} cached + {ids.shape[1]} new = {P + ids.shape[1]} tokens, past this "
@@ -85,7 +101,7 @@ def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int, *
             (the model's context: it was trained on windows of that length), a ``ValueError``
             says by how much.
         rng: a ``numpy.random.Generator`` or an ``mhalib.Pcg32`` (one draw per token), or None
-            for greedy decoding.
+            for greedy decoding (then a filter given is refused: greedy would ignore it).
         temperature, top_k, top_p: as in ``mhalib.filter_logits``.
         cached: True runs each step with the KV cache (:func:`decode`); False runs
             ``tiny_numpy.forward`` on the whole prefix at every step, as the site's live
@@ -101,6 +117,12 @@ def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int, *
     if ids.shape[0] != 1:
         raise ValueError(f"prompt must be one sequence of token ids (1-D), got shape {np.shape(prompt)}")
     n_new = _checks.positive_int(n_new, "n_new")
+    if not isinstance(cached, (bool, np.bool_)):
+        raise TypeError(f"cached must be True (the KV cache) or False (the full pass), got {cached!r}")
+    if rng is None and (temperature != 1.0 or top_k is not None or top_p is not None):
+        raise ValueError(f"temperature, top_k and top_p filter a sampled draw (rng given); greedy decoding "
+                         f"(rng=None) would ignore them, got temperature={temperature!r}, top_k={top_k!r}, "
+                         f"top_p={top_p!r}: pass rng=mhalib.Pcg32(seed) to sample, or leave them out")
     if ids.shape[1] + n_new > config.max_len:
         raise ValueError(f"prompt ({ids.shape[1]} tokens) + n_new ({n_new}) = {ids.shape[1] + n_new} passes the "
                          f"model's context of max_len={config.max_len} tokens")

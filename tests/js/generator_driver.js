@@ -30,6 +30,9 @@ async function answer(r, model) {
       const rng = new G.Pcg32(r.seed);
       return r.rows.map((row) => G.sampleNext(readLogits(row), rng, r.options));
     }
+    case "refused": { // the error message filterLogits throws, or null when it returns
+      try { G.filterLogits(readLogits(r.row), r.options); return null; } catch (err) { return String(err.message); }
+    }
     case "generate":
       return G.generateSync(model, r.prompt, r.n_new, r.options).ids;
     case "check":
