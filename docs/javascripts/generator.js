@@ -572,7 +572,7 @@
         showRuns();
       } catch (err) {
         say(`The generator failed: ${err.message}`);
-        throw err;
+        if (!(err instanceof RangeError)) throw err; // a refused setting is the reader's to fix, said above
       } finally {
         running = false;
         go.disabled = false;
