@@ -33,7 +33,9 @@ It also makes notebook pages byte-for-byte reproducible. jupytext gives every ce
 ``.py`` notebook a random id (nbformat's ``uuid4``), which ends up in the HTML, and neither
 mkdocs-jupyter nor nbformat offers a way to choose them. So the finished page's ids are
 renumbered in order of appearance (``on_post_page``) and the downloadable ``.ipynb`` gets
-numbered ids before it is written; nothing is patched.
+numbered ids before it is written; nothing is patched. And a kernel sends printed text in
+pieces whose boundaries depend on timing; ``hooks/jupyter/jupyter_nbconvert_config.py``
+(put on ``JUPYTER_CONFIG_PATH`` here) has nbconvert join them after execution.
 """
 from __future__ import annotations
 
@@ -68,12 +70,30 @@ def code_digest() -> str:
     return digest()[:16]
 
 
+NBCONVERT_CONFIG = Path(__file__).resolve().parent / "jupyter"
+
+
+def use_nbconvert_config() -> str:
+    """Put ``hooks/jupyter`` first on ``JUPYTER_CONFIG_PATH``, where the nbconvert app that
+    mkdocs-jupyter makes reads its settings (one output block per stream, whatever the
+    kernel's flush timing: see the file there); return a digest of those settings, so a
+    change to them executes the labs again."""
+    folder = str(NBCONVERT_CONFIG)
+    paths = [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p and p != folder]
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([folder, *paths])
+    if os.environ.get("JUPYTER_NO_CONFIG"):
+        raise PluginError("JUPYTER_NO_CONFIG is set: the labs need the nbconvert settings in "
+                          f"{NBCONVERT_CONFIG} to come out the same in every build; unset it")
+    settings = b"".join(f.read_bytes() for f in sorted(NBCONVERT_CONFIG.glob("*.py")))
+    return hashlib.sha256(settings).hexdigest()[:8]
+
+
 def on_config(config):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
     base = cache_root(config) / "notebooks"
-    digest = code_digest()
+    digest = code_digest() + use_nbconvert_config()
     plugin.config["cache_dir"] = str(base / digest)
     if base.is_dir():
         for old in base.iterdir():
