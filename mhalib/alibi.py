@@ -42,6 +42,15 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 # --8<-- [end:slopes]
 
 
+def _bias_fits(T: int, H: int) -> None:
+    """Refuse a bias larger than this machine's memory: the ``(H, T, T)`` float64 bias, its
+    masked copy, and the ``(T, T)`` float64 distances it is made from."""
+    _checks.fits_in_memory(2 * H * T * T * 8 + T * T * 8,
+                           f"alibi_bias's ({H}, {T}, {T}) float64 bias, with its masked copy and "
+                           "the (T, T) distances,",
+                           "use a smaller T or fewer heads, or add the bias one block of rows at a time")
+
+
 # --8<-- [start:bias-signature]
 def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
                form: str = "relative") -> np.ndarray:
@@ -55,6 +64,9 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
             causal mask); if False, the symmetric ``-m |i - j|`` for encoders.
         form: ``"relative"``, the paper's ``-m (i - j)``; or ``"row_constant"``, the
             authors' code's ``m * j`` (causal only), equal after softmax.
+
+    A bias larger than this machine's memory is refused before it is allocated, with its
+    size (``mhalib._checks.MemoryRefused``, a ``ValueError`` and a ``MemoryError``).
     """
     # --8<-- [start:bias]
     T = _checks.positive_int(T, "T")
@@ -64,6 +76,7 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
         raise ValueError("form='row_constant' is only equivalent under a "
                          "causal mask; pass causal=True")
     m = alibi_slopes(n_heads)[:, None, None]  # (H,) -> (H, 1, 1)
+    _bias_fits(T, m.shape[0])
     i = np.arange(T)[:, None]  # (T, 1) query positions
     j = np.arange(T)[None, :]  # (1, T) key positions
     if form == "row_constant":  # the authors' code: every row is m * j

@@ -14,16 +14,24 @@ from numpy.typing import ArrayLike
 from . import _checks
 
 
+def _table_fits(n: int, D: int) -> None:
+    """Refuse a ``(n, D)`` float64 table larger than this machine's memory, before drawing it."""
+    _checks.fits_in_memory(n * D * 8, f"learned_position_table's ({n}, {D}) float64 table",
+                           "use fewer positions (max_positions) or a smaller d_model")
+
+
 # --8<-- [start:learned]
 def learned_position_table(max_positions: int, d_model: int, *, seed: int,
                            std: float = 0.02) -> np.ndarray:
     """A freshly initialised position table ``(max_positions, D)``, drawn from
     ``N(0, std^2)``.
 
-    A ``std`` so large that a draw overflows float64 (``1e308``) is refused.
+    A ``std`` so large that a draw overflows float64 (``1e308``) is refused, and so
+    is a table larger than this machine's memory, before it is drawn, with its size.
     """
     n = _checks.positive_int(max_positions, "max_positions")
     D = _checks.positive_int(d_model, "d_model")
+    _table_fits(n, D)
     seed = _checks.nonnegative_int(seed, "seed")
     std = _checks.positive_float(std, "std")
     with np.errstate(over="ignore", invalid="ignore"):

@@ -30,10 +30,13 @@ def relative_positions(T: int, S: int) -> np.ndarray:
 
     Queries sit at positions ``0 .. T-1`` and keys at ``0 .. S-1``. Example: ``T = S = 3``
     gives ``[[0, 1, 2], [-1, 0, 1], [-2, -1, 0]]``: row ``i`` is the query, and the keys
-    before it have negative distances.
+    before it have negative distances. A table larger than this machine's memory is refused
+    before it is allocated, with its size.
     """
     T = _checks.positive_int(T, "T")
     S = _checks.positive_int(S, "S")
+    _checks.fits_in_memory(T * S * 8, f"relative_positions' ({T}, {S}) int64 table",
+                           "use smaller T and S, or compute the distances one block of rows at a time")
     return np.arange(S, dtype=np.int64)[None, :] - np.arange(T, dtype=np.int64)[:, None]  # (T, S)
 
 
@@ -48,6 +51,10 @@ def shaw_relative_index(T: int, S: int, k: int) -> np.ndarray:
     row 0 ``[2, 3, 4, 4]`` and row 3 ``[0, 0, 1, 2]``.
     """
     k = _checks.nonnegative_int(k, "k")
+    T = _checks.positive_int(T, "T")
+    S = _checks.positive_int(S, "S")
+    _checks.fits_in_memory(2 * T * S * 8, f"shaw_relative_index's ({T}, {S}) int64 table, with the distances it is made from,",
+                           "use smaller T and S, or compute the index one block of rows at a time")
     rel = relative_positions(T, S)  # (T, S)
     return np.clip(rel, -k, k) + k
 

@@ -408,6 +408,34 @@ def test_sinusoidal_table_too_large_is_refused_with_its_size(eight_gib):
     _refused(lambda: m.sinusoidal_encoding(10**7, 1024), "sinusoidal_encoding", "(10000000, 1024)", "76.3 GiB")
 
 
+@pytest.mark.parametrize("call, words", [
+    # 8 heads' (20000, 20000) float64 bias and its masked copy, 2 * 8 * 20000**2 * 8 bytes, with the
+    # (T, T) float64 distances, 20000**2 * 8: 5.44e10 bytes = 50.7 GiB
+    pytest.param(lambda: m.alibi_bias(20_000, 8), ("alibi_bias", "(8, 20000, 20000)", "50.7 GiB"), id="alibi_bias"),
+    # 10^7 x 1024 float64 draws: 8.192e10 bytes = 76.3 GiB
+    pytest.param(lambda: m.learned_position_table(10**7, 1024, seed=0),
+                 ("learned_position_table", "(10000000, 1024)", "76.3 GiB"), id="learned_position_table"),
+    # 10^5 x 10^5 int64 distances: 8e10 bytes = 74.5 GiB
+    pytest.param(lambda: m.relative_positions(10**5, 10**5), ("relative_positions", "(100000, 100000)", "74.5 GiB"),
+                 id="relative_positions"),
+    # the index and the distances it is clipped from: 2 * 8e10 bytes = 149 GiB
+    pytest.param(lambda: m.shaw_relative_index(10**5, 10**5, 4), ("shaw_relative_index", "(100000, 100000)", "149 GiB"),
+                 id="shaw_relative_index"),
+])
+def test_position_tables_too_large_are_refused_with_their_size(eight_gib, call, words):
+    """These raised numpy's own MemoryError, naming neither the function nor the size, or on a
+    machine with more memory allocated for minutes first."""
+    _refused(call, *words, "8.00 GiB")
+
+
+def test_position_tables_that_fit_are_still_made(eight_gib):
+    # head 0 of 8 has the slope 2**(-8/8) = 0.5: row i is -0.5 * (i - j) on and below the diagonal
+    assert m.alibi_bias(3, 8)[0].tolist() == [[0.0, -np.inf, -np.inf], [-0.5, 0.0, -np.inf], [-1.0, -0.5, 0.0]]
+    assert m.learned_position_table(4, 2, seed=0).shape == (4, 2)
+    assert m.relative_positions(2, 3).tolist() == [[0, 1, 2], [-1, 0, 1]]
+    assert m.shaw_relative_index(1, 4, 1).tolist() == [[1, 2, 2, 2]]
+
+
 # --- 7. NTK-aware scaling: an overflowing base' = base * factor^(d/(d-2)) names factor ----
 
 @pytest.mark.parametrize("call", [
