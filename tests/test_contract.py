@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shlex
 import textwrap
+from decimal import Decimal
 
+import numpy as np
 import pytest
 
 import figures
@@ -308,6 +310,21 @@ def test_keys_that_would_collide_in_the_data_files_are_refused():
         export.to_csv({"m": {"a.b": 1, "a": {"b": 2}}})
     with pytest.raises(ValueError, match=r"a key with a dot, '1\.5', at 'rows\.1\.x\.1\.5'"):
         export.to_json({"rows": [{"x": {}}, {"x": {"y": 1, 1.5: 2}}]})  # a number as a key: its text has a dot
+
+
+@pytest.mark.parametrize("data, path, kind", [
+    ({"a": {"b": [1, 2, Decimal("1.5")]}}, "a.b.2", "Decimal"),  # in a list of numbers
+    ({"rows": [{"x": 1}, {"x": 2j}]}, "rows.1.x", "complex"),
+    ({"m": np.array([1.0, 2 + 1j, 3.0], dtype=object)}, "m.1", "complex"),  # inside an object array
+    ({"s": {1, 2}}, "s", "set"),
+])
+def test_a_value_json_cannot_hold_is_refused_naming_its_data_path(data, path, kind):
+    """json.dumps raised 'Object of type Decimal is not JSON serializable' without saying where."""
+    from figures._kit import export
+
+    with pytest.raises(TypeError) as err:
+        export.to_json(data)
+    assert f"a {kind}," in str(err.value) and f"at {path!r}" in str(err.value), str(err.value)
 
 
 def test_a_grid_is_labelled_by_its_own_list_not_the_first_that_fits():

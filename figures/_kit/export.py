@@ -54,17 +54,40 @@ def jsonable(value, path: str = ""):
         return {key: jsonable(v, where) for key, where, v in _keyed(value, path)}
     if isinstance(value, (list, tuple)):
         # (a path only for what can hold keys: a long list of numbers costs no strings)
-        return [jsonable(v, f"{path}.{i}" if path else str(i)) if isinstance(v, (dict, list, tuple)) else jsonable(v)
-                for i, v in enumerate(value)]
+        try:
+            return [jsonable(v, f"{path}.{i}" if path else str(i)) if isinstance(v, (dict, list, tuple))
+                    else jsonable(v) for i, v in enumerate(value)]
+        except NotJson as exc:
+            if exc.path is not None:
+                raise
+            i = next(i for i, v in enumerate(value) if not isinstance(v, (dict, list, tuple)) and _not_json(v))
+            raise NotJson(value[i], f"{path}.{i}" if path else str(i)) from None
     if isinstance(value, np.ndarray):
         if _plain_numbers(value):
             return value.tolist()  # what the element-wise path gives, without a call per number
-        return jsonable(value.tolist())
+        return jsonable(value.tolist(), path)
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, float) and not np.isfinite(value):
         return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
+    if _not_json(value):
+        raise NotJson(value, path or None)
     return value
+
+
+class NotJson(TypeError):
+    """A value of ``data()`` that JSON cannot hold, with its data path (``None`` while it is
+    not yet known: an item of a list of numbers, named by the list that holds it)."""
+
+    def __init__(self, value, path):
+        self.path = path
+        super().__init__(f"data() holds a {type(value).__name__}, {value!r:.60}, at {path!r}, which JSON "
+                         "cannot store: give text, a number (int or float), a bool, None, a list, a dict or "
+                         "a numpy array")
+
+
+def _not_json(value) -> bool:
+    return not (value is None or isinstance(value, (str, bool, int, float)))
 
 
 def _plain_numbers(arr: np.ndarray) -> bool:
