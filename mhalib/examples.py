@@ -277,10 +277,10 @@ TARGET_TOKENS = ("<s>", "le", "chat", "dort")
 def translation_pair(seed: int = 0) -> dict:
     """An English source and a French target for one encoder-decoder layer (page: cross-attention).
 
-    The source *the cat sleeps* has 3 tokens, padded to ``S = 5`` (:data:`SOURCE_TOKENS`)
+    The source *the cat sleeps* has 3 tokens, padded to ``S = 5`` (``SOURCE_TOKENS``)
     because it was batched with a longer sentence: ``src_lengths = [3]``. The decoder's
     input is the target shifted right, ``<s> le chat dort`` (``T = 4``,
-    :data:`TARGET_TOKENS`), from which it learns to predict ``le chat dort </s>``.
+    ``TARGET_TOKENS``), from which it learns to predict ``le chat dort </s>``.
     ``d_model = 8`` and ``H = 2`` heads of ``d_head = 4``. The rows of ``X_src (1, S, D)``
     and ``X_tgt (1, T, D)`` are drawn from N(0, 1) with ``seed`` and stand in for embeddings
     (the two padding positions share one row, as they share one token); each of the
@@ -303,7 +303,7 @@ def translation_pair(seed: int = 0) -> dict:
 def encoder_decoder_attention(ex: dict) -> dict:
     """The three attentions of an encoder-decoder, each with its mask (page: cross-attention).
 
-    ``ex`` is a :func:`translation_pair`. With ``pad`` the source's padding mask:
+    ``ex`` is what ``translation_pair()`` returns. With ``pad`` the source's padding mask:
 
         memory = MHA(X_src, mask=pad)                        encoder self-attention, (B, S, D)
         h      = X_tgt + MHA(X_tgt, causal)                  decoder self-attention (with its residual)
