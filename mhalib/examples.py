@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from .attention import attention_scores, scaled_dot_product_attention
-from .mha import mha_trace, per_head_output
+from .masks import causal_mask, padding_mask
+from .mha import mha_trace, multi_head_attention, per_head_output
 
 #: Names of the heads-in-action presets, in the order the pages show them.
 HEADS_PRESETS = ("Identity", "Swap K blocks", "Head 2 flipped", "Random")
@@ -266,6 +267,78 @@ def one_head_vs_two(strength: float = 3.0) -> dict:
                               single_who=dist(out_one[:2], target[:2]), single_how=dist(out_one[2:], target[2:]),
                               head1=dist(heads_out[0], ex["targets"][0]), head2=dist(heads_out[1], ex["targets"][1])),
                 best_single=dict(weights=best_w, distance=best_d))
+
+
+#: The worked example of the cross-attention page: a source padded to 5 tokens, a target of 4.
+SOURCE_TOKENS = ("the", "cat", "sleeps", "<pad>", "<pad>")
+TARGET_TOKENS = ("<s>", "le", "chat", "dort")
+
+
+def translation_pair(seed: int = 0) -> dict:
+    """An English source and a French target for one encoder-decoder layer (page: cross-attention).
+
+    The source *the cat sleeps* has 3 tokens, padded to ``S = 5`` (``SOURCE_TOKENS``)
+    because it was batched with a longer sentence: ``src_lengths = [3]``. The decoder's
+    input is the target shifted right, ``<s> le chat dort`` (``T = 4``,
+    ``TARGET_TOKENS``), from which it learns to predict ``le chat dort </s>``.
+    ``d_model = 8`` and ``H = 2`` heads of ``d_head = 4``. The rows of ``X_src (1, S, D)``
+    and ``X_tgt (1, T, D)`` are drawn from N(0, 1) with ``seed`` and stand in for embeddings
+    (the two padding positions share one row, as they share one token); each of the
+    encoder's self-attention (``enc``), the decoder's self-attention (``dec``) and the
+    cross-attention (``cross``) has its own ``(W_Q, W_K, W_V, W_O)``, drawn from N(0, 1/D).
+    """
+    seed = _checks.nonnegative_int(seed, "seed")
+    rng = np.random.default_rng(seed)
+    D, H, n_real = 8, 2, 3
+    S, T = len(SOURCE_TOKENS), len(TARGET_TOKENS)
+    X_src = rng.normal(size=(1, S, D))
+    X_src[0, n_real:] = rng.normal(size=D)  # one embedding for the padding token
+    X_tgt = rng.normal(size=(1, T, D))
+    layers = {name: tuple(rng.normal(scale=1 / math.sqrt(D), size=(D, D)) for _ in range(4))
+              for name in ("enc", "dec", "cross")}
+    return dict(source=list(SOURCE_TOKENS), target=list(TARGET_TOKENS), src_lengths=np.array([n_real]),
+                X_src=X_src, X_tgt=X_tgt, n_heads=H, **layers)
+
+
+def encoder_decoder_attention(ex: dict) -> dict:
+    """The three attentions of an encoder-decoder, each with its mask (page: cross-attention).
+
+    ``ex`` is what ``translation_pair()`` returns. With ``pad`` the source's padding mask:
+
+        memory = MHA(X_src, mask=pad)                        encoder self-attention, (B, S, D)
+        h      = X_tgt + MHA(X_tgt, causal)                  decoder self-attention (with its residual)
+        out    = MHA(h, context=memory, mask=pad)            cross-attention, (B, T, D)
+
+    Layer norms and feed-forward networks are left out. Returns the three boolean masks at
+    full size (``encoder (S, S)``, ``decoder (T, T)``, ``cross (T, S)``, for batch item 0),
+    the weights of each attention (``enc_weights (B, H, S, S)``, ``dec_weights
+    (B, H, T, T)``, ``cross_weights (B, H, T, S)``), ``memory``, ``h`` and ``out``.
+    """
+    need = ("X_src", "X_tgt", "src_lengths", "n_heads", "enc", "dec", "cross")
+    if not isinstance(ex, dict) or any(key not in ex for key in need):
+        got = sorted(ex) if isinstance(ex, dict) else type(ex).__name__
+        raise TypeError(f"ex must be a dict from translation_pair() with keys {', '.join(need)}; got {got}")
+    H = ex["n_heads"]
+    x_src, x_tgt, lengths = ex["X_src"], ex["X_tgt"], ex["src_lengths"]
+    enc, dec, cross = ex["enc"], ex["dec"], ex["cross"]  # (W_Q, W_K, W_V, W_O) each
+    S, T = x_src.shape[-2], x_tgt.shape[-2]
+    # --8<-- [start:encoder-decoder]
+    pad = padding_mask(lengths, S)  # (B, 1, 1, S): True on real source tokens
+    # 1. encoder self-attention: every source token may read every real one
+    memory, enc_w = multi_head_attention(x_src, *enc, n_heads=H, mask=pad)
+    # 2. decoder self-attention: target token i may read target tokens 0..i
+    self_out, dec_w = multi_head_attention(x_tgt, *dec, n_heads=H, causal=True)
+    h = x_tgt + self_out  # (B, T, D): the residual stream
+    # 3. cross-attention: queries from the decoder (T rows), keys and values
+    #    from the encoder's output (S rows), the padding masked as in step 1
+    out, cross_w = multi_head_attention(h, *cross, n_heads=H,
+                                        context=memory, mask=pad)
+    # memory (B, S, D), out (B, T, D), cross_w (B, H, T, S)
+    # --8<-- [end:encoder-decoder]
+    masks = dict(encoder=np.broadcast_to(pad[0, 0], (S, S)).copy(), decoder=causal_mask(T),
+                 cross=np.broadcast_to(pad[0, 0], (T, S)).copy())
+    return dict(masks=masks, enc_weights=enc_w, dec_weights=dec_w, cross_weights=cross_w,
+                memory=memory, h=h, out=out)
 
 
 def rope_demo() -> dict:

@@ -38,6 +38,7 @@ REQUIRED = {
     "attention": ["mhalib/softmax.py:softmax", "mhalib/attention.py:attention"],
     "numerics": ["mhalib/softmax.py:softmax"],
     "mha": ["mhalib/heads.py:split_combine", "mhalib/mha.py:mha", "mhalib/torch_ref.py:torch-mha"],
+    "cross_attention": ["mhalib/examples.py:encoder-decoder"],
     "sinusoidal": ["mhalib/sinusoidal.py:frequencies", "mhalib/sinusoidal.py:sinusoidal",
                    "mhalib/torch_ref.py:torch-sinusoidal"],
     "rope": ["mhalib/rope.py:rope", "mhalib/torch_ref.py:torch-rope"],

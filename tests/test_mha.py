@@ -109,6 +109,39 @@ def test_cross_attention_matches_torch(seed):
     np.testing.assert_allclose(w_ours, w_theirs, **F64)
 
 
+@pytest.mark.parametrize("seed", range(3), **SEED_IDS)
+def test_cross_attention_with_own_key_and_value_widths_and_padding_matches_torch(seed):
+    """Keys from a sequence of width kdim, values from one of width vdim, both != embed_dim, and
+    padded keys: torch's nn.MultiheadAttention(kdim=, vdim=) with key_padding_mask, built here
+    from the same weights (float64), against context=, value_context= and a boolean mask."""
+    rng = np.random.default_rng(300 + seed)
+    H, d, kdim, vdim = 2, 3, 5, 7
+    D, B, T, S = H * d, 2, 4, 6
+    x, keys_in, values_in = rng.normal(size=(B, T, D)), rng.normal(size=(B, S, kdim)), rng.normal(size=(B, S, vdim))
+    w_q, w_k, w_v, w_o = _weights(rng, D, D), _weights(rng, kdim, D), _weights(rng, vdim, D), _weights(rng, D, D)
+    b_q, b_k, b_v, b_o = (rng.normal(size=D) for _ in range(4))
+    lengths = np.array([S - 2, S - 5])  # 2 and 5 padded keys
+    pad = np.arange(S)[None, :] >= lengths[:, None]  # (B, S): True = padding, torch's convention
+    mha = torch.nn.MultiheadAttention(D, H, bias=True, batch_first=True, kdim=kdim, vdim=vdim, dtype=torch.float64)
+    assert not mha._qkv_same_embed_dim  # three separate projections, as the test intends
+    with torch.no_grad():
+        mha.q_proj_weight.copy_(torch.tensor(w_q.T))  # nn.Linear's (out, in) is our (in, out) transposed
+        mha.k_proj_weight.copy_(torch.tensor(w_k.T))  # (D, kdim)
+        mha.v_proj_weight.copy_(torch.tensor(w_v.T))  # (D, vdim)
+        mha.in_proj_bias.copy_(torch.tensor(np.concatenate([b_q, b_k, b_v])))
+        mha.out_proj.weight.copy_(torch.tensor(w_o.T))
+        mha.out_proj.bias.copy_(torch.tensor(b_o))
+        theirs, w_theirs = mha(torch.tensor(x), torch.tensor(keys_in), torch.tensor(values_in),
+                               key_padding_mask=torch.tensor(pad), need_weights=True, average_attn_weights=False)
+    ours, w_ours = m.multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=H, context=keys_in,
+                                          value_context=values_in, mask=m.padding_mask(lengths, S),
+                                          b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o)
+    assert ours.shape == (B, T, D) and w_ours.shape == (B, H, T, S)
+    np.testing.assert_allclose(ours, theirs.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(w_ours, w_theirs.numpy(), rtol=0, atol=1e-12)
+    assert np.all(np.where(pad[:, None, None, :], w_ours, 0.0) == 0.0)  # (B, 1, 1, S): padding gets exactly 0
+
+
 def test_concat_then_w_o_equals_sum_of_per_head_projections():
     rng = np.random.default_rng(5)
     H, d = 3, 2

@@ -12,7 +12,7 @@ from helpers import math_as_tex, page_text
 
 pytestmark = pytest.mark.build
 
-LECTURE = ["attention", "architecture", "one_head", "mha", "backward", "heads", "real_heads", "position", "sinusoidal", "learned",
+LECTURE = ["attention", "architecture", "one_head", "mha", "cross_attention", "backward", "heads", "real_heads", "position", "sinusoidal", "learned",
            "rope", "alibi", "compare", "kv_cache", "sampling", "flash_attention", "long_context", "numerics"]
 
 
