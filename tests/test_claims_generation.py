@@ -453,7 +453,7 @@ def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
     for key in ("small.T", "small.block", "small.total", "small.visited", "small.partial", "small.skipped"):
         assert f"{{{{ value flash_causal_tiles {key} }}}}" in split, key
     assert "a little more than half, and closer to half the more blocks there are" in text
-    assert "{{ table flash_causal_tiles" in text
+    assert '{{ table flash_causal_tiles caption="Tiles of 128 queries by 128 keys' in text  # ct["block"], above
 
 
 def test_halving_the_causal_flops_is_the_long_sequence_limit():

@@ -84,8 +84,11 @@ def draw(data: dict):
         style.heatmap(p[kind], labels, labels, ax=ax, vmin=0, vmax=data["vmax"], annotate="{:.2f}", fontsize=11)
         name = dict(KINDS)[kind]
         ax.set_title(f"{name}-composition, {when}\n(step {p['step']})", fontsize=11)
-        ax.set_xlabel("layer-2 head")
-        ax.set_ylabel("layer-1 head")
+        # the panels share their axes: label the bottom row and the left column only
+        if any(ax is other for other in axes[-1]):
+            ax.set_xlabel("layer-2 head")
+        if any(ax is other for other in axes[:, 0]):
+            ax.set_ylabel("layer-1 head")
     return fig
 
 
