@@ -128,6 +128,7 @@ def test_fold_layer_norm_by_hand_and_against_layer_norm():
     (lambda: c.composition_score(np.eye(2), np.eye(3)), "multiply"),
     (lambda: c.qk_circuit(np.eye(6), np.eye(6), 4), "n_heads"),
     (lambda: c.qk_circuit(np.eye(4), np.eye(3), 1), "same shape"),
+    (lambda: c.qk_circuit(np.ones((2, 4, 4)), np.ones((2, 4, 4)), 2), "projection matrix"),
     (lambda: c.ov_circuit(np.eye(4), np.eye(3), 1), "chain"),
     (lambda: c.qk_circuit(np.eye(4), np.eye(4), 2, ln_gain=np.ones(3)), "ln_gain"),
     (lambda: c.composition_scores(np.zeros((2, 4, 4)), np.zeros((2, 3, 3)), np.zeros((2, 3, 3))), "qk_second"),
