@@ -28,8 +28,8 @@ the expected *square* of the score is exactly ``1/D``, whatever ``B`` and ``M_2`
 of unrelated heads, about ``1/sqrt(D)``.
 
 **LayerNorm.** The tiny decoders normalise each layer's input, ``LN(x) = g * (x - mean(x)) /
-sigma(x) + b``, that is ``LN(x) = (x / sigma(x)) P diag(g) + b`` with the centring projection
-``P = I - 1 1^T / D``. ``fold_layer_norm`` gives ``P diag(g)``; multiplied into the weights that
+sigma(x) + b``, that is ``LN(x) = (x / sigma(x)) C diag(g) + b`` with the centring projection
+``C = I - 1 1^T / D``. ``fold_layer_norm`` gives ``C diag(g)``; multiplied into the weights that
 read the normalised vector (``W_Q``, ``W_K``, ``W_V`` of the next layer, ``W_U`` after the final
 norm), the circuit matrices act on ``x / sigma(x)``. What is left out: the per-token
 ``1/sigma(x)`` (one positive number per token and position) and the bias ``b``, whose terms do
@@ -51,9 +51,9 @@ from .tiny_numpy import TinyConfig, checked_weights
 
 
 def fold_layer_norm(g: ArrayLike) -> np.ndarray:
-    """``P diag(g)``, ``(D, D)``: LayerNorm without its ``1/sigma`` and its bias, as a matrix.
+    """``C diag(g)``, ``(D, D)``: LayerNorm without its ``1/sigma`` and its bias, as a matrix.
 
-        LN(x) = (x / sigma(x)) P diag(g) + b,      P = I - 1 1^T / D   (centring)
+        LN(x) = (x / sigma(x)) C diag(g) + b,      C = I - 1 1^T / D   (centring)
 
     ``g`` is the gain ``(D,)``. Example: ``g = [1, 1]`` gives ``[[0.5, -0.5], [-0.5, 0.5]]``.
     """
@@ -61,7 +61,7 @@ def fold_layer_norm(g: ArrayLike) -> np.ndarray:
     if g.ndim != 1 or g.shape[0] < 2:
         raise ValueError(f"g must be a LayerNorm gain of shape (D,) with D >= 2, got shape {g.shape}")
     D = g.shape[0]
-    return (np.eye(D) - np.full((D, D), 1.0 / D)) * g[None, :]  # (D, D): P @ diag(g)
+    return (np.eye(D) - np.full((D, D), 1.0 / D)) * g[None, :]  # (D, D): C @ diag(g)
 
 
 def _head_slices(w: np.ndarray, name: str, n_heads: int, *, rows: bool) -> np.ndarray:
@@ -78,7 +78,7 @@ def _head_slices(w: np.ndarray, name: str, n_heads: int, *, rows: bool) -> np.nd
 
 
 def _folded(w: np.ndarray, ln_gain, name: str) -> np.ndarray:
-    """``P diag(g) @ w`` when a LayerNorm gain is given, else ``w``."""
+    """``C diag(g) @ w`` when a LayerNorm gain is given, else ``w``."""
     if ln_gain is None:
         return w
     fold = fold_layer_norm(ln_gain)
@@ -91,7 +91,7 @@ def qk_circuit(w_q: ArrayLike, w_k: ArrayLike, n_heads: int, *, ln_gain: ArrayLi
     """Each head's QK circuit ``W_QK^h = W_Q^h (W_K^h)^T`` in the residual basis: ``(H, D, D)``.
 
     ``score_ij = x_i W_QK^h x_j^T`` is head ``h``'s score before the scale ``1/sqrt(d)``.
-    With ``ln_gain`` the layer's LayerNorm is folded in: ``(P diag g) W_Q^h (W_K^h)^T (P diag g)^T``.
+    With ``ln_gain`` the layer's LayerNorm is folded in: ``(C diag g) W_Q^h (W_K^h)^T (C diag g)^T``.
     Example: with one head and ``W_Q = W_K = I``, ``W_QK = I`` (the score is ``x_i . x_j``).
     """
     w_q = _checks.float_array(w_q, "w_q", min_ndim=2)
@@ -108,7 +108,7 @@ def ov_circuit(w_v: ArrayLike, w_o: ArrayLike, n_heads: int, *, ln_gain: ArrayLi
 
     A head that puts weights ``A_ij`` on keys ``x_j`` adds ``sum_j A_ij x_j W_OV^h`` to the
     residual stream at ``i``. With ``ln_gain`` the layer's LayerNorm is folded in:
-    ``(P diag g) W_V^h W_O^h``, which acts on ``x / sigma(x)``.
+    ``(C diag g) W_V^h W_O^h``, which acts on ``x / sigma(x)``.
     """
     w_v = _checks.float_array(w_v, "w_v", min_ndim=2)
     w_o = _checks.float_array(w_o, "w_o", min_ndim=2)
@@ -208,7 +208,7 @@ def tiny_decoder_circuits(weights: dict, config: TinyConfig) -> dict:
     Returns ``qk`` and ``ov``, each ``(L, H, D, D)`` (layer ``l``'s LayerNorm gain folded in, as
     in ``qk_circuit`` and ``ov_circuit``), ``w_e`` ``(V, D)`` the token embeddings, ``w_pos``
     ``(max_len, D)`` the learned position table (``None`` for other methods) and ``w_u`` ``(D, V)``
-    the unembedding with the final LayerNorm's gain folded in (``P diag(g_f) W_U``). Then
+    the unembedding with the final LayerNorm's gain folded in (``C diag(g_f) W_U``). Then
     ``w_e @ ov[l, h] @ w_u`` is head ``(l, h)``'s token-to-token OV circuit.
 
     A RoPE model has no fixed QK circuit (its queries and keys turn with their positions) and is
