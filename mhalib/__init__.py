@@ -27,7 +27,7 @@ from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
 from .backward import attention_backward, attention_memory_between_passes
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, flash_block_sizes,
-                    kv_cache_bytes,
+                    kv_cache_bytes, causal_tile_counts,
                     kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
 from .decoding import KVCache, decode_step
 from .heads import combine_heads, repeat_kv_heads, split_heads
@@ -56,7 +56,7 @@ __all__ = [
     "KVCache", "decode_step",
     "mla_attention", "mla_random_weights", "mla_cache_bytes",
     "filter_logits", "sample_next", "greedy", "beam_search", "Pcg32",
-    "tiled_attention", "attention_flops", "attention_hbm_bytes", "flash_block_sizes",
+    "tiled_attention", "attention_flops", "attention_hbm_bytes", "flash_block_sizes", "causal_tile_counts",
     "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",

@@ -7,6 +7,7 @@ attention cost; Generating text: the KV cache; FlashAttention: exact attention, 
     KV cache     = 2 (K and V) * layers * H_kv * d * bytes_per_element   per token
                    (times batch * tokens for the whole cache)
     FLOPs        = 4 * T * S * d per head (Q K^T and P V, 2 FLOPs per multiply-add)
+    causal tiles = n (n + 1) / 2 of n^2 tiles visited, n blocks a side (causal_tile_counts)
     HBM traffic  = (4 T d + 4 T^2) elements (naive) vs T d (2 + 2 ceil(T / block)) (tiled: query
                    blocks outside) vs 3 T d + 2 T + ceil(T / B_c) (3 T d + 4 T) (flash1: Algorithm 1
                    of the FlashAttention paper, key blocks outside, B_c = ceil(M / 4d))
@@ -157,6 +158,54 @@ def flash_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
     d = _checks.positive_int(d, "d")
     B_c = -(-M // (4 * d))  # ceil(M / 4d)
     return B_c, min(B_c, d)
+
+
+def causal_tile_counts(T: int, block_q: int, block_k: int, *, S: int | None = None, causal: bool = True) -> dict:
+    """How many ``block_q x block_k`` tiles of the ``T x S`` score matrix a tiled kernel visits
+    (page: FlashAttention: exact attention, one tile at a time).
+
+    The queries fall into ``ceil(T / block_q)`` blocks and the keys into ``ceil(S / block_k)``
+    (the last block of each may be short). With ``causal``, query ``i`` sees keys ``j <= i``
+    (top-left aligned, as ``tiled_attention``), and the tile of queries ``[i0, i1)`` and keys
+    ``[j0, j1)`` is
+
+        skipped   if  j0 > i1 - 1         every key lies after every query: nothing to compute
+        partial   if  visited and j1 - 1 > i0   some entries are masked (the diagonal's tiles)
+        full      otherwise               every entry is allowed
+
+    Returns ``total``, ``visited``, ``skipped``, ``partial``, ``full`` (tile counts), and
+    ``computed_share``, the share of the ``T S`` scores inside visited tiles, beside
+    ``allowed_share``, the share that the mask allows. Without ``causal`` every tile is
+    visited and full. Example: ``T = 10`` with blocks of 4 has 3 x 3 tiles; the query blocks
+    visit 1, 2 and 3 key blocks, so 6 are visited (the 3 on the diagonal partial) and 3 skipped.
+    With ``n`` square blocks along a side, ``n (n + 1) / 2`` of ``n^2`` are visited, just over half.
+    """
+    T = _checks.positive_int(T, "T")
+    S = T if S is None else _checks.positive_int(S, "S")
+    block_q = _checks.positive_int(block_q, "block_q")
+    block_k = _checks.positive_int(block_k, "block_k")
+    causal = _checks.boolean(causal, "causal")
+    n_q, n_k = -(-T // block_q), -(-S // block_k)  # ceil: blocks of queries and of keys
+    visited = partial = computed = 0
+    for i0 in range(0, T, block_q):
+        i1 = min(i0 + block_q, T)
+        if not causal:
+            seen, clear, keys = n_k, n_k, S
+        else:
+            seen = min(n_k, (i1 - 1) // block_k + 1)  # key blocks starting at or before the block's last query
+            # fully allowed: the block's last key j1 - 1 <= i0 (the last key block ends at S, not at a multiple)
+            clear = n_k if S - 1 <= i0 else min(n_k - 1, (i0 + 1) // block_k)
+            keys = min(S, seen * block_k)  # keys inside the visited tiles
+        visited += seen
+        partial += seen - clear
+        computed += (i1 - i0) * keys
+    allowed = T * S
+    if causal:
+        # row i allows min(i + 1, S) keys: T (T + 1) / 2 when T <= S
+        allowed = T * (T + 1) // 2 if T <= S else S * (S + 1) // 2 + (T - S) * S
+    total = n_q * n_k
+    return dict(total=total, visited=visited, skipped=total - visited, partial=partial, full=visited - partial,
+                computed_share=computed / (T * S), allowed_share=allowed / (T * S))
 
 
 def attention_hbm_bytes(T: int, d: int, *, method: str, block: int | None = None, sram_bytes: int | None = None,

@@ -97,6 +97,10 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         count of the largest array this function allocated: tiles, per-block state, the
         output and the trace's own arrays; the inputs are not counted) and
         ``largest_tile_elements`` (of the largest score tile, ``(..., block_q, block_k)``).
+        ``tiles_visited`` counts the ``(query block, key block)`` tiles whose scores were
+        computed (a tile counts once, whatever the leading axes) and ``tiles_masked`` those
+        of them with at least one masked entry; with ``causal`` and no ``mask`` they are
+        ``mhalib.causal_tile_counts``' ``visited`` and ``partial``.
         The trace's arrays each hold ``T`` rows; the trace never stacks them. A trace
         larger than this machine's memory is refused before it is allocated, with its size
         (``S = 200000`` keys in blocks of 1 and ``T = 2000`` queries: 8.9 GiB).
@@ -146,6 +150,7 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         l_tr = [np.zeros(lead + (T,), wide) for _ in key_blocks]  # (..., T) per key block
         o_tr = [np.zeros(lead + (T, d_v), wide) for _ in key_blocks]  # (..., T, d_v) per key block
         largest(*m_tr, *l_tr, *o_tr)
+    tiles_visited = tiles_masked = 0  # (query block, key block) tiles computed, and those with a masked entry
     for i0 in range(0, T, block_q):
         i1 = min(i0 + block_q, T)
         q_i = q[..., i0:i1, :]  # (..., bq, d), a view
@@ -156,6 +161,8 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
         for jb, (j0, j1) in enumerate(key_blocks):
             if not (causal and j0 > i1 - 1):  # with causal, a tile wholly above the diagonal is skipped
                 allowed = _tile_allowed(mask, causal, i0, i1, j0, j1)  # (..., bq, bk) or None
+                tiles_visited += 1
+                tiles_masked += allowed is not None and not allowed.all()
                 m, l, o = _update(q_i, k[..., j0:j1, :], v[..., j0:j1, :], m, l, o, scale,
                                   allowed, largest, largest_tile)
             if trace:
@@ -169,7 +176,8 @@ def tiled_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, block_q: int = 
     if not trace:
         return head if return_lse else out
     return head + (dict(m=m_tr, l=l_tr, o=o_tr, key_blocks=key_blocks,
-                        largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements),)
+                        largest_array_elements=largest.elements, largest_tile_elements=largest_tile.elements,
+                        tiles_visited=tiles_visited, tiles_masked=int(tiles_masked)),)
 
 
 def _trace_fits(n_blocks: int, rows: int, d_v: int, itemsize: int) -> None:

@@ -425,3 +425,55 @@ def test_the_quiz_naive_byte_count_is_a_best_case():
     answer = answer[: answer.index("## Further reading")]
     assert "is a best case for the naive algorithm" in answer
     assert "passes over the \\(T \\times T\\) matrix several times (scale, mask, softmax, product)" in answer
+
+
+def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
+    """"For T = 10 tokens in blocks of 4, the 9 tiles split into 6 computed (the 3 on the diagonal
+    partly masked) and 3 skipped", counted here by hand: query block [0, 4) reaches key block 0,
+    [4, 8) key blocks 0-1, [8, 10) key blocks 0-2. "n (n + 1) / 2 of the n^2 tiles ... a share
+    (n + 1) / 2n of the scores: a little more than half, and closer to half the more blocks
+    there are": each row of the table is that share for n = T / 128, above 1/2 and falling with
+    T; its lengths are the throughput table's, and its last column is the share over 1/2."""
+    ct = d("flash_causal_tiles")
+    s = ct["small"]
+    assert (s["T"], s["block"]) == (10, 4)
+    assert (s["total"], s["visited"], s["partial"], s["skipped"]) == (9, 1 + 2 + 3, 3, 9 - 6)
+    assert ct["block"] == 128
+    assert [r["T"] for r in ct["rows"]] == [r["T"] for r in d("flash_throughput")["rows"]]
+    shares = []
+    for r in ct["rows"]:
+        n = r["T"] // 128
+        assert (r["total"], r["visited"], r["skipped"], r["partial"]) == (n * n, n * (n + 1) // 2, n * (n - 1) // 2, n)
+        assert r["computed_share"] == pytest.approx((n + 1) / (2 * n))
+        assert r["over_half"] == pytest.approx((n + 1) / n)
+        shares.append(r["computed_share"])
+    assert all(a > b > 0.5 for a, b in zip(shares, shares[1:]))  # above half, and closer to it as T grows
+    text = page("flash_attention")
+    split = sentence(text, "tiles split into")
+    for key in ("small.T", "small.block", "small.total", "small.visited", "small.partial", "small.skipped"):
+        assert f"{{{{ value flash_causal_tiles {key} }}}}" in split, key
+    assert "a little more than half, and closer to half the more blocks there are" in text
+    assert '{{ table flash_causal_tiles caption="Tiles of 128 queries by 128 keys' in text  # ct["block"], above
+
+
+def test_halving_the_causal_flops_is_the_long_sequence_limit():
+    """"At T = 1,024 a kernel with blocks of 128 computes 56.2% of the scores, 1.125 times the
+    halved count; at 32,768, 1.004 times": rows 0 and 5 are the shortest and longest lengths,
+    and the factor is largest at the shortest. tiled_attention, which the page says skips the
+    same tiles, computes exactly causal_tile_counts' tiles (its trace's count) at a small size."""
+    import mhalib
+
+    ct = d("flash_causal_tiles")
+    Ts = [r["T"] for r in ct["rows"]]
+    assert ct["rows"][0]["T"] == min(Ts) and ct["rows"][5]["T"] == max(Ts) and len(Ts) == 6
+    assert ct["rows"][0]["over_half"] == ct["max_over_half"] > ct["rows"][5]["over_half"] == ct["min_over_half"] > 1
+    text = page("flash_attention")
+    limit = text[text.index("So halving the FLOPs is the long-sequence limit"):]
+    limit = limit[: limit.index("times.") + len("times.")]
+    for key in ("rows.0.T ,", "rows.0.computed_share .1%", "rows.0.over_half .3f", "rows.5.T ,", "rows.5.over_half .3f"):
+        assert f"{{{{ value flash_causal_tiles {key} }}}}" in limit, key
+    q = np.random.default_rng(0).normal(size=(40, 4))
+    _, tr = mhalib.tiled_attention(q, q, q, block_q=8, block_k=8, causal=True, trace=True)
+    c = mhalib.causal_tile_counts(40, 8, 8)
+    assert (tr["tiles_visited"], tr["tiles_masked"]) == (c["visited"], c["partial"]) == (15, 5)
+    assert "`mhalib.tiled_attention(..., causal=True)` skips the same tiles" in text

@@ -422,3 +422,176 @@ def test_real_model_head_claims_on_the_induction_real_heads_and_quiz_pages(built
     by_layer = imp.mean(axis=1)
     assert by_layer.argmax() == len(by_layer) - 1 and by_layer[-1] > 3 * by_layer[:-1].max()
     assert "which is why the last layer dominates the ablation map" in sentence(real, "mean-pooled last")
+
+
+# --- induction.md: the circuit, read off the weights -----------------------------------------------
+
+def _raw_weights(when: str) -> tuple[dict, int, int]:
+    """The stored model's weights in float64, its number of heads and its head width."""
+    from mhalib.models.tiny_numpy import TinyConfig, load_weights
+    from test_claims import ROOT
+
+    info = stored_runs()["weights"]["models"][f"induction_{when}"]
+    cfg = TinyConfig.from_dict(info["config"])
+    w = load_weights(ROOT / "figures" / "data" / "tiny_decoders_weights.npz", f"induction_{when}", cfg)
+    return {k: a.astype(np.float64) for k, a in w.items()}, cfg.n_heads, cfg.d_head
+
+
+def _head_factors(w: dict, layer: int, head: int, d: int) -> dict:
+    """Head ``head`` (from 0) of ``layer``: its query, key and value columns with the layer's
+    LayerNorm gain and centring applied to their rows, and its rows of W_O."""
+    g = w[f"{layer}.ln1.g"]
+    D = g.shape[0]
+    centred = lambda m: m - m.mean(axis=0, keepdims=True)  # (I - 11^T/D) m: subtract each column's mean
+    cols = slice(head * d, (head + 1) * d)
+    q, k, v = (centred(g[:, None] * w[f"{layer}.w_{x}"][:, cols]) for x in "qkv")  # diag(g) first, then C
+    assert D == q.shape[0]
+    return dict(q=q, k=k, v=v, o=w[f"{layer}.w_o"][cols])
+
+
+def _fro(*factors) -> float:
+    """||F_1 F_2 ... F_n||_F, multiplied out from the small end (head-sized matrices)."""
+    m = factors[0]
+    for f in factors[1:]:
+        m = m @ f
+    return float(np.sqrt((m * m).sum()))
+
+
+def test_k_composition_grew_and_q_and_v_composition_did_not():
+    """"every K-composition score lies between … and …, around the baseline" before the drop;
+    after it "every pair of heads scores between … and …, above the baseline, while no Q- or
+    V-composition exceeds …, below it"; "every layer-2 head composes most strongly with layer-1
+    head 3 and next with head 4, the two previous-token heads". Each score is recomputed here from
+    the head's factors (||Q K^T (V O)^T|| etc., C diag(g) applied here), and the baseline 1/sqrt(64)."""
+    c = d("induction_circuit_composition")
+    assert c["baseline"] == 1 / 8 and c["d_model"] == 64
+    for when in ("before", "after"):
+        w, H, dh = _raw_weights(when)
+        f1 = [_head_factors(w, 0, a, dh) for a in range(H)]
+        f2 = [_head_factors(w, 1, b, dh) for b in range(H)]
+        p = c["panels"][when]
+        for a in range(H):
+            ov1 = (f1[a]["v"], f1[a]["o"])
+            n_ov1 = _fro(*ov1)
+            for b in range(H):
+                qk2, ov2 = (f2[b]["q"], f2[b]["k"].T), (f2[b]["v"], f2[b]["o"])
+                n_qk2, n_ov2 = _fro(*qk2), _fro(*ov2)
+                k = _fro(f2[b]["q"], f2[b]["k"].T, f1[a]["o"].T, f1[a]["v"].T) / (n_qk2 * n_ov1)
+                q = _fro(*ov1, *qk2) / (n_ov1 * n_qk2)
+                v = _fro(*ov1, *ov2) / (n_ov1 * n_ov2)
+                assert (p["k"][a, b], p["q"][a, b], p["v"][a, b]) == pytest.approx((k, q, v), rel=1e-9), (when, a, b)
+    a, b = c["panels"]["after"], c["panels"]["before"]
+    assert c["k_min_before"] < c["baseline"] < c["k_max_before"] < c["k_min_after"]  # around it, then above all of it
+    assert c["qv_max_after"] == max(a["q"].max(), a["v"].max()) < c["baseline"] < a["k"].min() == c["k_min_after"]
+    for col in range(a["k"].shape[1]):
+        assert list(np.argsort(-a["k"][:, col]) + 1) == c["k_order"]
+    prev_heads = sorted(int(h) + 1 for h in np.argsort(-a["prev_scores"])[:2])
+    assert sorted(c["k_order"][:2]) == prev_heads == d("induction_ablation")["prev_heads"]
+    text = page("induction")
+    before = sentence(text, "Before the drop the three kinds look alike")
+    after = sentence(text, "K-composition is the kind that grew")
+    for key, where in (("k_min_before", before), ("k_max_before", before), ("k_min_after", after),
+                       ("k_max_after", after), ("qv_max_after", after)):
+        assert f"{{{{ value induction_circuit_composition {key} .2f }}}}" in where, key
+    assert "around the baseline" in before and "above the baseline" in after and "below it" in after
+    strongest = sentence(text, "every layer-2 head composes most strongly with")
+    assert "{{ value induction_circuit_composition k_order.0 }} and next with head " \
+           "{{ value induction_circuit_composition k_order.1 }}, the two previous-token heads" in strongest
+    assert "\\(1/\\sqrt{d_{\\text{model}}} = {{ value induction_circuit_composition baseline .3f }}\\)" in text
+
+
+def test_removal_order_is_the_k_composition_order_not_the_previous_token_order():
+    """"Removing head 3 costs the most, then head 4, head 1 and head 2: the order in which every
+    layer-2 head ranks them by K-composition …, though not the order of their previous-token
+    scores in the table, which put head 2 above head 1": the single layer-1 removals of the
+    ablation table sorted by loss, and its previous-token column sorted, against the figure's order."""
+    c, a = d("induction_circuit_composition"), d("induction_ablation")
+    singles = sorted((r for r in a["rows"] if r["kind"] == "layer 1 head"), key=lambda r: -r["loss"])
+    assert [r["removed"][0][1] for r in singles] == c["k_order"]
+    table_prev = list(np.argsort(-np.asarray(a["prev_scores"])) + 1)
+    assert table_prev == c["prev_order"] != c["k_order"]
+    assert c["prev_order"][2:] == c["k_order"][3:1:-1]  # the last two swap places
+    # layer 2: every head composes most with k_order[0] and copies (the matrices' diagonal share)
+    assert all(r[0] == c["k_order"][0] for r in c["panels"]["after"]["k_ranks"])
+    m = d("induction_circuit_matrices")
+    assert m["panels"]["after"]["ov_diag"][1].min() > 0.9
+    text = page("induction")
+    order = sentence(text, "Removing head {{ value induction_circuit_composition k_order.0 }} costs the most")
+    for i in range(1, 4):
+        assert f"head {{{{ value induction_circuit_composition k_order.{i} }}}}" in order
+    assert ("which put head {{ value induction_circuit_composition prev_order.2 }} above head "
+            "{{ value induction_circuit_composition prev_order.3 }}") in text
+    assert "each composes most with head {{ value induction_circuit_composition k_order.0 }} and each copies" in text
+
+
+def test_the_circuits_token_by_token():
+    """The three matrices' claims, recomputed here from the head factors: "every query position from
+    1 to 20 scores the position just before it highest (before, only up to 4)"; the first copy "ends
+    by position 23 in every training sequence" (found on 400 sequences of the task); the keys' and
+    the OV circuit's diagonal shares, which rise across the drop and lie far above chance 1/64."""
+    from mhalib.models.tiny_tasks import make_batch
+
+    m = d("induction_circuit_matrices")
+    P, I = m["prev_head"], m["ind_head"]
+    assert (P, I) == (d("induction_scores")["best_prev_head"], d("induction_scores")["best_ind_head"])
+    for when in ("before", "after"):
+        w, H, dh = _raw_weights(when)
+        fp, fi = _head_factors(w, 0, P - 1, dh), _head_factors(w, 1, I - 1, dh)
+        pos = w["pos_emb"]
+        S = (pos @ fp["q"]) @ (pos @ fp["k"]).T  # (T, T) before the division by tau
+        T = S.shape[0]
+        first_elsewhere = next((i for i in range(1, T) if int(np.argmax(S[i, : i + 1])) != i - 1), T)
+        assert m["panels"][when]["prev_run"][P - 1] == m[f"prev_run_{when}"] == first_elsewhere - 1
+        we = w["tok_emb"]
+        keys = (we @ fi["q"]) @ ((we @ fp["v"] @ fp["o"]) @ fi["k"]).T  # query token x copied token
+        np.testing.assert_allclose(m["panels"][when]["k_tokens"], keys, rtol=1e-9, atol=1e-9)
+        g_f = w["ln_f.g"]
+        w_u = g_f[:, None] * w["w_u"]
+        w_u = w_u - w_u.mean(axis=0, keepdims=True)  # C diag(g_f) W_U
+        ov = (we @ fi["v"]) @ (fi["o"] @ w_u)
+        np.testing.assert_allclose(m["panels"][when]["ov_tokens"], ov, rtol=1e-9, atol=1e-9)
+        V = ov.shape[0]
+        assert m[f"k_diag_{when}"] == np.mean([np.argmax(keys[t]) == t for t in range(V)])
+        assert m[f"ov_diag_ind_{when}"] == np.mean([np.argmax(ov[t]) == t for t in range(V)])
+    assert (m["prev_run_before"], m["prev_run_after"]) == (4, 20)
+    conf = stored_runs()["config"]
+    batch = make_batch("repeat", 400, conf["L_train"], vocab=conf["induction"]["vocab"], rng=0)
+    ends = [int(np.flatnonzero(s)[0]) - 1 for s in batch["scored"]]  # the repeat starts right after the first copy
+    assert max(ends) == m["first_copy_end_max"] == 23
+    assert m["chance_diag"] == 1 / 64
+    assert m["k_diag_before"] < 0.1 < 0.7 < m["k_diag_after"]
+    assert m["ov_diag_ind_before"] < m["ov_diag_ind_after"]
+    text = page("induction")
+    left = sentence(text, "After the drop every query position from 1 to")
+    for key in ("prev_run_after", "prev_run_before"):
+        assert f"{{{{ value induction_circuit_matrices {key} }}}}" in left, key
+    assert "which ends by position {{ value induction_circuit_matrices first_copy_end_max }} in every training" in text
+    middle = sentence(text, "After the drop the diagonal holds the largest")
+    for key in ("k_diag_after .0%", "k_diag_before .0%", "chance_diag .1%"):
+        assert f"{{{{ value induction_circuit_matrices {key} }}}}" in middle, key
+    right = sentence(text, "attending to a token raises that token's own logit more than any")
+    for key in ("ov_diag_ind_after .0%", "ov_diag_ind_before .0%"):
+        assert f"{{{{ value induction_circuit_matrices {key} }}}}" in right, key
+
+
+def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_share_does():
+    """"all eight, before the drop and after it, score between 0.995 and 1.000", against random
+    matrices "near 0"; "the share of tokens that raise their own logit most goes from 0.45–0.67 to
+    0.92–0.98": the two ranges separate. The eigenvalues are recomputed here for one head."""
+    m = d("induction_circuit_matrices")
+    both = np.stack([m["panels"][w]["positivity"] for w in ("before", "after")])  # (2, L, H)
+    assert both.size == 16 and (m["positivity_min"], m["positivity_max"]) == (both.min(), both.max())
+    assert m["positivity_min"] > 0.99 and abs(m["random_positivity_mean"]) < 0.1
+    ov = np.asarray(m["panels"]["after"]["ov_tokens"])
+    mu = np.linalg.eigvals(ov)
+    assert m["panels"]["after"]["positivity"][1, m["ind_head"] - 1] == pytest.approx(mu.sum().real / np.abs(mu).sum())
+    assert m["ov_diag_l2_before_max"] < m["ov_diag_l2_after_min"]
+    text = page("induction")
+    eig = sentence(text, "Here it does not")
+    assert "tell the heads apart: all eight, before the drop and after it, score between" in eig
+    for key in ("positivity_min .3f", "positivity_max .3f"):
+        assert f"{{{{ value induction_circuit_matrices {key} }}}}" in eig, key
+    assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f }}" in text
+    shares = sentence(text, "What the drop changes is where the heads")
+    for key in ("ov_diag_l2_before_min", "ov_diag_l2_before_max", "ov_diag_l2_after_min", "ov_diag_l2_after_max"):
+        assert f"{{{{ value induction_circuit_matrices {key} .2f }}}}" in shares, key

@@ -196,3 +196,69 @@ def test_tiled_traffic_saves_about_2_block_over_d():
     naive = m.attention_hbm_bytes(T, d, method="naive")
     assert naive / m.attention_hbm_bytes(T, d, method="tiled", block=128) == pytest.approx(2 * 128 / d, rel=0.01)
     assert m.attention_hbm_bytes(T, d, method="tiled", block=1) > naive  # one-row blocks re-read K, V T times
+
+
+# --- causal block skipping -------------------------------------------------------------------------
+
+def _tiles_by_brute_force(T, S, block_q, block_k, causal):
+    """Each (query block, key block) tile classified by looking at every entry of the boolean mask:
+    skipped if no entry is allowed, partial if some but not all are, full if all are."""
+    allowed = np.tril(np.ones((T, S), bool)) if causal else np.ones((T, S), bool)  # (T, S), top-left
+    counts = dict(total=0, visited=0, skipped=0, partial=0, full=0)
+    computed = 0
+    for i0 in range(0, T, block_q):
+        for j0 in range(0, S, block_k):
+            tile = allowed[i0:i0 + block_q, j0:j0 + block_k]
+            counts["total"] += 1
+            if not tile.any():
+                counts["skipped"] += 1
+                continue
+            counts["visited"] += 1
+            computed += tile.size
+            counts["partial" if not tile.all() else "full"] += 1
+    return counts, computed / (T * S), allowed.sum() / (T * S)
+
+
+@pytest.mark.parametrize("T,S", [(1, 1), (10, 10), (37, 37), (24, 40), (40, 24), (5, 9), (64, 64)])
+@pytest.mark.parametrize("block_q,block_k", [(1, 1), (4, 4), (8, 4), (4, 8), (5, 7), (16, 16), (100, 3)])
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
+def test_causal_tile_counts_match_the_mask_tile_by_tile(T, S, block_q, block_k, causal):
+    counts, computed, allowed = _tiles_by_brute_force(T, S, block_q, block_k, causal)
+    got = m.causal_tile_counts(T, block_q, block_k, S=S, causal=causal)
+    assert {key: got[key] for key in counts} == counts
+    assert got["computed_share"] == pytest.approx(computed, abs=1e-15)
+    assert got["allowed_share"] == pytest.approx(allowed, abs=1e-15)
+
+
+def test_causal_tile_counts_worked_examples():
+    """The docstring's T = 10 with blocks of 4 (counted by hand: 1 + 2 + 3 tiles visited, the 3
+    on the diagonal partial), and n square blocks a side: n (n + 1) / 2 visited, the n on the
+    diagonal partial (unless a block is one entry, which the mask allows)."""
+    assert m.causal_tile_counts(10, 4, 4) == dict(total=9, visited=6, skipped=3, partial=3, full=3,
+                                                   computed_share=(4 * 4 + 4 * 8 + 2 * 10) / 100,
+                                                   allowed_share=55 / 100)
+    for n, b in ((64, 128), (3, 1), (8, 16)):
+        c = m.causal_tile_counts(n * b, b, b)
+        assert (c["total"], c["visited"], c["partial"]) == (n * n, n * (n + 1) // 2, n if b > 1 else 0)
+        assert c["computed_share"] == pytest.approx((n + 1) / (2 * n))
+
+
+@pytest.mark.parametrize("T,S,block_q,block_k", [(24, 24, 8, 4), (24, 40, 5, 7), (40, 24, 8, 16), (33, 33, 1, 1),
+                                                 (24, 24, 100, 64)])
+def test_tiled_attention_visits_only_the_tiles_with_an_allowed_key(T, S, block_q, block_k):
+    """The tiles tiled_attention computes, counted in its trace, are those the mask says hold an
+    allowed entry (counted here entry by entry); without causal it visits every tile."""
+    q, k, v = _qkv(3, (2,), T, S)
+    for causal in (True, False):
+        counts, _, _ = _tiles_by_brute_force(T, S, block_q, block_k, causal)
+        _, tr = m.tiled_attention(q, k, v, block_q=block_q, block_k=block_k, causal=causal, trace=True)
+        assert (tr["tiles_visited"], tr["tiles_masked"]) == (counts["visited"], counts["partial"])
+
+
+@pytest.mark.parametrize("kw,words", [(dict(T=0, block_q=4, block_k=4), "T"), (dict(T=8, block_q=0, block_k=4), "block_q"),
+                                      (dict(T=8, block_q=4, block_k=2.5), "block_k"),
+                                      (dict(T=8, block_q=4, block_k=4, S=-1), "S"),
+                                      (dict(T=8, block_q=4, block_k=4, causal="yes"), "causal")])
+def test_causal_tile_counts_refuses_bad_input_naming_it(kw, words):
+    with pytest.raises((ValueError, TypeError), match=words):
+        m.causal_tile_counts(**kw)
