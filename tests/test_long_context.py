@@ -8,13 +8,14 @@ import mhalib as m
 
 # ---- sliding window --------------------------------------------------------------------------------
 
-def brute_force_window(T, window, S):
-    """Query i is the (i + S - T)-th of S positions; it sees keys j with p - window < j <= p."""
+def brute_force_window(T, window, S, n_sink=0):
+    """Query i is the (i + S - T)-th of S positions; it sees keys j with p - window < j <= p, and
+    the first n_sink keys that are not after it."""
     mask = np.zeros((T, S), bool)
     for i in range(T):
         p = i + S - T
         for j in range(S):
-            mask[i, j] = p - window + 1 <= j <= p
+            mask[i, j] = (p - window + 1 <= j <= p) or (j < n_sink and j <= p)
     return mask
 
 
@@ -52,7 +53,48 @@ def test_queries_before_every_key_get_zero_attention():
     np.testing.assert_allclose(w[2:].sum(axis=1), 1.0, atol=1e-15)
 
 
+@pytest.mark.parametrize("T,S", [(1, 1), (7, 7), (4, 9), (9, 4), (12, 1)])
+@pytest.mark.parametrize("window", [1, 3, 12])
+@pytest.mark.parametrize("n_sink", [0, 1, 4, 20])
+def test_window_with_sinks_equals_the_double_loop(T, S, window, n_sink):
+    got = m.sliding_window_mask(T, window, S=S, n_sink=n_sink)
+    assert got.dtype == np.bool_ and got.shape == (T, S)
+    np.testing.assert_array_equal(got, brute_force_window(T, window, S, n_sink))
+
+
+def test_sinks_by_hand():
+    """Each row: the window's keys p - W < j <= p, and keys j < n_sink with j <= p."""
+    # T = 5, window 2, one sink: from query 2 on, key 0 stays visible beside the last two
+    np.testing.assert_array_equal(m.sliding_window_mask(5, 2, n_sink=1), np.array(
+        [[1, 0, 0, 0, 0],
+         [1, 1, 0, 0, 0],
+         [1, 1, 1, 0, 0],
+         [1, 0, 1, 1, 0],
+         [1, 0, 0, 1, 1]], bool))
+    # window 1 (itself only), two sinks: query 1 sees key 1 as a sink and as itself, never a later key
+    np.testing.assert_array_equal(m.sliding_window_mask(4, 1, n_sink=2), np.array(
+        [[1, 0, 0, 0],
+         [1, 1, 0, 0],
+         [1, 1, 1, 0],
+         [1, 1, 0, 1]], bool))
+    # two queries at positions 3 and 4 of 5 keys, window 2, two sinks; the docstring's example
+    np.testing.assert_array_equal(m.sliding_window_mask(2, 2, S=5, n_sink=2), [[1, 1, 1, 1, 0], [1, 1, 0, 1, 1]])
+    np.testing.assert_array_equal(m.sliding_window_mask(2, 2, S=4, n_sink=1), [[1, 1, 1, 0], [1, 0, 1, 1]])
+
+
+@pytest.mark.parametrize("T,S", [(6, 6), (3, 8), (8, 3)])
+def test_no_sinks_is_the_window_and_all_sinks_is_causal(T, S):
+    for window in (1, 2, 5):
+        np.testing.assert_array_equal(m.sliding_window_mask(T, window, S=S, n_sink=0),
+                                      m.sliding_window_mask(T, window, S=S))
+        for n_sink in (S, S + 3):
+            np.testing.assert_array_equal(m.sliding_window_mask(T, window, S=S, n_sink=n_sink),
+                                          m.causal_mask(T, S, align="bottom_right"))
+
+
 @pytest.mark.parametrize("kw,exc,name", [
+    (dict(T=4, window=2, n_sink=-1), ValueError, "n_sink"), (dict(T=4, window=2, n_sink=1.0), TypeError, "n_sink"),
+    (dict(T=4, window=2, n_sink=True), TypeError, "n_sink"), (dict(T=4, window=2, n_sink=None), TypeError, "n_sink"),
     (dict(T=0, window=2), ValueError, "T"), (dict(T=3, window=0), ValueError, "window"),
     (dict(T=3, window=2.0), TypeError, "window"), (dict(T=3, window=2, S=0), ValueError, "S"),
     (dict(T=3, window=True), TypeError, "window"),

@@ -176,7 +176,7 @@ def token_batch(ids: np.ndarray, vocab: int) -> np.ndarray:
 
 
 def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scaling: str | None = None,
-            rope_factor: float = 1.0) -> dict:
+            rope_factor: float = 1.0, mask: ArrayLike | None = None) -> dict:
     """Run the tiny decoder on ``tokens (B, T)`` (or ``(T,)``, a batch of one) with numpy, in float64.
 
     ``tokens`` must be integer ids in ``[0, vocab)`` with ``B, T >= 1``; anything else is
@@ -188,6 +188,12 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
     ``rope_factor`` apply RoPE's inference-time scalings (``mhalib.rope_frequencies``);
     they are refused for other methods. ``weights`` must fit ``config`` exactly, with finite
     values (``checked_weights``).
+
+    ``mask``, a boolean ``(T, T)`` array (True = may attend), narrows every layer's causal
+    attention further: query ``i`` sees key ``j`` when ``j <= i`` and ``mask[i, j]``, e.g.
+    ``mhalib.sliding_window_mask(T, W, n_sink=n)`` for a window with attention sinks (page:
+    long context). Every position keeps its own RoPE angle; only the keys a query sees change.
+    A mask of another shape or dtype is refused, naming it.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
@@ -200,6 +206,11 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
     w = {name: a.astype(np.float64) for name, a in checked_weights(weights, config).items()}
     B, T = ids.shape
     H = config.n_heads
+    if mask is not None:
+        mask = _checks.bool_array(mask, "mask")
+        if mask.shape != (T, T):
+            raise ValueError(f"mask must have shape (T, T) = ({T}, {T}), one row per query and one column per "
+                             f"key of tokens, got {mask.shape}")
 
     x = w["tok_emb"][ids]  # (B, T) -> (B, T, D)
     if config.method == "sinusoidal":
@@ -214,7 +225,7 @@ def forward(weights: dict, config: TinyConfig, tokens: ArrayLike, *, rope_scalin
     for l in range(config.n_layers):
         h = layer_norm(x, w[f"{l}.ln1.g"], w[f"{l}.ln1.b"])  # (B, T, D)
         trace = mha_trace(h, w[f"{l}.w_q"], w[f"{l}.w_k"], w[f"{l}.w_v"], w[f"{l}.w_o"], n_heads=H,
-                          causal=True, alibi=config.method == "alibi", **rope)
+                          causal=True, mask=mask, alibi=config.method == "alibi", **rope)
         attention.append(trace["weights"])  # (B, H, T, T)
         x = x + trace["out"]  # (B, T, D)
         if config.d_ff:
