@@ -46,7 +46,8 @@ def causal_mask(T: int, S: int | None = None, *, align: str = "top_left") -> np.
 def padding_mask(lengths: ArrayLike, S: int) -> np.ndarray:
     """Key-padding mask of shape ``(B, 1, 1, S)``: key ``j`` is real when ``j < lengths[b]``.
 
-    The two singleton axes broadcast over heads and queries.
+    The two singleton axes broadcast over heads and queries. A mask larger than this machine's
+    memory is refused before it is allocated, with its size.
     """
     S = _checks.positive_int(S, "S")
     lengths = np.asarray(_checks.not_masked(lengths, "lengths"))
@@ -54,4 +55,6 @@ def padding_mask(lengths: ArrayLike, S: int) -> np.ndarray:
         raise TypeError(f"lengths must be a 1-D array of integers, got dtype {lengths.dtype} and shape {lengths.shape}")
     if np.any(lengths < 0) or np.any(lengths > S):
         raise ValueError(f"lengths must lie in [0, S={S}], got {lengths.tolist()}")
+    _checks.fits_in_memory(lengths.size * S, f"padding_mask's ({lengths.size}, 1, 1, {S}) boolean array",
+                           "use a smaller S (the longest sequence's length is enough)")
     return (np.arange(S)[None, :] < lengths[:, None])[:, None, None, :]  # (B, S) -> (B, 1, 1, S)

@@ -47,7 +47,8 @@ def sliding_window_mask(T: int, window: int, *, S: int | None = None, n_sink: in
 
     Returns:
         np.ndarray: a boolean ``(T, S)`` array, True = may attend; each row holds
-        ``min(window, p_i + 1)`` True entries (none where ``p_i < 0``).
+        ``min(window, p_i + 1)`` True entries (none where ``p_i < 0``). A mask larger than
+        this machine's memory is refused before it is allocated, with its size.
 
     Example: ``sliding_window_mask(4, 2)`` is ``[[1,0,0,0],[1,1,0,0],[0,1,1,0],[0,0,1,1]]``
     (as booleans); ``sliding_window_mask(2, 2, S=4)`` is ``[[0,1,1,0],[0,0,1,1]]``;
@@ -57,6 +58,8 @@ def sliding_window_mask(T: int, window: int, *, S: int | None = None, n_sink: in
     window = _checks.positive_int(window, "window")
     S = T if S is None else _checks.positive_int(S, "S")
     n_sink = _checks.nonnegative_int(n_sink, "n_sink")
+    _checks.fits_in_memory(3 * T * S, f"sliding_window_mask's ({T}, {S}) boolean array, with the two it is "
+                           "combined from,", "use smaller T and S, or build the mask one block of rows at a time")
     p = np.arange(T)[:, None] + (S - T)  # (T, 1): each query's position among the keys
     j = np.arange(S)[None, :]  # (1, S)
     return (j <= p) & ((j > p - window) | (j < n_sink))  # (T, S)

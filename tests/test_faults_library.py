@@ -419,10 +419,16 @@ def test_sinusoidal_table_too_large_is_refused_with_its_size(eight_gib):
     pytest.param(lambda: m.relative_positions(10**5, 10**5), ("relative_positions", "(100000, 100000)", "74.5 GiB"),
                  id="relative_positions"),
     # the index and the distances it is clipped from: 2 * 8e10 bytes = 149 GiB
+    # three (10^6, 10^6) boolean arrays as the window mask is combined: 3e12 bytes = 2.73 TiB
+    pytest.param(lambda: m.sliding_window_mask(10**6, 16), ("sliding_window_mask", "(1000000, 1000000)", "2.73 TiB"),
+                 id="sliding_window_mask"),
+    # 2 rows of 10^12 booleans: 2e12 bytes = 1.82 TiB
+    pytest.param(lambda: m.padding_mask([3, 5], 10**12), ("padding_mask", "(2, 1, 1, 1000000000000)", "1.82 TiB"),
+                 id="padding_mask"),
     pytest.param(lambda: m.shaw_relative_index(10**5, 10**5, 4), ("shaw_relative_index", "(100000, 100000)", "149 GiB"),
                  id="shaw_relative_index"),
 ])
-def test_position_tables_too_large_are_refused_with_their_size(eight_gib, call, words):
+def test_position_tables_and_masks_too_large_are_refused_with_their_size(eight_gib, call, words):
     """These raised numpy's own MemoryError, naming neither the function nor the size, or on a
     machine with more memory allocated for minutes first."""
     _refused(call, *words, "8.00 GiB")
