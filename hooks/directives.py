@@ -45,9 +45,11 @@ right after its closing ``\]``::
 Keys are letters, digits, ``_`` and ``-``; the kinds are lower case (``{#Fig:x}`` and
 ``{#tab:x}`` stop the build with the right spelling). A table directive may carry ``caption="..."``
 (default: the first line of the script's docstring); a quoted option value may hold braces,
-so a caption can hold math: ``caption="Scores \(s_{ij}\)"``. A reference to a key the page does
-not have, a key that names two things (one script shown twice: label them), two labels
-with one key, and anything that looks like a label but is not one stop the build.
+so a caption can hold math: ``caption="Scores \(s_{ij}\)"``. A figure's alt text and caption, a
+table's caption and an explorer's alt and caption may hold ``{{ value }}``s, so that a number
+read there comes from data(), as in prose (an option holds no other directive). A reference to
+a key the page does not have, a key that names two things (one script shown twice: label them),
+two labels with one key, and anything that looks like a label but is not one stop the build.
 References are not allowed in headings or figure captions (a caption is also shown in
 the gallery, on another page).
 
@@ -140,6 +142,9 @@ class Directive:
     caption: str = ""  # figure only
     prefix: str = ""  # figure only: the "../" the page wrote before figures/
     key: str = ""  # its label ({#fig:KEY} after a figure, ...), or the key a ref names
+    # the {{ value }}s inside a table's or an explorer's alt and caption options: option -> directives,
+    # their offsets in that option's text, their line the block directive's (see PROSE_OPTIONS)
+    inner: dict = field(default_factory=dict, compare=False, hash=False)
 
 
 def _mask(text: str) -> str:
@@ -247,6 +252,7 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
         if key in options:
             raise DirectiveError(f"{here}: option {key!r} is given twice in {m.group(0)!r}")
         options[key] = caption_text(value, markdown=keyword == "table") if key == "caption" else value
+    inner = {k: _inner(options[k], k, m.group(0), line, where) for k in PROSE_OPTIONS if k in options}
     key, end = "", m.end()
     if keyword in BLOCK:
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -291,7 +297,33 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
         raise DirectiveError(f"{here}: allow={options['allow']!r} in {m.group(0)!r}: a value may allow "
                              f"{', '.join(VALUE_ALLOW)} only (a NaN or a missing value is never published)")
     return Directive(keyword, m.start(), end, line, text[m.start():end], name=name, query=query, args=args,
-                     options=options, key=key)
+                     options=options, key=key, inner={k: v for k, v in inner.items() if v})
+
+
+#: The options whose text a reader reads (an explorer's ``alt`` and ``caption``, a table's
+#: ``caption``): like a figure's alt text and caption they may hold ``{{ value }}``s, so that a
+#: number there comes from data() as it does in prose. The block directive reads them
+#: (:attr:`Directive.inner`); the rest of the page's grammar never sees them, as the whole
+#: ``{{ explorer ... }}`` is one directive.
+PROSE_OPTIONS = ("alt", "caption")
+
+
+def _inner(text: str, option: str, raw: str, line: int, where: str) -> tuple:
+    """The ``{{ value }}``s of the option ``option``'s ``text`` (of the block directive ``raw``
+    on ``line``); anything else there that looks like a directive is refused."""
+    if "{{" not in text:
+        return ()
+    try:
+        found = parse(text, where=where)
+    except DirectiveError as exc:
+        reason = str(exc).removeprefix(f"{where}:1: ")
+        raise DirectiveError(f"{where}:{line}: in the {option} of {raw!r}: {reason}") from None
+    for x in found:
+        if x.keyword != "value":
+            raise DirectiveError(f"{where}:{line}: {x.raw!r} in the {option} of {raw!r}: an alt text or a caption "
+                                 "may hold {{ value }}s only (write a reference or a download in the prose around it)")
+    return tuple(Directive(x.keyword, x.start, x.end, line, x.raw, name=x.name, query=x.query, args=x.args,
+                           options=x.options) for x in found)
 
 
 def _kind_meant(kind: str) -> str | None:

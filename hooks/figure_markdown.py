@@ -139,15 +139,22 @@ class Resolver:
             raise FigureMarkdownError(f"{self.where(d)}: the gallery selects no figure")
         return chosen
 
-    def requests(self, found) -> list:
+    def requests(self, found, *, values: bool = True) -> list:
+        """What the directives ``found`` ask for; with ``values=False``, what a reader sees only (the
+        figures, tables and explorers, not what a ``{{ value }}`` reads, in prose or in an explorer's or
+        a table's alt text or caption)."""
         out = []
         for d in found:
             if d.keyword == "download" or d.keyword in directives.NUMBERING:  # other hooks', not a figure
+                continue
+            if d.keyword == "value" and not values:
                 continue
             if d.keyword == "gallery":
                 out += [s.request() for s in self.gallery(d)]
             else:
                 out.append(self.request(d, {"figure": "figure", "table": "table", "explorer": "figure"}.get(d.keyword)))
+            if values:
+                out += [self.request(x) for inner in d.inner.values() for x in inner]
         return out
 
 
@@ -605,8 +612,8 @@ def explorer_data(page, result) -> str:
             f'data-src="{site_url(page, "figures/" + name)}?v={version}"></script>')
 
 
-def explorer(site: Site, page, d, result) -> str:
-    alt, caption = d.options.get("alt", ""), d.options.get("caption", "")
+def explorer(site: Site, page, d, result, resolver: Resolver) -> str:
+    alt, caption = (with_values(site, resolver, d.options.get(k, ""), d.inner.get(k, ())) for k in ("alt", "caption"))
     widget = result.request.script.explorer
     prefix = link(page, "figures/x")[: -len("figures/x")]  # "" or "../" from this page to docs/
     static = directives.Directive("figure", d.start, d.end, d.line, d.raw, name=d.name, alt=alt,
@@ -651,7 +658,13 @@ def md_text(text: str) -> str:
 def gallery_caption(site: Site, page, resolver, caption: str) -> str:
     """A page's caption with its ``{{ value }}`` directives filled in, as on that page."""
     found = [x for x in directives.parse(caption, where=page.src_uri) if x.keyword == "value"]
-    return directives.substitute(caption, found, lambda x: marked_value(
+    return with_values(site, resolver, caption, found)
+
+
+def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
+    """``text`` (an alt text, a caption) with its ``{{ value }}`` directives ``found`` (their
+    offsets in ``text``) filled in as :func:`marked_value`s."""
+    return directives.substitute(text, found, lambda x: marked_value(
         site, resolver.where(x), x, site.result_of(resolver.request(x))))
 
 
@@ -676,4 +689,4 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
         return marked_value(site, resolver.where(d), d, result)
-    return explorer(site, page, d, result)
+    return explorer(site, page, d, result, resolver)

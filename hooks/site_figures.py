@@ -154,7 +154,7 @@ def on_pre_build(*, config):
             asked_by.setdefault((request.name, request.params), []).append(f.src_uri)
         # a {{ value }} only reads data(): a variant with parameters is linked from nowhere, so its
         # files are not published (they were hundreds of MB of position tables)
-        shown.update(_requests(resolver, [d for d in found if d.keyword != "value"]))
+        shown.update(_requests(resolver, found, values=False))
     # a variant only a {{ value }} reads is never drawn: data() and its JSON alone
     value_only = [r for r in requests if r not in shown and r.params]
     try:
@@ -170,9 +170,9 @@ def on_pre_build(*, config):
     fig.names, fig.waiting, fig.galleries = sorted({r.name for r in requests}), waiting - galleries, galleries
 
 
-def _requests(resolver, found) -> list:
+def _requests(resolver, found, *, values: bool = True) -> list:
     try:
-        return resolver.requests(found)
+        return resolver.requests(found, values=values)
     except M.FigureMarkdownError as exc:
         raise PluginError(str(exc)) from None
 

@@ -48,6 +48,37 @@ def test_explorer_and_gallery_options():
     assert one("{{ gallery only=bert_ }}").options == {"only": "bert_"}
 
 
+def test_a_value_in_an_explorers_alt_and_caption_and_in_a_tables_caption_is_read_with_its_line():
+    """The whole {{ explorer ... }} is one directive: the values in its quoted options were found by
+    nothing, and a page published them as raw braces (an explorer) or failed to render them (a table)."""
+    text = ('# T\n\n{{ explorer pe_heatmap?d_model=16 alt="For {{ value pe_heatmap?d_model=16 n_positions }} '
+            'positions" caption="Static: {{ value pe_heatmap?d_model=16 d_model }} dims, a<b." }}\n\n'
+            '{{ table wavelength_table caption="At \\(D = {{ value wavelength_table d_model }}\\)." }}\n')
+    explorer, table = D.parse(text, where="p.md")
+    assert [(k, [(x.keyword, x.name, x.query, x.args, x.line) for x in v]) for k, v in explorer.inner.items()] == [
+        ("alt", [("value", "pe_heatmap", "d_model=16", ("n_positions",), 3)]),
+        ("caption", [("value", "pe_heatmap", "d_model=16", ("d_model",), 3)])]
+    caption = explorer.options["caption"]
+    assert caption == "Static: {{ value pe_heatmap?d_model=16 d_model }} dims, a&lt;b."  # its offsets: this text's
+    assert D.substitute(caption, explorer.inner["caption"], lambda x: "16") == "Static: 16 dims, a&lt;b."
+    (value,) = table.inner["caption"]
+    assert (value.name, value.args, value.line) == ("wavelength_table", ("d_model",), 5)
+    assert one("{{ table wavelength_table caption=\"No value here.\" }}").inner == {}
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param('\n{{ explorer pe_heatmap caption="See {{ ref fig:x }}." }}',
+                 r"p\.md:2: '\{\{ ref fig:x \}\}' in the caption of .*may hold \{\{ value \}\}s only", id="ref"),
+    pytest.param('\n{{ table wavelength_table caption="A {{ valeu a b }}." }}',
+                 r"p\.md:2: in the caption of .*unknown directive 'valeu'.*did you mean 'value'", id="typo"),
+    pytest.param('{{ explorer pe_heatmap alt="A {{ value a }}" }}', r"p\.md:1: in the alt of .*value takes 2–3 arguments",
+                 id="too-few-arguments"),
+])
+def test_a_directive_in_an_option_that_is_not_a_value_is_refused_naming_page_and_line(text, message):
+    with pytest.raises(D.DirectiveError, match=message):
+        D.parse(text, where="p.md")
+
+
 def test_figure_alt_caption_and_prefix():
     d = one('![Three maps](../figures/heads_in_action.svg "Caption here")')
     assert (d.alt, d.caption, d.prefix) == ("Three maps", "Caption here", "../")
@@ -147,6 +178,23 @@ def test_page_errors_name_the_page_line_and_directive(resolver, text, message):
 
     with pytest.raises(FigureMarkdownError, match=message):
         resolver(text)
+
+
+def test_the_values_in_an_options_text_are_requested_but_not_shown():
+    """A table's caption may read a variant nothing else on the site asks for: the render must be
+    started with it (the build stopped: 'not among the requests this rendering was started with'),
+    and, like any {{ value }}'s variant, it is not a figure a reader sees."""
+    import figure_markdown
+
+    page = figure_markdown.Resolver("p.md", figures.scripts())
+    found = D.parse('{{ table wavelength_table caption="D = {{ value pe_heatmap?d_model=8 d_model }}." }}\n\n'
+                    '{{ explorer pe_heatmap alt="A map of {{ value pe_heatmap?n_positions=4 n_positions }}" }}\n',
+                    where="p.md")
+    asked = [(r.name, r.kwargs) for r in page.requests(found)]
+    assert asked == [("wavelength_table", {}), ("pe_heatmap", {"d_model": 8}), ("pe_heatmap", {}),
+                     ("pe_heatmap", {"n_positions": 4})]
+    assert [(r.name, r.kwargs) for r in page.requests(found, values=False)] == [("wavelength_table", {}),
+                                                                               ("pe_heatmap", {})]
 
 
 def test_sequences_and_text_work_from_a_page(resolver):

@@ -89,6 +89,40 @@ def test_static_figure_accuracy_is_a_fresh_mhalib_run(built_site, models, batch,
     assert shown == pytest.approx(acc, abs=1e-12)
 
 
+@pytest.mark.build
+def test_the_live_figures_alt_text_says_what_its_data_say(built_site):
+    """What the explorer's alt text says in words, which no {{ value }} can give (its lengths are
+    values; tests/test_alt_text_numbers.py lists the rest): up to the training length sinusoidal,
+    learned and RoPE are at 1, ALiBi a little lower and NoPE far lower; past it position
+    interpolation collapses at once, sinusoidal and NoPE fall fast, plain RoPE holds to 64 and then
+    falls, NTK-aware RoPE holds longer, ALiBi declines slowly, learned is not defined."""
+    import re
+    from pathlib import Path
+
+    page = re.sub(r"\s+", " ", (Path(__file__).resolve().parents[1] / "docs" / "extrapolation.md").read_text())
+    for phrase in ("learned and RoPE are at 1, ALiBi a little lower and NoPE far lower",
+                   "past it position interpolation collapses at once, sinusoidal and NoPE fall fast, plain RoPE "
+                   "holds to 64 and then falls, NTK-aware RoPE holds longer, ALiBi declines slowly, learned is not "
+                   "defined"):
+        assert phrase in page, f"docs/extrapolation.md no longer says {phrase!r}: check the claim again"
+    d = json.loads((built_site / "figures" / f"{SCRIPT}.json").read_text(encoding="utf-8"))
+    acc, lengths, L = d["accuracy"], d["lengths"], d["L_train"]
+    trained = past = lengths.index(L) + 1  # [:trained]: the lengths up to L; [past]: the first length past it
+    for method in ("sinusoidal", "learned", "rope"):
+        assert acc[method][:trained] == [1.0] * trained, method
+    assert all(0.9 < a < 1 for a in acc["alibi"][:trained])  # a little lower
+    assert max(acc["none"][:trained]) < 0.7  # far lower
+    assert acc["rope_interpolation"][past] < 0.1  # collapses at once
+    assert acc["sinusoidal"][past] < 0.7 and acc["none"][-1] < acc["none"][trained - 1] / 2  # fall fast
+    at64 = lengths.index(64)
+    assert min(acc["rope"][:at64 + 1]) > 0.95 and acc["rope"][at64 + 1] < 0.9  # holds to 64, then falls
+    ntk, rope = acc["rope_ntk"], acc["rope"]  # holds longer: as high up to 64, higher past it
+    assert min(ntk[:at64 + 1]) > 0.95 and all(n > r for n, r in zip(ntk[at64 + 1:], rope[at64 + 1:]))
+    steps = [a - b for a, b in zip(acc["alibi"][trained - 1:], acc["alibi"][trained:])]
+    assert all(0 < step < 0.05 for step in steps) and acc["alibi"][-1] > 0.7  # declines slowly
+    assert acc["learned"][past:] == [None] * (len(lengths) - past)  # not defined
+
+
 # ---- the widget in Chromium ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -424,13 +424,19 @@ def _records(text: str) -> dict:
 def test_every_value_of_every_page_carries_its_source_and_its_record(built_site):
     """Each page's {{ value }} directives (read from its Markdown, not from the build) show up in
     its HTML as data-source="SCRIPT PATH", in the page's order, each key with its record; every
-    figure's and table's reuse row has its record too."""
+    figure's and table's reuse row has its record too. The values in a table's or an explorer's
+    caption count too (an explorer once published its caption's directives as raw braces); those
+    in an alt text are its text, in an attribute (test_no_mark_reaches_an_attribute_...)."""
     docs = HOOKS.parent / "docs"
     total = 0
     for md in sorted(docs.rglob("*.md")):
         src = md.relative_to(docs).as_posix()
-        wanted = [f"{d.name} {d.args[0]}" for d in directives.parse(md.read_text(encoding="utf-8"), where=src)
-                  if d.keyword == "value"]
+        page = md.read_text(encoding="utf-8")
+        found = directives.parse(page, where=src)
+        alts = [directives.FIGURE_RE.match(page, d.start).span("alt") for d in found if d.keyword == "figure"]
+        wanted = [f"{x.name} {x.args[0]}" for d in found
+                  if not (d.keyword == "value" and any(a <= d.start < b for a, b in alts))
+                  for x in ([d] if d.keyword == "value" else d.inner.get("caption", ()))]
         if not wanted:
             continue
         text = _page_file(built_site, src).read_text(encoding="utf-8")
@@ -445,6 +451,29 @@ def test_every_value_of_every_page_carries_its_source_and_its_record(built_site)
         assert all("data-prov=" in r for r in rows), src
         total += len(wanted)
     assert total > 800  # the course's values, counted from its pages
+
+
+@pytest.mark.build
+def test_a_value_in_an_explorers_alt_text_and_caption_and_in_a_tables_caption_is_filled_in(built_site):
+    """The extrapolation page's explorer and table (their numbers were typed in): the alt text shows
+    the value's text, the captions its span, with the numbers of the figures' data files."""
+    live = json.loads((built_site / "figures" / "extrapolation_live.json").read_text(encoding="utf-8"))
+    factors = json.loads((built_site / "figures" / "extrapolation_table.json").read_text(encoding="utf-8"))["factors"]
+    text = _page_file(built_site, "extrapolation.md").read_text(encoding="utf-8")
+    alts = re.findall(r'alt="(Accuracy against sequence length[^"]*)"', text)
+    assert len(alts) == 2, alts  # the light and the dark image
+    assert all(a.startswith(f"Accuracy against sequence length, {live['lengths'][0]} to {live['max_length']} tokens,")
+               for a in alts), alts
+    span = '<span class="mha-value" data-source="{}" data-prov="{}">{}</span>'
+    caption = re.search(r"<figcaption>.*?The kback models at lengths (.*?) fixed sequences", text, flags=re.S)
+    assert caption and caption.group(1) == (
+        f"{span.format('extrapolation_live lengths.0', 'extrapolation_live', live['lengths'][0])} to "
+        f"{span.format('extrapolation_live max_length', 'extrapolation_live', live['max_length'])}, one seed per "
+        f"method, on {span.format('extrapolation_live n_seqs', 'extrapolation_live', live['n_seqs'])}"), caption
+    table = re.search(r"<caption>.*?Accuracy on the repeat task at (.*?) the training length", text, flags=re.S)
+    shown = [span.format(f"extrapolation_table factors.{i}", "extrapolation_table", f) + "×"
+             for i, f in enumerate(factors)]
+    assert table and table.group(1) == f"{', '.join(shown[:-1])} and {shown[-1]}", table
 
 
 @pytest.mark.build

@@ -44,7 +44,7 @@ def data() -> dict:
             out[task][m] = dict(mean=mean, min=lo, max=hi)
     starts = list(range(0, longest, L0))
     first_repeat = longest - repeat_segment_range(longest)[1]  # the repeat starts here at the earliest
-    return dict(L_train=L0, length=longest, bucket_starts=starts, repeat_first_scored=first_repeat,
+    return dict(L_train=L0, length=longest, factor=longest // L0, bucket_starts=starts, repeat_first_scored=first_repeat,
                 block1_first=L0, block1_last=2 * L0 - 1, tasks=list(c["tasks"]), accuracy=out,
                 task_config=c["tasks"])
 

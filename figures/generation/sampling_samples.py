@@ -30,7 +30,11 @@ DECODERS = (("greedy", None), ("T = 0.7", dict(temperature=0.7)), ("T = 1", dict
             ("T = 1.5", dict(temperature=1.5)), ("top-k, k = 5", dict(top_k=5)), ("top-p, p = 0.9", dict(top_p=0.9)))
 
 
-def repeated_share(text: str, n: int = 4) -> float:
+#: The length of the strings whose repeats a row counts ("repeated 4-grams").
+NGRAM = 4
+
+
+def repeated_share(text: str, n: int = NGRAM) -> float:
     """The share of ``text``'s ``n``-character strings (one per start position) that occur
     earlier in ``text``; 0 when nothing repeats, near 1 when the text loops."""
     grams = [text[i:i + n] for i in range(len(text) - n + 1)]
@@ -103,7 +107,7 @@ def data(n_new: Annotated[int, Range(8, 96)] = 96, samples: Annotated[int, Range
                 nats_min=float(per_window.min()), nats_max=float(per_window.max()), repeated=float(np.mean(rep)),
                 repeated_min=min(rep), repeated_max=max(rep), windows=len(texts))
     by = {r["decoder"]: r for r in rows}
-    return dict(prompt=PROMPT, n_new=n_new, samples=samples, rows=rows, held_out=held,
+    return dict(prompt=PROMPT, n_new=n_new, samples=samples, ngram=NGRAM, rows=rows, held_out=held,
                 greedy=by["greedy"], hot=by["T = 1.5"], cool=by["T = 0.7"])
 
 
@@ -122,7 +126,7 @@ def table(data: dict) -> str:
         return format(r[key], fmt) if lo == hi else f"{r[key]:{fmt}} ({lo:{fmt}}–{hi:{fmt}})"
 
     header = ["decoder", f"the first continuation ({data['n_new']} characters)", "nats per character",
-              "repeated 4-grams"]
+              f"repeated {data['ngram']}-grams"]
     rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", ".2f"), spread(r, "repeated", ".0%")]
             for r in data["rows"] + [data["held_out"]]]
     return markdown_table(header, rows, "llrr")

@@ -33,7 +33,7 @@ def data(k_show: Annotated[int, Range(-1000, 1000)] = 3, d_show: Annotated[int, 
     p = np.arange(100, 600)
     errors = [float(np.abs(pe[p] @ mhalib.offset_matrix(k, d_model).T - pe[p + k]).max()) for k in ks]
     return dict(M=mhalib.offset_matrix(k_show, d_show), k_show=k_show, d_show=d_show, d_model=d_model,
-                ks=list(ks), errors=errors, max_error=max(errors))
+                ks=list(ks), errors=errors, max_error=max(errors), n_positions_measured=int(p.size))
 
 
 def draw(data: dict):

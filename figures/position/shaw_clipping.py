@@ -24,8 +24,11 @@ def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] =
     index = mhalib.shaw_relative_index(T, T, k)  # (T, T) table rows 0 .. 2k
     clipped = index - k  # (T, T) clipped distance -k .. k
     uses = np.bincount(index.ravel(), minlength=2 * k + 1)  # (2k+1,) pairs per table row
+    inner = uses[1:-1]  # (2k-1,) the vectors between the two end ones, which gather every clipped pair
     return dict(T=T, k=k, n_vectors=2 * k + 1, n_pairs=T * T, index=index, clipped=clipped,
                 distances=np.arange(-k, k + 1), uses=uses,
+                inner_uses_min=int(inner.min()) if inner.size else None,  # None: k = 0, one vector only
+                inner_uses_max=int(inner.max()) if inner.size else None,
                 share_clipped=float((np.abs(mhalib.relative_positions(T, T)) > k).mean()))
 
 
