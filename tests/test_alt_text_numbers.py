@@ -40,13 +40,12 @@ DOCS = ROOT / "docs"
 PENDING = {
     "induction.md": "pending: page being edited",
     "long_context.md": "pending: page being edited",
-    "flash_attention.md": "pending: page being edited",
     "viewer.md": "pending: page being edited",
     "cross_attention.md": "pending: page being edited (a new page)",
 }
 
 #: Names with digits, fixed facts wherever they stand (c).
-NAMES = ("all-MiniLM-L6-v2", "GPT-2", "LLaMA-2-7B")
+NAMES = ("all-MiniLM-L6-v2", "GPT-2", "LLaMA-2-7B", "FlashAttention-2")
 
 #: (page, figure as the page writes it: NAME or NAME?QUERY, phrase, why, held). Each digit outside a
 #: {{ value }} must stand in a phrase listed for its figure on its page. ``held`` maps a data path
@@ -93,6 +92,14 @@ ALLOWED = [
     ("extrapolation.md", "extrapolation_live", "plain RoPE holds to 64 and then falls",
      "a: held by tests/test_extrapolation_live.py::test_the_live_figures_alt_text_says_what_its_data_say", None),
     ("extrapolation.md", "extrapolation_live", "float16 weights", "c: the number format the live version runs", None),
+    ("flash_attention.md", "flash_online_softmax", "key block 1 to", "c: the figure counts the key blocks from 1", None),
+    ("flash_attention.md", "flash_io_table", "in bf16", "c: the number format the script counts bytes in (its DTYPE)",
+     None),
+    ("flash_attention.md", "flash_io_table", "Algorithm 1", "c: the FlashAttention paper's name for its algorithm", None),
+    ("flash_attention.md", "flash_memory_time", "an NVIDIA H100", "a: the stored measurement's GPU",
+     {"machine.gpu": lambda g: g.startswith("NVIDIA H100")}),
+    ("flash_attention.md", "flash_throughput", "the H100's limit", "a: the stored measurement's GPU",
+     {"machine.gpu": lambda g: g.startswith("NVIDIA H100")}),
     ("heads.md", "heads_in_action", "A grid of 12 heatmaps", "b: presets, three maps each",
      {"presets": lambda p: 3 * len(p) == 12}),
     ("heads.md", "heads_in_action", "(single head, head 1, head 2)", "c: the heads' names", None),

@@ -388,13 +388,16 @@ def test_the_matrices_not_the_flops_make_naive_attention_slow_and_large():
 
 def test_the_flashattention_kernel_is_fastest_at_every_length():
     """The figure's description: "forward time of a 32-head causal layer against T, the
-    FlashAttention kernel fastest": at every measured length its median time is the smallest."""
+    FlashAttention kernel fastest": at every measured length its median time is the smallest
+    (the head count is the measured layer's, a {{ value }})."""
     times = _layer_times()
     assert set(times) == {"naive", "math", "efficient", "flash"}
     for T, ms in times["flash"].items():
         others = [times[m][T] for m in ("naive", "math", "efficient") if T in times[m]]
         assert others and ms < min(others), T
-    assert "forward time of a 32-head causal layer against T, the FlashAttention kernel fastest" in page("flash_attention")
+    assert d("flash_memory_time")["layer"]["H"] == 32
+    assert ("forward time of a {{ value flash_memory_time layer.H }}-head causal layer against T, the FlashAttention "
+            "kernel fastest") in page("flash_attention")
 
 
 def test_the_quiz_naive_byte_count_is_a_best_case():
@@ -453,7 +456,8 @@ def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
     for key in ("small.T", "small.block", "small.total", "small.visited", "small.partial", "small.skipped"):
         assert f"{{{{ value flash_causal_tiles {key} }}}}" in split, key
     assert "a little more than half, and closer to half the more blocks there are" in text
-    assert '{{ table flash_causal_tiles caption="Tiles of 128 queries by 128 keys' in text  # ct["block"], above
+    assert ('{{ table flash_causal_tiles caption="Tiles of {{ value flash_causal_tiles block }} queries by '
+            '{{ value flash_causal_tiles block }} keys') in text
 
 
 def test_halving_the_causal_flops_is_the_long_sequence_limit():

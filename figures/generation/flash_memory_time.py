@@ -3,11 +3,11 @@
 Left (log-log): the extra GPU memory of one attention call, one fp32 head of d = 64: the
 naive path holds the T x T scores (slope 2), the memory-efficient kernel only its output
 and per-row statistics (slope 1); the CPU measurement of the same naive path and of
-torch's fused CPU kernel is drawn beside it, and the "256 MB" score matrix at T = 8192 is
-marked. Right: the time of a 32-head x 128 causal bf16 layer, forward. Data measured with
-tools/measure_attention_gpu.py (figures/data/attention_gpu_h100.json) and
-tools/measure_attention_memory.py (figures/data/attention_memory_measured.json).
-Page: FlashAttention.
+torch's fused CPU kernel is drawn beside it, and one fp32 score matrix at T = 8192 is
+marked (4 * 8192^2 bytes, 256 MiB: the "256 MB" of many tutorials). Right: the time of a
+32-head x 128 causal bf16 layer, forward. Data measured with tools/measure_attention_gpu.py
+(figures/data/attention_gpu_h100.json) and tools/measure_attention_memory.py
+(figures/data/attention_memory_measured.json). Page: FlashAttention.
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ GPU = data_file("attention_gpu_h100.json")
 #: A phone gets the two panels one under the other (style.narrow()).
 NARROW = True
 CPU = data_file("attention_memory_measured.json")
+#: The length at which one fp32 score matrix is marked on the memory panel.
+MARK_T = 8192
 METHODS = {"naive": "naive softmax(QKᵀ)V", "math": "PyTorch math kernel", "efficient": "memory-efficient kernel",
            "flash": "FlashAttention kernel"}
 
@@ -50,7 +52,7 @@ def data() -> dict:
     return dict(
         machine=gpu["machine"], cpu_machine=cpu["machine"], gpu_memory_gib=gpu["machine"]["gpu_memory_bytes"] / 2**30, one_head={k: one_head[k] for k in ("B", "H", "d", "dtype")},
         layer={k: layer[k] for k in ("B", "H", "d", "dtype", "causal")}, memory=memory, time=time, slopes=slopes,
-        cpu_rows=cpu["rows"], scores_bytes_8192=4 * 8192**2,
+        cpu_rows=cpu["rows"], mark_T=MARK_T, scores_bytes_8192=4 * MARK_T**2, scores_mib_8192=4 * MARK_T**2 / 2**20,
         naive_mib_8192=at["naive"][8192] / 2**20, efficient_mib_8192=at["efficient"][8192] / 2**20,
         naive_gib_layer_16384=layer_mem["naive"][16384] / 2**30, flash_mib_layer_16384=layer_mem["flash"][16384] / 2**20,
         flash_speedup_16384=t16["naive"][16384] / t16["flash"][16384],
@@ -75,10 +77,11 @@ def draw(data: dict):
              label="CPU: naive")
     a.loglog([r["T"] for r in cpu], [r["sdpa"] / mib for r in cpu], "+--", base=2, color=c["fg"],
              label="CPU: fused SDPA")
-    a.plot([8192], [data["scores_bytes_8192"] / mib], "D", ms=9, mfc="none", mec=c["accent"], mew=2)
-    a.annotate('"256 MB": one fp32\n8192×8192 matrix', (8192, data["scores_bytes_8192"] / mib), xytext=(10, -42),
-               textcoords="offset points", fontsize=11, color=c["fg"],
-               arrowprops=dict(arrowstyle="-", color=c["accent"]))
+    T_mark = data["mark_T"]
+    a.plot([T_mark], [data["scores_mib_8192"]], "D", ms=9, mfc="none", mec=c["accent"], mew=2)
+    a.annotate(f"{data['scores_mib_8192']:.0f} MiB: one fp32\n{T_mark}×{T_mark} matrix",
+               (T_mark, data["scores_mib_8192"]), xytext=(10, -42), textcoords="offset points", fontsize=11,
+               color=c["fg"], arrowprops=dict(arrowstyle="-", color=c["accent"]))
     oh = data["one_head"]
     a.set(xlabel="sequence length T", ylabel="peak extra memory (MiB)",
           title=f"Memory: {oh['H']} head, d_head = {oh['d']}, {oh['dtype']}")
