@@ -39,13 +39,12 @@ DOCS = ROOT / "docs"
 #: Pages being edited by others: their alt texts and captions are checked once those edits are in.
 PENDING = {
     "induction.md": "pending: page being edited",
-    "long_context.md": "pending: page being edited",
     "viewer.md": "pending: page being edited",
     "cross_attention.md": "pending: page being edited (a new page)",
 }
 
 #: Names with digits, fixed facts wherever they stand (c).
-NAMES = ("all-MiniLM-L6-v2", "GPT-2", "LLaMA-2-7B", "FlashAttention-2")
+NAMES = ("all-MiniLM-L6-v2", "GPT-2", "LLaMA-2-7B", "FlashAttention-2", "Mistral 7B")
 
 #: (page, figure as the page writes it: NAME or NAME?QUERY, phrase, why, held). Each digit outside a
 #: {{ value }} must stand in a phrase listed for its figure on its page. ``held`` maps a data path
@@ -132,6 +131,17 @@ ALLOWED = [
     ("learned.md", "learned_positions", "the 64 by 64 cosine similarity", "b: max_positions", {"max_positions": 64}),
     ("learned.md", "learned_positions", "1 on the diagonal and near 0 elsewhere",
      "c: a row's cosine with itself; a: the mean |cosine| off the diagonal", {"mean_abs_offdiag": lambda c: c < 0.25}),
+    ("long_context.md", "sliding_window_reach", "the 16 by 16 sliding-window mask", "b: T", {"T": 16}),
+    ("long_context.md", "sliding_window_reach", "with a window of 4", "b: window", {"window": 4}),
+    ("long_context.md", "sliding_window_reach", "for 1 to 5 layers", "b: layers, counted from 1", {"layers": 5}),
+    ("long_context.md", "sliding_window_reach", "reach position 15", "b: the last of T positions",
+     {"T": lambda T: T - 1 == 15}),
+    ("long_context.md", "sliding_window_reach", "widens by 3 positions per layer",
+     "b: window - 1, the step between the spans of data()",
+     {"window": lambda w: w - 1 == 3, "span": lambda s: all(b - a == 3 for a, b in zip(s, s[1:]))}),
+    ("long_context.md", "rolling_kv_cache", "up to 32k", "b: max_tokens", {"max_tokens": 32 * 1024}),
+    ("long_context.md", "rolling_kv_cache", "fp16", "b: two bytes a number in the cache of K and V",
+     {"per_token": lambda b: b == 2 * 32 * 8 * 128 * 2}),
     ("mha.md", "mha_pipeline", "from dark (0) to yellow (1)", "c: the weights' colour scale, 0 to 1", None),
     ("mha.md", "split_heads_walkthrough", r"\(Q = K = V = I_2\) and 2 heads", "b: the example's Q and head count",
      {"Q": [[1.0, 0.0], [0.0, 1.0]], "q_heads": lambda q: len(q) == 2}),

@@ -219,3 +219,22 @@ def test_claim_the_heads_look_close():
     means = [k["mean"] for k in kept]
     assert means == sorted(means)  # a wider window keeps more (its keys include the narrower one's)
     on_page("A window costs little here, because the heads look close.")
+
+
+def test_the_figures_alt_text_says_what_its_data_say():
+    """The alt text: "the windows of 8 and 16 cost hundredths of a nat, the windows of 32 and 64
+    almost nothing" (the mean extra nats past the window: from 0.01 up to 0.1, and under 0.01);
+    "all far below the dashed line of an even spread, the first layer's heads highest" (every
+    head of layer 1 above every head of the other layers); its numbers are {{ value }}s of the
+    data the figure draws: the widths, the most first characters kept, the heads of all layers."""
+    got = d()
+    extra = {r["window"]: r["extra"] for r in got["runs"] if r["n_sink"] == 0}
+    assert 0.01 <= extra[16] < extra[8] < 0.1 and extra[64] < extra[32] < 0.01
+    on_first = np.asarray(got["on_first"])  # (L, H)
+    assert on_first[0].min() > on_first[1:].max() and got["on_first_max"] < got["even_first"] / 3
+    assert got["sinks"][1] == max(got["sinks"]) and got["heads_total"] == on_first.size
+    w = "{{ value attention_sinks widths.%d }}"
+    on_page(f"the windows of {w % 0} and {w % 1} cost hundredths of a nat, the windows of {w % 2} and {w % 3} "
+            "almost nothing", "all far below the dashed line of an even spread, the first layer's heads highest",
+            "for each of the {{ value attention_sinks heads_total }} heads",
+            "with and without the first {{ value attention_sinks sinks.1 }} characters kept")

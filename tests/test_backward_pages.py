@@ -305,6 +305,7 @@ def test_rolling_cache_bytes_and_ring_buffer():
         assert full == n * per_token and rolling == min(n, 4096) * per_token
     assert got["tokens"][-1] == 32768 and 4096 in got["tokens"]
     assert got["rolling_max"] == 4096 * per_token == 2**29 and got["ratio_at_max"] == 8.0
+    assert (got["full_max_gib"], got["rolling_max_gib"]) == (4.0, 0.5)  # 2**32 and 2**29 bytes, the alt text's GiB
     # the ring buffer against a sliding window written out here: softmax over the last w keys in order
     ring = figures.load("rolling_kv_cache").ring_buffer_decode
     rng = np.random.default_rng(5)

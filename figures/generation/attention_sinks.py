@@ -104,7 +104,7 @@ def data(stretches: Annotated[int, Range(4, 131)] = 16) -> dict:
     return dict(
         T=T, last=T - 1, stretches=stretches, characters=int(inputs.size), widths=list(WIDTHS), sinks=list(SINKS),
         far=FAR, bin=BIN, full_by_position=full.mean(axis=0).tolist(), full=float(full.mean()),
-        runs=runs, n_layers=config.n_layers, n_heads=config.n_heads,
+        runs=runs, n_layers=config.n_layers, n_heads=config.n_heads, heads_total=config.n_layers * config.n_heads,
         on_first=on_first.tolist(), on_first_max=float(on_first.max()),
         on_first_max_stretch=float(first.mean(axis=3).max()),  # the largest in any one stretch and head
         on_first4_max=float(first4.mean(axis=(0, 3)).max()),

@@ -47,7 +47,8 @@ def data(max_tokens: Annotated[int, Range(2, 10_000_000)] = 32768, window: Annot
     ring = ring_buffer_decode(q, k, v, W)
     return dict(tokens=tokens, full=full, rolling=rolling, window=window, n_layers=n_layers, kv_heads=kv_heads,
                 d_head=d_head, per_token=mhalib.kv_cache_bytes_per_token(n_layers, kv_heads, d_head, dtype="float16"),
-                rolling_max=max(rolling), full_max=full[-1], max_tokens=max_tokens, ratio_at_max=full[-1] / rolling[-1],
+                rolling_max=max(rolling), full_max=full[-1], rolling_max_gib=max(rolling) / 2**30,
+                full_max_gib=full[-1] / 2**30, max_tokens=max_tokens, ratio_at_max=full[-1] / rolling[-1],
                 ring_check=dict(T=T, window=W, d_head=d, max_difference=float(np.abs(ring - exact).max())))
 
 
