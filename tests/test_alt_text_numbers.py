@@ -38,7 +38,6 @@ DOCS = ROOT / "docs"
 
 #: Pages being edited by others: their alt texts and captions are checked once those edits are in.
 PENDING = {
-    "induction.md": "pending: page being edited",
     "viewer.md": "pending: page being edited",
     "cross_attention.md": "pending: page being edited (a new page)",
 }
@@ -110,6 +109,14 @@ ALLOWED = [
      {"uniform": math.log(4)}),
     ("heads.md", "temperature_sweep", "τ = √2", "c: the dashed line marks the grid's temperature (data: at_sqrt2)",
      None),
+    ("induction.md", "induction_scores", "layer-1", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_scores", "layer-2", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_attention_maps", "layer 1", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_attention_maps", "layer 2", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_circuit_composition", "layer-1", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_circuit_composition", "layer-2", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_circuit_matrices", "layer-1", "c: the layers' names, counted from 1", None),
+    ("induction.md", "induction_circuit_matrices", "layer-2", "c: the layers' names, counted from 1", None),
     ("kv_cache.md", "decode_cost", "(d_model = 4096, 32 heads of 128)", "b: d_model, n_heads, d_head",
      {"d_model": 4096, "n_heads": 32, "d_head": 128}),
     ("kv_cache.md", "lm_generator", "seed 1", "b: seed", {"seed": 1}),

@@ -150,6 +150,32 @@ def test_both_scores_jump_inside_the_window_and_the_other_layer2_heads_follow():
     assert "and the other layer-2 heads follow it" in text
 
 
+def test_the_score_figures_alt_text_every_layer1_head_rises_two_well_above_the_others():
+    """The figure's alt text: "the previous-token score of each layer-1 head, all of which rise
+    during the shaded span, two of them well above the other two; the induction score of each
+    layer-2 head, all of which rise in the same span". For the stored seed, every head's score
+    changes more inside the span than before and after it together, by more than 0.15; the two
+    highest layer-1 heads are the same two just after the span and at the end, each at least 1.3
+    times the higher of the other two; they are the two heads the composition scores rank first."""
+    r = stored_seed()
+    for score, layer in ((r["prev"], 0), (r["ind"], 1)):
+        heads = score[:, layer]  # (checkpoints, H)
+        inside = heads[r["a"]] - heads[r["b"]]
+        outside = np.abs(heads[r["b"]] - heads[0]) + np.abs(heads[-1] - heads[r["a"]])
+        assert np.all(inside > 0.15) and np.all(inside > outside), (layer, inside, outside)
+    prev = r["prev"][:, 0]  # (checkpoints, H)
+    tops = []
+    for at in (r["a"], -1):
+        order = np.argsort(-prev[at])
+        assert prev[at, order[1]] > 1.3 * prev[at, order[2]], at
+        tops.append(sorted(int(h) + 1 for h in order[:2]))
+    assert tops[0] == tops[1] == sorted(d("induction_circuit_composition")["k_order"][:2])
+    text = page("induction")
+    assert ("the previous-token score of each layer-1 head, all of which rise during the shaded span, two of them "
+            "well above the other two; the induction score of each layer-2 head, all of which rise in the same span") in text
+    assert '"Seed {{ value induction_scores seed }}. Top:' in text and d("induction_scores")["seed"] == r["seed"]
+
+
 def test_the_roles_do_not_mix_and_the_other_seeds_end_the_same_way():
     """"at the end no layer-1 head has an induction score above …, and no layer-2 head a
     previous-token score above …": both maxima, found here for every seed, are below 0.15 and
@@ -595,3 +621,34 @@ def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_sh
     shares = sentence(text, "What the drop changes is where the heads")
     for key in ("ov_diag_l2_before_min", "ov_diag_l2_before_max", "ov_diag_l2_after_min", "ov_diag_l2_after_max"):
         assert f"{{{{ value induction_circuit_matrices {key} .2f }}}}" in shares, key
+
+
+def test_the_circuit_figures_alt_texts_say_what_their_data_say():
+    """The composition figure: "Six grids of four by four composition scores …: before the drop
+    all three kinds are alike and small; after it the K-composition grid is larger everywhere,
+    most in the row of layer-1 head …, while the Q and V grids are smaller": before, the three
+    kinds' ranges overlap and every score lies below every K-score after; after, every K-score
+    is above every K-score before, the row of head k_order[0] is the largest in every column,
+    and the Q and V grids' means fall. The matrices figure names the heads and the run of
+    positions with {{ value }}s that test_the_circuits_token_by_token recomputes."""
+    c = d("induction_circuit_composition")
+    before, after = c["panels"]["before"], c["panels"]["after"]
+    assert c["n_heads"] == 4 and np.shape(after["k"]) == (4, 4)
+    ranges = [(np.min(before[k]), np.max(before[k])) for k in "qkv"]
+    assert max(lo for lo, _ in ranges) < min(hi for _, hi in ranges)  # alike: the three ranges overlap
+    assert max(hi for _, hi in ranges) < c["k_min_after"]  # small: below every K-score after the drop
+    assert np.min(after["k"]) > np.max(before["k"])
+    assert np.all(np.argmax(after["k"], axis=0) + 1 == c["k_order"][0])
+    for kind in "qv":
+        assert np.mean(after[kind]) < np.mean(before[kind]), kind
+    m = d("induction_circuit_matrices")
+    assert (m["prev_head"], m["ind_head"]) == (c["k_order"][0], d("induction_scores")["best_ind_head"])
+    text = page("induction")
+    assert ("before the drop all three kinds are alike and small; after it the K-composition grid is larger "
+            "everywhere, most in the row of layer-1 head {{ value induction_circuit_composition k_order.0 }}, while "
+            "the Q and V grids are smaller") in text
+    assert ("Left: layer-1 head {{ value induction_circuit_matrices prev_head }}'s scores between positions, which "
+            "after the drop peak one below the diagonal up to position "
+            "{{ value induction_circuit_matrices prev_run_after }}. Middle: layer-2 head "
+            "{{ value induction_circuit_matrices ind_head }}'s") in text
+    assert "the logits that layer-2 head {{ value induction_circuit_matrices ind_head }} raises" in text
