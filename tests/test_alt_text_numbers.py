@@ -39,7 +39,6 @@ DOCS = ROOT / "docs"
 #: Pages being edited by others: their alt texts and captions are checked once those edits are in.
 PENDING = {
     "viewer.md": "pending: page being edited",
-    "cross_attention.md": "pending: page being edited (a new page)",
 }
 
 #: Names with digits, fixed facts wherever they stand (c).
@@ -82,6 +81,14 @@ ALLOWED = [
     ("compare.md", "t5_buckets", "T5's bucket", "c: the model's name", None),
     ("compare.md", "t5_buckets", "with 32 buckets and max_distance = 128", "b: num_buckets, max_distance",
      {"num_buckets": 32, "max_distance": 128}),
+    ("cross_attention.md", "cross_attention_weights", "head 1's", "c: the figure draws the first head, counted from 1",
+     None),
+    ("cross_attention.md", "cross_attention_weights", "Head 1 of", "c: the figure draws the first head, counted from 1",
+     None),
+    ("cross_attention.md", "cross_attention_weights", "both padding columns exactly 0",
+     "a: the largest masked weight of data()", {"pad_weight_masked": 0.0}),
+    ("cross_attention.md", "cross_attention_cache", "fp16", "b: two bytes a number in the cache of K and V",
+     {"per_token": lambda b: b == 2 * 8 * 64 * 2}),
     ("extrapolation.md", "extrapolation_attention_maps", "back at 1×", "c: the training length itself", None),
     ("extrapolation.md", "extrapolation_live", "five seed-0 kback models", "c: the stored weights are the seed-0 runs",
      None),
@@ -90,10 +97,12 @@ ALLOWED = [
     ("extrapolation.md", "extrapolation_live", "plain RoPE holds to 64 and then falls",
      "a: held by tests/test_extrapolation_live.py::test_the_live_figures_alt_text_says_what_its_data_say", None),
     ("extrapolation.md", "extrapolation_live", "float16 weights", "c: the number format the live version runs", None),
-    ("flash_attention.md", "flash_online_softmax", "key block 1 to", "c: the figure counts the key blocks from 1", None),
+    ("flash_attention.md", "flash_online_softmax", "key block 1 to", "c: the figure counts the key blocks from 1",
+     None),
     ("flash_attention.md", "flash_io_table", "in bf16", "c: the number format the script counts bytes in (its DTYPE)",
      None),
-    ("flash_attention.md", "flash_io_table", "Algorithm 1", "c: the FlashAttention paper's name for its algorithm", None),
+    ("flash_attention.md", "flash_io_table", "Algorithm 1", "c: the FlashAttention paper's name for its algorithm",
+     None),
     ("flash_attention.md", "flash_memory_time", "an NVIDIA H100", "a: the stored measurement's GPU",
      {"machine.gpu": lambda g: g.startswith("NVIDIA H100")}),
     ("flash_attention.md", "flash_throughput", "the H100's limit", "a: the stored measurement's GPU",

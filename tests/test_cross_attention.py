@@ -163,26 +163,44 @@ def test_decoding_with_both_caches_equals_the_full_pass_by_hand():
 # ---- the page's sentences --------------------------------------------------------------------------
 
 def test_the_alt_texts_and_captions_say_what_the_data_say():
-    # alt texts and captions are prose, not {{ value }}s: each number in them is held here
-    on_page("Encoder self-attention, 5 source tokens by 5: the two padding columns crossed in every row, "
-            "15 of 25 cells allowed", "Decoder self-attention, 4 target tokens by 4: a lower triangle of 10 allowed",
-            "Cross-attention, 4 target rows by 5 source columns: the two padding columns crossed, 12 of 20 cells")
-    m = d("cross_attention_masks")
-    assert (m["S"], m["T"], m["n_pad"]) == (5, 4, 2)
-    assert [(c["allowed"], c["cells"]) for c in m["checks"].values()] == [(15, 25), (10, 16), (12, 20)]
-    on_page("Two 4 by 5 heatmaps of head 1's cross-attention weights", "the start token puts 0.66 on the.",
-            "the two padding columns get equal weights in every row, together 0.67 of the start token's row "
-            "and 0.14 of dort's", "4 target queries against 5 source keys")
-    w = d("cross_attention_weights")
-    assert f"{w['weights'][0, 0, 0]:.2f}" == "0.66" and w["weights"][0, 0, 0] == w["weights"][0, 0].max()
-    assert [f"{v:.2f}" for v in w["pad_weight_unmasked"][0, [0, 3]]] == ["0.67", "0.14"]
-    assert w["pads_weight_difference"] < 1e-15
-    on_page("against the decoding step, 1 to 48: the self-attention cache rises on a straight line by 2 KiB a "
-            "step to 96 KiB; the cross-attention cache is flat at 64 KiB from the first step; the two lines cross "
-            "at step 32", "One decoder layer, 8 heads of 64, fp16, a source of 32 tokens")
-    c = d("cross_attention_cache")
-    assert (c["max_steps"], c["kib"]["per_token"], c["kib"]["self_at_max"], c["kib"]["cross_per_layer"],
-            c["equal_at_step"], c["n_heads"], c["d_head"], c["source_len"]) == (48, 2, 96, 64, 32, 8, 64, 32)
+    """The alt texts' and captions' numbers are {{ value }}s: each is found on the page at its
+    place, and the data it reads are held here to the example counted by hand (5 source tokens,
+    2 of them padding, 4 target tokens; 8 heads of 64 in fp16 and a source of 32 tokens)."""
+    def v(script, path, fmt=""):
+        return "{{ value %s %s%s }}" % (script, path, " " + fmt if fmt else "")
+
+    m, w, c = "cross_attention_masks", "cross_attention_weights", "cross_attention_cache"
+    on_page(f"Encoder self-attention, {v(m, 'S')} source tokens by {v(m, 'S')}: the two padding columns crossed in "
+            f"every row, {v(m, 'checks.encoder.allowed')} of {v(m, 'checks.encoder.cells')} cells allowed",
+            f"Decoder self-attention, {v(m, 'T')} target tokens by {v(m, 'T')}: a lower triangle of "
+            f"{v(m, 'checks.decoder.allowed')} allowed cells",
+            f"Cross-attention, {v(m, 'T')} target rows by {v(m, 'S')} source columns: the two padding columns crossed, "
+            f"{v(m, 'checks.cross.allowed')} of {v(m, 'checks.cross.cells')} cells allowed")
+    got = d(m)
+    assert (got["S"], got["T"], got["n_pad"]) == (5, 4, 2)
+    # encoder: 5 rows of 3 real keys; decoder: 1 + 2 + 3 + 4; cross: 4 rows of 3 real keys
+    assert [(k["allowed"], k["cells"]) for k in got["checks"].values()] == [(5 * 3, 25), (10, 16), (4 * 3, 20)]
+    on_page(f"Two {v(w, 'T')} by {v(w, 'S')} heatmaps of head 1's cross-attention weights",
+            f"the start token puts {v(w, 'weights.0.0.0', '.2f')} on the.",
+            "the two padding columns get equal weights in every row, together "
+            f"{v(w, 'pad_weight_unmasked.0.0', '.2f')} of the start token's row and "
+            f"{v(w, 'pad_weight_unmasked.0.3', '.2f')} of dort's",
+            f"{v(w, 'T')} target queries against {v(w, 'S')} source keys")
+    got = d(w)
+    assert (got["T"], got["S"]) == (4, 5) and got["pad_weight_masked"] == 0.0
+    assert got["weights"][0, 0, 0] == got["weights"][0, 0].max()  # "puts … on the": the row's largest weight
+    assert got["target"][3] == "dort" and got["source"][0] == "the"
+    assert got["pads_weight_difference"] < 1e-15
+    on_page(f"against the decoding step, {v(c, 'steps.0')} to {v(c, 'max_steps')}: the self-attention cache rises on "
+            f"a straight line by {v(c, 'kib.per_token', '.0f')} KiB a step to {v(c, 'kib.self_at_max', '.0f')} KiB; "
+            f"the cross-attention cache is flat at {v(c, 'kib.cross_per_layer', '.0f')} KiB from the first step; the "
+            f"two lines cross at step {v(c, 'equal_at_step')}",
+            f"One decoder layer, {v(c, 'n_heads')} heads of {v(c, 'd_head')}, fp16, a source of "
+            f"{v(c, 'source_len')} tokens")
+    got = d(c)
+    assert (got["steps"][0], got["max_steps"], got["kib"]["per_token"], got["kib"]["self_at_max"],
+            got["kib"]["cross_per_layer"], got["equal_at_step"], got["n_heads"], got["d_head"],
+            got["source_len"]) == (1, 48, 2, 96, 64, 32, 8, 64, 32)
 
 
 def test_the_questions_and_claims_hold():
