@@ -681,7 +681,7 @@ def test_flash_measured_memory_slopes_speed_up_and_what_did_not_fit():
     (the quiz) / "an order of magnitude" (the summary)."""
     mem, io = d("flash_memory_time"), d("flash_io_table")
     assert abs(mem["slopes"]["naive"] - 2) < 0.05 and abs(mem["slopes"]["efficient"] - 1) < 0.05
-    assert abs(mem["slopes"]["math"] - 2) < 0.05  # the figure's alt text: "the naive and math paths on a line of slope 2"
+    assert abs(mem["slopes"]["math"] - 2) < 0.05  # the alt text: "the naive and math paths on a line of slope 2"
     assert mem["scores_bytes_8192"] == 8192 * 8192 * 4 == 256 * 2**20 and mem["mark_T"] == 8192
     assert mem["scores_mib_8192"] == 256  # MiB, not MB: 268,435,456 bytes are about 268 MB
     assert 2 * 256 <= mem["naive_mib_8192"] < 2 * 256 * 1.05  # the scores and the weights, little else

@@ -172,7 +172,8 @@ def test_the_score_figures_alt_text_every_layer1_head_rises_two_well_above_the_o
     assert tops[0] == tops[1] == sorted(d("induction_circuit_composition")["k_order"][:2])
     text = page("induction")
     assert ("the previous-token score of each layer-1 head, all of which rise during the shaded span, two of them "
-            "well above the other two; the induction score of each layer-2 head, all of which rise in the same span") in text
+            "well above the other two; the induction score of each layer-2 head, all of which rise in the same "
+            "span") in text
     assert '"Seed {{ value induction_scores seed }}. Top:' in text and d("induction_scores")["seed"] == r["seed"]
 
 
