@@ -200,7 +200,8 @@ def test_tokenizer_tables_by_hand(tables, live):
     mapped = dict((cp, out) for cp, out in tables["map"])
     assert kind(ord("a")) is None and kind(ord("\u200b")) == live.DROP and kind(0) == live.DROP
     assert kind(ord("\t")) == live.SPACE and kind(0x3000) == live.SPACE and kind(0x85) == live.DROP  # NEL is a control
-    assert kind(ord("中")) == live.CJK and kind(ord("가")) == live.HANGUL and live._hangul(ord("각")) == "\u1100\u1161\u11a8"
+    assert kind(ord("中")) == live.CJK and kind(ord("가")) == live.HANGUL
+    assert live._hangul(ord("각")) == "\u1100\u1161\u11a8"  # g + a + final g
     assert mapped[ord("É")] == "e" and mapped[ord("A")] == "a" and mapped[ord("Σ")] == "σ" and mapped[0x130] == "i"
     assert ord("ß") not in mapped and ord("ﬁ") not in mapped  # no case folding, no compatibility decomposition
     punct = lambda cp: any(a <= cp < b for a, b in tables["punct"])  # noqa: E731
@@ -269,7 +270,8 @@ def test_payload_holds_the_package_weights_as_stored_and_fits_25_mb(payload_file
         cfg["layer_norm_eps"], 64)
     source = dict(live.needed(model))
     assert set(tensors) == set(source)
-    assert "5.v.w" not in tensors and "5.f1.w" not in tensors and "5.k.w" in tensors  # the last layer stops at its weights
+    # the last layer stops at its attention weights
+    assert "5.v.w" not in tensors and "5.f1.w" not in tensors and "5.k.w" in tensors
     for name, t in tensors.items():
         want = w[source[name]]
         want = want[kept] if name == "word" else want[:64] if name == "pos" else want[0] if name == "type" else want
@@ -284,7 +286,8 @@ def test_payload_holds_the_package_weights_as_stored_and_fits_25_mb(payload_file
         exps = np.ceil(STEPS * np.log2(np.abs(blocks).max(-1) / M))
         s = 2.0 ** ((t["base"] + t["codes"].astype(np.int64) - 1) / STEPS)
         assert (np.abs(s - 2.0 ** (exps / STEPS)) <= 1e-12 * s).mean() > 0.999, name  # a log2 at a power may round up
-        assert (np.abs(t["q"].reshape(blocks.shape) * s[..., None] - blocks) <= s[..., None] / 2 * (1 + 1e-6)).all(), name
+        half = s[..., None] / 2 * (1 + 1e-6)
+        assert (np.abs(t["q"].reshape(blocks.shape) * s[..., None] - blocks) <= half).all(), name
         assert np.abs(t["q"]).max() <= M
 
 
@@ -310,6 +313,18 @@ def test_the_page_numbers_and_claims_hold(built_site, live):
     assert d["longest"] == 64 and d["n_sentences"] == len(live.CHECK_SENTENCES) == 20
 
 
+@pytest.mark.build
+def test_the_bench_finds_the_payloads_fetched_on_request(built_site, payload_file):
+    from tools import bench_bert_live
+
+    assert bench_bert_live.payload_file(built_site).read_bytes() == payload_file
+    total, payloads = bench_bert_live.site_sizes(built_site)
+    generator = built_site / "figures" / "lm_generator.explorer.json"
+    assert payloads == {"figures/bert_live.explorer.bin": len(payload_file),
+                        "figures/lm_generator.explorer.json": generator.stat().st_size}
+    assert total > sum(payloads.values())
+
+
 def test_int8_per_output_channel_moves_attention_past_the_bound(model, live):
     """The page's reason not to use the usual int8: quantized here with plain float scales (max|row| / 127),
     the largest change on the check sentences passes 0.02."""
@@ -331,7 +346,8 @@ def test_bert_live_is_a_figure_with_a_binary_explorer():
     import figures
 
     script = figures.scripts()["bert_live"]
-    assert (script.kind, script.explorer, script.explorer_binary, script.chapter) == ("figure", "bert_live", True, "real_model")
+    assert (script.kind, script.explorer, script.explorer_binary, script.chapter) == (
+        "figure", "bert_live", True, "real_model")
     assert script.request().outputs("figure")["explorer"] == "bert_live.explorer.bin"
 
 
@@ -347,7 +363,10 @@ _RUN_ALL = """async (texts) => {
     for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
     return btoa(s);
   };
-  return texts.map((t) => { const r = B.run(m, t); return {tokens: r.tokens, ids: r.ids, weights: b64(r.weights), scores: r.scores}; });
+  return texts.map((t) => {
+    const r = B.run(m, t);
+    return {tokens: r.tokens, ids: r.ids, weights: b64(r.weights), scores: r.scores};
+  });
 }"""
 
 
@@ -447,7 +466,8 @@ def test_live_widget_loads_on_request_says_what_it_did_and_saves_the_head(browse
 
         # the progress bar moves while the weights arrive; one fetch; the viewer shows the sentence
         page.evaluate("""() => { window.__seen = []; const p = document.querySelector('.bl-progress');
-          new MutationObserver(() => window.__seen.push([p.hidden, Number(p.value)])).observe(p, {attributes: true}); }""")
+          new MutationObserver(() => window.__seen.push([p.hidden, Number(p.value)]))
+            .observe(p, {attributes: true}); }""")
         text.fill("I saw 😀 at the café")
         go.click()
         page.wait_for_function("el => el.dataset.runs === '1'", arg=ui.element_handle(), timeout=60_000)

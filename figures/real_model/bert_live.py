@@ -129,17 +129,13 @@ def tokenizer_tables(model: dict | None = None) -> dict:
     does not depend on its neighbours: decomposition, mark stripping and lower-casing act per
     character) and ``|``, which stays ``|``, separates them in one call."""
     tk = (model or _model())["tokenizer"]
-    cps = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and cp != ord("|")]
-    results = tk.normalizer.normalize_str("|".join(map(chr, cps))).split("|")
-    if len(results) != len(cps):
-        raise ValueError(f"normalizing {len(cps)} characters separated by | gave {len(results)} results")
-    norm = dict(zip(cps, results))
-    norm[ord("|")] = "|"
+    chars = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and cp != ord("|")]  # ascending
+    results = tk.normalizer.normalize_str("|".join(chars)).split("|")
+    if len(results) != len(chars):
+        raise ValueError(f"normalizing {len(chars)} characters separated by | gave {len(results)} results")
     runs, mapped = [], []
-    for cp in sorted(norm):
-        ch, out = chr(cp), norm[cp]
-        if out == ch:
-            continue
+    for ch, out in [(c, r) for c, r in zip(chars, results) if c != r]:  # "|" stays "|"
+        cp = ord(ch)
         kind = (DROP if out == "" else SPACE if out == " " else CJK if out == f" {ch} " else
                 HANGUL if 0xAC00 <= cp <= 0xD7A3 and out == _hangul(cp) else MAPPED)
         if kind == MAPPED:
@@ -148,8 +144,8 @@ def tokenizer_tables(model: dict | None = None) -> dict:
             runs[-1][1] = cp + 1
         else:
             runs.append([cp, cp + 1, kind])
-    chars = sorted((set("".join(results)) | {"|"}) - {" ", "a"})
-    text = "a".join(chars)  # a punctuation character becomes a word of its own; the others join "a"s
+    # a punctuation character becomes a word of its own; the others join the "a"s around them
+    text = "a".join((set("".join(results)) | {"|"}) - {" ", "a"})
     words = tk.pre_tokenizer.pre_tokenize_str(text)
     if sum(len(w) for w, _ in words) != len(text):
         raise ValueError("the pre-tokenizer dropped a character the normalizer outputs: a whitespace other than ' '")
@@ -165,6 +161,11 @@ def tokenizer_tables(model: dict | None = None) -> dict:
 def stored_rows(vocab: list[str]) -> np.ndarray:
     """Ids whose embedding the payload holds (all but the unused placeholders), ascending."""
     return np.flatnonzero([not UNUSED.match(w) for w in vocab])
+
+
+@functools.lru_cache(maxsize=1)
+def _browser_tensors() -> dict:
+    return browser_tensors(_model())
 
 
 def browser_tensors(model: dict) -> dict:
@@ -202,6 +203,12 @@ SCHEMES = {
 CHOSEN = "chosen"
 
 
+@functools.lru_cache(maxsize=2)
+def _stored_embeddings(how) -> tuple[np.ndarray, int, Quantized | None]:
+    """The word embeddings stored ``how``: three schemes share one way, and it is the costliest."""
+    return _store(_browser_tensors()["word"], how)
+
+
 def _store(a: np.ndarray, how) -> tuple[np.ndarray, int, Quantized | None]:
     """One matrix stored one way: what the model then computes with, its bytes, its Quantized."""
     kind, group = how
@@ -219,17 +226,17 @@ def _model() -> dict:
     return bert.load_model()
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=1)  # data() asks for the chosen scheme last, then payload() again
 def stored(scheme: str = CHOSEN) -> tuple[dict, int, dict]:
     """The browser's tensors stored by ``scheme`` (a SCHEMES key): the weights the model computes
     with, the matrices' bytes, and the Quantized matrices by name (none for float schemes)."""
     _, emb_how, enc_how = SCHEMES[scheme]
     weights, size, quantized = {}, 0, {}
-    for name, a in browser_tensors(_model()).items():
+    for name, a in _browser_tensors().items():
         if not _is_matrix(name):
             weights[name] = a
             continue
-        weights[name], n, qt = _store(a, emb_how if name == "word" else enc_how)
+        weights[name], n, qt = _stored_embeddings(emb_how) if name == "word" else _store(a, enc_how)
         size += n
         if qt is not None:
             quantized[name] = qt
@@ -287,7 +294,8 @@ def data() -> dict:
     for key, (label, *_) in SCHEMES.items():
         weights, size, _ = stored(key)
         run = reference if key == "float32" else attentions(as_model(weights))
-        schemes[key] = dict(label=label, bytes=size + extra, mb=(size + extra) / 1e6, max_error=_max_error(run, reference))
+        schemes[key] = dict(label=label, bytes=size + extra, mb=(size + extra) / 1e6,
+                            max_error=_max_error(run, reference))
         if key == CHOSEN:
             got = run
     weights, _, quantized = stored(CHOSEN)
@@ -317,7 +325,8 @@ def data() -> dict:
         clear_rows=rows, argmax_flips=flips, score_error=score_error,
         payload_bytes=len(body), payload_mb=len(body) / 1e6,
         parameters=int(n_params), quantized_parameters=int(sum(q.q.size for q in quantized.values())),
-        stored_rows=int(len(stored_rows(vocab))), vocab_size=len(vocab), unused_rows=int(len(vocab) - len(stored_rows(vocab))),
+        stored_rows=int(len(stored_rows(vocab))), vocab_size=len(vocab),
+        unused_rows=int(len(vocab) - len(stored_rows(vocab))),
     )
 
 
@@ -332,7 +341,8 @@ def pack(qt: Quantized) -> bytes:
         return q.astype(np.int8).tobytes()
     if qt.bits == 10:
         if q.size % 4:
-            raise ValueError(f"a 10-bit matrix is packed 4 weights to a byte of high bits; {q.size} is not a multiple of 4")
+            raise ValueError(f"a 10-bit matrix is packed 4 weights to a byte of high bits; {q.size} weights "
+                             "are not a multiple of 4")
         u = (q + 512).astype(np.uint16)
         high = (u >> 8).astype(np.uint8).reshape(-1, 4)  # (n,) -> (n / 4, 4)
         packed = high[:, 0] | (high[:, 1] << 2) | (high[:, 2] << 4) | (high[:, 3] << 6)
@@ -415,7 +425,8 @@ def draw(data: dict):
         ax.plot([s["mb"]], [s["max_error"]], "o", ms=9 if chosen else 7, color=colour, zorder=3)
         dx, dy, ha, va = place.get(key, (8, 4, "left", "bottom"))
         ax.annotate(s["label"], (s["mb"], s["max_error"]), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                    fontsize=11, color=style.ink(colour) if chosen else c["fg"], fontweight="bold" if chosen else "normal")
+                    fontsize=11, color=style.ink(colour) if chosen else c["fg"],
+                    fontweight="bold" if chosen else "normal")
     top = max(s["max_error"] for s in data["schemes"].values())
     ax.set_ylim(-0.04 * top, 1.15 * top)
     limit = data["payload_limit_mb"]
