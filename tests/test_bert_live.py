@@ -167,6 +167,7 @@ def test_js_tokenizer_equals_the_packaged_tokenizer_on_573_texts(tables, package
     assert 20 <= cut < len(texts) / 4  # the cut is tested, and most texts are not cut
     assert sum("[UNK]" in g["tokens"] for g in got) > 50  # emoji, other scripts, long words
     assert sum(len(g["tokens"]) == 2 for g in got) >= 4  # "", spaces, a lone control character
+    assert "tokenizer equal to the\npackaged one on more than 500 texts" in (ROOT / "docs" / "viewer.md").read_text()
 
 
 def test_js_tokenizer_equals_the_packaged_one_on_every_character_of_the_basic_plane(tables, model, live):

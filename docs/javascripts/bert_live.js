@@ -408,7 +408,8 @@
 
   // The model's bytes with the share received so far (onProgress(received)), as an ArrayBuffer.
   async function fetchModel(url, onProgress) {
-    const res = await fetch(url);
+    // the URL names the payload's version (?v=its hash): a copy the browser keeps is never stale
+    const res = await fetch(url, { cache: "force-cache" });
     if (!res.ok) throw new Error(`${url.split("?")[0]}: HTTP ${res.status}`);
     if (!res.body || !res.body.getReader) return res.arrayBuffer();
     const reader = res.body.getReader(), chunks = [];

@@ -35,6 +35,8 @@ EMB_BITS, ENC_BITS, GROUP = 8, 10, 32
 #: and the payload's largest size (DESIGN.md's target).
 TOLERANCE = 0.02
 PAYLOAD_LIMIT = 25e6
+#: A row of weights has a clear strongest key when its two largest weights differ by more than this.
+CLEAR_GAP = 0.05
 #: Sentences the live model is checked on, none of them the viewer's built-in ones.
 CHECK_SENTENCES = (
     "Quantized weights change every attention map a little.",
@@ -304,7 +306,7 @@ def data() -> dict:
     rows = flips = 0
     for g, r in zip(got, reference):
         top2 = np.sort(r, axis=-1)[..., -2:]  # (L, H, T, 2)
-        clear = top2[..., 1] - top2[..., 0] > 0.05
+        clear = top2[..., 1] - top2[..., 0] > CLEAR_GAP
         rows += int(clear.sum())
         flips += int((clear & (g.argmax(-1) != r.argmax(-1))).sum())
     score_error = 0.0
@@ -319,7 +321,8 @@ def data() -> dict:
     return dict(
         schemes=schemes, chosen=CHOSEN, tolerance=TOLERANCE, payload_limit_mb=PAYLOAD_LIMIT / 1e6,
         max_tokens=MAX_TOKENS,
-        emb_bits=EMB_BITS, enc_bits=ENC_BITS, group=GROUP, scale_steps=STEPS,
+        emb_bits=EMB_BITS, enc_bits=ENC_BITS, group=GROUP, scale_steps=STEPS, clear_gap=CLEAR_GAP,
+        emb_levels=2 ** (EMB_BITS - 1) - 1, enc_levels=2 ** (ENC_BITS - 1) - 1,
         n_sentences=len(CHECK_SENTENCES), longest=max(len(t) for t in tokens),
         max_error=float(per_head.max()), per_head=per_head, per_layer=per_head.max(axis=1),
         clear_rows=rows, argmax_flips=flips, score_error=score_error,
