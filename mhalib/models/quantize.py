@@ -89,8 +89,9 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
     exps[low] += 1
     base = int(exps[nonzero].min()) if nonzero.any() else 0
     if nonzero.any() and int(exps[nonzero].max()) - base >= SPAN:
-        raise ValueError(f"weight's group scales span {(int(exps[nonzero].max()) - base) / STEPS:.1f} octaves; one byte "
-                         f"per scale holds {SPAN / STEPS:.1f} (use a larger group or split the matrix)")
+        span = (int(exps[nonzero].max()) - base) / STEPS
+        raise ValueError(f"weight's group scales span {span:.1f} octaves; one byte per scale holds {SPAN / STEPS:.1f} "
+                         "(use a larger group or split the matrix)")
     codes = np.where(nonzero, exps - base + 1, 0).astype(np.uint8)
     scales = np.where(nonzero, np.exp2(exps / STEPS), 1.0)[..., None]  # (N, K // g, 1)
     q = np.clip(np.rint(blocks / scales), -M, M).astype(np.int16).reshape(N, K)  # (N, K // g, g) -> (N, K)
