@@ -596,20 +596,24 @@ def value_text(page_where: str, d, result) -> str:
 INLINE_EXPLORER_MAX = 16_000
 
 
-def fetched(payload: bytes) -> bool:
-    return len(payload) > INLINE_EXPLORER_MAX
+def fetched(payload: bytes, name: str = "") -> bool:
+    """Whether the explorer payload ``name`` is a file of its own: a large one, or a binary one
+    (``.bin``: a model's weights, fetched only when the reader asks)."""
+    return name.endswith(".bin") or len(payload) > INLINE_EXPLORER_MAX
 
 
 def explorer_data(page, result) -> str:
     """The payload's element: inline JSON, or a ``data-src`` URL with the payload's hash (a
-    browser's cached copy of an older payload is never used with a newer page)."""
+    browser's cached copy of an older payload is never used with a newer page); a binary
+    payload also says its size (``data-bytes``), which its widget states before fetching it."""
     payload = result.file("explorer")
-    if not fetched(payload):
-        return f'<script type="application/json" class="mha-explorer-data">{result.explorer}</script>'
     name = result.request.outputs(result.kind)["explorer"]  # published by on_files under figures/
+    if not fetched(payload, name):
+        return f'<script type="application/json" class="mha-explorer-data">{result.explorer}</script>'
     version = hashlib.sha256(payload).hexdigest()[:12]
+    size = f' data-bytes="{len(payload)}"' if name.endswith(".bin") else ""
     return (f'<script type="application/json" class="mha-explorer-data" '
-            f'data-src="{site_url(page, "figures/" + name)}?v={version}"></script>')
+            f'data-src="{site_url(page, "figures/" + name)}?v={version}"{size}></script>')
 
 
 def explorer(site: Site, page, d, result, resolver: Resolver) -> str:

@@ -135,7 +135,8 @@ def _check_keys(plan: Plan, where: str) -> None:
 # ---- HTML: where things are ------------------------------------------------------------------------
 
 #: What an explorer's number line says it does, by widget (``data-explorer``); None: the others.
-INTERACTIVE = {None: "the controls redraw it.", "generator": "the tiny model runs in your browser."}
+INTERACTIVE = {None: "the controls redraw it.", "generator": "the tiny model runs in your browser.",
+               "bert_live": "all-MiniLM-L6-v2 runs in your browser, on your sentence."}
 
 
 @dataclass(eq=False)  # compared by identity: `node in parents`

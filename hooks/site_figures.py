@@ -301,7 +301,7 @@ def _publish(fig: FigureState, r, files) -> None:
     if r.request.wide_csv() in r.files:
         outputs["wide_csv"] = r.request.wide_csv()
     for role, name in outputs.items():
-        in_page = role == "explorer" and not M.fetched(r.files[name])  # see figure_markdown.explorer_data
+        in_page = role == "explorer" and not M.fetched(r.files[name], name)  # see figure_markdown.explorer_data
         served = M.served_name(role, name, r.files[name])
         if in_page:
             continue

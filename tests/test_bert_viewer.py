@@ -250,6 +250,7 @@ def test_viewer_starts_after_instant_navigation(browser, site_url):  # noqa: F81
     page.click(".md-content a[href$='viewer/']")
     page.wait_for_selector(BOX + ".mha-explorer-ui:not([hidden]) .bv-thumb")
     assert page.locator(BOX + ".bv-thumb").count() == 72
+    page.wait_for_selector(".mha-explorer[data-explorer=bert_live] .mha-explorer-ui[data-ready] .bl-go")  # the text box too
     page.close()
 
 

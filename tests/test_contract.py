@@ -211,6 +211,10 @@ def test_code_digest_covers_the_models_package(tmp_path):
     pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\n', "runs nothing, says nothing", id="no-main-guard"),
     pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\nEXPLORER = "x"\n', "explorer",
                  id="explorer-without-payload"),
+    pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\nEXPLORER_BINARY = True\n',
+                 "only a script with an EXPLORER has it", id="binary-without-explorer"),
+    pytest.param('"""T."""\ndef data(): return {}\ndef draw(data): pass\ndef explorer(data): return b""\n'
+                 'EXPLORER = "x"\nEXPLORER_BINARY = "yes"\n', "EXPLORER_BINARY is True or False", id="binary-not-bool"),
 ])
 def test_scripts_breaking_the_contract_are_named(tmp_path, source, message):
     with pytest.raises(contract.ContractError, match=message):

@@ -506,6 +506,22 @@ def test_an_explorer_payload_with_nan_stops_the_render_naming_where(tmp_path):
         render(d, tmp_path / "cache", ("small", {}))
 
 
+def test_a_binary_explorer_payload_is_written_as_bytes_and_must_be_bytes(tmp_path):
+    """EXPLORER_BINARY: explorer(data) returns bytes (a model's weights), kept as NAME.explorer.bin
+    and verified with the entry; anything else stops the render, naming the script."""
+    source = SMALL_FIGURE.replace("main = cli.main_for(__name__)", (
+        'EXPLORER = "demo"\nEXPLORER_BINARY = True\n\n\ndef explorer(data):\n    return bytes([0, 255, 10]) * len(data["x"])\n\n\n'
+        "main = cli.main_for(__name__)"))
+    d = scripts_dir(tmp_path, small=source)
+    (result,), _ = render(d, tmp_path / "cache", ("small", {}))
+    assert result.file("explorer") == bytes([0, 255, 10]) * 3
+    assert result.request.outputs("figure")["explorer"] == "small.explorer.bin"
+    (tmp_path / "text").mkdir()
+    d = scripts_dir(tmp_path / "text", small=source.replace("return bytes([0, 255, 10]) * len(data[\"x\"])", "return {}"))
+    with pytest.raises(build.FigureError, match=r"small\.py: EXPLORER_BINARY is True, so explorer\(data\) returns bytes; got dict"):
+        render(d, tmp_path / "cache2", ("small", {}))
+
+
 def test_a_table_written_without_markdown_table_is_checked_too(tmp_path):
     source = SMALL_TABLE.replace(
         'return markdown_table(["i", "i²"], [[r["i"], r["square"]] for r in data["rows"]], "rr")',

@@ -8,7 +8,8 @@ from tools.screenshots import goto
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-SCRIPTS = ("/javascripts/explorers.js", "/javascripts/bert_viewer.js", "/javascripts/generator.js")
+SCRIPTS = ("/javascripts/explorers.js", "/javascripts/bert_viewer.js", "/javascripts/generator.js",
+           "/javascripts/bert_live.js")
 STARTED = ".mha-explorer[data-explorer='{}'] .mha-explorer-ui[data-ready]"
 
 
@@ -32,7 +33,9 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     ("heads/", ["/javascripts/explorers.js"], ["heads"]),
     ("rope/", ["/javascripts/explorers.js"], ["rope"]),
     ("sinusoidal/", ["/javascripts/explorers.js"], ["pe"]),
-    ("viewer/", ["/javascripts/explorers.js", "/javascripts/bert_viewer.js"], ["bert", "tiny"]),
+    # the live model's payload is fetched when the reader asks for a run, never with the page
+    ("viewer/", ["/javascripts/explorers.js", "/javascripts/bert_viewer.js", "/javascripts/bert_live.js"],
+     ["bert", "bert_live", "tiny"]),
     ("kv_cache/", ["/javascripts/generator.js"], ["generator"]),  # its model is fetched on Generate only
 ])
 def test_a_page_loads_the_scripts_of_its_explorers_and_no_others(tour, site_url, path, scripts, widgets):  # noqa: F811
@@ -41,6 +44,7 @@ def test_a_page_loads_the_scripts_of_its_explorers_and_no_others(tour, site_url,
     assert asked == scripts  # in this order: bert_viewer.js registers with explorers.js
     # the page's own explorers are exactly what the loader was asked for, and each started
     assert sorted(v.explorers) == sorted(widgets) and sorted(v.started) == sorted(widgets), (v.explorers, v.started)
+    assert not [url for url in v.requests if ".explorer.bin" in url]  # a model's weights: only on request
     assert not v.console, v.console
 
 

@@ -9,7 +9,10 @@
 // key. A weight is shown as q / 1000 with three decimals, exactly as stored. The tiny
 // decoders are causal: a query's weights on later keys are exactly 0, so only the lower
 // triangle (keys 0..i of query i) is stored, and the viewer greys those later keys out as
-// "masked". Plain DOM and SVG; no framework, no network.
+// "masked". The BERT viewer also shows a sentence the reader types: the live model
+// (bert_live.js) computes its weights and hands them to ui.mhaShowSentence; they are shown to
+// three decimals too, and kept in full for the CSV. The head on show can be saved as SVG, PNG or
+// CSV. Plain DOM and SVG; no framework; nothing fetched here.
 (function () {
   "use strict";
 
@@ -82,9 +85,11 @@
     const models = prepare(data);
     const tiny = Boolean(data.models);
     const unit = tiny ? "sequence" : "sentence";
+    const builtIn = models[0].sentences.length; // the stored sentences (a reader's own one comes after them)
     const state = {
       m: (data.start.model || 1) - 1, s: data.start.sentence - 1, l: data.start.layer - 1, h: data.start.head - 1,
       by: "type", // what the thumbnails' labels show: "type" or one of the model's types
+      from: "average", // where the BERT labels' scores come from: "average" (built-in sentences) or "sentence"
       cursor: { side: "q", i: 1 }, // the head view's one tab stop
       pinned: null, hover: null, focused: null,
     };
@@ -113,7 +118,7 @@
       sel.replaceChildren(...options.map(([value, text]) => el("option", { value, text })));
     }
     // option values count from 1, as the labels do
-    const sentenceOptions = () => model().sentences.map((s, k) => [String(k + 1), `${k + 1}. ${s.text}`]);
+    const sentenceOptions = () => model().sentences.map((s, k) => [String(k + 1), s.live ? `Yours: ${s.text}` : `${k + 1}. ${s.text}`]);
     const sentenceSel = select(tiny ? "Sequence" : "Sentence", "sentence", sentenceOptions());
     const layerSel = select("Layer", "layer", []);
     const headSel = select("Head", "head", []);
@@ -151,6 +156,15 @@
 
     // ---- the overview: a thumbnail per head
     const bySel = select("Label heads by", "by", []);
+    const fromSel = tiny ? null : select("Scores from", "from", [["average", `the ${builtIn} built-in sentences (average)`],
+      ["sentence", "this sentence alone"]]);
+    // save the head on show (BERT): SVG and PNG of its lines, CSV of its weights
+    const saveButtons = tiny ? [] : [["svg", "SVG"], ["png", "PNG"], ["csv", "CSV"]].map(([kind, text]) => {
+      const b = el("button", { type: "button", class: "mha-button bv-save", "data-kind": kind, text,
+        "aria-label": `Save this head as ${text}` });
+      b.addEventListener("click", () => { save(kind, b).catch((err) => setTimeout(() => { throw err; })); });
+      return b;
+    });
     const grid = el("div", { class: "bv-grid", role: "radiogroup" });
     let thumbs = [];
 
@@ -209,18 +223,45 @@
     ui.append(
       el("div", { class: "mha-controls" }, [...(modelSel ? [modelSel.wrap] : []), sentenceSel.wrap, layerSel.wrap, headSel.wrap]),
       ...(tiny ? [about, summary, legend] : [summary]), headView, readout,
-      el("div", { class: "mha-controls bv-overview-controls" }, [bySel.wrap]),
+      ...(tiny ? [] : [el("div", { class: "bv-export" }, [el("span", { text: "Save this head:" }), ...saveButtons])]),
+      el("div", { class: "mha-controls bv-overview-controls" }, [bySel.wrap, ...(fromSel ? [fromSel.wrap] : [])]),
       el("div", { class: "bv-scroll" }, [grid]),
       live);
 
     // ---- what a head is labelled with
-    function label(l, h) {
+    // The labels' table: the averages over the built-in inputs, or (BERT, "this sentence alone")
+    // the scores of the sentence on show, labelled by the same rule: the kind of key with the
+    // highest score, if it reaches the threshold, else "broad" with the head's spread.
+    const perSentence = new Map();
+    function table() {
       const m = model();
+      if (tiny || state.from === "average") return m;
+      const scores = m.sentence_scores[state.s];
+      if (!perSentence.has(scores)) {
+        const kinds = m.types.filter((t) => t !== "entropy");
+        const lab = [], val = [];
+        for (let l = 0; l < m.layers; l++) {
+          lab.push([]); val.push([]);
+          for (let h = 0; h < m.heads; h++) {
+            let top = null;
+            for (const k of kinds) if (scores[k][l][h] !== null && (!top || scores[k][l][h] > scores[top][l][h])) top = k;
+            const strong = top && scores[top][l][h] >= m.threshold;
+            lab[l].push(strong ? top : "broad");
+            val[l].push(strong ? scores[top][l][h] : scores.entropy[l][h]);
+          }
+        }
+        perSentence.set(scores, { label: lab, label_value: val, scores });
+      }
+      return perSentence.get(scores);
+    }
+
+    function label(l, h) {
+      const m = model(), t = table();
       if (state.by === "type") {
-        const kind = m.label[l][h], value = m.label_value[l][h];
+        const kind = t.label[l][h], value = t.label_value[l][h];
         return { kind, name: m.short[kind] || kind, value, strong: kind !== "broad" && value !== null && value >= m.threshold };
       }
-      const v = m.scores[state.by][l][h];
+      const v = t.scores[state.by][l][h];
       return { kind: state.by, name: m.short[state.by] || state.by, value: v, strong: v !== null && v >= m.threshold };
     }
 
@@ -237,9 +278,19 @@
         return `Layer ${l + 1}, head ${h + 1} has no clear job by these scores: its highest, ` +
           `the ${NAMES[kind] || kind} score, is ${score(avg)} ${over}.`;
       }
+      const n = builtIn;
+      if (state.from === "sentence") { // this sentence's own label first, the average after it
+        const t = table(), own = t.label[l][h], key = own === "broad" ? "entropy" : own;
+        const value = t.label_value[l][h], mean = m.scores[key][l][h];
+        const avg = `${score(mean)} on average over the ${n} built-in sentences`;
+        if (own === "broad")
+          return `On this sentence, layer ${l + 1}, head ${h + 1} is broad: no kind of key gets half of its weight; ` +
+            `its spread (normalised entropy) is ${score(value)} (${avg}).`;
+        return `On this sentence, layer ${l + 1}, head ${h + 1} is a ${HEAD_NAMES[own]} head: ${score(value)} of its ` +
+          `weight goes ${own === "self" ? "to the token itself" : "there"} (${avg}).`;
+      }
       const key = kind === "broad" ? "entropy" : kind;
       const here = m.sentence_scores[state.s][key][l][h];
-      const n = m.sentences.length;
       if (kind === "broad")
         return `Layer ${l + 1}, head ${h + 1} is broad: no kind of key gets half of its weight; ` +
           `its spread (normalised entropy) is ${score(avg)} on average over ${n} sentences, ${score(here)} on this one.`;
@@ -498,6 +549,7 @@
       state.s = Number(sentenceSel.sel.value) - 1;
       state.pinned = null;
       drawThumbs();
+      drawLabels(); // with "this sentence alone", the labels are the sentence's own
       drawSelection();
       drawHead();
       announce(`${tiny ? "Sequence" : "Sentence"} ${state.s + 1}, ${sentence().tokens.length} tokens. ${shortHead()}.`);
@@ -531,12 +583,123 @@
         const m = model();
         let best = null;
         for (let l = 0; l < m.layers; l++) for (let h = 0; h < m.heads; h++) {
-          const v = m.scores[state.by][l][h];
+          const v = table().scores[state.by][l][h];
           if (v !== null && (!best || v > best.v)) best = { l, h, v };
         }
         announce(`Heads labelled by ${NAMES[state.by] || state.by} score; highest: layer ${best.l + 1}, head ${best.h + 1}, ${score(best.v)}.`);
       }
     });
+
+    if (fromSel) {
+      fromSel.sel.addEventListener("change", () => {
+        state.from = fromSel.sel.value;
+        drawLabels();
+        drawSelection();
+        announce(state.from === "sentence" ? "Labels from this sentence's scores alone."
+          : `Labels from the scores averaged over the ${builtIn} built-in sentences.`);
+      });
+    }
+
+    // ---- saving the head on show
+    // all-MiniLM-L6-v2_the-cat-sat-on-the-mat_layer2_head9.csv: the sentence's words (up to 48
+    // characters, whole words), the layer and the head
+    function fileName(ext) {
+      let slug = sentence().text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+      if (slug.length > 48) slug = slug.slice(0, 49).replace(/-[^-]*$/, "") || slug.slice(0, 48);
+      return `all-MiniLM-L6-v2_${slug || `sentence-${state.s + 1}`}_layer${state.l + 1}_head${state.h + 1}.${ext}`;
+    }
+
+    // the head's weight a_ij as a number: a reader's sentence in full (float32), a stored one as stored
+    function weight(i, j) {
+      const s = sentence(), T = s.tokens.length;
+      return s.exact ? s.exact[((state.l * model().heads + state.h) * T + i) * T + j] : q(i, j) / 1000;
+    }
+
+    function csvCell(text) {
+      return /[",\n\r]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    }
+
+    // rows: query tokens; columns: key tokens; a reader's sentence to 6 decimals, a stored one to 3
+    function headCsv() {
+      const s = sentence(), T = s.tokens.length, digits = s.exact ? 6 : 3;
+      const lines = [["query \\ key", ...s.tokens].map(csvCell).join(",")];
+      for (let i = 0; i < T; i++)
+        lines.push([csvCell(s.tokens[i]), ...s.tokens.map((_, j) => weight(i, j).toFixed(digits))].join(","));
+      return lines.join("\r\n") + "\r\n";
+    }
+
+    // The head as a figure for slides: two columns of tokens joined by lines as opaque as their
+    // weights (as drawn here), a title naming the model, the layer, the head and its label, and
+    // the sentence; on white, in the site's line colour, the text as text.
+    function headSvg() {
+      const s = sentence(), T = s.tokens.length, row = 22, top = 78, width = 640, qx = 220, kx = 420;
+      const height = top + row * T + 16;
+      const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+      const lab = label(state.l, state.h);
+      const text = s.text.length > 80 ? `${s.text.slice(0, 79)}…` : s.text;
+      const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+        `viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, Helvetica, sans-serif" font-size="14">`,
+      `<rect width="100%" height="100%" fill="#ffffff"/>`,
+      `<text x="${width / 2}" y="24" text-anchor="middle" font-size="16" fill="#222222">all-MiniLM-L6-v2, layer ${state.l + 1}, ` +
+        `head ${state.h + 1}: ${esc(NAMES[lab.kind] || lab.kind)} ${score(lab.value)}</text>`,
+      `<text x="${width / 2}" y="46" text-anchor="middle" fill="#555555">${esc(text)}</text>`,
+      `<text x="${qx}" y="${top - 12}" text-anchor="end" font-style="italic" fill="#555555">query</text>`,
+      `<text x="${kx}" y="${top - 12}" font-style="italic" fill="#555555">key</text>`];
+      for (let i = 0; i < T; i++)
+        for (let j = 0; j < T; j++) {
+          const w = weight(i, j);
+          if (w < 0.005) continue;
+          parts.push(`<line x1="${qx + 8}" y1="${top + row * i + 11}" x2="${kx - 8}" y2="${top + row * j + 11}" ` +
+            `stroke="#0072b2" stroke-linecap="round" stroke-opacity="${w.toFixed(3)}" stroke-width="${(0.6 + 2.4 * w).toFixed(2)}"/>`);
+        }
+      s.tokens.forEach((t, i) => {
+        parts.push(`<text x="${qx}" y="${top + row * i + 16}" text-anchor="end" fill="#222222">${esc(t)}</text>`);
+        parts.push(`<text x="${kx}" y="${top + row * i + 16}" fill="#222222">${esc(t)}</text>`);
+      });
+      parts.push("</svg>");
+      return parts.join("\n");
+    }
+
+    function download(blob, name) {
+      const a = el("a", { href: URL.createObjectURL(blob), download: name });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    }
+
+    async function save(kind, button) {
+      button.setAttribute("aria-busy", "true");
+      try {
+        if (kind === "csv") download(new Blob([headCsv()], { type: "text/csv" }), fileName("csv"));
+        else if (kind === "svg") download(new Blob([headSvg()], { type: "image/svg+xml" }), fileName("svg"));
+        else await window.mhaSavePng(new Blob([headSvg()], { type: "image/svg+xml" }), fileName("png"), { background: "#ffffff" });
+        announce(`Saved ${fileName(kind)}.`);
+      } finally {
+        button.removeAttribute("aria-busy");
+      }
+    }
+
+    // ---- a sentence the reader typed, run by the live model (bert_live.js)
+    if (!tiny) {
+      let shown = false;
+      ui.mhaShowSentence = (run) => { // {text, tokens, weights (L, H, T, T) float32, scores}
+        const m = models[0];
+        m.sentences[builtIn] = { text: run.text, tokens: run.tokens, exact: run.weights, live: true,
+          w: Uint16Array.from(run.weights, (v) => Math.round(1000 * v)) };
+        m.sentence_scores[builtIn] = run.scores;
+        state.s = builtIn;
+        state.pinned = null;
+        if (!shown) { state.from = "sentence"; fromSel.sel.value = "sentence"; shown = true; }
+        fill(sentenceSel.sel, sentenceOptions());
+        drawThumbs();
+        drawLabels();
+        drawSelection();
+        drawHead();
+        ui.dataset.live = String(Number(ui.dataset.live || 0) + 1);
+        announce(`Your sentence, ${run.tokens.length} tokens. ${shortHead()}.`);
+      };
+    }
 
     buildControls();
     buildGrid();

@@ -6,29 +6,43 @@
 // download but the SVG. Without JavaScript the links are not
 // shown (.no-js, stylesheets/extra.css); the figure's command line writes a PNG too.
 // One listener on the document, so it keeps working across Material's instant navigation.
+// window.mhaSavePng(svg, name, options) does the same for an SVG made in the page (a viewer's
+// head: a Blob or a URL), so that every PNG the site offers is drawn one way.
 (() => {
-  async function draw(link) {
+  // the SVG at url drawn at width px (at least twice its own size) over background, saved as name
+  async function savePng(url, name, width, background) {
     const img = new Image();
-    img.src = link.href;
+    img.src = url;
     await img.decode();
-    const width = Math.max(2 * img.naturalWidth, Number(link.dataset.width) || 0);
+    width = Math.max(2 * img.naturalWidth, Number(width) || 0);
     const canvas = document.createElement("canvas");
     canvas.width = Math.round(width);
     canvas.height = Math.round((width * img.naturalHeight) / img.naturalWidth);
     const context = canvas.getContext("2d");
-    context.fillStyle = link.dataset.background || "#ffffff"; // the theme's page colour, opaque
+    context.fillStyle = background || "#ffffff"; // the theme's page colour, opaque
     context.fillRect(0, 0, canvas.width, canvas.height);
     context.drawImage(img, 0, 0, canvas.width, canvas.height);
     const blob = await new Promise((done) => canvas.toBlob(done, "image/png"));
     if (!blob) throw new Error("the canvas gave no PNG");
     const save = document.createElement("a");
     save.href = URL.createObjectURL(blob);
-    save.download = link.dataset.png;
+    save.download = name;
     document.body.append(save);
     save.click();
     save.remove();
     setTimeout(() => URL.revokeObjectURL(save.href), 60_000);
   }
+
+  const draw = (link) => savePng(link.href, link.dataset.png, link.dataset.width, link.dataset.background);
+
+  window.mhaSavePng = async (svg, name, { width = 0, background = "#ffffff" } = {}) => {
+    const url = svg instanceof Blob ? URL.createObjectURL(svg) : svg;
+    try {
+      await savePng(url, name, width, background);
+    } finally {
+      if (svg instanceof Blob) URL.revokeObjectURL(url);
+    }
+  };
 
   document.addEventListener("click", (event) => {
     const link = event.target.closest && event.target.closest("a[data-png]");

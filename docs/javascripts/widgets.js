@@ -6,7 +6,8 @@
 // explorers.js, then, for a viewer ("bert" or "tiny"), bert_viewer.js, which registers with
 // it; for the live decoders of the extrapolation page ("extrapolation") tiny_decoder.js,
 // which registers with it too; for the live generator ("generator", on the KV-cache page)
-// generator.js alone, which fetches its model when the reader first asks for text. It checks
+// generator.js alone, which fetches its model when the reader first asks for text; for the live
+// real model ("bert_live", on the viewer page) bert_live.js, likewise. It checks
 // again after each instant navigation (the theme swaps the article without loading the new
 // page's scripts), so a reader who reaches an explorer from another page
 // gets it too. A script that fails to load leaves the page's static figure in place, and the
@@ -19,6 +20,7 @@
     ["bert_viewer.js", '[data-explorer="bert"], [data-explorer="tiny"]'], // after explorers.js
     ["tiny_decoder.js", '[data-explorer="extrapolation"]'], // the kback decoders, run live (after explorers.js)
     ["generator.js", '[data-explorer="generator"]'], // on its own: it does not register with explorers.js
+    ["bert_live.js", '[data-explorer="bert_live"]'], // the real model on the reader's sentence: on its own too
   ];
   const loaded = {};
 

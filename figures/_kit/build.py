@@ -174,14 +174,20 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     timed("csv", lambda: (out / names["csv"]).write_text(export.to_csv(data), encoding="utf-8"))
     if script.explorer:
         payload = timed("explorer", module.explorer, data)
-        try:  # NaN and Infinity are not JSON: the page's JSON.parse would fail and the widget not start
-            text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
-        except ValueError:
-            where = ", ".join(repr(p) for p in contract.not_finite(payload)[:5])
-            raise FigureError(f"{script.repo_path}: explorer(data) holds NaN or an infinity at {where}: the page's "
-                              "widget reads JSON, which has neither (give it finite numbers, or None where there is "
-                              "no value)", script.name, request.params) from None
-        (out / names["explorer"]).write_text(text, encoding="utf-8")
+        if script.explorer_binary:  # a model's weights: bytes, fetched by the widget when the reader asks
+            if not isinstance(payload, bytes):
+                raise FigureError(f"{script.repo_path}: EXPLORER_BINARY is True, so explorer(data) returns bytes; got "
+                                  f"{type(payload).__name__}", script.name, request.params)
+            (out / names["explorer"]).write_bytes(payload)
+        else:
+            try:  # NaN and Infinity are not JSON: the page's JSON.parse would fail and the widget not start
+                text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+            except ValueError:
+                where = ", ".join(repr(p) for p in contract.not_finite(payload)[:5])
+                raise FigureError(f"{script.repo_path}: explorer(data) holds NaN or an infinity at {where}: the page's "
+                                  "widget reads JSON, which has neither (give it finite numbers, or None where there "
+                                  "is no value)", script.name, request.params) from None
+            (out / names["explorer"]).write_text(text, encoding="utf-8")
     if script.kind == "table":
         timed("md", export.write, module, data, out / names["md"])
         return timings

@@ -236,6 +236,9 @@ class Script:
     description: str
     params: dict = field(compare=False)
     explorer: str | None = None  # EXPLORER = "heads": the widget its explorer() payload feeds
+    #: EXPLORER_BINARY = True: explorer(data) returns bytes (a model's weights), always a file of
+    #: its own that the widget fetches when the reader asks, never written into the page
+    explorer_binary: bool = False
     imports: tuple = ()  # other figure scripts it imports (their changes change its output)
     data_files: tuple = ()  # names passed to data_file("...")
     data_from: str | None = None  # its data() is another script's (same parameters)
@@ -346,6 +349,13 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
             explorer = ast.literal_eval(node.value)
     if (explorer is None) != ("explorer" not in funcs):
         raise ContractError(f"{where}: an explorer needs both EXPLORER = 'widget' and explorer(data) -> dict")
+    explorer_binary = False
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "EXPLORER_BINARY" for t in node.targets):
+            explorer_binary = ast.literal_eval(node.value)
+            if not isinstance(explorer_binary, bool) or explorer is None:
+                raise ContractError(f"{where}: EXPLORER_BINARY is True or False, and only a script with an EXPLORER "
+                                    f"has it; got {explorer_binary!r}")
     narrow = False
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(_name(t) == "NARROW" for t in node.targets):
@@ -383,6 +393,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
         data_from=data_from if "data" not in funcs else None, narrow=narrow, non_finite=non_finite,
+        explorer_binary=explorer_binary,
         lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )
@@ -551,7 +562,8 @@ class Request:
         else:
             files["md"] = f"{s}.md"
         if self.script is not None and self.script.explorer:
-            files["explorer"] = f"{s}.explorer.json"  # the payload of the figure's explorer
+            # the payload of the figure's explorer: JSON, or bytes (EXPLORER_BINARY)
+            files["explorer"] = f"{s}.explorer.bin" if self.script.explorer_binary else f"{s}.explorer.json"
         return files
 
     def wide_csv(self) -> str:
