@@ -305,14 +305,16 @@ def encoder_decoder_attention(ex: dict) -> dict:
 
     ``ex`` is what ``translation_pair()`` returns. With ``pad`` the source's padding mask:
 
-        memory = MHA(X_src, mask=pad)                        encoder self-attention, (B, S, D)
+        memory = MHA(X_src, mask=pad)                        encoder self-attention (no residual), (B, S, D)
         h      = X_tgt + MHA(X_tgt, causal)                  decoder self-attention (with its residual)
         out    = MHA(h, context=memory, mask=pad)            cross-attention, (B, T, D)
 
-    Layer norms and feed-forward networks are left out. Returns the three boolean masks at
-    full size (``encoder (S, S)``, ``decoder (T, T)``, ``cross (T, S)``, for batch item 0),
-    the weights of each attention (``enc_weights (B, H, S, S)``, ``dec_weights
-    (B, H, T, T)``, ``cross_weights (B, H, T, S)``), ``memory``, ``h`` and ``out``.
+    Layer norms, feed-forward networks and the encoder's residual are left out (none of them
+    changes a mask); the decoder's residual stays, so that each query carries its own token.
+    Returns the three boolean masks at full size (``encoder (S, S)``, ``decoder (T, T)``,
+    ``cross (T, S)``, for batch item 0), the weights of each attention (``enc_weights
+    (B, H, S, S)``, ``dec_weights (B, H, T, T)``, ``cross_weights (B, H, T, S)``),
+    ``memory``, ``h`` and ``out``.
     """
     need = ("X_src", "X_tgt", "src_lengths", "n_heads", "enc", "dec", "cross")
     if not isinstance(ex, dict) or any(key not in ex for key in need):
@@ -325,10 +327,11 @@ def encoder_decoder_attention(ex: dict) -> dict:
     # --8<-- [start:encoder-decoder]
     pad = padding_mask(lengths, S)  # (B, 1, 1, S): True on real source tokens
     # 1. encoder self-attention: every source token may read every real one
+    #    (the encoder's residual, layer norms and feed-forward are left out)
     memory, enc_w = multi_head_attention(x_src, *enc, n_heads=H, mask=pad)
     # 2. decoder self-attention: target token i may read target tokens 0..i
     self_out, dec_w = multi_head_attention(x_tgt, *dec, n_heads=H, causal=True)
-    h = x_tgt + self_out  # (B, T, D): the residual stream
+    h = x_tgt + self_out  # (B, T, D): the residual keeps each query's own token
     # 3. cross-attention: queries from the decoder (T rows), keys and values
     #    from the encoder's output (S rows), the padding masked as in step 1
     out, cross_w = multi_head_attention(h, *cross, n_heads=H,

@@ -193,11 +193,15 @@ def test_every_window_leaves_the_positions_before_it_untouched():
 
 
 def test_claim_the_tiny_model_makes_no_sinks():
-    """No head gives the first character even a third of what an even spread would."""
+    """No head gives the first character even a third of what an even spread would. The page states
+    the largest share itself ("gives it 0.253%"), to three digits: at two, "no head gives more than
+    0.25%" was below the value."""
     got = d()
     assert got["on_first_max"] < got["even_first"] / 3
-    on_page("The tiny model makes no sinks.", "no head gives the first character more than",
-            "less than its share, not more")
+    assert got["on_first_max"] == max(max(row) for row in got["on_first"])
+    on_page("The tiny model makes no sinks.", "the head that gives the first character most gives it "
+            "{{ value attention_sinks on_first_max .3% }} of its weight", "less than its share, not more")
+    assert "no head gives the first character more than" not in PAGE
 
 
 def test_claim_sinks_win_back_less_than_a_tenth_of_the_windows_cost():
@@ -206,8 +210,64 @@ def test_claim_sinks_win_back_less_than_a_tenth_of_the_windows_cost():
              for r in got["runs"] if r["n_sink"]]
     assert max(gains) == pytest.approx(got["sink_gain_max"], abs=1e-15)
     assert got["sink_gain_max"] < got["w8"]["extra"] / 10
-    on_page("So keeping the first characters does not help.", "Hardly: no head gives the first character more than",
-            "less than a tenth of what the window of 8 costs")
+    on_page("So keeping the first characters does not help.", "Hardly: the head that gives the first character most",
+            "less than a tenth of what the window of 8 costs",
+            "the largest change that keeping the first one or four characters makes to the mean loss past the window is "
+            "{{ value attention_sinks sink_gain_max .4f }}")
+    assert "changes the loss by at most" not in PAGE
+
+
+def test_claim_the_binned_curves_wobble_both_ways():
+    """"The figure's dashed and solid curves lie further apart than that, up to 0.013 nats in one bin of
+    16 positions, but they cross: every pair has bins where the sinks lower the loss and bins where they
+    raise it": the bins are remade here from the per-position extras, as the figure draws them."""
+    got = d()
+    n, T = got["bin"], got["T"]
+    by = {(r["window"], r["n_sink"]): r for r in got["runs"]}
+    widest = 0.0
+    for (W, n_sink), r in by.items():
+        if not n_sink:
+            continue
+        gap = [sum(r["extra_by_position"][b:b + n]) / n - sum(by[(W, 0)]["extra_by_position"][b:b + n]) / n
+               for b in range(0, T, n)]
+        assert min(gap) < 0 < max(gap), (W, n_sink)  # both ways, for every window and number of sinks
+        assert (r["bins_lower"], r["bins_higher"]) == (sum(g < 0 for g in gap), sum(g > 0 for g in gap))
+        widest = max(widest, max(abs(g) for g in gap))
+    assert widest == pytest.approx(got["sink_bin_gap_max"], abs=1e-12)
+    assert got["sink_bin_gap_max"] > 3 * got["sink_gain_max"]  # "further apart than that"
+    on_page("up to {{ value attention_sinks sink_bin_gap_max .3f }} nats in one bin of {{ value attention_sinks bin }} "
+            "positions, but they cross")
+
+
+def test_claim_the_baseline_is_the_full_caches_loss_on_the_same_characters():
+    """The window of 8's extra loss is measured past position 8, so the full cache's loss beside it is
+    the one on those characters (w8.full), not the mean over every position (full)."""
+    got = d()
+    full = np.asarray(got["full_by_position"])
+    assert got["w8"]["full"] == pytest.approx(full[8:].mean(), abs=1e-12)
+    assert f"{got['w8']['full']:.2f}" != f"{got['full']:.2f}"  # the two baselines differ as shown
+    on_page("(on those same characters, the ones past the first 8, the full cache pays "
+            "{{ value attention_sinks w8.full .2f }})")
+    assert "{{ value attention_sinks full .2f }}" not in PAGE
+
+
+def test_the_page_defines_streamingllm_and_says_what_the_figure_does_not_draw():
+    on_page("StreamingLLM, Xiao et al.'s way of streaming with a rolling cache that also keeps the sinks",
+            "Not drawn in {{ ref fig:attention_sinks }}, but measured on the same stretches")
+    flat = re.sub(r"\s+", " ", PAGE)
+    assert flat.index("StreamingLLM, Xiao") == flat.index("StreamingLLM")  # defined where it first appears
+
+
+def test_check_yourself_mistral_counts_are_two_counts():
+    """Check yourself 1: the composed masks give 32 x 4,095 + 1 = 131,041; the paper's "about 131K"
+    is 32 x 4,096 = 131,072, a different count, not a rounding of 131,041."""
+    got = figures.load("sliding_window_reach").data()
+    L, w = got["mistral_layers"], got["mistral_window"]
+    assert got["mistral_reach"] == L * (w - 1) + 1 and got["mistral_product"] == L * w
+    assert round(got["mistral_reach"], -3) == round(got["mistral_product"], -3) == 131_000  # both "about 131K"
+    on_page('The paper\'s "about 131K" is a different count, \\(w\\) per layer: '
+            "{{ value sliding_window_reach mistral_product , }}.")
+    assert "rounds it" not in PAGE
 
 
 def test_claim_the_heads_look_close():

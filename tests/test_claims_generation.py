@@ -433,10 +433,13 @@ def test_the_quiz_naive_byte_count_is_a_best_case():
 def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
     """"For T = 10 tokens in blocks of 4, the 9 tiles split into 6 computed (the 3 on the diagonal
     partly masked) and 3 skipped", counted here by hand: query block [0, 4) reaches key block 0,
-    [4, 8) key blocks 0-1, [8, 10) key blocks 0-2. "n (n + 1) / 2 of the n^2 tiles ... a share
-    (n + 1) / 2n of the scores: a little more than half, and closer to half the more blocks
-    there are": each row of the table is that share for n = T / 128, above 1/2 and falling with
-    T; its lengths are the throughput table's, and its last column is the share over 1/2."""
+    [4, 8) key blocks 0-1, [8, 10) key blocks 0-2. "n (n + 1) / 2 of the n^2 tiles ... When the
+    block size divides T ... the share of the scores computed is (n + 1) / 2n, a little more than
+    half, and closer to half the more blocks there are": each row of the table is that share for
+    n = T / 128, above 1/2 and falling with T; its lengths are the throughput table's, and its last
+    column is the share over 1/2. "When it does not ... n = 3 gives 66.7%, but the tiles computed
+    hold 68% of the scores": the example's scores counted here tile by tile, 4 x 4 + 4 x 8 + 2 x 10
+    of 100."""
     ct = d("flash_causal_tiles")
     s = ct["small"]
     assert (s["T"], s["block"]) == (10, 4)
@@ -451,6 +454,11 @@ def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
         assert r["over_half"] == pytest.approx((n + 1) / n)
         shares.append(r["computed_share"])
     assert all(a > b > 0.5 for a, b in zip(shares, shares[1:]))  # above half, and closer to it as T grows
+    assert all(r["divides"] and r["formula_share"] == r["computed_share"] for r in ct["rows"]) and ct["rows_divide"]
+    # the example's block does not divide T: its last tiles are short, and the formula is off
+    assert not s["divides"] and s["n_blocks"] == 3 and s["formula_share"] == 4 / 6
+    assert s["computed_share"] == (4 * 4 + 4 * 8 + 2 * 10) / 100 == 0.68 != s["formula_share"]
+    assert f"{s['formula_share']:.1%}" == "66.7%" and f"{s['computed_share']:.0%}" == "68%"
     text = page("flash_attention")
     split = sentence(text, "tiles split into")
     for key in ("small.T", "small.block", "small.total", "small.visited", "small.partial", "small.skipped"):
@@ -458,6 +466,14 @@ def test_a_causal_mask_skips_the_tiles_above_the_diagonal():
     assert "a little more than half, and closer to half the more blocks there are" in text
     assert ('{{ table flash_causal_tiles caption="Tiles of {{ value flash_causal_tiles block }} queries by '
             '{{ value flash_causal_tiles block }} keys') in text
+    assert ("When the block size divides \\(T\\), every tile has the same size, and the share of the scores "
+            "computed is \\[ \\frac{n(n+1)/2}{n^2} = \\frac{n+1}{2n}, \\]") in text
+    off = sentence(text, "the last row and column of tiles are short and the share differs")
+    for key in ("small.n_blocks }}", "small.formula_share .1% }}", "small.computed_share .0% }}"):
+        assert f"{{{{ value flash_causal_tiles {key}" in off, key
+    assert "Every length below is a multiple of {{ value flash_causal_tiles block }}, so there the formula is exact" in text
+    assert "(n+1)/2n" not in text  # inline, it broke after the "+" on a phone: a display formula now
+    assert "earns that half" not in text
 
 
 def test_halving_the_causal_flops_is_the_long_sequence_limit():
@@ -476,6 +492,19 @@ def test_halving_the_causal_flops_is_the_long_sequence_limit():
     limit = limit[: limit.index("times.") + len("times.")]
     for key in ("rows.0.T ,", "rows.0.computed_share .1%", "rows.0.over_half .3f", "rows.5.T ,", "rows.5.over_half .3f"):
         assert f"{{{{ value flash_causal_tiles {key} }}}}" in limit, key
+    # "the rate at which it actually computes is higher than the table's by the same factors: at T = 1,024,
+    # 93 TFLOP/s executed against the table's 82": the halved count over the measured time, times the
+    # tiles' share over one half, both from their own sources
+    tp = d("flash_throughput")
+    assert tp["tile"] == ct["block"] and tp["rows"][0]["T"] == ct["rows"][0]["T"]
+    for r, c in zip(tp["rows"], ct["rows"]):
+        assert r["tiled_over_half"] == c["over_half"]
+        assert r["flash_executed"] == pytest.approx(r["flash"] * (r["T"] // 128 + 1) / (r["T"] // 128), rel=1e-12)
+    assert tp["rows"][0]["flash_executed"] > tp["rows"][0]["flash"] + 5  # the two differ as shown (93 against 82)
+    executed = sentence(text, "the rate at which it actually computes is")
+    for key in ("rows.0.T ,", "rows.0.flash_executed ,.0f", "rows.0.flash ,.0f"):
+        assert f"{{{{ value flash_throughput {key} }}}}" in executed, key
+    assert "its real rate is higher" not in text
     q = np.random.default_rng(0).normal(size=(40, 4))
     _, tr = mhalib.tiled_attention(q, q, q, block_q=8, block_k=8, causal=True, trace=True)
     c = mhalib.causal_tile_counts(40, 8, 8)

@@ -142,8 +142,9 @@ def test_cache_bytes_by_hand():
     assert got["cross_total"] == 6 * 32 * per_token == 393_216
     assert got["kib"] == dict(per_token=2, cross_per_layer=64, self_at_max=96, total_at_max=160, cross_total=384,
                               decoder_total_at_max=960)
-    # the self-attention cache catches up with the cross-attention cache when t = S
+    # the self-attention cache catches up with the cross-attention cache when t = S, and passes it at S + 1
     assert got["self_bytes"].index(got["cross_per_layer"]) + 1 == got["equal_at_step"] == 32
+    assert got["self_larger_from"] == 33 == 1 + next(i for i, b in enumerate(got["self_bytes"]) if b > 32 * per_token)
     assert (got["kv_rows_once"], got["kv_rows_every_step"]) == (32, 32 * 48)
     assert (got["n_heads"], got["d_head"], got["d_model"], got["n_layers"]) == (8, 64, 512, 6)
 
@@ -201,6 +202,68 @@ def test_the_alt_texts_and_captions_say_what_the_data_say():
     assert (got["steps"][0], got["max_steps"], got["kib"]["per_token"], got["kib"]["self_at_max"],
             got["kib"]["cross_per_layer"], got["equal_at_step"], got["n_heads"], got["d_head"],
             got["source_len"]) == (1, 48, 2, 96, 64, 32, 8, 64, 32)
+
+
+def test_the_caches_are_equal_at_step_s_and_the_self_cache_larger_after():
+    """"equals it at step 32, when the target is as long as the source, and is the larger of the two
+    from step 33 on" (the figure's lines meet at step 32: the self-attention cache does not overtake
+    there); the recomputation count follows the setup that names its 32 tokens and 48 steps."""
+    c = d("cross_attention_cache")
+    own, cross = c["self_bytes"], c["cross_bytes"]
+    S = c["equal_at_step"]
+    assert own[S - 1] == cross[S - 1] and own[S - 2] < cross[S - 2] and own[S] > cross[S]
+    assert c["self_larger_from"] == S + 1
+    on_page("equals it at step {{ value cross_attention_cache equal_at_step }}, when the target is as long as the "
+            "source, and is the larger of the two from step {{ value cross_attention_cache self_larger_from }} on")
+    assert "overtakes it at step" not in PAGE
+    flat = re.sub(r"\s+", " ", PAGE)
+    setup = flat.index("a source of {{ value cross_attention_cache source_len }} tokens and a translation written in "
+                       "{{ value cross_attention_cache max_steps }} steps")
+    assert flat.index("{{ value cross_attention_cache kv_rows_every_step , }}") > setup
+    assert c["kv_rows_every_step"] == c["source_len"] * c["max_steps"] and c["kv_rows_once"] == c["source_len"]
+
+
+def test_the_rounding_errors_are_stated_not_bounded_below_their_size():
+    """"the largest error is 1.1e-16": shown to one decimal, a size, not a "within 1e-16" that the
+    value (2**-53 = 1.11e-16) exceeds."""
+    m, w = d("cross_attention_masks"), d("cross_attention_weights")
+    for value in (m["checks"]["cross"]["max_row_sum_error"], w["pads_weight_difference"]):
+        assert 0 < value < 1e-15 and f"{value:.1e}" == "1.1e-16"
+    on_page("in the cross-attention the largest error is {{ value cross_attention_masks checks.cross.max_row_sum_error .1e }}",
+            "in the example the largest difference is {{ value cross_attention_weights pads_weight_difference .1e }}")
+    assert ".0e }}" not in PAGE.replace("example.max_difference .0e }}", "")
+
+
+def test_the_padding_rows_are_equal_only_without_positions():
+    """"this example adds no positional encoding, so nothing tells the two positions apart … In a model
+    that adds positions to its embeddings … the two padding rows differ and so do their weights":
+    with sinusoidal positions added to the example's vectors (the padding mask forgotten), the two
+    padding columns get different weights; without them, the same."""
+    import mhalib
+
+    ex = examples.translation_pair()
+    plain = by_hand(ex, cross_mask=False)["cross"]
+    assert np.abs(plain[:, :, 3] - plain[:, :, 4]).max() < 1e-15
+    D = ex["X_src"].shape[-1]
+    pe = mhalib.sinusoidal_encoding(5, D)  # (S, D)
+    placed = dict(ex, X_src=ex["X_src"] + pe[None], X_tgt=ex["X_tgt"] + pe[None, :4])
+    moved = by_hand(placed, cross_mask=False)["cross"]
+    assert np.abs(moved[:, :, 3] - moved[:, :, 4]).min() > 1e-3
+    assert np.all(by_hand(placed)["cross"][:, :, 3:] == 0)  # the mask still gives them none
+    on_page("this example adds no positional encoding, so nothing tells the two positions apart",
+            "the two padding rows differ and so do their weights; either way, only the mask gives them none")
+
+
+def test_the_code_says_which_residual_it_keeps():
+    """The snippet adds the decoder's residual and not the encoder's; the page and the code comment say so."""
+    code = (ROOT / "mhalib" / "examples.py").read_text(encoding="utf-8")
+    snippet = code[code.index("# --8<-- [start:encoder-decoder]"): code.index("# --8<-- [end:encoder-decoder]")]
+    assert "h = x_tgt + self_out" in snippet and "memory, enc_w = multi_head_attention(x_src" in snippet
+    assert "the encoder's residual, layer norms and feed-forward are left out" in snippet
+    on_page("One residual connection stays, the decoder's", "The encoder's residual is left out with the rest of its layer")
+    ex = examples.translation_pair()
+    run, hand = examples.encoder_decoder_attention(ex), by_hand(ex)
+    np.testing.assert_allclose(run["memory"][0], hand["memory"], rtol=0, atol=1e-13)  # no X_src added
 
 
 def test_the_questions_and_claims_hold():

@@ -74,7 +74,8 @@ def data(source_len: Annotated[int, Range(1, 100_000)] = 32, max_steps: Annotate
                 kib=dict(per_token=per_token / kib, cross_per_layer=cross[0] / kib, self_at_max=own[-1] / kib,
                          total_at_max=(own[-1] + cross[-1]) / kib, cross_total=cross_total / kib,
                          decoder_total_at_max=decoder_total / kib),
-                equal_at_step=S, kv_rows_once=S, kv_rows_every_step=S * max_steps,
+                # the self-attention cache equals the cross-attention cache at step S, and is larger after it
+                equal_at_step=S, self_larger_from=S + 1, kv_rows_once=S, kv_rows_every_step=S * max_steps,
                 example=dict(T=len(ex["target"]), S=len(ex["source"]),
                              self_lengths=", ".join(map(str, dec["self_lengths"])),
                              cross_lengths=", ".join(map(str, dec["cross_lengths"])),
@@ -90,8 +91,9 @@ def draw(data: dict):
     ax.plot(steps, own, "-", color=line[0], lw=2)
     ax.plot(steps, cross, "-", color=line[1], lw=2)
     top = max(own[-1], cross[-1])
-    ax.text(steps[-1], own[-1] + 0.06 * top, "self-attention: one more token per step", ha="right", va="bottom",
-            fontsize=11, color=style.ink(line[0]))
+    # ends a few points inside the frame, level with the line's end
+    ax.annotate("self-attention: one more token per step", (steps[-1], own[-1] + 0.06 * top), xytext=(-6, 0),
+                textcoords="offset points", ha="right", va="bottom", fontsize=11, color=style.ink(line[0]))
     ax.text(steps[0], cross[0] + 0.03 * top, f"cross-attention: the {data['source_len']} source tokens,\n"
             "computed once, before step 1", ha="left", va="bottom", fontsize=11, color=style.ink(line[1]))
     ax.set(xlabel="decoding step t (target tokens so far)", ylabel="KV cache per layer (KiB)",

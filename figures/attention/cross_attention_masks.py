@@ -53,17 +53,17 @@ def draw(data: dict):
     if narrow:
         fig, axes = style.new_figure(3.6, 8.4, nrows=3, height_ratios=[S, T, T])
     else:
-        fig, axes = style.new_figure(6.0, 3.0, ncols=3, width_ratios=[S, T, S])
-        fig.get_layout_engine().set(wspace=0.1)
+        fig, axes = style.new_figure(6.6, 3.0, ncols=3, width_ratios=[S, T, S])
+        fig.get_layout_engine().set(wspace=0.12)
     col = style.colors()
     cells = (col["grid"], style.palette()[0])  # forbidden, allowed
     two = ListedColormap(cells)
     marks = [max(("#111111", "#ffffff"), key=lambda ink, c=c: style.contrast(ink, c)) for c in cells]
     tokens = dict(source=data["source"], target=data["target"])
-    for k, (ax, (key, title, rows, cols)) in enumerate(zip(axes, PANELS)):
+    for ax, (key, title, rows, cols) in zip(axes, PANELS):
         mask = np.asarray(data["masks"][key], dtype=float)
         style.heatmap(mask, tokens[rows], tokens[cols], ax=ax, vmin=0, vmax=1, cmap=two, title=title,
-                      xlabel=f"key ({cols})", ylabel=f"query ({rows})" if narrow or k == 0 else None)
+                      xlabel=f"key ({cols})", ylabel=f"query ({rows})")
         ax.set_aspect("equal")
         ax.tick_params(axis="x", rotation=90)
         for (i, j), ok in np.ndenumerate(mask):

@@ -1,10 +1,14 @@
-"""An induction head grows: remove heads of the trained model and measure the loss and accuracy on the repeat.
+"""An induction head grows: remove heads of the model just after its drop and measure the loss and accuracy on the repeat.
 
-The induction run's model (seed 0) at the checkpoint after its loss drops, run by mhalib's
+The induction run's model (seed 0) at the checkpoint after its loss drops (not the end of
+training: the weights stored for the circuit figures), run by mhalib's
 numpy forward pass from the stored weights on the run's fixed evaluation batch, with heads
 removed (mhalib.models.tiny_numpy.without_heads: their rows of W_O set to zero). Each
 layer-1 head is listed with its previous-token score and each layer-2 head with its
-induction score at that checkpoint (from the stored run). Heads and layers count from 1.
+induction score at that checkpoint (from the stored run). The single layer-1 removals are
+also put in order of their cost, and the evaluation sequences resampled with replacement
+(a bootstrap of DRAWS draws) to see how often each step of that order holds. Heads and
+layers count from 1.
 Data in figures/data/tiny_decoders.json and tiny_decoders_weights.npz. Page: An induction head grows.
 """
 from __future__ import annotations
@@ -29,6 +33,26 @@ NON_FINITE = {
     '*.score': 'no head-type score: the row removes none, or a whole layer',
     'rows.*.score': 'no head-type score: the row removes none, or a whole layer',
 }
+
+
+#: Resamplings of the evaluation sequences behind the order of the layer-1 removals (a bootstrap).
+DRAWS = 4000
+
+
+def order_steps(nats: dict, counts: np.ndarray, draws: int = DRAWS, seed: int = 0) -> tuple[list, list[dict]]:
+    """``nats``: head -> ``(N,)`` summed nats of each evaluation sequence with that head removed;
+    ``counts (N,)``: the scored tokens of each sequence. The heads by mean loss, highest first,
+    and for each neighbouring pair of that order the gap in mean loss (nats per token) and the
+    share of ``draws`` resamplings of the sequences (with replacement) in which it stays positive."""
+    order = sorted(nats, key=lambda h: -nats[h].sum())
+    pick = np.random.default_rng(seed).integers(0, len(counts), size=(draws, len(counts)))  # (draws, N)
+    tokens = counts[pick].sum(axis=1)  # (draws,)
+    steps = []
+    for a, b in zip(order, order[1:]):
+        resampled = (nats[a][pick] - nats[b][pick]).sum(axis=1) / tokens  # (draws,)
+        steps.append(dict(first=a, second=b, gap=float((nats[a].sum() - nats[b].sum()) / counts.sum()),
+                          kept=float((resampled > 0).mean())))
+    return order, steps
 
 
 def data() -> dict:
@@ -61,6 +85,14 @@ def data() -> dict:
     rows.append(dict(measure([(2, h) for h in range(1, H + 1)]), kind="layer 2 all", score=None))
     single_l1 = [r for r in rows if r["kind"] == "layer 1 head"]
     worst = max(single_l1, key=lambda r: r["loss"])
+    # each layer-1 removal sequence by sequence: summed nats = mean nats x scored tokens
+    counts = batch["scored"].sum(axis=1)  # (N,)
+    nats = {}
+    for h in range(1, H + 1):
+        logits = forward(without_heads(weights, cfg, [(0, h - 1)]), cfg, batch["tokens"])["logits"]  # (N, T, V)
+        nats[h] = counts * np.array([masked_loss_accuracy(logits[i:i + 1], batch["targets"][i:i + 1],
+                                                          batch["scored"][i:i + 1])[0] for i in range(len(counts))])
+    l1_order, l1_steps = order_steps(nats, counts)
     by = {r["kind"]: r for r in rows}
     plateau = next(x for x in run["checkpoints"] if x["step"] == run["before"])["loss"]
     return dict(step=info["step"], seed=run["seed"], n_seqs=ic["eval_seqs"], n_scored=int(batch["scored"].sum()),
@@ -69,12 +101,13 @@ def data() -> dict:
                 full=by["none"], worst_l1=dict(head=worst["removed"][0][1], loss=worst["loss"],
                                                accuracy=worst["accuracy"]),
                 pair=by["layer 1 pair"], all_l1=by["layer 1 all"], all_l2=by["layer 2 all"],
+                l1_order=l1_order, l1_steps=l1_steps, draws=DRAWS, l1_kept_min=min(st["kept"] for st in l1_steps),
                 l2_single_max_loss=max(r["loss"] for r in rows if r["kind"] == "layer 2 head"))
 
 
 def _label(r: dict) -> str:
     if not r["removed"]:
-        return "nothing (the trained model)"
+        return "nothing (the model at this step)"
     layer = r["removed"][0][0]
     heads = [h for _, h in r["removed"]]
     if len(heads) == 1:

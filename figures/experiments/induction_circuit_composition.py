@@ -10,7 +10,8 @@ residual basis, with its layer's LayerNorm gain and centring folded in
     each divided by the product of the two matrices' norms.
 
 Unrelated heads score about 1/sqrt(D) (the root mean square for a random rotation between
-them). Heads count from 1. Data in figures/data/tiny_decoders.json and
+them); two heads that use all d_head dimensions equally and line up exactly score
+1/sqrt(d_head), and only rank-one circuits can reach 1. Heads count from 1. Data in figures/data/tiny_decoders.json and
 tiny_decoders_weights.npz. Page: An induction head grows.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 
 import numpy as np
 
-from mhalib.models.circuits import composition_scores, tiny_decoder_circuits
+from mhalib.models.circuits import composition_score, composition_scores, tiny_decoder_circuits
 from mhalib.models.tiny_numpy import TinyConfig, load_weights
 from figures._kit import cli, style
 from figures._kit.contract import data_file
@@ -46,6 +47,23 @@ def _ranks(k: np.ndarray) -> list[list[int]]:
     return [[int(a) + 1 for a in np.argsort(-k[:, b], kind="stable")] for b in range(k.shape[1])]
 
 
+def aligned_score(D: int, rank: int) -> float:
+    """The K-composition score of two circuits that line up exactly and use ``rank`` dimensions
+    equally: ``W_OV^1 = P`` and ``W_QK^2 = P^T``, with ``P`` the ``(D, D)`` projection onto the first
+    ``rank`` axes. ``||P P||_F / (||P||_F ||P||_F) = sqrt(rank) / rank = 1/sqrt(rank)``."""
+    P = np.diag((np.arange(D) < rank).astype(float))  # (D, D), rank `rank`
+    return composition_score(P, P)  # the K-composition pairs W_QK^2 with (W_OV^1)^T: here P with P
+
+
+def _closest_second(k: np.ndarray, order: list[int]) -> dict:
+    """Where the second-ranked layer-1 head (``order[1]``) comes nearest the third (``order[2]``):
+    the layer-2 head (from 1) and the two scores."""
+    second, third = order[1] - 1, order[2] - 1
+    b = int(np.argmin(k[second] - k[third]))
+    return dict(l2_head=b + 1, second=order[1], third=order[2], second_score=float(k[second, b]),
+                third_score=float(k[third, b]))
+
+
 def data() -> dict:
     d = load()
     run = next(r for r in d["induction"] if r["seed"] == d["config"]["stored_seed"])
@@ -57,16 +75,19 @@ def data() -> dict:
         panels[when] = dict(step=info["step"], q=s["q"], k=s["k"], v=s["v"], k_ranks=_ranks(s["k"]),
                             prev_scores=np.array(cp["previous_token"][0]), ind_scores=np.array(cp["induction"][1]))
     D = d["weights"]["models"]["induction_after"]["config"]["d_model"]
+    d_head = D // d["weights"]["models"]["induction_after"]["config"]["n_heads"]
     a, b = panels["after"], panels["before"]
     ranks = a["k_ranks"]
-    return dict(seed=run["seed"], d_model=D, n_heads=a["k"].shape[0], baseline=1 / math.sqrt(D), panels=panels,
+    # the layer-1 heads in the order every layer-2 head ranks them, or None where they differ
+    k_order = ranks[0] if all(r == ranks[0] for r in ranks) else None
+    return dict(seed=run["seed"], d_model=D, d_head=d_head, n_heads=a["k"].shape[0], baseline=1 / math.sqrt(D),
+                aligned_full_rank=aligned_score(D, d_head), aligned_rank_one=aligned_score(D, 1), panels=panels,
                 k_min_after=float(a["k"].min()), k_max_after=float(a["k"].max()),
                 qv_max_after=float(max(a["q"].max(), a["v"].max())),
+                qv_max_before=float(max(b["q"].max(), b["v"].max())),
                 k_min_before=float(b["k"].min()), k_max_before=float(b["k"].max()),
-                # the layer-1 heads in the order every layer-2 head ranks them, or None where they differ
-                k_order=ranks[0] if all(r == ranks[0] for r in ranks) else None,
-                # the layer-1 heads by previous-token score after the drop, the highest first
-                prev_order=[int(h) + 1 for h in np.argsort(-a["prev_scores"], kind="stable")],
+                k_order=k_order,
+                k_closest_second=_closest_second(a["k"], k_order) if k_order else None,
                 vmax=float(max(p[key].max() for p in panels.values() for key, _ in KINDS)))
 
 
@@ -81,7 +102,8 @@ def draw(data: dict):
     labels = [str(h) for h in range(1, H + 1)]
     for (kind, when), ax in grid.items():
         p = data["panels"][when]
-        style.heatmap(p[kind], labels, labels, ax=ax, vmin=0, vmax=data["vmax"], annotate="{:.2f}", fontsize=11)
+        # three decimals: at two, some of a column's K-composition scores tie (0.20 and 0.20)
+        style.heatmap(p[kind], labels, labels, ax=ax, vmin=0, vmax=data["vmax"], annotate="{:.3f}", fontsize=11)
         name = dict(KINDS)[kind]
         ax.set_title(f"{name}-composition, {when}\n(step {p['step']})", fontsize=11)
         # the panels share their axes: label the bottom row and the left column only

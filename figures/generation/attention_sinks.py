@@ -89,6 +89,11 @@ def data(stretches: Annotated[int, Range(4, 131)] = 16) -> dict:
         if r["n_sink"]:
             plain = by[(r["window"], 0)]
             r["sink_gain"] = plain["extra"] - r["extra"]
+            # the same, bin by bin as the figure draws it: dashed minus solid, in bins of BIN positions
+            gap = np.asarray(r["extra_by_position"]) - np.asarray(plain["extra_by_position"])  # (T,)
+            gap = gap.reshape(T // BIN, BIN).mean(axis=1)  # (T,) -> (T/BIN, BIN) -> (T/BIN,)
+            r["bin_gap_max"] = float(np.abs(gap).max())
+            r["bins_lower"], r["bins_higher"] = int((gap < 0).sum()), int((gap > 0).sum())
     # where the heads put their weight: on the first character, queries at FAR .. T-1
     first = np.stack([a[..., FAR:, 0] for a in attention], axis=1)  # L x (N, H, T-FAR) -> (N, L, H, T-FAR)
     first4 = np.stack([a[..., FAR:, :4].sum(axis=-1) for a in attention], axis=1)  # (N, L, H, T-FAR)
@@ -110,6 +115,7 @@ def data(stretches: Annotated[int, Range(4, 131)] = 16) -> dict:
         on_first4_max=float(first4.mean(axis=(0, 3)).max()),
         even_first=float(even.mean()), even_first4=float((4 * even).mean()),  # 4 of p + 1 >= 65 keys
         sink_gain_max=float(max(abs(g) for g in gains)), kept=kept,
+        sink_bin_gap_max=max(r["bin_gap_max"] for r in runs if r["n_sink"]),
         w8=by[(8, 0)], w16=by[(16, 0)], w32=by[(32, 0)], w64=by[(64, 0)],
     )
 

@@ -3,9 +3,10 @@
 For self-attention over T tokens in square tiles of `block` queries by `block` keys
 (mhalib.causal_tile_counts): the tiles wholly above the diagonal hold no allowed score and
 are skipped; the ones on the diagonal are computed and partly masked; the rest are computed
-in full. With n = T / block tiles a side, n (n + 1) / 2 of the n^2 are computed, a share
-(n + 1) / 2n of the scores: a little more than the half that the causal FLOP count
-(mhalib.attention_flops(causal=True)) assumes. The lengths are those of the H100
+in full. With n = ceil(T / block) tiles a side, n (n + 1) / 2 of the n^2 are computed; when
+the block divides T (every tile full-sized) they hold a share (n + 1) / 2n of the scores, a
+little more than the half that the causal FLOP count (mhalib.attention_flops(causal=True))
+assumes. When it does not, the short last row and column of tiles make the share differ. The lengths are those of the H100
 throughput table (flash_throughput); blocks of 128, the query block of the page's
 FlashAttention-2 column. Page: FlashAttention.
 """
@@ -24,12 +25,16 @@ SMALL = dict(T=10, block=4)
 
 def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 2048, 4096, 8192, 16384, 32768),
          block: Annotated[int, Range(1, 100_000)] = 128) -> dict:
-    rows = []
-    for T in lengths:
-        c = mhalib.causal_tile_counts(T, block, block)
-        rows.append(dict(T=T, **c, over_half=c["computed_share"] / 0.5))
-    small = mhalib.causal_tile_counts(SMALL["T"], SMALL["block"], SMALL["block"])
-    return dict(block=block, rows=rows, small=dict(SMALL, **small),
+    def counted(T: int, b: int) -> dict:
+        c = mhalib.causal_tile_counts(T, b, b)
+        n = -(-T // b)  # ceil: blocks a side
+        # (n + 1) / 2n is the share of the scores only when every tile is full-sized
+        return dict(T=T, **c, n_blocks=n, divides=T % b == 0, formula_share=(n + 1) / (2 * n),
+                    over_half=c["computed_share"] / 0.5)
+
+    rows = [counted(T, block) for T in lengths]
+    small = dict(SMALL, **counted(SMALL["T"], SMALL["block"]))
+    return dict(block=block, rows=rows, small=small, rows_divide=all(r["divides"] for r in rows),
                 max_over_half=max(r["over_half"] for r in rows), min_over_half=min(r["over_half"] for r in rows))
 
 
