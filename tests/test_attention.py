@@ -168,7 +168,7 @@ def test_scaled_example_default_scale():
     np.testing.assert_allclose(w[0], [math.exp(r) / z, 1 / z, math.exp(0.5 * r) / z], atol=1e-15)
 
 
-@pytest.mark.parametrize("d_head", [4, 64, 512], ids=lambda d: f"d_head={d}")
+@pytest.mark.parametrize("d_head", [4, 64, pytest.param(512, marks=pytest.mark.slow)], ids=lambda d: f"d_head={d}")
 def test_dot_product_variance_is_d_head(d_head):
     n = 100_000
     var = m.dot_product_variance(d_head, n, seed=d_head)

@@ -162,6 +162,7 @@ def test_forward_refuses_a_mask_of_the_wrong_shape_or_type(mask, exc, words):
 
 # ---- the figure's numbers ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_figures_losses_and_weights_match_torch(monkeypatch):
     got = d()
     mod = figures.load("attention_sinks")

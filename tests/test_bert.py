@@ -28,6 +28,7 @@ def models():
     return ours, theirs, torch
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", SENTENCES, ids=["cat-sat", "attention-is-all", "rotary", "short", "lawyer"])
 def test_hidden_states_and_attentions_match_transformers(models, text):
     ours, theirs, torch = models
@@ -202,6 +203,7 @@ def _head_ablation_reference(sentences):
     return out / len(sentences)
 
 
+@pytest.mark.slow
 def test_fast_head_ablation_equals_the_straightforward_one():
     from mhalib.models import bert
 

@@ -151,6 +151,7 @@ def packaged(model):
     return BertTokenizer.from_pretrained(str(bert.model_dir()), local_files_only=True)
 
 
+@pytest.mark.slow
 def test_js_tokenizer_equals_the_packaged_tokenizer_on_573_texts(tables, packaged, live):
     texts = _texts()
     assert len(texts) >= 500
@@ -170,6 +171,7 @@ def test_js_tokenizer_equals_the_packaged_tokenizer_on_573_texts(tables, package
     assert "tokenizer equal to the\npackaged one on more than 500 texts" in (ROOT / "docs" / "viewer.md").read_text()
 
 
+@pytest.mark.slow
 def test_js_tokenizer_equals_the_packaged_one_on_every_character_of_the_basic_plane(tables, model, live):
     """Each code point between two letters, U+0000 to U+FFFF (surrogates aside): punctuation,
     accents, spaces, control characters, CJK, Hangul, characters newer than some browsers know."""

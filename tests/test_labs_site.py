@@ -211,6 +211,7 @@ def test_serve_watches_every_folder_the_downloads_hold():
     assert not {"node_modules", ".cache", "site"} & set(watched)
 
 
+@pytest.mark.slow
 def test_downloadable_notebook_is_the_same_whatever_the_hash_seed(tmp_path):
     """jupytext lists the cell metadata keys in set order, which the string hash seed sets;
     the hook sorts them, so the .ipynb is the same bytes in every build process."""

@@ -108,6 +108,7 @@ SAMPLE = ["heads_in_action", "flash_memory_time", "pe_heatmap"]
 LAYOUT_SAMPLE = ["alibi_bias_heads", "temperature_sweep"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SAMPLE)
 def test_one_drawing_saved_in_every_format_gives_the_bytes_of_each_format_alone(name, tmp_path):
     """The site's build saves one drawing per theme in several formats, the dark drawing with
@@ -137,6 +138,7 @@ def test_one_drawing_saved_in_every_format_gives_the_bytes_of_each_format_alone(
         assert [p.read_bytes() for p in backwards] == [p.read_bytes() for p in together]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LAYOUT_SAMPLE)
 def test_the_dark_drawing_that_takes_the_light_layout_is_the_dark_drawing_laid_out_alone(name, tmp_path):
     """The build lays each figure out once per layout (wide, phone) and gives the dark drawing
