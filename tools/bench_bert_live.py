@@ -13,9 +13,10 @@ median (and the best) of 5 runs after 2 warm-up runs.
 """
 from __future__ import annotations
 
-import gzip
 import sys
 from pathlib import Path
+
+from tools import widget_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 LENGTHS = (16, 64)
@@ -44,10 +45,7 @@ _MEASURE = """async ([lengths, text]) => {
 
 def payload_file(site: Path) -> Path:
     """The live model's payload as the viewer page names it (``data-src``)."""
-    html = (site / "viewer" / "index.html").read_text()
-    start = html.index('data-explorer="bert_live"')
-    src = html[html.index('data-src="', start) + len('data-src="'):]
-    return (site / "viewer" / src.split('"')[0].split("?")[0]).resolve()
+    return widget_bench.payload_file(site, "viewer", "bert_live")
 
 
 def on_request_payloads(site: Path) -> dict:
@@ -73,28 +71,7 @@ def _long_text() -> str:
 
 def measure(site: Path, lengths=LENGTHS, rates=RATES) -> dict:
     """Sizes and timings: ``{"raw", "gzip", "by_rate": {rate: _MEASURE's result}}``."""
-    from playwright.sync_api import sync_playwright
-
-    from tools.screenshots import ARGS, CHROMIUM, goto, serve
-
-    body = payload_file(site).read_bytes()
-    out = dict(raw=len(body), gzip=len(gzip.compress(body, 6)), by_rate={})
-    server, base = serve(site)
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for rate in rates:
-                page = browser.new_page()
-                cdp = page.context.new_cdp_session(page)
-                goto(page, base + "viewer/")
-                page.wait_for_selector(".mha-explorer[data-explorer=bert_live] .mha-explorer-ui[data-ready]")
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
-                out["by_rate"][rate] = page.evaluate(_MEASURE, [list(lengths), _long_text()])
-                page.close()
-            browser.close()
-    finally:
-        server.shutdown()
-    return out
+    return widget_bench.measure(site, "viewer", "bert_live", _MEASURE, [list(lengths), _long_text()], rates)
 
 
 def rows(site: Path) -> list[tuple]:

@@ -14,11 +14,12 @@ enough that other work averages out).
 """
 from __future__ import annotations
 
-import gzip
 import json
 import statistics
 import sys
 from pathlib import Path
+
+from tools import widget_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 LENGTHS = (32, 64, 128)
@@ -52,36 +53,12 @@ _MEASURE = """async ([lengths, warm]) => {
 
 def payload_file(site: Path) -> Path:
     """The generator's payload as the kv_cache page names it (``data-src``)."""
-    html = (site / "kv_cache" / "index.html").read_text()
-    start = html.index('data-explorer="generator"')
-    src = html[html.index('data-src="', start) + len('data-src="'):]
-    return (site / "kv_cache" / src.split('"')[0].split("?")[0]).resolve()
+    return widget_bench.payload_file(site, "kv_cache", "generator")
 
 
 def measure(site: Path, lengths=LENGTHS, rates=RATES) -> dict:
     """Sizes and timings: ``{"raw", "gzip", "by_rate": {rate: _MEASURE's result}}``."""
-    from playwright.sync_api import sync_playwright
-
-    from tools.screenshots import ARGS, CHROMIUM, goto, serve
-
-    body = payload_file(site).read_bytes()
-    out = dict(raw=len(body), gzip=len(gzip.compress(body, 6)), by_rate={})
-    server, base = serve(site)
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for rate in rates:
-                page = browser.new_page()
-                cdp = page.context.new_cdp_session(page)
-                goto(page, base + "kv_cache/")
-                page.wait_for_selector(".mha-explorer[data-explorer=generator] .mha-explorer-ui[data-ready]")
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
-                out["by_rate"][rate] = page.evaluate(_MEASURE, [list(lengths), 3])
-                page.close()
-            browser.close()
-    finally:
-        server.shutdown()
-    return out
+    return widget_bench.measure(site, "kv_cache", "generator", _MEASURE, [list(lengths), 3], rates)
 
 
 def training_seconds() -> float:
