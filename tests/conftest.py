@@ -175,17 +175,29 @@ GROUPS = "xdist-groups.json"
 
 
 def _write_groups(path: Path, items) -> None:
+    """Each grouped test's group, and the tests that need the shared site, for the scheduler."""
     groups = {item.nodeid: "_".join(sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                                              for m in item.iter_markers("xdist_group")}))
               for item in items}
+    site = [item.nodeid for item in items if "built_site" in item.fixturenames]
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({k: v for k, v in groups.items() if v}))
+    tmp.write_text(json.dumps({"groups": {k: v for k, v in groups.items() if v}, "site": site}))
     os.replace(tmp, path)  # every worker writes the same map: the last one wins, whole
+
+
+def _site_last(workqueue: dict, site: set) -> dict:
+    """The scopes in the order they are handed out: those that need no site first (they run
+    while the shared site builds), then those that need it; largest first within each (a big
+    scope started last would leave the other worker idle at the end). xdist's own reordering
+    (largest first over all) sent both workers to wait for the build from their first test."""
+    needs_site = {scope: any(nodeid in site for nodeid in unit) for scope, unit in workqueue.items()}
+    return dict(sorted(workqueue.items(), key=lambda item: (needs_site[item[0]], -len(item[1]))))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadgroup``: each group's tests go to one worker, as xdist means them to."""
+    """``--dist loadgroup``: each group's tests go to one worker, as xdist means them to, in the
+    order of :func:`_site_last`."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -193,12 +205,24 @@ def pytest_xdist_make_scheduler(config, log):
     path = config._tmp_path_factory.getbasetemp() / GROUPS
 
     class Grouped(LoadScopeScheduling):
-        groups: dict | None = None
+        info: dict | None = None
+
+        def _read(self) -> dict:
+            if self.info is None:  # read when the workers have collected (scheduling starts then)
+                self.info = json.loads(path.read_text()) if path.is_file() else {"groups": {}, "site": []}
+            return self.info
 
         def _split_scope(self, nodeid: str) -> str:
-            if self.groups is None:  # read when the workers have collected (scheduling starts then)
-                self.groups = json.loads(path.read_text()) if path.is_file() else {}
-            return "group:" + self.groups[nodeid] if nodeid in self.groups else nodeid
+            groups = self._read()["groups"]
+            return "group:" + groups[nodeid] if nodeid in groups else nodeid
+
+        def _assign_work_unit(self, node) -> None:
+            if not getattr(self, "_ordered", False):  # once, before the first unit goes out
+                ordered = _site_last(self.workqueue, set(self._read()["site"]))
+                self.workqueue.clear()
+                self.workqueue.update(ordered)
+                self._ordered = True
+            super()._assign_work_unit(node)
 
     return Grouped(config, log)
 

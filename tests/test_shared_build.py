@@ -64,8 +64,8 @@ def test_a_good_build_is_read_as_it_is(tmp_path):
 class _Item:
     """What the grouping hook reads of a collected test."""
 
-    def __init__(self, nodeid, scopes, group=None):
-        self.nodeid, self.marks = nodeid, []
+    def __init__(self, nodeid, scopes, group=None, fixturenames=()):
+        self.nodeid, self.marks, self.fixturenames = nodeid, [], list(fixturenames)
         defs = {f"f{i}": [type("Def", (), {"scope": scope})()] for i, scope in enumerate(scopes)}
         self._fixtureinfo = type("Info", (), {"name2fixturedefs": defs})()
         if group:
@@ -85,10 +85,10 @@ def test_tests_sharing_a_module_fixture_run_on_one_worker():
     items = [_Item("tests/test_a.py::test_one", ["function", "module"]),
              _Item("tests/test_a.py::test_two[x]", ["session", "class"]),
              _Item("tests/test_a.py::test_free", ["function", "session"]),
-             _Item("tests/test_b.py::test_tour[p]", ["module"], group="tour-light")]
+             _Item("tests/test_b.py::test_tour[p]", ["module"], group="tour-desktop")]
     conftest.pytest_collection_modifyitems(None, items)
     groups = [[m.args[0] for m in i.iter_markers("xdist_group")] for i in items]
-    assert groups == [["tests/test_a.py"], ["tests/test_a.py"], [], ["tour-light"]]
+    assert groups == [["tests/test_a.py"], ["tests/test_a.py"], [], ["tour-desktop"]]
 
 
 def test_the_workers_write_each_grouped_tests_group_for_the_scheduler(tmp_path):
@@ -96,8 +96,23 @@ def test_the_workers_write_each_grouped_tests_group_for_the_scheduler(tmp_path):
     the groups reach the scheduler through a file: grouped tests only, several marks joined."""
     import json
 
-    items = [_Item("tests/t.py::a", [], group="tour-light"), _Item("tests/t.py::b", []),
-             _Item("tests/t.py::c", [], group="x")]
+    items = [_Item("tests/t.py::a", [], group="tour-desktop", fixturenames=["tour", "built_site"]),
+             _Item("tests/t.py::b", []), _Item("tests/t.py::c", [], group="x")]
     items[2].add_marker(pytest.mark.xdist_group("w"))
     conftest._write_groups(tmp_path / "groups.json", items)
-    assert json.loads((tmp_path / "groups.json").read_text()) == {"tests/t.py::a": "tour-light", "tests/t.py::c": "w_x"}
+    assert json.loads((tmp_path / "groups.json").read_text()) == {
+        "groups": {"tests/t.py::a": "tour-desktop", "tests/t.py::c": "w_x"}, "site": ["tests/t.py::a"]}
+
+
+def test_scopes_that_need_no_site_go_out_first_and_the_largest_first_within_each_kind():
+    """While the shared site builds the workers run what needs no site; a scope with one test
+    that needs the site waits with the others that do; the largest scope of each kind goes
+    first, so the last one handed out is small."""
+    queue = {"a.py::x": {"a.py::x": False},
+             "group:tour": {f"b.py::t[{i}]": False for i in range(5)},
+             "group:c.py": {"c.py::one": False, "c.py::two": False, "c.py::site": False},
+             "group:d.py": {"d.py::one": False, "d.py::two": False},
+             "e.py::y": {"e.py::y": False}}
+    site = {"b.py::t[0]", "b.py::t[1]", "b.py::t[2]", "b.py::t[3]", "b.py::t[4]", "c.py::site", "e.py::y"}
+    order = list(conftest._site_last(queue, site))
+    assert order == ["group:d.py", "a.py::x", "group:tour", "group:c.py", "e.py::y"]
