@@ -2,8 +2,9 @@
 
 Playwright drives Debian's Chromium (/usr/bin/chromium; the ``chromium`` fixture in conftest.py
 installs it with apt when missing). The site is served on 127.0.0.1 only. The page checks read
-the one tour of the site (tests/tour.py): each page is loaded once per configuration (1280 px
-light, 1280 px dark, 390 px phone) and every check of that page reads that load. The counts
+the one tour of the site (tests/tour.py): each page is loaded once per width (1280 px in light,
+then switched to dark with its palette toggle; 390 px phone) and every check of that page reads
+that load. The counts
 of what was checked go to ``test-output/browser-summary.json``; full-page screenshots are
 ``make screenshots``.
 """
@@ -23,6 +24,8 @@ from tools import figure_text
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 PAGES = [url for _, url in nav_pages()]
+#: The tour's configurations by xdist group: each group's loads are made on one worker.
+GROUP = {"light": "desktop", "dark": "desktop", "phone": "phone"}
 #: Pages outside the nav whose figures and layout are measured too: the whole lecture on one page.
 EXTRA = ["print/"]
 
@@ -92,7 +95,7 @@ def _layout_ok(v) -> None:
         assert layout["cls"] < 0.01, f"{v.url}: layout shift {layout['cls']:.4f} at {v.config}"
 
 
-@pytest.mark.xdist_group("tour-light")
+@pytest.mark.xdist_group("tour-desktop")
 @pytest.mark.parametrize("url", PAGES)
 def test_page_on_a_desktop_in_light(tour, url):
     v = tour.visit("light", url)
@@ -105,13 +108,29 @@ def test_page_on_a_desktop_in_light(tour, url):
     _focus_visible(v)
 
 
-@pytest.mark.xdist_group("tour-dark")
+@pytest.mark.xdist_group("tour-desktop")  # the light load, switched to dark (tests/tour.py)
 @pytest.mark.parametrize("url", PAGES)
 def test_page_on_a_desktop_in_dark(tour, url):
     v = tour.visit("dark", url)
     assert v.scheme == "slate"
     _loaded_cleanly(v)
     _focus_visible(v)
+
+
+def test_a_reader_whose_system_prefers_dark_gets_the_dark_page_at_first_load(browser, site_url):
+    """The tour reads dark by switching a light page; a first load with the system's dark
+    preference comes up in the dark scheme by itself, showing the dark figures only."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page = ctx.new_page()
+    try:
+        goto(page, site_url + "attention/")
+        load_all_images(page)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+        shown = page.evaluate("""Array.from(document.querySelectorAll('.md-content figure img'))
+            .filter(i => i.getClientRects().length).map(i => i.getAttribute('src'))""")
+    finally:
+        ctx.close()
+    assert len(shown) >= 2 and all("-dark" in src and src.endswith("#only-dark") for src in shown), shown
 
 
 @pytest.mark.xdist_group("tour-phone")
@@ -126,7 +145,7 @@ def test_page_on_a_phone(tour, url):
     _fits_or_shows_it_scrolls(v)
 
 
-IN_GROUP = [pytest.param(c, marks=pytest.mark.xdist_group(f"tour-{c}")) for c in ("light", "phone")]
+IN_GROUP = [pytest.param(c, marks=pytest.mark.xdist_group(f"tour-{GROUP[c]}")) for c in ("light", "phone")]
 
 
 @pytest.mark.parametrize("config", IN_GROUP)

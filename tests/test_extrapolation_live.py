@@ -303,7 +303,7 @@ def test_widget_waits_until_it_is_in_view_then_passes_axe(page, root):
 
 @pytest.mark.build
 @pytest.mark.browser
-@pytest.mark.xdist_group("tour-light")  # reads the tour's desktop visits (tests/tour.py): no page loaded again
+@pytest.mark.xdist_group("tour-desktop")  # reads the tour's desktop visits (tests/tour.py): no page loaded again
 @pytest.mark.parametrize("path, wanted", [("extrapolation/", True), ("heads/", False), ("viewer/", False),
                                           ("attention/", False)])
 def test_the_script_loads_on_the_extrapolation_page_only(tour, path, wanted):

@@ -25,7 +25,7 @@ def _visit(browser, site_url, path: str, route=None):  # noqa: F811
     return page, asked, errors
 
 
-@pytest.mark.xdist_group("tour-light")  # reads the tour's desktop visits (tests/tour.py): no page loaded again
+@pytest.mark.xdist_group("tour-desktop")  # reads the tour's desktop visits (tests/tour.py): no page loaded again
 @pytest.mark.parametrize("path, scripts, widgets", [
     ("attention/", [], []),
     ("", [], []),

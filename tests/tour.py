@@ -2,15 +2,23 @@
 
 A configuration is a viewport and a colour scheme (:data:`CONFIGS`: a 1280 px desktop in light
 and in dark, a 390 px phone). :meth:`Tour.visit` loads a page once in its configuration and
-reads everything the page-level checks need from that one load: the requests it made and
-those that failed, console errors, its images, its math, axe-core's verdict (desktop, light),
-the smallest text of every figure it shows (desktop and phone), the layout shift while
-``render_rest.js`` renders the later blocks, how many blocks the first screen holds, every
-table and display formula that does not fit its column with the cues it shows and any code
-whose copy button lies over its text (desktop and phone), the focus ring of each kind of
-control against what is behind it (desktop, light and dark), and the horizontal overflow on
-a phone. Every visit is kept, so a second check of the same page and
-configuration costs nothing: a new page adds one load per configuration, not a tour.
+reads everything the page-level checks need from that one load (the dark desktop is the light
+load switched with the page's own palette toggle, as a reader does: :data:`DARK_FROM_LIGHT`):
+the requests it made and those that failed, console errors, its images, its math, axe-core's
+verdict (desktop, light), the smallest text of every figure it shows (desktop and phone), the
+layout shift while ``render_rest.js`` renders the later blocks, how many blocks the first screen
+holds, every table and display formula that does not fit its column with the cues it shows and
+any code whose copy button lies over its text (desktop and phone), the focus ring of each kind
+of control against what is behind it (desktop, light and dark), and the horizontal overflow on a
+phone. Every visit is kept, so a second check of the same page and configuration costs nothing:
+a new page adds one load per width, not a tour.
+
+Why dark is a switch and not a load of its own: the site's scripts never read the colour scheme
+(the theme's CSS variables carry it), the light load already loads and checks every dark image
+(lazy images are made eager, hidden ones included), so a second load in dark repeated the light
+one's work for what only the switch shows: the scheme, and the focus rings and any console error
+or request in dark. The scheme a reader whose system prefers dark gets at first load is checked
+once, in a load of its own (tests/test_browser.py).
 
 Each configuration keeps one browser tab and loads its pages in turn, as a reader clicking
 through the site does: a new tab per page starts a new renderer process, which cost more of
@@ -59,6 +67,11 @@ CONFIGS = {
     "dark": dict(viewport={"width": 1280, "height": 800}, color_scheme="dark"),
     "phone": dict(viewport={"width": 390, "height": 844}, color_scheme="light", is_mobile=True),
 }
+#: Configurations read from another's load, after its own checks, by switching the page's palette
+#: (the header's toggle, clicked as a reader clicks it, and clicked back before the tab moves on).
+DARK_FROM_LIGHT = {"dark": "light"}
+_SWITCHED = ("(scheme) => document.body.getAttribute('data-md-color-scheme') === scheme"
+             " && !document.body.hasAttribute('data-md-color-switching')")
 #: The viewport width whose figure-text limit applies (tools/figure_text.LIMITS), per configuration.
 TEXT_WIDTH = {"light": 1280, "phone": 390}
 #: The narrowest phone checked for horizontal overflow (the page is re-laid out at this width).
@@ -314,12 +327,17 @@ class Tour:
             return self.visits[key]
         if config not in CONFIGS:
             raise ValueError(f"config must be one of {', '.join(CONFIGS)}, got {config!r}")
+        if config in DARK_FROM_LIGHT and checks:  # (unchecked, a load of its own: a page without the theme)
+            self.visit(DARK_FROM_LIGHT[config], url)
+            return self.visits[key]
         visit = Visit(config, url)
         page, network = self._tab(config)
         self._current[config] = visit
         try:
             goto(page, self.base + url, network)  # loaded, and no request for 100 ms
             self._read(page, config, url, visit, checks)
+            switched = {dark: self._switch(page, network, dark, url) for dark, base in DARK_FROM_LIGHT.items()
+                        if base == config and checks}
         except BaseException:  # a visit that failed hands its tab to nobody: the next makes a new one
             self._current[config] = None
             self._tabs.pop(config)
@@ -330,6 +348,35 @@ class Tour:
         page.goto("about:blank")
         network.forget()
         self.visits[key] = visit
+        self.visits.update({(dark, url): v for dark, v in switched.items()})
+        return visit
+
+    def _switch(self, page, network, config: str, url: str) -> Visit:
+        """The loaded page switched to ``config``'s scheme with its palette toggle (the header's
+        button, clicked), read as a visit of its own (its events from the click on), and switched
+        back, so the tab's next page loads in its own scheme."""
+        visit = Visit(config, url)
+        base = DARK_FROM_LIGHT[config]
+        scheme = {"light": "default", "dark": "slate"}
+        self._current[base] = visit
+        toggle = "[data-md-component=palette] label:not([hidden])"
+        page.locator(toggle).click()
+        page.wait_for_function(_SWITCHED, arg=scheme[CONFIGS[config]["color_scheme"]], polling=50, timeout=10_000)
+        network.wait_quiet(100)
+        load_all_images(page, timeout_ms=60_000)
+        visit.images = page.evaluate(_IMAGES)
+        visit.math = page.evaluate(_MATH)
+        visit.scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        # The click was a pointer's: focus from the keyboard again, backwards from the toggle (Tab
+        # would focus the search box next to it, which opens the search over the header).
+        page.keyboard.press("Shift+Tab")
+        visit.focus = page.evaluate(_FOCUS)
+        if os.environ.get("MHA_SCREENSHOTS") == "1":
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            name = url.strip("/").replace("/", "_") or "home"
+            page.screenshot(path=str(SHOTS / f"{name}-{config}.png"), full_page=True)
+        page.locator(toggle).click()
+        page.wait_for_function(_SWITCHED, arg=scheme[CONFIGS[base]["color_scheme"]], polling=50, timeout=10_000)
         return visit
 
     def _read(self, page, config: str, url: str, visit: Visit, checks: bool) -> None:
