@@ -235,7 +235,7 @@ def test_the_rounding_errors_are_stated_not_bounded_below_their_size():
         assert 0 <= value <= 4 * one_rounding
     assert f"{one_rounding:.1e}" == "1.1e-16"
     on_page("in the cross-attention the largest error is {{ value cross_attention_masks checks.cross.max_row_sum_error .1e }}",
-            "float64 rounds at 2⁻⁵³ ≈ 1.1 × 10⁻¹⁶, and a sum of five weights can be off by a few of those, or by none",
+            "float64 rounds at \\(2^{-53} \\approx 1.1 \\times 10^{-16}\\), and a sum of five weights can be off by a few of those, or by none",
             "in the example the largest difference is {{ value cross_attention_weights pads_weight_difference .1e }}")
     assert ".0e }}" not in PAGE.replace("example.max_difference .0e }}", "")
 
