@@ -23,6 +23,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 
 from helpers import ROOT, mkdocs_build
+from tools.screenshots import QuietServer
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import site_meta  # noqa: E402
@@ -66,7 +67,7 @@ class _PagesHost(http.server.SimpleHTTPRequestHandler):
 
 
 def _host(root: Path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_PagesHost, directory=str(root)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(_PagesHost, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

@@ -28,7 +28,7 @@ from helpers import article as page_article
 sys.path.insert(0, str(HOOKS))
 import directives as D  # noqa: E402
 import numbering as N  # noqa: E402  (the numbering itself: plain functions, no MkDocs)
-from tools.screenshots import goto  # noqa: E402
+from tools.screenshots import QuietServer, goto  # noqa: E402
 
 build = pytest.mark.build
 in_browser = pytest.mark.browser
@@ -410,8 +410,8 @@ def fixture_url(fixture_site, fixture_port):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", fixture_port),
-                                             functools.partial(Quiet, directory=str(fixture_site)))
+    server = QuietServer(("127.0.0.1", fixture_port),
+                         functools.partial(Quiet, directory=str(fixture_site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{fixture_port}/"
     server.shutdown()

@@ -10,6 +10,7 @@ import argparse
 import functools
 import http.server
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -25,10 +26,20 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threading HTTP server that says nothing when the browser drops a connection mid-answer
+    (a page left while its images load: the browser's choice, not a fault); other errors are
+    printed as before."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def serve(site: Path):
     """Start a static server for ``site`` on a free port of 127.0.0.1; returns (server, base_url)."""
     handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
