@@ -222,3 +222,20 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
 
     for name in ("x", "y") if axis == "both" else (axis,):
         getattr(ax, f"{name}axis").set_major_formatter(FuncFormatter(plain))
+
+
+def exact(value: float) -> str:
+    """A parameter as a label shows it: the short ``g`` form (0.9, 1e-05, 10000) when that reads
+    back as the same float, else the shortest text that does (``repr``), so ``top_p=0.9999999``
+    is labelled 0.9999999 and never "1". Integers in float form lose their ``.0``.
+
+    >>> exact(0.9), exact(0.9999999), exact(10000.0), exact(1e-5), exact(123456789.0)
+    ('0.9', '0.9999999', '10000', '1e-05', '123456789')
+    """
+    x = float(value)
+    short = f"{x:g}"
+    if float(short) == x:
+        return short
+    if x.is_integer() and abs(x) < 2**53:
+        return str(int(x))
+    return repr(x)

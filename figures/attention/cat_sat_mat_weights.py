@@ -23,7 +23,7 @@ def data(scale: Annotated[float, Range(0, 100)] = 1.0) -> dict:
 def draw(data: dict):
     # Two 3x3 maps in 6 in at 11 pt (the query labels once, on the left).
     fig, axes = style.new_figure(5.85, 3.2, ncols=2, sharey=True)
-    scores = "q kᵀ" if data["scale"] == 1 else f"{data['scale']:g} · q kᵀ"
+    scores = "q kᵀ" if data["scale"] == 1 else f"{style.exact(data['scale'])} · q kᵀ"
     for ax, key, title in ((axes[0], "weights", f"softmax({scores})"), (axes[1], "causal_weights", "causal: future keys masked")):
         style.heatmap(data[key], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=1, annotate="{:.2f}",
                       xlabel="key", ylabel="query" if ax is axes[0] else None, fontsize=11)

@@ -27,7 +27,7 @@ def _entropy(w) -> float:
 def data(tau_min: Annotated[float, Range(0.01, 100)] = 0.1, tau_max: Annotated[float, Range(0.01, 100)] = 5.0,
          n_taus: Annotated[int, Range(2, 2000)] = 40, seed: Annotated[int, Range(0, None)] = 0) -> dict:
     if not tau_min < tau_max:
-        raise ValueError(f"tau_min must be below tau_max, got tau_min = {tau_min:g} and tau_max = {tau_max:g}")
+        raise ValueError(f"tau_min must be below tau_max, got tau_min = {style.exact(tau_min)} and tau_max = {style.exact(tau_max)}")
     taus = np.geomspace(tau_min, tau_max, n_taus)
 
     curves = {p: {h: [_entropy(examples.heads_in_action(p, t, seed=seed)[h]) for t in taus] for h, _ in HEADS}

@@ -12,7 +12,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -32,8 +32,8 @@ def data(scores: tuple[float, ...] = (2.0, 0.0),
 
 
 def table(data: dict) -> str:
-    keys = [f"weight on key {j + 1} (score {s:g})" for j, s in enumerate(data["scores"])]
-    rows = [[f"{r['tau']:g}"] + [f"{w:.4f}" for w in r["weights"]] + [f"{r['entropy']:.3f}"] for r in data["rows"]]
+    keys = [f"weight on key {j + 1} (score {style.exact(s)})" for j, s in enumerate(data["scores"])]
+    rows = [[style.exact(r['tau'])] + [f"{w:.4f}" for w in r["weights"]] + [f"{r['entropy']:.3f}"] for r in data["rows"]]
     return markdown_table(["τ", *keys, "entropy"], rows, "r" * (len(keys) + 2))
 
 

@@ -98,8 +98,8 @@ WRAP = 44
 def draw(data: dict):
     """Each run's settings, then the prompt and its continuation in a fixed-width font, wrapped."""
     c, palette = style.colors(), style.palette()
-    blocks = [(f"sampled: seed {data['seed']}, temperature {data['temperature']:g}, top-k {data['top_k']}, "
-               f"top-p {data['top_p']:g}", data["sampled"], palette[0]),
+    blocks = [(f"sampled: seed {data['seed']}, temperature {style.exact(data['temperature'])}, top-k {data['top_k']}, "
+               f"top-p {style.exact(data['top_p'])}", data["sampled"], palette[0]),
               ("greedy: the most probable character every time", data["greedy"], palette[1])]
     wrapped = [textwrap.wrap(_shown(data["prompt"] + text), WRAP) for _, text, _ in blocks]  # breaks at spaces
     line = 11 * 1.45 / 72  # inches per line of 11 pt text

@@ -58,9 +58,9 @@ def data(temperature_low: Annotated[float, Range(0.05, 1.0)] = 0.5,
     p = mhalib.softmax(x)
     order = np.argsort(-p, kind="stable")[:SHOWN]  # the most probable first
     panels, kept_mass = [], []
-    for label, kw in [("T = 1, the model's", {}), (f"T = {temperature_low:g}", dict(temperature=temperature_low)),
-                      (f"T = {temperature_high:g}", dict(temperature=temperature_high)),
-                      (f"top-k, k = {top_k}", dict(top_k=top_k)), (f"top-p, p = {top_p:g}", dict(top_p=top_p))]:
+    for label, kw in [("T = 1, the model's", {}), (f"T = {style.exact(temperature_low)}", dict(temperature=temperature_low)),
+                      (f"T = {style.exact(temperature_high)}", dict(temperature=temperature_high)),
+                      (f"top-k, k = {top_k}", dict(top_k=top_k)), (f"top-p, p = {style.exact(top_p)}", dict(top_p=top_p))]:
         q = mhalib.softmax(mhalib.filter_logits(x, **kw))  # (V,); removed characters have 0
         kept_mass.append(float(p[q > 0].sum()))  # the model's own probability of what is kept
         panels.append(dict(label=label, probs=q[order], kept=int((q > 0).sum()), entropy=float(entropy(q)),

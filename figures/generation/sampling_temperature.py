@@ -100,7 +100,7 @@ def draw(data: dict):
     b.axvline(data["top_k"], color=pal[1], lw=2, ls="--")
     b.annotate(f"top-k keeps {data['top_k']}", (data["top_k"], b.get_ylim()[1] * 0.92), xytext=(4, 0),
                textcoords="offset points", color=style.colors()["fg"], fontsize=11)
-    b.set(xlabel=f"characters top-p = {data['top_p']:g} keeps", ylabel="share of positions")
+    b.set(xlabel=f"characters top-p = {style.exact(data['top_p'])} keeps", ylabel="share of positions")
     b.grid(axis="y", alpha=0.4)
     return fig
 

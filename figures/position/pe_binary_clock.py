@@ -74,7 +74,7 @@ def draw(data: dict):
     for side in bottom.spines.values():
         side.set_visible(False)
     bottom.set_xlabel("position p")
-    bottom.set_title(f"Sinusoidal PE, d_model = {data['d_model']}, base = {data['base']:g}:\n"
+    bottom.set_title(f"Sinusoidal PE, d_model = {data['d_model']}, base = {style.exact(data['base'])}:\n"
                      "hand = (sin, cos) of one pair")
     return fig
 

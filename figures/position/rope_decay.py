@@ -33,7 +33,7 @@ def draw(data: dict, ax=None):
         _, ax = style.new_figure(5.8, 3.4)
     ax.plot(data["distance"], data["bound"], lw=2)
     ax.set(xlabel="relative distance |n − m|", ylabel=r"mean of $|S_j|$, $j = 1 \dots d_{\mathrm{head}}/2$",
-           title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {data['base']:g}")
+           title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {style.exact(data['base'])}")
     ax.grid(alpha=0.4)
     return ax.figure
 

@@ -28,7 +28,7 @@ def draw(data: dict, ax=None):
         _, ax = style.new_figure(5.8, 3.6)
     ax.semilogy(data["plane"], data["theta"], lw=2, label="ωᵢ (rad / position)")
     ax.semilogy(data["plane"], data["wavelength"], lw=2, ls="--", label="wavelength 2π/ωᵢ (positions)")
-    ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {data['d_head']}, base = {data['base']:g}")
+    ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {data['d_head']}, base = {style.exact(data['base'])}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=11)
     return ax.figure

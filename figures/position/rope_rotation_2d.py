@@ -50,7 +50,7 @@ def draw(data: dict):
         # the value of m alone at each tip (the title names m): arrows 0.5 rad apart leave no room for "m = 3"
         a.text(v[0] * 1.17, v[1] * 1.17, f"{p}", color=style.ink(color), ha="center", va="center", fontsize=11)
     a.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1],
-          title=f"R(m) q for m = {data['positions'][0]}–{data['positions'][-1]}\nω = {data['theta']:g} rad")
+          title=f"R(m) q for m = {data['positions'][0]}–{data['positions'][-1]}\nω = {style.exact(data['theta'])} rad")
     b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)ω)")
     b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, color=lines[0], label="all pairs (m, n)")
     b.set(xlabel="offset n − m", ylabel="score", title="Every pair of positions:\nsame offset, same score")
