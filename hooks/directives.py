@@ -363,6 +363,10 @@ def _check_format(spec: str, where: str) -> None:
     m = FORMAT_SPEC_RE.fullmatch(spec)
     if not m:
         raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")
+    if spec.endswith("n"):
+        raise DirectiveError(f"{where}: the format spec {spec!r} writes the number in the build machine's "
+                             "locale (its separators depend on where the site is built); use ',' or 'd' for "
+                             "grouped digits, or 'g'")
     for part, limit in (("width", MAX_FORMAT_WIDTH), ("precision", MAX_FORMAT_PRECISION)):
         if m[part] is not None and int(m[part]) > limit:
             raise DirectiveError(f"{where}: the format spec {spec!r} asks for a {part} of {int(m[part])}; "

@@ -544,6 +544,11 @@ def _float_holds(n) -> bool:
 UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 
 
+#: The most characters a number may show as in prose (``1e300`` at ``.2f`` is 304 characters:
+#: exact, and unreadable).
+MAX_NUMBER_CHARS = 40
+
+
 def value_text(page_where: str, d, result) -> str:
     """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
     gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML)."""
@@ -581,6 +586,11 @@ def value_text(page_where: str, d, result) -> str:
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} {shown!r}: a page shows a "
                                   "finite number, never NaN, an infinity or a missing value")
+    if not isinstance(value, str) and len(shown.strip()) > MAX_NUMBER_CHARS:
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {len(shown.strip())} "
+                                  f"characters ({shown.strip()[:24]}...): a number in prose is at most "
+                                  f"{MAX_NUMBER_CHARS}; show it with 'e' or 'g', or in other units")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown \
             and not re.search(r"[1-9]", shown.split("e")[0].split("E")[0]):
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0, or -1e-9 as -0.00: a zero, unsigned

@@ -1211,8 +1211,24 @@ def test_an_integer_a_float_cannot_hold_is_not_formatted_as_a_float(value, fmt):
     with pytest.raises(FM.FigureMarkdownError, match=rf"the integer {value} at 't', which the format '{re.escape(fmt)}' "
                                                      r"would first round to a float.*with ',' or 'd'"):
         _value({"t": value}, "t", fmt)
-    assert _value({"t": value}, "t", ",") == f"{value:,}" and _value({"t": value}, "t") == str(value)
+    if len(f"{value:,}") <= FM.MAX_NUMBER_CHARS:
+        assert _value({"t": value}, "t", ",") == f"{value:,}" and _value({"t": value}, "t") == str(value)
     assert _value({"t": 2**53}, "t", ".0f") == "9007199254740992" and _value({"t": 10**22}, "t", ".1e") == "1.0e+22"
+
+
+@pytest.mark.parametrize("value,fmt,length", [(1e300, ".2f", 304), (10**400, ",", 533), (10**400, None, 401),
+                                              (10**40, "d", 41), (-(10**39), "d", 41), (2.0**130, ".1f", 42)],
+                         ids=["1e300 .2f", "10**400 ,", "10**400", "10**40 d", "-10**39 d", "2**130 .1f"])
+def test_a_number_longer_than_a_sentence_can_hold_is_refused(value, fmt, length):
+    """format(1e300, ".2f") is exact and 304 characters long: no reader reads it. A number shows as
+    at most 40 characters (10**39 is 40 digits and still shows)."""
+    import figure_markdown as FM
+
+    assert FM.MAX_NUMBER_CHARS == 40 and len(format(value, fmt or "")) == length
+    with pytest.raises(FM.FigureMarkdownError, match=rf"holds .* at 't', which .* as {length} characters"):
+        _value({"t": value}, "t", fmt)
+    assert _value({"t": 10**39}, "t", "d") == "1" + "0" * 39
+    assert _value({"t": 1e300}, "t", ".2e") == "1.00e+300"
 
 
 @pytest.mark.parametrize("fmt", [".2f", "d", ">5", ".0%"])

@@ -402,6 +402,8 @@ def test_label_kinds_are_spelled_exactly_with_a_suggestion(text, message):
     (".999999999f", r"precision of 999999999; at most 30"),
     ("41d", r"width of 41"),
     (".2q", r"not a format spec"),
+    ("n", r"the build machine's locale"),
+    (".3n", r"locale .*use ',' or 'd'"),
 ])
 def test_format_specs_have_bounded_widths_and_precisions(spec, message):
     with pytest.raises(D.DirectiveError, match=r"^p:1: '\{\{ value fig x " + re.escape(spec) + r" \}\}': .*" + message):
