@@ -381,3 +381,27 @@ def test_quiz_39_top_p_keeps_one_where_the_model_is_sure_and_at_least_five_at_0_
             assert (filter_logits(np.log(p), top_p=0.9) > -np.inf).sum() >= 5
     flat = np.log(np.concatenate([[0.18, 0.17, 0.16, 0.15, 0.14], 0.2 * tail[:80] / tail[:80].sum()]))
     assert (filter_logits(sure, top_k=5) > -np.inf).sum() == (filter_logits(flat, top_k=5) > -np.inf).sum() == 5
+
+
+def test_decode_refuses_a_cache_another_model_filled():
+    """A cache holds one model's keys and values. Before, a cache filled by one model and read by
+    another of the same shape gave the second model's logits computed against the first one's
+    keys and values: plausible numbers, and wrong. Now the second model is refused,
+    and so is a cache filled by hand (decode_step or append) that decode then reads."""
+    config, weights, tok = load_model()
+    other = {name: a * np.asarray(1.01, a.dtype) if name.endswith("w_k") else a for name, a in weights.items()}
+    ids = tok.encode("Attention is")
+    cache = new_cache(config)
+    decode(weights, config, ids[:6], cache)
+    with pytest.raises(ValueError, match=r"another model's tokens \(its weights differ from these\).*new_cache\(config\) "
+                                         r"for each model"):
+        decode(other, config, ids[6:], cache)
+    assert cache.length(0) == 6  # nothing was appended
+    np.testing.assert_allclose(decode(weights, config, ids[6:], cache)[0], decode(weights, config, ids, new_cache(config))[0, 6:],
+                               atol=1e-9)  # its own model goes on as before
+    by_hand = new_cache(config)
+    zeros = np.zeros((1, config.n_heads, 2, config.d_head))
+    for layer in range(config.n_layers):
+        by_hand.append(layer, zeros, zeros)
+    with pytest.raises(ValueError, match=r"2 tokens that decode did not put there"):
+        decode(weights, config, ids[:1], by_hand)

@@ -18,6 +18,9 @@ at every step.
 """
 from __future__ import annotations
 
+import hashlib
+import weakref
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -49,6 +52,22 @@ def _check_cache(cache: KVCache, config: TinyConfig) -> None:
                          f"got lengths {lengths}")
 
 
+#: The model whose tokens each cache holds (:func:`_model_print`), set by the first ``decode``.
+_FILLED_BY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _model_print(w: dict) -> str:
+    """A fingerprint of a model's weights: each array's name, shape and up to 256 of its values,
+    evenly spaced (two trained models of one shape differ in them; reading them costs
+    microseconds, where hashing every weight at every step would cost milliseconds)."""
+    h = hashlib.blake2b(digest_size=16)
+    for name in sorted(w):
+        a = w[name].ravel()  # (n,)
+        h.update(f"{name}{w[name].shape}".encode())
+        h.update(np.ascontiguousarray(a[:: max(1, a.size // 256)]).tobytes())
+    return h.hexdigest()
+
+
 def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache) -> np.ndarray:
     """The logits of ``tokens (B, t)`` (or ``(t,)``) that follow the tokens already in ``cache``,
     in float64, appending their keys and values to ``cache``.
@@ -57,7 +76,9 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
     ``ValueError`` names the others); ``cache`` must come from :func:`new_cache` for the same
     config and batch (a cache with another number of layers or heads, another ``d_head`` or
     batch, a dtype other than float64, or layers of unequal lengths is refused before anything
-    is appended), and the sequence may not pass ``config.max_len`` tokens.
+    is appended), and the sequence may not pass ``config.max_len`` tokens. A cache holds one
+    model's keys and values: a cache that another model's weights (or ``decode_step`` by hand)
+    filled is refused, since its keys would give plausible but wrong logits.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
@@ -72,6 +93,14 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
         raise ValueError(f"tokens: {P} cached + {ids.shape[1]} new = {P + ids.shape[1]} tokens, past this "
                          f"model's max_len of {config.max_len}")
     w = {name: a.astype(np.float64) for name, a in checked_weights(weights, config).items()}
+    model = _model_print(w)
+    if P and _FILLED_BY.get(cache) != model:  # its keys and values came from other weights
+        raise ValueError("cache holds the keys and values of " + (
+            "another model's tokens (its weights differ from these): a cache serves the model that filled it; "
+            "start one with new_cache(config) for each model" if cache in _FILLED_BY else
+            f"{P} tokens that decode did not put there: start the cache with new_cache(config) and fill it "
+            "with decode"))
+    _FILLED_BY[cache] = model
     rope = dict(rope_base=config.rope_base) if config.method == "rope" else {}
     x = w["tok_emb"][ids]  # (B, t) -> (B, t, D)
     for l in range(config.n_layers):
