@@ -75,10 +75,12 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
         within rounding (1e-12 in float64) for any block sizes. A query with no key to attend
         to gets ``dq = 0``.
 
-    ``out`` and ``lse`` are trusted to come from the forward pass on the same inputs (they
-    are not recomputed: that is the point), but an ``lse`` whose weights do not sum to 1 in
-    every row (another mask, scale or input) is refused: it would scale the row's gradients. Scores or gradients beyond the float range are
-    refused with a ``ValueError``; ``lse`` holding NaN or ``+inf`` is refused.
+    ``out`` and ``lse`` are not recomputed (that is the point), but each is checked against what
+    the tiles give anyway: an ``lse`` whose weights do not sum to 1 in every row (another mask,
+    scale or input) would scale the row's gradients, and an ``out`` whose ``dO . out`` is not the
+    weights' ``sum_j P_ij (dO . v_j)`` would shift them; both are refused with a ``ValueError``.
+    Scores or gradients beyond the float range are refused; ``lse`` holding NaN or ``+inf`` is
+    refused.
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1``: row 0's scores are ``[1, 0]``,
     its ``lse = log(e + 1) = 1.3133`` and ``exp([1, 0] - 1.3133) = [0.7311, 0.2689]``, the
@@ -101,6 +103,8 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
     dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
     row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
+    row_d = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij dP_ij = dO_i . O_i, D when out is the forward's
+    row_size = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij |dP_ij|, the size its rounding scales with
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
@@ -117,11 +121,15 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
                 dp = do_i @ np.swapaxes(v_j, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
-                ds = p * (dp - D[..., i0:i1, None])  # (..., bq, bk)
+                p_dp = p * dp  # (..., bq, bk)
+                row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
+                row_size[..., i0:i1] += np.abs(p_dp).sum(axis=-1)  # (..., bq)
+                ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
                 dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
                 dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
     _lse_matches(row_mass, lse, np.dtype(dtype))
+    _out_matches(row_d, row_size, D, np.dtype(dtype))
     grads = _gradients(dq, dk, dv, q, k_all, v_all, n_rep)  # in wide
     if wide == dtype:
         return grads
@@ -155,6 +163,22 @@ def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None
                          f"exp(s - lse) of row {where} sum to {float(row_mass[where]):.6g}, not "
                          f"{float(want[where]):g}; pass the lse that tiled_attention(q, k, v, ..., "
                          "return_lse=True) returned with the same mask, causal and scale")
+
+
+def _out_matches(row_d: np.ndarray, row_size: np.ndarray, D: np.ndarray, dtype: np.dtype) -> None:
+    """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
+    (dO_i . v_j) = dO_i . O_i`` (accumulated over the tiles from ``dP``, which the gradient
+    computes anyway: no extra matmul), within ``4 sqrt(eps)`` of the row's size. ``out`` enters
+    the gradients only through ``D``, so this refuses exactly the outputs that would make them
+    wrong (another input's, another mask's, a stale one)."""
+    off = np.abs(row_d - D)  # (..., T)
+    tol = 4 * float(np.sqrt(np.finfo(dtype).eps)) * (row_size + np.abs(D)) + np.finfo(dtype).tiny
+    if not (off <= tol).all():  # (a NaN is refused too)
+        where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
+        raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "
+                         f"= {float(D[where]):.6g}, but the weights exp(s - lse) give d_out . O = "
+                         f"{float(row_d[where]):.6g}; pass the output that tiled_attention(q, k, v, ..., "
+                         "return_lse=True) returned with this lse")
 
 
 def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:

@@ -340,3 +340,31 @@ def test_tiled_attention_backward_refuses_an_lse_that_is_not_the_forward_passs()
     o, lse = m.tiled_attention(q, k, v, mask=mask, return_lse=True)
     assert np.isneginf(lse[2])
     m.tiled_attention_backward(q, k, v, do, o, lse, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tiled_attention_backward_refuses_an_out_that_is_not_the_forward_passs(dtype):
+    """``out`` enters the gradients only through D_i = dO_i . out_i. Before, another input's
+    output (or a stale one) shifted every gradient of its rows by a wrong D, silently. The check
+    reads D off the tiles (sum_j P_ij dP_ij, no extra matmul); an out that differs from the
+    forward's only where dO is orthogonal to it gives the same gradients, and passes."""
+    rng = np.random.default_rng(1)
+    q, k, v, do = (rng.standard_normal((2, 6, 4)).astype(dtype) for _ in range(4))
+    o, lse = m.tiled_attention(q, k, v, block_q=4, block_k=4, return_lse=True)
+    closed = m.attention_backward(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), do.astype(np.float64))
+    tol = 1e-12 if dtype == np.float64 else 1e-4
+    for got, want in zip(m.tiled_attention_backward(q, k, v, do, o, lse, block_q=4, block_k=4), closed):
+        np.testing.assert_allclose(got, want, atol=tol)
+    other, _ = m.tiled_attention(v, k, q, return_lse=True)  # another pass's output, same shape
+    with pytest.raises(ValueError, match=r"out is not the forward pass's output on these inputs: in row \(\d+, \d+\), "
+                                         r"d_out \. out = .*give d_out \. O = "):
+        m.tiled_attention_backward(q, k, v, do, other, lse, block_q=4, block_k=4)
+    stale = o.copy()
+    stale[1, 3] += dtype(0.01)  # one row, a little
+    with pytest.raises(ValueError, match=r"in row \(1, 3\)"):
+        m.tiled_attention_backward(q, k, v, do, stale, lse, block_q=4, block_k=4)
+    # a change orthogonal to dO in every row leaves D, so the gradients, as they were
+    e = rng.standard_normal(o.shape).astype(dtype)
+    e -= (e * do).sum(-1, keepdims=True) / (do * do).sum(-1, keepdims=True) * do
+    for got, want in zip(m.tiled_attention_backward(q, k, v, do, o + e, lse, block_q=4, block_k=4), closed):
+        np.testing.assert_allclose(got, want, atol=tol * 10)
