@@ -24,6 +24,7 @@ from figures._kit.style import exact
     (1234567.5, "1234567.5"),        # g: "1.23457e+06"
     (123456789.0, "123456789"),      # g: "1.23457e+08"
     (0.1 + 0.2, "0.30000000000000004"),
+    (-0.0, "0"),
 ])
 def test_exact_reads_back_as_the_same_float(value, text):
     assert exact(value) == text
@@ -52,9 +53,25 @@ def _texts(name: str, **params) -> str:
     ("temperature_two_keys", "taus", (0.5, 1.0000001), "| 1.0000001 |"),
     ("temperature_two_keys", "scores", (2.0000001, 0.0), "(score 2.0000001)"),
     ("sampling_filters", "top_p", 0.9999999, "top-p, p = 0.9999999"),
+    ("softmax_overflow", "scores", (1234567.5, 1.0), "| 1234567.5 |"),
+    ("softmax_overflow", "scores", (1000.0000001,), "| 1000.0000001 |"),
+    ("heads_in_action", "tau", 1.005, "τ = 1.005,"),
 ])
 def test_a_parameter_in_a_label_is_the_value_drawn(name, param, value, label):
     """Each value here differs from its ``:g`` text ("0.5", "10000.4" would be the same, so the
     value is chosen where six digits are not enough): the label must show the value itself."""
     shown = _texts(name, **{param: value})
     assert label in shown, (name, param, label)
+
+
+@pytest.mark.parametrize("value, text", [(1.005, "= 1.005"), (2 ** 0.5, "≈ 1.41"), (0.5, "= 0.5"), (12345.0, "= 12345"),
+                                         (1.0000001, "≈ 1"), (0.001234, "= 0.001234")])
+def test_equals_says_when_a_label_rounds(value, text):
+    from figures._kit.style import equals
+
+    assert equals(value) == text
+
+
+def test_the_default_temperature_of_the_heads_grid_is_labelled_as_rounded():
+    """τ = √2 is irrational: its label says ≈ (it said "τ = 1.41")."""
+    assert "τ ≈ 1.41," in _texts("heads_in_action")

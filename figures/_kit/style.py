@@ -227,15 +227,30 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
 def exact(value: float) -> str:
     """A parameter as a label shows it: the short ``g`` form (0.9, 1e-05, 10000) when that reads
     back as the same float, else the shortest text that does (``repr``), so ``top_p=0.9999999``
-    is labelled 0.9999999 and never "1". Integers in float form lose their ``.0``.
+    is labelled 0.9999999 and never "1". Integers in float form lose their ``.0``; a zero is
+    "0", unsigned.
 
     >>> exact(0.9), exact(0.9999999), exact(10000.0), exact(1e-5), exact(123456789.0)
     ('0.9', '0.9999999', '10000', '1e-05', '123456789')
     """
     x = float(value)
+    if x == 0:
+        return "0"
     short = f"{x:g}"
     if float(short) == x:
         return short
     if x.is_integer() and abs(x) < 2**53:
         return str(int(x))
     return repr(x)
+
+
+def equals(value: float, digits: int = 3) -> str:
+    """``"= x"`` with the parameter as :func:`exact` writes it when that takes at most ``digits``
+    significant digits, else ``"≈ x"`` rounded to ``digits`` (τ = √2 reads "≈ 1.41", τ = 1.005
+    "= 1.005": a label never rounds a value without saying so).
+
+    >>> equals(1.005), equals(2 ** 0.5), equals(0.5), equals(12345.0)
+    ('= 1.005', '≈ 1.41', '= 0.5', '= 12345')
+    """
+    text = exact(value)
+    return f"= {text}" if len(text) <= 8 else f"≈ {float(value):.{digits}g}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 #: Where data() holds NaN, an infinity or None on purpose, and what it means there (the build
@@ -42,7 +42,7 @@ def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) ->
 
 def table(data: dict) -> str:
     keys = ("naive_float16", "stable_float16", "naive_float32", "stable_float32")
-    rows = [[f"{r['score']:g}"] + [r[k] for k in keys] for r in data["rows"]]
+    rows = [[style.exact(r["score"])] + [r[k] for k in keys] for r in data["rows"]]
     return markdown_table(["score s", "naive, fp16", "stable, fp16", "naive, fp32", "stable, fp32"], rows, "rllll")
 
 
