@@ -403,5 +403,18 @@ def test_decode_refuses_a_cache_another_model_filled():
     zeros = np.zeros((1, config.n_heads, 2, config.d_head))
     for layer in range(config.n_layers):
         by_hand.append(layer, zeros, zeros)
-    with pytest.raises(ValueError, match=r"2 tokens that decode did not put there"):
+    with pytest.raises(ValueError, match=r"cache holds 2 tokens, 2 of them not put there by decode"):
         decode(weights, config, ids[:1], by_hand)
+    # keys added by hand after decode: refused too
+    for layer in range(config.n_layers):
+        cache.append(layer, zeros[:, :, :1], zeros[:, :, :1])
+    with pytest.raises(ValueError, match=r"cache holds 13 tokens, 1 of them not put there by decode"):
+        decode(weights, config, ids[:1], cache)
+    # one value of one weight changed, anywhere: another model
+    for name, at in (("0.w_q", (0, 1)), ("tok_emb", (1, 1)), ("ln_f.b", (5,))):
+        cache = new_cache(config)
+        decode(weights, config, ids[:3], cache)
+        changed = dict(weights, **{name: weights[name].copy()})
+        changed[name][at] += 1e-9
+        with pytest.raises(ValueError, match=r"another model's tokens"):
+            decode(changed, config, ids[3:5], cache)
