@@ -16,6 +16,10 @@ from matplotlib.text import Text
 import figures
 from figures._kit.style import exact
 
+#: A parameter at its edge draws without numpy's overflow warnings (a score past float16's range
+#: is said in its row, not warned about).
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 
 @pytest.mark.parametrize("value, text", [
     (0.9, "0.9"), (0.5, "0.5"), (10000.0, "10000"), (16.0, "16"), (1e-05, "1e-05"), (2.0, "2"),
