@@ -113,11 +113,14 @@ class Network:
             self.page.wait_for_timeout(20)  # lets Playwright deliver the page's events
 
 
-def goto(page, url: str, network: Network | None = None, *, quiet_ms: int = 100) -> None:
+def goto(page, url: str, network: Network | None = None, *, quiet_ms: int = 100, timeout_ms: int = 120_000) -> None:
     """Load ``url`` in ``page`` and wait until its network has been quiet for ``quiet_ms``
-    (:class:`Network`; pass the page's tracker if it has one, made before any request)."""
+    (:class:`Network`; pass the page's tracker if it has one, made before any request).
+
+    The load may take ``timeout_ms``: the print page loads every figure of the course, which
+    took past Playwright's default 30 s on a slow machine whose two cores the other tests share."""
     network = network or Network(page)
-    page.goto(url, wait_until="load")
+    page.goto(url, wait_until="load", timeout=timeout_ms)
     network.wait_quiet(quiet_ms)
 
 
