@@ -79,3 +79,17 @@ def test_equals_says_when_a_label_rounds(value, text):
 def test_the_default_temperature_of_the_heads_grid_is_labelled_as_rounded():
     """τ = √2 is irrational: its label says ≈ (it said "τ = 1.41")."""
     assert "τ ≈ 1.41," in _texts("heads_in_action")
+
+
+def test_a_byte_count_that_is_not_zero_never_shows_as_zero():
+    """flash_io_table with one-element, one-byte parameters said "0 MiB" beside ratios of 0.7× and
+    2.0×: each size is now written in the largest unit it fills (here bytes)."""
+    import figures
+
+    module = figures.load("flash_io_table")
+    data = module.data(lengths=(1,), head_dims=(1,), n_heads=1, sram_kib=1, query_block=1)
+    shown = module.table(data)
+    assert "0\u00a0MiB" not in shown and "0 MiB" not in shown
+    assert data["rows"][0]["naive"] > 0 and f"{data['rows'][0]['naive']:,}\u00a0B" in shown
+    # the default table keeps its units
+    assert "GiB" in module.table(module.data())

@@ -41,7 +41,12 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 1_000_000)] = (4096, 65536
 
 
 def _gib(n: int) -> str:
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
+    """Bytes in the largest binary unit they fill (GiB to one decimal, MiB and KiB whole, else
+    bytes): a count that is not zero never shows as "0 MiB"."""
+    for unit, size, fmt in (("GiB", 2**30, ",.1f"), ("MiB", 2**20, ",.0f"), ("KiB", 2**10, ",.0f")):
+        if n >= size:
+            return f"{n / size:{fmt}} {unit}"
+    return f"{n:,} B"
 
 
 def table(data: dict) -> str:
