@@ -245,8 +245,8 @@ def exact(value: float) -> str:
 
 
 def equals(value: float, digits: int = 3) -> str:
-    """``"= x"`` with the parameter as :func:`exact` writes it when that takes at most ``digits``
-    significant digits, else ``"≈ x"`` rounded to ``digits`` (τ = √2 reads "≈ 1.41", τ = 1.005
+    """``"= x"`` with the parameter as :func:`exact` writes it when that is at most 8 characters,
+    else ``"≈ x"`` rounded to ``digits`` significant digits (τ = √2 reads "≈ 1.41", τ = 1.005
     "= 1.005": a label never rounds a value without saying so).
 
     >>> equals(1.005), equals(2 ** 0.5), equals(0.5), equals(12345.0)
