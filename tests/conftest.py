@@ -65,7 +65,7 @@ def start_build(base: Path) -> None:
         if (base / "pid").is_file():
             return
         env = dict(os.environ, MHA_CACHE_DIR=str(base / "cache"), NO_MKDOCS_2_WARNING="1",
-                   MHA_BUILD_STATS=str(base / "site.stats.json"))
+                   MHA_BUILD_STATS=str(base / "site.stats.json"), MHA_TRACE_LIB="1")
         for var in [v for v in env if v.startswith("COV_CORE_")]:  # the build is not measured for coverage
             env.pop(var)
         script = '"$@" > log.txt 2>&1; echo $? > rc.tmp && mv rc.tmp rc'

@@ -863,52 +863,93 @@ def test_a_use_of_mhalib_the_key_cannot_follow_covers_all_of_it(tmp_path, source
     assert lib.digest(script.lib_refs) == lib.digest([contract.ALL_OF_LIB])
 
 
-_PROFILE = '''
-import json, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import mhalib
-from figures._kit import build, contract
-lib = contract.library_dir()
-scripts = contract.discover()
-out = {}
-for name, script in scripts.items():
-    if name in sys.argv[1:]:
-        continue
-    module = build._load(script, scripts)
-    seen = set()
-    sys.setprofile(lambda frame, event, arg: event == "call" and seen.add(frame.f_code.co_filename))
-    try:
-        data = module.data()
-        plt.close(module.draw(data)) if script.kind == "figure" else module.table(data)
-    finally:
-        sys.setprofile(None)
-    out[name] = sorted(str(p.relative_to(lib.parent)) for p in map(__import__("pathlib").Path, seen)
-                       if p.is_relative_to(lib))
-print(json.dumps(out))
-'''
-#: Scripts whose data() is too slow under the profiler for the suite (about 15 s), with the
-#: mhalib files their code was seen to run when profiled by hand.
-_PROFILED_BY_HAND = {"scaling_variance": ["mhalib/_checks.py", "mhalib/scaling.py", "mhalib/softmax.py"]}
-
-
 @pytest.fixture(scope="module")
-def mhalib_at_run_time():
-    """Script -> the mhalib files whose functions ran in its data() and draw()/table(), seen
-    by sys.setprofile in a fresh process: what each script uses, found without reading any source."""
-    import json
-    import subprocess
+def mhalib_at_run_time(built_site):
+    """Script -> the mhalib files whose functions ran while the shared build rendered it
+    (``data()``, its drawings or table, the writers), seen by ``sys.setprofile`` in its render
+    worker (``MHA_TRACE_LIB=1``, :attr:`build.Stats.lib_run`): what each script uses, found
+    without reading any source, at no cost beyond the build every run makes anyway."""
+    lib_run = build_stats(built_site).get("lib_run")
+    assert lib_run, ("the shared build recorded no mhalib files (its figure step runs with MHA_TRACE_LIB=1 in "
+                     "tests/conftest.py; a site from MHA_TEST_SITE must have been built so)")
+    return lib_run
 
-    out = subprocess.run([sys.executable, "-c", _PROFILE, *_PROFILED_BY_HAND], capture_output=True, text=True,
-                         timeout=900, cwd=Path(build.__file__).parents[2], env=dict(os.environ, OMP_NUM_THREADS="1"))
-    assert out.returncode == 0, out.stderr[-3000:]
-    return {**json.loads(out.stdout), **_PROFILED_BY_HAND}
+
+def test_a_memoized_data_gives_each_caller_the_files_its_computation_ran():
+    """The render worker memoizes data(): a script that reuses another script's numbers is
+    seen to run what computing them ran, whether it computed them itself or found them computed
+    by an earlier render of the worker (otherwise what a script uses would depend on the order
+    of the renders, and the test below would miss the reuser's modules)."""
+    def inner():
+        return 1.0
+
+    def data():
+        return {"x": inner()}
+
+    memo = build._memoized(data)
+    build._TRACE.start()
+    try:
+        first = memo()  # computes: inner() and data() run, here
+    finally:
+        ran_first = build._TRACE.stop()
+    build._TRACE.start()
+    try:
+        again = memo()  # from the memo: only build.py's wrapper and copy.deepcopy run
+    finally:
+        ran_again = build._TRACE.stop()
+    assert first == again == {"x": 1.0}
+    assert __file__ in ran_first and __file__ in ran_again
+    assert build._TRACE.files is None and sys.getprofile() is None
+    memo()  # not traced: nothing is collected, and nothing fails
+    assert build._TRACE.files is None
+
+
+def test_an_lru_cached_mhalib_function_gives_each_caller_the_files_its_computation_ran(monkeypatch):
+    """mhalib caches some results (the real model's encodings): a render that gets one from the
+    cache is seen to use what computing it ran; before any trace saw it computed, its own file."""
+    import functools
+    import json
+    import types
+
+    @functools.lru_cache(maxsize=4)
+    def encoded(n):
+        return json.dumps(list(range(n)))  # runs json's code, in another file
+
+    probe = types.ModuleType("mhalib._trace_probe")
+    probe.encoded = encoded
+    monkeypatch.setitem(sys.modules, probe.__name__, probe)
+    encoded(1)  # computed before any trace
+    build._TRACE.start()
+    try:
+        encoded(1)
+    finally:
+        ran = build._TRACE.stop()
+    assert __file__ in ran and json.__file__ not in ran  # a hit on a computation no trace saw: its own file
+    build._TRACE.start()
+    try:
+        encoded(2)  # computed while traced
+    finally:
+        build._TRACE.stop()
+    build._TRACE.start()
+    try:
+        assert encoded(2) == "[0, 1]"  # a hit: json does not run
+    finally:
+        ran = build._TRACE.stop()
+    assert json.__file__ in ran and __file__ in ran
+    # a memoized data() that got encoded(2) from the lru cache: a later memo hit names json too
+    memo = build._memoized(lambda: {"s": encoded(2)})
+    for _ in range(2):
+        build._TRACE.start()
+        try:
+            memo()
+        finally:
+            ran = build._TRACE.stop()
+        assert json.__file__ in ran
 
 
 def test_every_mhalib_module_changes_the_keys_of_the_real_scripts_that_run_it(tmp_path, mhalib_at_run_time):
-    """For each mhalib module, edited in a copy: every real script whose data() or draw() ran
-    its code (seen at run time) gets a new key; scripts that do not import mhalib keep theirs;
+    """For each mhalib module, edited in a copy: every real script whose render ran its code
+    (seen at run time, in the shared build) gets a new key; scripts that do not import mhalib keep theirs;
     and by hand: alibi.py changes the ALiBi figures and not pe_heatmap, __init__.py changes
     every script that imports mhalib, exercises.py (used by no figure) changes none."""
     import re

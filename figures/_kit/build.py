@@ -119,6 +119,11 @@ class Stats:
     format_seconds: dict = field(default_factory=dict)
     #: stem -> [worker pid, start, end] in seconds from the start of the figure step
     timeline: dict = field(default_factory=dict)
+    #: script -> the mhalib files (``mhalib/...py``) whose functions ran while its renders ran
+    #: (``data()``, the drawings, the writers), seen by ``sys.setprofile``; only when the
+    #: environment sets ``MHA_TRACE_LIB=1`` (the tests' shared build: what each script uses,
+    #: found without reading its source, against what its cache key covers)
+    lib_run: dict = field(default_factory=dict)
 
     def line(self) -> str:
         fixed = f", {self.repaired} damaged entries re-rendered" if self.repaired else ""
@@ -218,6 +223,64 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     return timings
 
 
+class _LibTrace:
+    """The source files whose functions run, seen by ``sys.setprofile`` while on (in a worker,
+    only when ``MHA_TRACE_LIB=1``: :attr:`Stats.lib_run`).
+
+    A function that answers from a cache runs nothing the profiler sees, so what a render uses
+    would depend on which render of the worker came first. Two caches answer for what they
+    hide: a memoized ``data()`` adds the files its first computation ran (:func:`_memoized`),
+    and so does an ``lru_cache``'d function of mhalib that scores a hit while tracing (the files
+    its computation ran, seen when it ran; its own file if that was before any trace)."""
+
+    def __init__(self):
+        self.files: set | None = None  # None: not tracing
+        self._computed: dict = {}  # a cached function's code -> the files its computations ran
+        self._open: list = []  # [frame, files] of the cached functions computing now
+        self._cached: dict = {}  # code -> the lru_cache wrapper, for the functions of mhalib
+        self._since: dict = {}  # the hits when this trace started
+
+    def _see(self, frame, event, arg):
+        if event == "call":
+            name = frame.f_code.co_filename
+            self.files.add(name)
+            for _, files in self._open:
+                files.add(name)
+            if frame.f_code in self._cached:
+                self._open.append((frame, {name}))
+        elif event == "return" and self._open and self._open[-1][0] is frame:
+            code = frame.f_code
+            self._computed[code] = self._computed.get(code, set()) | self._open.pop()[1]
+
+    def start(self) -> None:
+        self._cached = {w.__wrapped__.__code__: w for name, module in list(sys.modules.items())
+                        if name == contract.LIB or name.startswith(contract.LIB + ".")
+                        for w in list(vars(module).values())
+                        if callable(getattr(w, "cache_info", None)) and hasattr(getattr(w, "__wrapped__", None), "__code__")}
+        self._open = []
+        self._since = self.hits()
+        self.files = set()
+        sys.setprofile(self._see)
+
+    def hits(self) -> dict:
+        """The hits each cached function of mhalib has scored so far."""
+        return {code: w.cache_info().hits for code, w in self._cached.items()}
+
+    def hit_files(self, since: dict) -> set:
+        """The files that the cached functions which scored a hit after ``since`` ran to compute."""
+        return {f for code, w in self._cached.items() if w.cache_info().hits > since.get(code, 0)
+                for f in self._computed.get(code, {code.co_filename})}
+
+    def stop(self) -> set:
+        sys.setprofile(None)
+        files, self.files = (self.files or set()) | self.hit_files(self._since), None
+        self._cached, self._open, self._since = {}, [], {}
+        return files
+
+
+_TRACE = _LibTrace()
+
+
 def _memoized(data_fn):
     """``data_fn`` computing each parameter set once per worker, returning a fresh deep copy
     each time (so a script that edits what another script's data() returned cannot change
@@ -225,14 +288,24 @@ def _memoized(data_fn):
     import copy
     import functools
 
-    memo = {}
+    memo = {}  # parameters -> (data, the files its computation ran, when traced)
 
     @functools.wraps(data_fn)
     def data(**kwargs):
         key = repr(sorted(kwargs.items()))
         if key not in memo:
-            memo[key] = data_fn(**kwargs)
-        return copy.deepcopy(memo[key])
+            outer = _TRACE.files
+            if outer is not None:
+                _TRACE.files, since = set(), _TRACE.hits()
+            try:
+                memo[key] = (data_fn(**kwargs), None if outer is None else _TRACE.files | _TRACE.hit_files(since))
+            finally:
+                if outer is not None:
+                    _TRACE.files = outer | _TRACE.files
+        value, files = memo[key]
+        if _TRACE.files is not None and files:
+            _TRACE.files |= files
+        return copy.deepcopy(value)
 
     return data
 
@@ -360,8 +433,11 @@ def _render_job(job: dict) -> dict:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
             try:
                 module = _load(script, scripts)
+                if os.environ.get("MHA_TRACE_LIB") == "1":  # after the imports: what the render runs
+                    _TRACE.start()
                 formats = _write_outputs(module, script, request, tmp, kind)
             finally:
+                seen = _TRACE.stop()
                 signal.setitimer(signal.ITIMER_REAL, 0)
             # The sources may have changed while this worker ran: cache nothing that the key
             # does not describe. And the key describes the mhalib found where this worker imported it.
@@ -400,8 +476,10 @@ def _render_job(job: dict) -> dict:
         if _PROGRESS is not None:
             _PROGRESS.put((os.getpid(), None, None, time.monotonic(), None))
         raise
-    finished = dict(stem=request.stem, seconds=time.perf_counter() - t0, formats=formats, pid=os.getpid(),
-                    end=time.time())
+    lib_dir = Path(job["lib_dir"])
+    lib_run = sorted({str(p.relative_to(lib_dir.parent)) for p in map(Path, seen) if p.is_relative_to(lib_dir)})
+    finished = dict(stem=request.stem, name=script.name, seconds=time.perf_counter() - t0, formats=formats,
+                    pid=os.getpid(), end=time.time(), lib_run=lib_run)
     if _PROGRESS is not None:  # this render's entry is in place: the build may read it now
         _PROGRESS.put((os.getpid(), None, None, time.monotonic(), finished))
     return finished
@@ -637,6 +715,9 @@ class Rendering:
         self.stats.format_seconds[request.stem] = {k: round(v, 4) for k, v in finished["formats"].items()}
         end = finished["end"] - self._t_wall
         self.stats.timeline[request.stem] = [finished["pid"], round(end - finished["seconds"], 3), round(end, 3)]
+        if os.environ.get("MHA_TRACE_LIB") == "1":
+            self.stats.lib_run[finished["name"]] = sorted(set(self.stats.lib_run.get(finished["name"], []))
+                                                          | set(finished["lib_run"]))
         self._results[request] = read_entry(entry, request, self._kind_of[request], key)
         self.stats.rendered += 1
 
