@@ -226,7 +226,8 @@ def test_memory_between_passes_table_by_closed_form_and_by_the_arrays():
     assert got["at"]["4096_float16"]["naive"] == 2**30 and got["at"]["4096_float16"]["tiled"]["64"] == 17_301_504
     assert got["min_ratio"] == pytest.approx(1024 / 130) and got["max_ratio"] == pytest.approx(32768 / 65)
     md = figures.load("flash_backward_memory").table(got)
-    assert "| 4,096 | float16 | 1.0 GiB | 16.5 MiB (62× less) |" in md
+    # 2**30 B is 1 GiB; 17,301,504 B is 16.5 MiB; 2**30 / 17,301,504 = 62.06
+    assert "| 4,096 | float16 | 1 GiB | 16.5 MiB (62.1× less) |" in md
 
 
 def test_tiled_backward_check_table_against_torch_autograd():
@@ -339,7 +340,7 @@ def test_kv_cache_latent_table_by_closed_form():
     assert got["mqa_per_token"] < got["mla_per_token"] < min(r["per_token"] for m, r in rows.items()
                                                               if m not in ("Falcon-7B", "DeepSeek-V2"))
     md = figures.load("kv_cache_latent_table").table(got)
-    assert "67.5 KiB" in md and "3.75 MiB" in md and "512.00 MiB (last 4,096)" in md
+    assert "67.5 KiB" in md and "3.75 MiB" in md and "512 MiB (last 4,096)" in md  # 4,096 x 128 KiB = 512 MiB
 
 
 def test_mla_check_table_against_the_paper_in_torch():

@@ -6,6 +6,8 @@ reads back as the same float and the exact shortest text where it does not.
 """
 from __future__ import annotations
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -93,3 +95,84 @@ def test_a_byte_count_that_is_not_zero_never_shows_as_zero():
     assert data["rows"][0]["naive"] > 0 and f"{data['rows'][0]['naive']:,}\u00a0B" in shown
     # the default table keeps its units
     assert "GiB" in module.table(module.data())
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1,023 B"), (1024, "1 KiB"), (40_000, "39.1 KiB"),
+                                     (2_621_440, "2.5 MiB"), (1_587_200, "1.51 MiB"), (2**20 - 1, "1 MiB"),
+                                     (3 * 2**30 // 2, "1.5 GiB"), (2**40, "1 TiB"), (1000 * 2**20, "1,000 MiB")])
+def test_a_byte_count_reads_in_its_unit_to_three_digits(n, text):
+    """By hand: 40,000 / 1,024 = 39.06; 2,621,440 / 2**20 = 2.5; 1,587,200 / 2**20 = 1.514."""
+    from figures._kit.style import binary_size
+
+    assert binary_size(n) == text
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 FLOP"), (640, "640 FLOP"), (2_560_000, "2.56 MFLOP"), (999_999, "1 MFLOP"),
+                                     (4_294_967_296, "4.29 GFLOP"), (12_345, "12.3 kFLOP")])
+def test_a_count_reads_with_its_si_prefix_to_three_digits(n, text):
+    from figures._kit.style import si
+
+    assert si(n, "FLOP") == text
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3", None])
+def test_a_byte_count_must_be_a_whole_number_of_bytes(bad):
+    from figures._kit.style import binary_size
+
+    with pytest.raises(ValueError, match="n must be a whole number of bytes"):
+        binary_size(bad)
+
+
+_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def _bytes_in(cell: str) -> list[float]:
+    """The byte counts a table cell shows ("2.5 MiB (3× less)" -> [2.5 * 2**20])."""
+    return [float(v.replace(",", "")) * _UNITS[u] for v, u in re.findall(r"([\d,]+(?:\.\d+)?)\s(B|KiB|MiB|GiB|TiB)\b",
+                                                                          cell.replace("\u00a0", " "))]
+
+
+@pytest.mark.parametrize("name, params, exact", [
+    # T = 512, d_head 128, one head (the pass's case): the two counts were both "2 MiB" beside 1.7x
+    ("flash_io_table", dict(lengths=(512,), head_dims=(128,), n_heads=1), lambda r: [r["naive"], r["flash1"]]),
+    ("flash_io_table", dict(lengths=(1,), head_dims=(64,), n_heads=3), lambda r: [r["naive"], r["flash1"]]),
+    ("flash_backward_memory", dict(lengths=(64, 200), head_dims=(128,)), lambda r: [r["naive"], r["tiled"]["128"]]),
+    ("heads_cost_table", dict(T=100), lambda r: [r["scores_bytes"]]),
+])
+def test_every_byte_count_in_a_table_is_within_half_a_percent_of_the_data(name, params, exact):
+    """Each size a table shows, read back, is the data's byte count to three digits: no "0 MiB"
+    for 40,000 bytes, no "2 MiB" for both 2.5 MiB and 1.51 MiB."""
+    import figures
+
+    module = figures.load(name)
+    data = module.data(**params)
+    lines = [line for line in module.table(data).splitlines()[2:]]
+    assert len(lines) == len(data["rows"])
+    for line, row in zip(lines, data["rows"]):
+        shown = _bytes_in(line)
+        want = exact(row)
+        assert len(shown) == len(want), (line, want)
+        for s, w in zip(shown, want):
+            assert abs(s - w) <= 0.005 * w, (line, w)
+
+
+def test_the_tiled_pass_keeping_more_than_the_naive_one_says_more():
+    """T = 64 < d_head + 2: per row the tiled pass keeps 128 fp16 numbers and a float32 lse (260
+    bytes), the naive one 64 fp16 weights (128 bytes): 260 / 128 = 2.03 times more, which the
+    table said as "(0× less)"."""
+    import figures
+
+    module = figures.load("flash_backward_memory")
+    shown = module.table(module.data(lengths=(64,), head_dims=(128,), dtypes=("float16",)))
+    assert "(2.03× more)" in shown.replace("\u00a0", " ") and "less" not in shown
+
+
+def test_small_attention_costs_are_not_written_as_zero():
+    """heads_cost_table at T = 100: one head of 64 does 2 x 2 x 100² x 64 = 2.56 M FLOPs in its
+    two products and holds 100² x 4 = 40,000 bytes of scores (the table said "0.00" and "0 MiB")."""
+    import figures
+
+    module = figures.load("heads_cost_table")
+    shown = module.table(module.data(T=100)).replace("\u00a0", " ")
+    last = shown.splitlines()[-1]
+    assert "2.56 MFLOP" in last and "39.1 KiB" in last

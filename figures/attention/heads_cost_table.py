@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -52,15 +52,11 @@ def data(d_model: Annotated[int, Range(1, None)] = 512, n_heads: Annotated[int, 
                 published=PUBLISHED)
 
 
-def _mib(n: int) -> str:
-    return f"{n / 2**20:,.0f} MiB"
-
-
 def table(data: dict) -> str:
-    rows = [[r["label"], f"{r['params']:,}", f"{r['proj_flops'] / 1e9:,.2f}", f"{r['attn_flops'] / 1e9:,.2f}",
-             _mib(r["scores_bytes"])] for r in data["rows"]]
+    rows = [[r["label"], f"{r['params']:,}", style.si(r["proj_flops"], "FLOP"), style.si(r["attn_flops"], "FLOP"),
+             style.binary_size(r["scores_bytes"])] for r in data["rows"]]
     return markdown_table([f"attention layer (d_model = {data['d_model']:,}, T = {data['T']:,})", "weights",
-                           "projection GFLOPs", "attention GFLOPs", "score matrices (fp32)"], rows, "lrrrr")
+                           "projections", "attention", "score matrices (fp32)"], rows, "lrrrr")
 
 
 main = cli.main_for(__name__)

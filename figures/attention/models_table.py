@@ -7,7 +7,7 @@ x KV heads x d_head x 2 bytes (fp16). Page: multi-head attention.
 from __future__ import annotations
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 #: name, layers, d_model, query heads, KV heads, source.
@@ -31,13 +31,9 @@ def data() -> dict:
     return dict(rows=rows, llama_gqa_saving=llama["kv_bytes_if_mha"] / llama["kv_bytes_per_token"])
 
 
-def _kib(n: int) -> str:
-    return f"{n / 1024:,.0f} KiB" if n < 2**20 else f"{n / 2**20:,.2f} MiB"
-
-
 def table(data: dict) -> str:
     rows = [[r["model"], r["layers"], f"{r['d_model']:,}", r["heads"], r["d_head"], r["kv_heads"],
-             _kib(r["kv_bytes_per_token"])] for r in data["rows"]]
+             style.binary_size(r["kv_bytes_per_token"])] for r in data["rows"]]
     return markdown_table(["model", "layers", "d_model", "heads", "d_head", "KV heads", "KV cache / token (fp16)"],
                           rows, "lrrrrrr")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -41,17 +41,16 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 4096
                 min_ratio=min(ratios), max_ratio=max(ratios))
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n} B"
+def _less(ratio: float) -> str:
+    """naive / tiled as the cell says it: "(256× less)", or "(2.03× more)" where the tiled pass
+    keeps more than the weights (T < d_head + 2: the output O is wider than a row of A)."""
+    return f"({style.three_digits(ratio)}× less)" if ratio >= 1 else f"({style.three_digits(1 / ratio)}× more)"
 
 
 def table(data: dict) -> str:
     header = ["T", "numbers", "naive: A"] + [f"tiled, d_head {d}: O and lse" for d in data["head_dims"]]
-    rows = [[f"{r['T']:,}", r["dtype"], _size(r["naive"])] +
-            [f"{_size(r['tiled'][str(d)])} ({r['ratio'][str(d)]:,.0f}× less)" for d in data["head_dims"]]
+    rows = [[f"{r['T']:,}", r["dtype"], style.binary_size(r["naive"])] +
+            [f"{style.binary_size(r['tiled'][str(d)])} {_less(r['ratio'][str(d)])}" for d in data["head_dims"]]
             for r in data["rows"]]
     return markdown_table(header, rows, "rlr" + "r" * len(data["head_dims"]))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -40,19 +40,10 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 1_000_000)] = (4096, 65536
                 min_ratio2=min(r["ratio2"] for r in rows), max_ratio2=max(r["ratio2"] for r in rows))
 
 
-def _gib(n: int) -> str:
-    """Bytes in the largest binary unit they fill (GiB to one decimal, MiB and KiB whole, else
-    bytes): a count that is not zero never shows as "0 MiB"."""
-    for unit, size, fmt in (("GiB", 2**30, ",.1f"), ("MiB", 2**20, ",.0f"), ("KiB", 2**10, ",.0f")):
-        if n >= size:
-            return f"{n / size:{fmt}} {unit}"
-    return f"{n:,} B"
-
-
 def table(data: dict) -> str:
     nb = "\u00a0"  # no break inside "456 × 64" and "1.8 GiB"
-    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", _gib(r["naive"]).replace(" ", nb),
-             _gib(r["flash1"]).replace(" ", nb), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
+    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]).replace(" ", nb),
+             style.binary_size(r["flash1"]).replace(" ", nb), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
     return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
                            "naive / Algorithm 1", f"naive / FlashAttention-2 order, {data['query_block']} query rows"],
                           rows, "rrrrrrr")

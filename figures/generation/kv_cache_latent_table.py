@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 from figures.attention.models_table import MODELS as SHAPES
@@ -74,16 +74,9 @@ def data(context: Annotated[int, Range(1, 10_000_000)] = 32768) -> dict:
                 mla_per_token=named["DeepSeek-V2"]["per_token"], mqa_per_token=named["Falcon-7B"]["per_token"])
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale:
-            return f"{n / scale:,.2f} {unit}" if unit != "KiB" else f"{n / scale:,.1f} {unit}"
-    return f"{n} B"
-
-
 def table(data: dict) -> str:
-    rows = [[r["model"], r["kind"], r["layers"], f"{r['cached']} = {r['numbers_per_layer']:,}", _size(r["per_token"]),
-             _size(r["at_context"]) + (f" (last {r['window']:,})" if r["window"] and data["context"] > r["window"]
+    rows = [[r["model"], r["kind"], r["layers"], f"{r['cached']} = {r['numbers_per_layer']:,}", style.binary_size(r["per_token"]),
+             style.binary_size(r["at_context"]) + (f" (last {r['window']:,})" if r["window"] and data["context"] > r["window"]
                                        else "")]
             for r in data["rows"]]
     return markdown_table(["model", "attention", "layers", "cached per token and layer", "per token",

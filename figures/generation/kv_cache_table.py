@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -35,19 +35,12 @@ def data(contexts: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (4096, 327
                 gqa_saving=mha["per_token"] / gqa["per_token"], mqa_saving=mha["per_token"] / mqa["per_token"])
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale:
-            return f"{n / scale:,.2f} {unit}" if unit == "GiB" else f"{n / scale:,.0f} {unit}"
-    return f"{n} B"
-
-
 def table(data: dict) -> str:
     batch = f", batch {data['batch']}" if data["batch"] != 1 else ""
     header = ["model (32 layers)" if len({r["layers"] for r in data["rows"]}) == 1 else "model",
               "heads : KV heads", "d_head", "per token"] + [f"{n:,} tokens{batch}" for n in data["contexts"]]
-    rows = [[r["model"], f"{r['heads']} : {r['kv_heads']} ({r['kind']})", r["d_head"], _size(r["per_token"])] +
-            [_size(r["at"][str(n)]) for n in data["contexts"]] for r in data["rows"]]
+    rows = [[r["model"], f"{r['heads']} : {r['kv_heads']} ({r['kind']})", r["d_head"], style.binary_size(r["per_token"])] +
+            [style.binary_size(r["at"][str(n)]) for n in data["contexts"]] for r in data["rows"]]
     return markdown_table(header, rows, "llrr" + "r" * len(data["contexts"]))
 
 
