@@ -410,6 +410,16 @@ def test_decode_refuses_a_cache_another_model_filled():
         cache.append(layer, zeros[:, :, :1], zeros[:, :, :1])
     with pytest.raises(ValueError, match=r"cache holds 13 tokens, 1 of them not put there by decode"):
         decode(weights, config, ids[:1], cache)
+    # the same weights under another config: another rope_base or method gives other keys
+    # (the cache of the rope model read as base 500 gave logits 0.26 off both models)
+    import dataclasses
+
+    for change in (dict(rope_base=500.0), dict(method="none")):
+        cache = new_cache(config)
+        decode(weights, config, ids[:3], cache)
+        with pytest.raises(ValueError, match=r"cache holds the keys and values that config .* gave, not config"):
+            decode(weights, dataclasses.replace(config, **change), ids[3:5], cache)
+        assert cache.length(0) == 3
     # one value of one weight changed, anywhere: another model
     for name, at in (("0.w_q", (0, 1)), ("tok_emb", (1, 1)), ("ln_f.b", (5,))):
         cache = new_cache(config)

@@ -52,8 +52,8 @@ def _check_cache(cache: KVCache, config: TinyConfig) -> None:
                          f"got lengths {lengths}")
 
 
-#: Per cache, the model whose tokens it holds (:func:`_model_print`) and how many tokens decode
-#: left in it.
+#: Per cache, the model whose tokens it holds (its config and :func:`_model_print` of its
+#: weights) and how many tokens decode left in it.
 _FILLED_BY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -77,8 +77,9 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
     config and batch (a cache with another number of layers or heads, another ``d_head`` or
     batch, a dtype other than float64, or layers of unequal lengths is refused before anything
     is appended), and the sequence may not pass ``config.max_len`` tokens. A cache holds one
-    model's keys and values: a cache that another model's weights (or ``decode_step`` by hand)
-    filled is refused, since its keys would give plausible but wrong logits.
+    model's keys and values: a cache that another model's weights or config (another
+    ``rope_base`` or method: the same weights, other keys), or ``decode_step`` by hand, filled is
+    refused, since its keys would give plausible but wrong logits.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
@@ -94,12 +95,15 @@ def decode(weights: dict, config: TinyConfig, tokens: ArrayLike, cache: KVCache)
                          f"model's max_len of {config.max_len}")
     # float64 arrays are read as they are (decode never writes to them), others converted once
     w = {name: np.asarray(a, dtype=np.float64) for name, a in checked_weights(weights, config).items()}
-    model = _model_print(w)
+    model = (config, _model_print(w))  # the same weights under another rope_base or method give other keys
     filled = _FILLED_BY.get(cache)
     if P and (filled is None or filled[1] != P):
         raise ValueError(f"cache holds {P} tokens, {P - (filled[1] if filled else 0)} of them not put there by "
                          "decode: start the cache with new_cache(config) and fill it with decode only")
-    if P and filled[0] != model:  # its keys and values came from other weights
+    if P and filled[0][0] != config:  # its keys and values came from another configuration
+        raise ValueError(f"cache holds the keys and values that config {filled[0][0]} gave, not config {config}: a "
+                         "cache serves the model that filled it; start one with new_cache(config) for each model")
+    if P and filled[0][1] != model[1]:  # its keys and values came from other weights
         raise ValueError("cache holds the keys and values of another model's tokens (its weights differ from "
                          "these): a cache serves the model that filled it; start one with new_cache(config) for "
                          "each model")
