@@ -2,6 +2,7 @@
 file names, command lines and what the cache key covers. No rendering here."""
 from __future__ import annotations
 
+import json
 import shlex
 import textwrap
 from decimal import Decimal
@@ -364,3 +365,16 @@ def test_a_number_a_page_writes_is_read_as_written_or_refused(tmp_path, query, m
     s = script_from(tmp_path, TYPED)
     assert s.parse_query("tau=4.9e-324", where="p").params == (("tau", 5e-324),)
     assert s.parse_query("tau=-.5E%2B1", where="p").params == (("tau", -5.0),)
+
+
+@pytest.mark.parametrize("value, written", [(np.float64("nan"), None), (np.float32("inf"), "inf"),
+                                            (np.float16("-inf"), "-inf"), (float("nan"), None), (float("inf"), "inf")])
+def test_a_non_finite_number_is_written_as_null_or_inf_text_whatever_its_type(value, written):
+    """JSON has no NaN or Infinity (a page's JSON.parse refuses them): a declared non-finite value
+    is written as null, "inf" or "-inf". A numpy scalar was written as the bare NaN or Infinity,
+    which Python's json reads and every strict parser refuses."""
+    from figures._kit import export
+
+    text = export.to_json({"x": value, "row": [value], "col": np.array([value, 1.0])})
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"x": written, "row": [written], "col": [written, 1.0]}

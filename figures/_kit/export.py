@@ -66,8 +66,8 @@ def jsonable(value, path: str = ""):
         if _plain_numbers(value):
             return value.tolist()  # what the element-wise path gives, without a call per number
         return jsonable(value.tolist(), path)
-    if isinstance(value, np.generic):
-        return value.item()
+    if isinstance(value, np.generic):  # a numpy scalar as the Python value it holds, NaN and infinities included
+        value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
         return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
     if _not_json(value):
