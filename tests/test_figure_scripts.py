@@ -238,3 +238,32 @@ def test_every_script_title_draws_in_a_font_readers_have():
     cmap = TTFont(font).getBestCmap()
     missing = {name: sorted({ch for ch in s.title if ord(ch) not in cmap}) for name, s in figures.scripts().items()}
     assert {n: m for n, m in missing.items() if m} == {}
+
+
+def _lowest(param):
+    """A parameter's lowest allowed value, as data() takes it (a one-item tuple for a list)."""
+    value = int(param.range.low) if param.type == "int" else float(param.range.low)
+    return (value,) if param.sequence else value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(n for n, s in SCRIPTS.items() if not s.data_from and any(
+    p.range and p.range.low is not None and p.type in ("int", "float") for p in s.params.values())))
+def test_each_parameter_at_the_lowest_value_its_range_allows_computes_or_says_why_not(name):
+    """A reader may type the lowest value an option allows (its --help says so): data() then
+    computes, or raises ValueError/TypeError saying which combination it refuses; never an
+    IndexError from inside (``pe_binary_clock --real-d-model 2`` took ``omega[1]`` of one pair)."""
+    import inspect
+
+    module = figures.load(name)
+    defaults = {k: p.default for k, p in inspect.signature(module.data).parameters.items()}
+    for param in SCRIPTS[name].params.values():
+        if not (param.range and param.range.low is not None and param.type in ("int", "float")):
+            continue
+        value = _lowest(param)
+        if value == defaults.get(param.name):  # the default: every build computes it
+            continue
+        try:
+            module.data(**{param.name: value})
+        except (ValueError, TypeError) as exc:
+            assert param.name in str(exc) or str(value) in str(exc), (name, param.name, value, str(exc))

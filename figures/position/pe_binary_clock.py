@@ -19,11 +19,11 @@ from figures._kit.contract import Range
 
 def data(n_positions: Annotated[int, Range(2, 24)] = 16, n_pairs: Annotated[int, Range(1, 6)] = 4,
          base: Annotated[float, Range(1.01, 1_000_000_000)] = 16.0,
-         real_d_model: Annotated[int, Range(2, 8192)] = 512) -> dict:
+         real_d_model: Annotated[int, Range(4, 8192)] = 512) -> dict:
     """``base = 16`` with 4 pairs (d_model = 8) makes omega_i = 2^-i: each clock half the speed of the last.
 
     ``real_d_model`` only sets the comparison with the usual base 10000 (the speed ratio of
-    neighbouring pairs there).
+    neighbouring pairs there), so it has at least two pairs: 4 or more.
     """
     if real_d_model % 2:
         raise ValueError(f"real_d_model must be even (PE comes in sin/cos pairs), got {real_d_model}")
