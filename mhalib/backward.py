@@ -130,13 +130,27 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
     out, P = scaled_dot_product_attention(q, k_all, v_all, mask, causal=causal, scale=scale)  # (..., T, S)
     d_out = _gradient_like(d_out, "d_out", out.shape, "the output")  # (..., T, d_v)
+    dtype = np.result_type(q, k_all, v_all, d_out)  # the gradients' type: the inputs'
+    wide = np.promote_types(dtype, np.float32)  # worked in: float16 in float32, as the forward pass
+    P, g, v_w = (np.asarray(a, wide) for a in (P, d_out, v_all))
     with np.errstate(over="ignore", invalid="ignore"):
-        dv = np.swapaxes(P, -1, -2) @ d_out  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
-        dP = d_out @ np.swapaxes(v_all, -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
+        dv = np.swapaxes(P, -1, -2) @ g  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
+        dP = g @ np.swapaxes(v_w, -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
         dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S); 0 where P is 0
-        dq = (dS @ k_all) * scale  # (..., T, S) @ (..., S, d) -> (..., T, d)
-        dk = (np.swapaxes(dS, -1, -2) @ q) * scale  # (..., S, T) @ (..., T, d) -> (..., S, d)
-    return _gradients(dq, dk, dv, q, k_all, v_all, n_rep)
+        dq = (dS @ np.asarray(k_all, wide)) * scale  # (..., T, S) @ (..., S, d) -> (..., T, d)
+        dk = (np.swapaxes(dS, -1, -2) @ np.asarray(q, wide)) * scale  # (..., S, T) @ (..., T, d) -> (..., S, d)
+    return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
+
+
+def _stored(grads: tuple, dtype) -> tuple:
+    """The gradients, worked in a wider type, rounded once to the inputs' ``dtype``; a gradient
+    that does not fit it is refused (``ValueError``), never stored as an infinity."""
+    if all(g.dtype == dtype for g in grads):
+        return grads
+    with np.errstate(over="ignore"):
+        return tuple(_checks.no_overflow(g.astype(dtype), f"the gradient {name} stored as {np.dtype(dtype)}",
+                                         "q, k, v or d_out is too large for its gradient to be stored")
+                     for g, name in zip(grads, ("dq", "dk", "dv")))
 
 
 def attention_memory_between_passes(T: int, S: int, d: int, *, heads: int = 1, batch: int = 1,

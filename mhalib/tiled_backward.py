@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from .backward import _gradient_like, _gradients, _inputs
+from .backward import _gradient_like, _gradients, _inputs, _stored
 from .tiled import _tile_allowed, _tile_mask
 
 
@@ -119,7 +119,9 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                                   lse_shift[..., i0:i1])  # (..., bq, bk)
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
-                dp = do_i @ np.swapaxes(v_j, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
+                # dP in the type worked in, as the forward pass's P V: float16's dO V^T overflows long
+                # before the gradients do
+                dp = np.asarray(do_i, wide) @ np.asarray(np.swapaxes(v_j, -1, -2), wide)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
                 p_dp = p * dp  # (..., bq, bk)
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
@@ -128,13 +130,7 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
     _lse_matches(row_mass, lse, max(np.dtype(wide), lse.dtype, key=lambda t: np.finfo(t).eps))
     _out_matches(row_d, D, d_out, v_all, np.dtype(dtype), np.dtype(wide))
-    grads = _gradients(dq, dk, dv, q, k_all, v_all, n_rep)  # in wide
-    if wide == dtype:
-        return grads
-    with np.errstate(over="ignore"):  # rounded once to the inputs' type; overflow refused
-        return tuple(_checks.no_overflow(g.astype(dtype), f"the gradient {name} stored as {np.dtype(dtype)}",
-                                         "q, k, v or d_out is too large for its gradient to be stored")
-                     for g, name in zip(grads, ("dq", "dk", "dv")))
+    return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
 
 
 def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
