@@ -11,7 +11,9 @@ stops the build.
 figure is rendered, read from the cache or published, and directives stay as written; the
 script pages stay (they are pages of the site, made from the scripts' sources, not from the
 cache), so the baseline has the same pages as a real build;
-``MHA_BUILD_STATS=FILE`` writes the render statistics there as JSON.
+``MHA_BUILD_STATS=FILE`` writes the render statistics there as JSON; with ``MHA_TRACE_LIB=1``
+they say which mhalib files each script's render ran (``lib_run``: the tests' shared build sets
+it, to hold each script's cache key to what it runs).
 
 Under ``mkdocs serve`` the pages' directives and the script pages' highlighted sources are kept
 from one rebuild to the next, by the text they were made from (``hooks/_serve.py``).
