@@ -69,6 +69,25 @@ def test_renders_run_in_fresh_processes(tmp_path):
     assert first.data["pid"] != second.data["pid"]
 
 
+def test_a_worker_takes_the_environment_folder_and_path_of_the_moment_and_no_project_module(tmp_path, monkeypatch):
+    """The workers are forked from a server started by the first render of the process, which
+    imported only third-party modules (build.PRELOAD). A later render's workers still see what
+    the process has now: its environment, working folder and sys.path (a forked worker would
+    otherwise keep the server's, from its start), and none of this project's modules comes from
+    the server: each worker imports them itself."""
+    source = SMALL_TABLE.replace("return dict(rows=", "import os, sys\n    return dict(probe=os.environ.get('MHA_PROBE', 'unset'), "
+                                 "cwd=os.getcwd(), path=sys.path[:2], rows=")
+    d = scripts_dir(tmp_path, env_table=source)
+    render(d, tmp_path / "c1", ("env_table", {}))  # the server is running from here on
+    monkeypatch.setenv("MHA_PROBE", "now")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path / "on-the-path"))
+    (result,), _ = render(d, tmp_path / "c2", ("env_table", {}))
+    assert result.data["probe"] == "now" and result.data["cwd"] == str(tmp_path)
+    assert str(tmp_path / "on-the-path") in result.data["path"]
+    assert not [m for m in build.PRELOAD if m.split(".")[0] in ("figures", "mhalib", "hooks", "tests")]
+
+
 def test_a_source_changed_during_the_render_is_never_cached(tmp_path):
     source = SMALL_TABLE.replace(
         "    return dict(rows=",

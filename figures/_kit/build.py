@@ -10,9 +10,11 @@ so that reverting an edit finds the earlier render.
 
 What keeps a wrong figure from being published:
 
-* **Fresh code.** Missing entries are rendered in new worker processes (``spawn``), one pool
-  per call, so a render never runs code imported before an edit (``mkdocs serve`` keeps
-  its process). After rendering, a worker hashes the sources again; if they changed
+* **Fresh code.** Missing entries are rendered in new worker processes, one pool per call,
+  so a render never runs code imported before an edit (``mkdocs serve`` keeps its process).
+  The workers are forked from a server that has imported numpy, matplotlib and the font
+  tools once, and nothing of this project (:func:`_context`); where the platform has no
+  fork server, they are spawned. After rendering, a worker hashes the sources again; if they changed
   while it worked, the result is thrown away, never cached under a key it does not match.
 * **Verified entries.** Each entry has a ``manifest.json`` with every file's size and
   SHA-256. An entry is used only if all of its files match; the bytes returned are the
@@ -368,10 +370,58 @@ def _on_alarm(signum, frame):
     raise _RenderTimeout()
 
 
-def _die_with(parent_pid: int) -> None:
-    """End this worker when the process that started it ends, however it ends: Linux's
-    ``PR_SET_PDEATHSIG`` (SIGKILL when the parent dies) where available, and everywhere a
-    daemon thread that checks twice a second whether the parent is still ``parent_pid``."""
+#: What every render imports from outside this project, loaded once by the fork server (about
+#: two seconds of a core per pool otherwise). Nothing of the project itself: ``figures``,
+#: ``mhalib`` and the hooks are imported by each worker, fresh.
+PRELOAD = ("numpy", "matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg",
+           "matplotlib.backends.backend_svg", "matplotlib.backends.backend_pdf", "PIL.Image",
+           "fontTools.ttLib", "fontTools.subset")
+
+
+def _context():
+    """The start method of the render workers: ``forkserver`` with :data:`PRELOAD` where the
+    platform has it (Linux, macOS), else ``spawn``.
+
+    The server is started once per process (a ``mkdocs serve`` keeps it from one rebuild to the
+    next) with one BLAS thread (two workers on two cores: more would only fight; a library reads
+    the setting when it loads, in the server); it ends when this process ends. A worker forked
+    from it takes this process's environment, working folder and ``sys.path`` of the moment
+    (:func:`_worker_init`), as a spawned one does."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    from multiprocessing import forkserver
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(PRELOAD))
+    saved = {var: os.environ.get(var) for var in _BLAS_VARS}
+    os.environ.update({var: "1" for var in _BLAS_VARS})
+    try:
+        forkserver.ensure_running()
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+    return ctx
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with(build_pid: int) -> None:
+    """End this worker when the process that started the render (``build_pid``) ends, however it
+    ends. A spawned worker's parent is that process; a forked one's is the fork server, which
+    ends when that process does. Linux's ``PR_SET_PDEATHSIG`` (SIGKILL when the parent dies)
+    where available, and everywhere a daemon thread that checks twice a second that the parent
+    is the same and ``build_pid`` is still running."""
     import threading
 
     if sys.platform.startswith("linux"):
@@ -381,22 +431,31 @@ def _die_with(parent_pid: int) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-    if os.getppid() != parent_pid:  # the parent died before the line above
+    parent = os.getppid()
+    if parent == 1 or not _alive(build_pid):  # the build (or the server) died before the lines above
         os._exit(1)
 
     def watch():
         while True:
             time.sleep(0.5)
-            if os.getppid() != parent_pid:
+            if os.getppid() != parent or not _alive(build_pid):
                 os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-the-build", daemon=True).start()
 
 
-def _worker_init(parent_pid: int | None = None, progress=None) -> None:
+def _worker_init(parent_pid: int | None = None, progress=None, env: dict | None = None, cwd: str | None = None,
+                 path: list | None = None) -> None:
     global _PROGRESS
     if parent_pid is not None:
         _die_with(parent_pid)
+    if env is not None:  # the starting process's, now (a forked worker has the server's, from its start)
+        os.environ.clear()
+        os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    if path is not None:
+        sys.path[:] = path
     _PROGRESS = progress
     signal.signal(signal.SIGALRM, _on_alarm)
     sys.meta_path.insert(0, _FreshLibrary())
@@ -664,10 +723,11 @@ class Rendering:
                                  params=list(item[1].params), key=item[2], entry=str(item[3]),
                                  lib_dir=str(library.root), timeout=timeout, kind=self._kind_of[item[1]])
                   for item in todo}
-        ctx = multiprocessing.get_context("spawn")
+        ctx = _context()
         self._progress = ctx.SimpleQueue()
         self._pool = ProcessPoolExecutor(self.stats.workers, mp_context=ctx, initializer=_worker_init,
-                                         initargs=(os.getpid(), self._progress))
+                                         initargs=(os.getpid(), self._progress, dict(os.environ), os.getcwd(),
+                                                   list(sys.path)))
         try:
             for g in groups:
                 self._group_of[self._pool.submit(_render_group, [job_of[id(item)] for item in g])] = g
