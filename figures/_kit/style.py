@@ -256,6 +256,10 @@ def equals(value: float, digits: int = 3) -> str:
     return f"= {text}" if len(text) <= 8 else f"≈ {float(value):.{digits}g}"
 
 
+#: Between a number and its unit: a table cell or label never breaks "4.29 GFLOP" across lines.
+NBSP = "\u00a0"
+
+
 def three_digits(x: float) -> str:
     """``x`` (at least 1) to three significant digits, every digit of its whole part kept, with
     no trailing zeros: 2.5, 1.51, 15.6, 520, 1,234."""
@@ -267,29 +271,30 @@ def binary_size(n: int) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in
     a table read as far apart as they are (whole MiB wrote 2.5 MiB and 1.51 MiB both as "2 MiB").
+    The number and its unit are joined by a no-break space (:data:`NBSP`).
 
-    >>> binary_size(2_621_440), binary_size(1_587_200), binary_size(40_000), binary_size(1000), binary_size(2**34)
-    ('2.5 MiB', '1.51 MiB', '39.1 KiB', '1,000 B', '16 GiB')
+    >>> [binary_size(n).replace(NBSP, " ") for n in (2_621_440, 1_587_200, 40_000, 1000, 2**34)]
+    ['2.5 MiB', '1.51 MiB', '39.1 KiB', '1,000 B', '16 GiB']
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a whole number of bytes, 0 or more; got {n!r}")
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
-            return f"{three_digits(n / scale)} {unit}"
-    return f"{int(n):,} B"
+            return f"{three_digits(n / scale)}{NBSP}{unit}"
+    return f"{int(n):,}{NBSP}B"
 
 
 def si(n: float, unit: str) -> str:
     """A count with an SI prefix (k, M, G, T, P), to three significant digits: ``si(2.56e6,
     "FLOP")`` is "2.56 MFLOP"; below 1,000 the count itself, never "0.00 G".
 
-    >>> si(2_560_000, "FLOP"), si(1.0737e9, "FLOP"), si(640, "FLOP"), si(0, "FLOP")
-    ('2.56 MFLOP', '1.07 GFLOP', '640 FLOP', '0 FLOP')
+    >>> [si(n, "FLOP").replace(NBSP, " ") for n in (2_560_000, 1.0737e9, 640, 0)]
+    ['2.56 MFLOP', '1.07 GFLOP', '640 FLOP', '0 FLOP']
     """
     x = float(n)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"n must be a finite count, 0 or more; got {n!r}")
     for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if x >= scale * 0.9995:  # 999,999 is "1 M", not "1,000 k"
-            return f"{three_digits(x / scale)} {prefix}{unit}"
-    return f"{x:,.0f} {unit}" if x.is_integer() else f"{three_digits(x) if x >= 1 else f'{x:.3g}'} {unit}"
+            return f"{three_digits(x / scale)}{NBSP}{prefix}{unit}"
+    return f"{x:,.0f}{NBSP}{unit}" if x.is_integer() else f"{three_digits(x) if x >= 1 else f'{x:.3g}'}{NBSP}{unit}"

@@ -56,7 +56,7 @@ def table(data: dict) -> str:
     rows = [[r["label"], f"{r['params']:,}", style.si(r["proj_flops"], "FLOP"), style.si(r["attn_flops"], "FLOP"),
              style.binary_size(r["scores_bytes"])] for r in data["rows"]]
     return markdown_table([f"attention layer (d_model = {data['d_model']:,}, T = {data['T']:,})", "weights",
-                           "projections", "attention", "score matrices (fp32)"], rows, "lrrrr")
+                           "projection FLOPs", "attention FLOPs", "score matrices (fp32)"], rows, "lrrrr")
 
 
 main = cli.main_for(__name__)
