@@ -105,8 +105,11 @@ def t5_relative_position_bucket(relative_position: ArrayLike, *, bidirectional: 
     gives 0, ``r = -7`` gives 7, ``r = -16`` gives ``8 + floor(log 2 / log 16 * 8) = 10``,
     ``r <= -128`` gives 15, and ``r = +1`` gives ``16 + 1 = 17``.
 
-    The arithmetic (float64 logarithm, then the floor) follows the reference implementation,
-    ``transformers``' ``T5Attention._relative_position_bucket``, whose sign convention this shares.
+    The floor is exact: where a distance's bucket boundary falls exactly on an integer (``r =
+    -64`` with 18 buckets: ``4 + floor(log 16 / log 32 * 5) = 8``) it is settled with integers,
+    not by how a float logarithm rounds. ``transformers``' ``T5Attention._relative_position_bucket``
+    (float32), whose sign convention this shares, agrees at T5's settings and misses a few such
+    boundaries elsewhere.
 
     Args:
         relative_position: integer array (or int) of distances ``key position - query position``.
@@ -138,8 +141,22 @@ def t5_relative_position_bucket(relative_position: ArrayLike, *, bidirectional: 
     if max_distance <= max_exact:
         raise ValueError(f"max_distance must exceed max_exact = {max_exact} (half of the "
                          f"{'per-direction ' if bidirectional else ''}buckets), got {max_distance}")
+    r = np.asarray(r)
+    dists, where = np.unique(r, return_inverse=True)  # each distance once: (U,), and r's index into it
     with np.errstate(divide="ignore"):  # log(0) for r = 0: that entry takes the exact branch
-        ratio = np.log(r.astype(np.float64) / max_exact) / math.log(max_distance / max_exact)
-    large = max_exact + np.floor(np.maximum(ratio, 0.0) * (n - max_exact)).astype(np.int64)
-    large = np.minimum(large, n - 1)
+        ratio = np.log(dists.astype(np.float64) / max_exact) / math.log(max_distance / max_exact)  # (U,)
+    steps = np.floor(np.maximum(ratio, 0.0) * (n - max_exact)).astype(np.int64)  # (U,): t, from floats
+    # The floor of an exact integer lands one below where the float product rounds down (r = 64,
+    # 18 buckets: 5 log 16 / log 32 = 4, computed as 3.999...): settle t with integers,
+    # t <= m log(r/e) / log(M/e)  <=>  M^t e^m <= r^m e^t   (e = max_exact, m = n - e, M = max_distance)
+    m_, e, top = n - max_exact, max_exact, max_distance
+    for i in np.flatnonzero((dists >= max_exact) & (dists < max_distance)).tolist():  # the logarithmic buckets
+        dist, t = int(dists[i]), int(steps[i])
+        while t + 1 <= m_ and top ** (t + 1) * e**m_ <= dist**m_ * e ** (t + 1):
+            t += 1
+        while t > 0 and top**t * e**m_ > dist**m_ * e**t:
+            t -= 1
+        steps[i] = t
+    steps = steps[where].reshape(r.shape)  # (U,) -> the shape of r
+    large = np.minimum(max_exact + steps, n - 1)
     return np.asarray(offset + np.where(r < max_exact, r, large), dtype=np.int64)

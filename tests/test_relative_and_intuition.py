@@ -88,7 +88,12 @@ CONFIGS = [(True, 32, 128), (False, 32, 128), (True, 64, 256), (False, 16, 64), 
            (True, 32, 1000), (False, 128, 512)]
 
 
-@pytest.mark.parametrize("bidirectional,num_buckets,max_distance", CONFIGS, ids=str)
+#: Settings where a bucket boundary falls exactly on a distance, found by pass nine: the float64
+#: logarithm put r = -64 (18 buckets, max_distance 128: 4 + floor(5 log 16 / log 32) = 8) in 7.
+BOUNDARY_CONFIGS = [(True, 18, 128), (False, 9, 128), (True, 54, 64), (False, 54, 64), (False, 10, 32), (True, 12, 256)]
+
+
+@pytest.mark.parametrize("bidirectional,num_buckets,max_distance", CONFIGS + BOUNDARY_CONFIGS, ids=str)
 def test_t5_bucket_against_exact_formula(bidirectional, num_buckets, max_distance):
     rel = np.arange(-700, 701)
     got = m.t5_relative_position_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,
