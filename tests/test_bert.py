@@ -166,6 +166,20 @@ def test_tokenize_refuses_blank_text():
         bert.tokenize(bert.load_model(), "  ")
 
 
+def test_a_long_text_is_read_whole_up_to_the_models_512_positions_and_refused_past_them():
+    """The packaged tokenizer.json cuts at 128 tokens: a 162-word sentence reached the figures as
+    its first 126 words and [SEP], without a word. Every word of "word" is one token: 200 words
+    are 202 tokens with [CLS] and [SEP], 510 words fill the 512 positions, 511 are too many."""
+    from mhalib.models import bert
+
+    model = bert.load_model()
+    ids, tokens = bert.tokenize(model, " ".join(["word"] * 200))
+    assert len(ids) == 202 and tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and tokens[1:-1] == ["word"] * 200
+    assert len(bert.tokenize(model, " ".join(["word"] * 510))[0]) == 512
+    with pytest.raises(ValueError, match=r"text is 513 tokens long with \[CLS\] and \[SEP\]; the model has 512"):
+        bert.tokenize(model, " ".join(["word"] * 511))
+
+
 @pytest.mark.parametrize("hidden,mask,pattern", [
     pytest.param(np.ones((3, 4)), np.zeros(3), r"attention_mask marks no real token", id="no-real-token"),
     pytest.param(np.zeros((3, 4)), None, r"zero vector", id="zero-mean"),

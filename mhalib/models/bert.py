@@ -55,6 +55,7 @@ def load_model(folder: str | None = None) -> dict:
     path = Path(folder) if folder else model_dir()
     tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     tokenizer.no_padding()
+    tokenizer.no_truncation()  # the packaged file cuts at 128 tokens, silently; tokenize() refuses past 512 instead
     return dict(config=json.loads((path / "config.json").read_text()),
                 weights=load_file(str(path / "model.safetensors")), tokenizer=tokenizer, path=str(path))
 
@@ -88,10 +89,15 @@ def gelu(x: ArrayLike) -> np.ndarray:
 
 
 def tokenize(model: dict, text: str) -> tuple[np.ndarray, list[str]]:
-    """Token ids (with [CLS] and [SEP]) and their strings."""
+    """Token ids (with [CLS] and [SEP]) and their strings, for the whole text: a text longer than
+    the model's positions (512 tokens, [CLS] and [SEP] included) is refused, never cut."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"text must be a non-empty string, got {text!r}")
     enc = model["tokenizer"].encode(text)
+    limit = int(model["config"].get("max_position_embeddings", 512))
+    if len(enc.ids) > limit:
+        raise ValueError(f"text is {len(enc.ids)} tokens long with [CLS] and [SEP]; the model has {limit} "
+                         f"positions: give a shorter text")
     return np.array(enc.ids), list(enc.tokens)
 
 
