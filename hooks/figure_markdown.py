@@ -591,9 +591,14 @@ def value_text(page_where: str, d, result) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {len(shown.strip())} "
                                   f"characters ({shown.strip()[:24]}...): a number in prose is at most "
                                   f"{MAX_NUMBER_CHARS}; show it with 'e' or 'g', or in other units")
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown \
-            and not re.search(r"[1-9]", shown.split("e")[0].split("E")[0]):
-        shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0, or -1e-9 as -0.00: a zero, unsigned
+    reads_zero = not re.search(r"[1-9]", shown.split("e")[0].split("E")[0])
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value != 0 and reads_zero:
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
+                                  "that is not zero never reads as zero on a page; give it more digits, or use 'g' "
+                                  "or 'e'")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown and reads_zero:
+        shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0: a zero, unsigned
     if isinstance(value, str) and UNSHOWABLE.search(value):
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds a text with a control or private-use "
                                   f"character at {d.args[0]!r}: {value!r} (a page cannot show it)")

@@ -1170,13 +1170,23 @@ def _value(data, path, fmt=None, non_finite=()):
 
 def test_a_zero_is_shown_without_a_minus_sign():
     assert _value({"z": -0.0}, "z") == "0.0"
-    assert _value({"z": -1e-9}, "z", ".2f") == "0.00"
     assert _value({"z": -0.0}, "z", ".0%") == "0%"
-    assert _value({"z": -0.004}, "z", ".2f") == "0.00"
     assert _value({"z": -0.006}, "z", ".2f") == "-0.01"
     assert _value({"z": -1e-9}, "z") == "-1e-09"  # not zero as shown: the sign stays
-    assert _value({"z": -0.0}, "z", "6.1f") == "   0.0" and _value({"z": -0.0001}, "z", "*>7.2f") == "***0.00"
+    assert _value({"z": -0.0}, "z", "6.1f") == "   0.0" and _value({"z": 0}, "z", "*>7.2f") == "***0.00"
     assert _value({"z": -0.0}, "z", "<6.1f") == "0.0   " and _value({"z": -0.0}, "z", "+.1f") == "+0.0"
+
+
+@pytest.mark.parametrize("value, fmt", [(0.00367, ".2f"), (-0.004, ".2f"), (-1e-9, ".2f"), (4e-5, ".0%"), (0.4, ".0f"),
+                                        (-0.0001, "*>7.2f")])
+def test_a_number_that_is_not_zero_never_reads_as_zero(value, fmt):
+    """The extrapolation page showed RoPE's repeat accuracy at 8x, 0.00367 (chance: 1/192 =
+    0.0052), as "(0.00)"; a share of 4e-5 formatted .0% reads "0%". Refused, asking for digits."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"a number that is not zero never reads as zero"):
+        _value({"z": value}, "z", fmt)
+    assert _value({"z": 0.00367}, "z", ".3f") == "0.004" and _value({"z": 4e-5}, "z", ".2g") == "4e-05"
 
 
 @pytest.mark.parametrize("text", ["a\x00b", "a\ue000b", "x\x1by"])

@@ -176,3 +176,16 @@ def test_small_attention_costs_are_not_written_as_zero():
     shown = module.table(module.data(T=100)).replace("\u00a0", " ")
     last = shown.splitlines()[-1]
     assert "2.56 MFLOP" in last and "39.1 KiB" in last
+
+
+def test_a_small_share_is_not_written_as_zero_percent():
+    """attention_flops_table at T = 1 and 2: attention's share of the FLOPs is 4 T d / (8 d² + 4 T d)
+    = 3,072 / 4,721,664 = 0.065 % and 0.13 % (d = 768), which the table wrote as "0%"."""
+    import figures
+
+    module = figures.load("attention_flops_table")
+    data = module.data(lengths=(1, 2))
+    shown = module.table(data)
+    for row, want in zip(data["rows"], ("0.065%", "0.13%")):
+        assert want in shown and row["attention_share"] == pytest.approx(4 * row["T"] * 768 / (8 * 768**2 + 4 * row["T"] * 768))
+    assert "| 0% |" not in shown.replace("\u00a0", " ")

@@ -298,3 +298,18 @@ def si(n: float, unit: str) -> str:
         if x >= scale * 0.9995:  # 999,999 is "1 M", not "1,000 k"
             return f"{three_digits(x / scale)}{NBSP}{prefix}{unit}"
     return f"{x:,.0f}{NBSP}{unit}" if x.is_integer() else f"{three_digits(x) if x >= 1 else f'{x:.3g}'}{NBSP}{unit}"
+
+
+def percent(share: float) -> str:
+    """A share as a percentage: whole percents from 1 % on, two significant digits below (a
+    share that is not zero never reads "0%"): 0.4 is "40%", 7.2e-5 "0.0072%".
+
+    >>> [percent(x) for x in (0.4, 0.995, 0.0123, 7.2e-5, 0.0)]
+    ['40%', '100%', '1%', '0.0072%', '0%']
+    """
+    x = float(share)
+    if not np.isfinite(x) or x < 0:
+        raise ValueError(f"share must be a finite number, 0 or more; got {share!r}")
+    if x == 0 or x * 100 >= 0.995:
+        return f"{x:.0%}"
+    return f"{x * 100:.2g}%"

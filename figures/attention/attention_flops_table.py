@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -30,7 +30,7 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (128, 1536,
 
 
 def table(data: dict) -> str:
-    rows = [[f"{r['T']:,}", f"{r['projections']:,}", f"{r['attention']:,}", f"{r['attention_share']:.0%}"]
+    rows = [[f"{r['T']:,}", f"{r['projections']:,}", f"{r['attention']:,}", style.percent(r['attention_share'])]
             for r in data["rows"]]
     D, H = data["d_model"], data["n_heads"]
     return markdown_table(["T", f"projections, 8 T d_model² (d_model = {D})", f"Q Kᵀ and P V, 4 T² d_model ({H} heads)",
