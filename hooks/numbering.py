@@ -217,6 +217,16 @@ def number(html: str, plan: Plan, where: str) -> str:
 
     # Figures, in reading order; an explorer's static figure stands for the explorer.
     figures = [n for n in scan.nodes if n.tag == "figure" and "mha-figure" in n.classes]
+    # Numbers pair the HTML's figures and tables with the Markdown's directives, in order; the
+    # footnotes extension moves a footnote's content to the end of the page, out of that order
+    # (a figure in a footnote took the number, id and references of the next one in the text).
+    moved = [n for n in scan.nodes if n.inside("footnote") and (
+        (n.tag == "figure" and "mha-figure" in n.classes) or (n.tag == "p" and "mha-table-caption" in n.classes))]
+    if moved:
+        what = "figure" if moved[0].tag == "figure" else "table"
+        raise NumberingError(f"{where}: a {what} inside a footnote: footnotes move to the end of the page, so its number "
+                             "and every reference to it would not follow the text; put it in the text and refer to "
+                             "it from the footnote")
     numbered = [n for n in figures if not n.inside("mha-gallery-item")]
     fig_items = [i for i in plan.items if i.kind == "fig"]
     if len(numbered) != len(fig_items):

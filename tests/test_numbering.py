@@ -567,3 +567,23 @@ def test_references_in_print_point_into_their_own_chapter(built_site):
         assert target is not None, a
         assert a.find_parent("section", class_="mha-print-page") is target.find_parent("section", class_="mha-print-page")
         assert _digits(a.text) == _digits(_label_number(target)), (a, _label_number(target))
+
+
+@pytest.mark.parametrize("kind", ["figure", "table"])
+def test_a_figure_or_table_in_a_footnote_stops_the_build(kind):
+    """Footnotes move to the end of the page: a figure in one was numbered as the next figure of
+    the text ("As Figure 2 shows, the flat line" linked to "Figure 2. Steep: scale 3."). The
+    numbers pair the HTML's order with the Markdown's, so one in a footnote is refused."""
+    if kind == "figure":
+        body, note = _fig("Flat.", "flat", "Flat."), _fig("Steep.", "steep", "Steep.")
+        plan = N.Plan(items=[N.Item("fig", "steep", False, 3, "![steep](figures/steep.svg)", "figure"),
+                             N.Item("fig", "flat", False, 5, "![flat](figures/flat.svg)", "figure")])
+    else:
+        cap = '<p class="mha-table-caption">{}</p>\n<table>\n<tr><td>1</td></tr>\n</table>\n'
+        body, note = cap.format("Two rows."), cap.format("Five rows.")
+        plan = N.Plan(items=[N.Item("table", "five", False, 3, "{{ table five }}", "table"),
+                             N.Item("table", "two", False, 5, "{{ table two }}", "table")])
+    html = body + f'<div class="footnote">\n<hr />\n<ol>\n<li id="fn:1">{note}</li>\n</ol>\n</div>\n'
+    N._check_keys(plan, "p.md")
+    with pytest.raises(N.NumberingError, match=rf"p\.md: a {kind} inside a footnote: footnotes move to the end"):
+        N.number(html, plan, "p.md")
