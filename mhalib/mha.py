@@ -291,6 +291,11 @@ def _head_mask(head_mask, H: int):
 
 def _times_head_mask(heads_out: np.ndarray, head_mask: np.ndarray) -> np.ndarray:
     """``heads_out (..., H, T, d_v)`` times ``head_mask (..., H)``, one factor per head."""
+    try:
+        np.broadcast_shapes(heads_out.shape[:-3], head_mask.shape[:-1])
+    except ValueError:
+        raise ValueError(f"head_mask has shape {head_mask.shape}: its leading axes {head_mask.shape[:-1]} (M masks) must "
+                         f"broadcast with the batch axes of x, {heads_out.shape[:-3]}") from None
     with np.errstate(over="ignore", invalid="ignore"):
         heads_out = heads_out * head_mask.astype(heads_out.dtype)[..., None, None]  # (..., H) -> (..., H, 1, 1)
     return _checks.no_overflow(heads_out, "the heads' outputs times head_mask", "head_mask is too large")

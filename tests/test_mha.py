@@ -177,6 +177,19 @@ def test_a_stack_of_head_masks_equals_one_mask_at_a_time():
     np.testing.assert_allclose(stacked["out"][0], by_hand, atol=1e-13)
 
 
+def test_a_stack_of_head_masks_that_does_not_broadcast_with_the_batch_names_both():
+    """Three masks against a batch of two gave numpy's "operands could not be broadcast together
+    with shapes (2,2,3,2) (3,2,1,1)", naming neither head_mask nor x."""
+    rng = np.random.default_rng(12)
+    H, d = 2, 2
+    x = rng.normal(size=(2, 3, H * d))
+    w = [_weights(rng, H * d, H * d) for _ in range(4)]
+    with pytest.raises(ValueError, match=r"head_mask has shape \(3, 2\): its leading axes \(3,\) \(M masks\) must "
+                                         r"broadcast with the batch axes of x, \(2,\)"):
+        m.mha_trace(x, *w, n_heads=H, head_mask=np.ones((3, H)))
+    assert m.mha_trace(x, *w, n_heads=H, head_mask=np.ones((2, H)))["out"].shape == (2, 3, H * d)
+
+
 def test_permutation_equivariance():
     rng = np.random.default_rng(9)
     D, H, T = 8, 2, 5
