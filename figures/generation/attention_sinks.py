@@ -42,9 +42,10 @@ BIN = 16
 
 
 def held_out_stretches(stretches: int) -> tuple[np.ndarray, np.ndarray]:
-    """``stretches`` stretches of the held-out text, each as long as the model's context, spread
-    evenly over it (the text is cut into consecutive stretches and every k-th is taken, so every
-    part of the held-out paragraphs is represented): ``inputs (stretches, T)`` and
+    """``stretches`` stretches of the held-out text, each as long as the model's context: the
+    text is cut into its ``total`` consecutive stretches and every k-th is taken from the first,
+    ``k = total // stretches`` (so up to half of them are spread over the whole text; more than
+    half take k = 1, the first ``stretches`` in a row): ``inputs (stretches, T)`` and
     ``targets (stretches, T)``, the character after each input, as on the sampling page."""
     config, _, tok = load_model()
     T = config.max_len
