@@ -332,19 +332,59 @@ def test_a_value_json_cannot_hold_is_refused_naming_its_data_path(data, path, ki
     assert f"a {kind}," in str(err.value) and f"at {path!r}" in str(err.value), str(err.value)
 
 
-def test_a_grid_is_labelled_by_its_own_list_not_the_first_that_fits():
-    """The wide CSV labels a grid's rows and columns with a sibling list of texts of the right
-    length. The first one found labelled a grid of tokens with preset names (heads_in_action)
-    and the permuted weights with the unpermuted tokens (permutation_invariance)."""
+def test_a_grid_is_labelled_by_the_lists_its_script_declares_and_by_positions_otherwise():
+    """The wide CSV labelled a grid's rows and columns with any sibling list of texts of the right
+    length: embedding dimensions that happened to number as many as the tokens were labelled with
+    the tokens (pe_attention_effect's X and pe, cat_sat_down_x, heads_in_action), a (layers,
+    heads) grid with score names (tiny_viewer). Now a script declares each axis (GRID_LABELS);
+    an undeclared axis is labelled by its positions."""
     from figures._kit import export
 
-    wide = export.to_wide_csv({"grid": [[1.0, 2.0], [3.0, 4.0]], "units": ["ms", "ms"], "tokens": ["cat", "sat"]})
-    assert wide.splitlines()[:2] == ["grid,cat,sat", "cat,1,2"]
-    wide = export.to_wide_csv({"weights": [[1.0, 0.0], [0.0, 1.0]], "permuted_weights": [[0.0, 1.0], [1.0, 0.0]],
-                               "tokens": ["a", "b"], "permuted_tokens": ["b", "a"]})
-    assert "permuted_weights,b,a" in wide.splitlines() and "weights,a,b" in wide.splitlines()
-    wide = export.to_wide_csv({"grid": [[1.0, 2.0], [3.0, 4.0]], "units": ["ms", "ms"], "names": ["x", "y"]})
-    assert wide.splitlines()[0] == "grid,0,1"  # two lists fit and neither is named for it: positions
+    data = {"X": [[1.0, 2.0], [3.0, 4.0]], "weights": [[0.5, 0.5], [0.0, 1.0]], "tokens": ["cat", "sat"]}
+    wide = export.to_wide_csv(data).splitlines()
+    assert "X,0,1" in wide and "weights,0,1" in wide and "0,1,2" in wide  # nothing declared: positions
+    wide = export.to_wide_csv(data, {"X": ("tokens", None), "weights": ("tokens", "tokens")}).splitlines()
+    assert wide[:3] == ["X,0,1", "cat,1,2", "sat,3,4"] and "weights,cat,sat" in wide and "cat,0.5,0.5" in wide
+    wide = export.to_wide_csv({"rows": [{"w": [[1.0]], "names": ["a"]}, {"w": [[2.0]], "names": ["b"]}]},
+                              {"rows.*.w": ("names", "names")}).splitlines()
+    assert "rows.0.w,a" in wide and "rows.1.w,b" in wide
+
+
+@pytest.mark.parametrize("labels, message", [
+    ({"weigths": ("tokens", "tokens")}, r"GRID_LABELS names 'weigths', where data\(\) holds no grid"),
+    ({"weights": ("tokenz", None)}, r"labels the rows of 'weights' with 'tokenz', which must be a list of 2 texts "
+                                    r"beside it in data\(\); it holds nothing"),
+    ({"weights": (None, "units")}, r"labels the columns of 'weights' with 'units', .* it holds 3 items"),
+])
+def test_a_grid_label_that_names_no_grid_or_no_fitting_list_is_refused(labels, message):
+    from figures._kit import export
+
+    with pytest.raises(ValueError, match=message):
+        export.to_wide_csv({"weights": [[1.0, 0.0], [0.0, 1.0]], "tokens": ["a", "b"], "units": ["x", "y", "z"]}, labels)
+
+
+@pytest.mark.parametrize("source", ["GRID_LABELS = {'w': 'tokens'}\n", "GRID_LABELS = {'w': (None, None)}\n",
+                                    "GRID_LABELS = {}\n", "GRID_LABELS = {'w': ('tokens', 3)}\n"])
+def test_a_malformed_grid_labels_declaration_is_refused(tmp_path, source):
+    (tmp_path / "g.py").write_text(SMALL_TABLE.replace("def data(", source + "\n\ndef data(", 1))
+    with pytest.raises(contract.ContractError, match=r"GRID_LABELS maps a grid's data path"):
+        contract.discover(tmp_path)
+
+
+def test_the_real_scripts_label_their_token_grids_and_nothing_else_by_tokens():
+    """pe_attention_effect at its defaults: 4 tokens and d_model 4. X and pe are (tokens, dims):
+    rows the tokens, columns 0..3; the weights are (tokens, tokens)."""
+    import figures
+
+    module = figures.load("pe_attention_effect")
+    script = figures.scripts()["pe_attention_effect"]
+    data = module.data()
+    assert len(data["tokens"]) == np.shape(data["X"])[1]  # the coincidence that fooled the guess
+    from figures._kit import export
+
+    wide = export.to_wide_csv(data, dict(script.grid_labels)).splitlines()
+    tokens = ",".join(data["tokens"])
+    assert "X,0,1,2,3" in wide and "pe,0,1,2,3" in wide and f"weights,{tokens}" in wide and f"weights_pe,{tokens}" in wide
 
 
 @pytest.mark.parametrize("query, message", [

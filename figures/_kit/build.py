@@ -198,7 +198,7 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     if script.kind == "table":
         timed("md", export.write, module, data, out / names["md"])
         return timings
-    wide = timed("wide_csv", export.to_wide_csv, data)
+    wide = timed("wide_csv", export.to_wide_csv, data, dict(script.grid_labels))
     if wide is not None:
         (out / request.wide_csv()).write_text(wide, encoding="utf-8")
 

@@ -247,6 +247,9 @@ class Script:
     #: on purpose (a masked score, a length a model cannot run), as ((pattern, meaning), ...);
     #: a key "table: HEADER" names a table column whose cells show NaN in words on purpose
     non_finite: tuple = ()
+    #: GRID_LABELS = {"weights": ("tokens", "tokens"), "X": ("tokens", None)}: which list beside a
+    #: grid of data() labels its rows and its columns in the wide CSV (None, or no entry: positions)
+    grid_labels: tuple = ()
     #: what its source reaches in mhalib (see _lib_refs); the key hashes the modules they reach
     lib_refs: tuple = field(default=(), compare=False)
     #: the top-level names its source imports (``numpy``, ``torch``, ``figures``, ...): see :func:`third_party`
@@ -376,6 +379,18 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                 raise ContractError(f"{where}: NON_FINITE's 'table: HEADER' keys name a table's columns, and this "
                                     f"script draws a figure; got {columns!r}")
             non_finite = tuple(sorted(declared.items()))
+    grid_labels: tuple = ()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(_name(t) == "GRID_LABELS" for t in node.targets):
+            declared = ast.literal_eval(node.value)
+            if not (isinstance(declared, dict) and declared and all(
+                    isinstance(k, str) and k and isinstance(v, tuple) and len(v) == 2
+                    and all(a is None or (isinstance(a, str) and a) for a in v) and v != (None, None)
+                    for k, v in declared.items())):
+                raise ContractError(f"{where}: GRID_LABELS maps a grid's data path (dotted, * for any one key or "
+                                    "index) to the lists beside it that label its rows and columns (None: positions), "
+                                    f"e.g. {{'weights': ('tokens', 'tokens')}}; got {declared!r}")
+            grid_labels = tuple(sorted(declared.items()))
     if not any(_runs_main(node) for node in tree.body):
         raise ContractError(f'{where}: a figure script ends with `if __name__ == "__main__": raise SystemExit(main())`: '
                             "without it, `python figures/NAME.py --out ...` (the command a page prints where the site "
@@ -393,7 +408,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
         params=params, explorer=explorer, imports=tuple(sorted(imports)), data_files=tuple(sorted(files)),
         data_from=data_from if "data" not in funcs else None, narrow=narrow, non_finite=non_finite,
-        explorer_binary=explorer_binary,
+        grid_labels=grid_labels, explorer_binary=explorer_binary,
         lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )

@@ -213,32 +213,30 @@ class _Block(NamedTuple):
 WIDE_MAX_CELLS = 1_000_000
 
 
-def _label_key(grid: str, found: dict) -> str | None:
-    """Which of the sibling lists ``found`` (texts, as many as the grid's rows or columns) labels
-    the grid at ``grid``: the one that shares its name's prefix (``permuted_weights`` and
-    ``permuted_tokens``), else ``tokens``, else the only one; ``None`` when several are left
-    (the positions label it then: a first-found list labelled a grid of tokens with preset names)."""
-    name = grid.rsplit(".", 1)[-1]
-    stem = name.split("_", 1)[0] if "_" in name else None
-    for key in ([k for k in found if stem and k.startswith(stem + "_")], [k for k in found if k == "tokens"], list(found)):
-        if len(key) == 1:
-            return key[0]
-        if len(key) > 1:
-            return None
+def _declared(path: str, labels: dict) -> tuple | None:
+    """The ``(row list, column list)`` that ``labels`` (a script's ``GRID_LABELS``) declares for
+    the grid at ``path``; ``*`` in a pattern stands for any one key or index."""
+    parts = path.split("[")[0].split(".")
+    for pattern, axes in labels.items():
+        want = pattern.split(".")
+        if len(want) == len(parts) and all(w in ("*", p) for w, p in zip(want, parts)):
+            return pattern, axes
     return None
 
 
-def _grids(prefix: str, value, siblings: dict):
+def _grids(prefix: str, value, siblings: dict, labels: dict, used: set):
     """``(name, 2-D array, row labels, column labels)`` for every numeric 2-D array in ``value``
-    (a 3-D array gives one grid per slice). Labels are a sibling list of texts as long as the
-    rows (columns), chosen by :func:`_label_key`; without one, positions 0, 1, ... label them."""
+    (a 3-D array gives one grid per slice). An axis is labelled by the sibling list of texts that
+    the script's ``GRID_LABELS`` names for it (``{"weights": ("tokens", "tokens"), "X": ("tokens",
+    None)}``), else by its positions 0, 1, ...: a list is never chosen by its length alone (the
+    tokens labelled embedding dimensions that happened to number as many)."""
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _grids(f"{prefix}.{k}" if prefix else str(k), v, value)
+            yield from _grids(f"{prefix}.{k}" if prefix else str(k), v, value, labels, used)
         return
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
         for i, v in enumerate(value):
-            yield from _grids(f"{prefix}.{i}", v, {})
+            yield from _grids(f"{prefix}.{i}", v, {}, labels, used)
         return
     if not isinstance(value, (list, tuple, np.ndarray)):
         return
@@ -250,13 +248,23 @@ def _grids(prefix: str, value, siblings: dict):
         return  # ragged, or not numbers
     if arr.ndim not in (2, 3) or arr.size == 0 or arr.size > WIDE_MAX_CELLS:
         return
+    declared = _declared(prefix, labels)
+    if declared:
+        used.add(declared[0])
 
-    def labels(n):
-        found = {k: v for k, v in siblings.items()
-                 if isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(t, str) for t in v)}
-        return [str(t) for t in found[_label_key(prefix, found)]] if _label_key(prefix, found) else list(range(n))
+    def axis(i: int, n: int) -> list:
+        key = declared[1][i] if declared else None
+        if key is None:
+            return list(range(n))
+        texts = siblings.get(key)
+        if not (isinstance(texts, (list, tuple)) and len(texts) == n and all(isinstance(t, str) for t in texts)):
+            got = f"{len(texts)} items" if isinstance(texts, (list, tuple)) else "nothing" if texts is None \
+                else type(texts).__name__
+            raise ValueError(f"GRID_LABELS labels the {('rows', 'columns')[i]} of {prefix!r} with {key!r}, which must "
+                             f"be a list of {n} texts beside it in data(); it holds {got}")
+        return [str(t) for t in texts]
 
-    rows, cols = labels(arr.shape[-2]), labels(arr.shape[-1])
+    rows, cols = axis(0, arr.shape[-2]), axis(1, arr.shape[-1])
     if arr.ndim == 2:
         yield prefix, arr, rows, cols
     else:
@@ -264,20 +272,27 @@ def _grids(prefix: str, value, siblings: dict):
             yield f"{prefix}[{i}]", grid, rows, cols
 
 
-def to_wide_csv(data: dict) -> str | None:
+def to_wide_csv(data: dict, labels: dict | None = None) -> str | None:
     """Every 2-D array of ``data`` as a grid a spreadsheet opens as rows x columns, or ``None``
     when ``data`` holds none. Each grid starts with a header row (its name, then the column
-    labels) and each row with its label; grids are separated by an empty line."""
+    labels) and each row with its label (``labels``: the script's ``GRID_LABELS``, pattern ->
+    (row list, column list), each a key beside the grid or None for positions); grids are
+    separated by an empty line. A pattern that labels no grid is refused (a typo)."""
+    labels = dict(labels or {})
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    found = False
-    for name, grid, rows, cols in _grids("", data, {}):
+    found, used = False, set()
+    for name, grid, rows, cols in _grids("", data, {}, labels, used):
         if found:
             w.writerow([])
         found = True
         w.writerow([name, *cols])
         for label, row in zip(rows, grid):
             w.writerow([label, *(_cell(v) for v in row)])
+    unused = sorted(set(labels) - used)
+    if unused:
+        raise ValueError(f"GRID_LABELS names {', '.join(map(repr, unused))}, where data() holds no grid (a 2-D or 3-D "
+                         "array of numbers)")
     return buf.getvalue() if found else None
 
 

@@ -9,6 +9,10 @@ from mhalib import examples
 from figures._kit import cli, style
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"X": ("tokens", None)}
+
+
 def data() -> dict:
     ex = examples.the_cat_sat_down()
     return dict(tokens=ex["tokens"], X=ex["X"], n_heads=ex["n_heads"], d_head=ex["X"].shape[1] // ex["n_heads"])

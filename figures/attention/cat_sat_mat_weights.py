@@ -12,6 +12,10 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"weights": ("tokens", "tokens"), "causal_weights": ("tokens", "tokens")}
+
+
 def data(scale: Annotated[float, Range(0, 100)] = 1.0) -> dict:
     ex = examples.cat_sat_mat()
     q, k, v = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"], ex["X"] @ ex["W_V"]

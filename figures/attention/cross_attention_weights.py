@@ -21,6 +21,11 @@ from figures._kit.contract import Range
 NARROW = True
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"weights": ("target", "source"), "weights_unmasked": ("target", "source"),
+               "pad_weight_unmasked": (None, "target")}
+
+
 def data(seed: Annotated[int, Range(0, None)] = 0) -> dict:
     ex = examples.translation_pair(seed)
     run = examples.encoder_decoder_attention(ex)

@@ -18,6 +18,10 @@ from figures._kit.contract import Range
 MAPS = (("single", "single head (dims 0–3)"), ("head1", "head 1 (dims 0–1)"), ("head2", "head 2 (dims 2–3)"))
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"X": ("tokens", None)}
+
+
 def data(tau: Annotated[float, Range(0.01, 100)] = math.sqrt(2.0), presets: tuple[str, ...] = examples.HEADS_PRESETS,
          seed: Annotated[int, Range(0, None)] = 0) -> dict:
     unknown = [p for p in presets if p not in examples.HEADS_PRESETS]

@@ -13,6 +13,12 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"X": ("tokens", None), "q": ("tokens", None), "k": ("tokens", None), "v": ("tokens", None),
+               "q_heads": ("tokens", None), "weights": ("tokens", "tokens"), "heads_out": ("tokens", None),
+               "concat": ("tokens", None), "out": ("tokens", None)}
+
+
 def data(seed: Annotated[int, Range(0, None)] = 6) -> dict:
 
     ex = examples.six_by_three(seed)

@@ -15,6 +15,10 @@ from figures._kit.contract import Range
 ROWS = (("single", "one head"), ("head1", "head 1"), ("head2", "head 2"))
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"scores": ("rows", "tokens"), "weights": ("rows", "tokens")}
+
+
 def data(strength: Annotated[float, Range(0.1, 20)] = 3.0) -> dict:
     r = examples.one_head_vs_two(strength)
     return dict(tokens=r["tokens"], query=r["tokens"][r["query"]], strength=r["strength"],

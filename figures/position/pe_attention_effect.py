@@ -19,6 +19,11 @@ from mhalib import examples
 from figures._kit import cli, style
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"X": ("tokens", None), "pe": ("tokens", None), "weights": ("tokens", "tokens"),
+               "weights_pe": ("tokens", "tokens")}
+
+
 def data() -> dict:
     ex = examples.the_cat_sat_down()
     X = ex["X"]

@@ -15,6 +15,10 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"weights": ("tokens", "tokens"), "permuted_weights": ("permuted_tokens", "permuted_tokens")}
+
+
 def data(order: Annotated[tuple[int, ...], Range(0, 3)] = (2, 0, 3, 1)) -> dict:
     ex = examples.the_cat_sat_down()
     X = ex["X"]

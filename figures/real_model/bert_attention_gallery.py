@@ -22,6 +22,10 @@ from figures._kit.contract import Range
 NARROW = True
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"zoom": ("tokens", "tokens")}
+
+
 def data(sentence: str = examples.REAL_SENTENCES[1], layer: Annotated[int | None, Range(1, 6)] = None,
          head: Annotated[int | None, Range(1, 12)] = None) -> dict:
     """``layer`` (1-6) and ``head`` (1-12) count from 1, as the figure's labels do."""

@@ -56,6 +56,10 @@ def _best(v: np.ndarray) -> dict:
     return dict(value=float(v.flat[k]), layer=k // v.shape[1] + 1, head=k % v.shape[1] + 1)
 
 
+#: The wide CSV's row and column labels: the lists beside each grid (None: positions).
+GRID_LABELS = {"zoom": ("tokens", "tokens")}
+
+
 def data(sentence: Annotated[int, Range(1, 8)] = 2, layer: Annotated[int | None, Range(1, 6)] = None,
          head: Annotated[int | None, Range(1, 12)] = None) -> dict:
     """Every head of every built-in sentence, and the head-type scores of the real-heads page.
