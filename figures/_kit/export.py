@@ -216,12 +216,10 @@ WIDE_MAX_CELLS = 1_000_000
 def _declared(path: str, labels: dict) -> tuple | None:
     """The ``(row list, column list)`` that ``labels`` (a script's ``GRID_LABELS``) declares for
     the grid at ``path``; ``*`` in a pattern stands for any one key or index."""
-    parts = path.split("[")[0].split(".")
-    for pattern, axes in labels.items():
-        want = pattern.split(".")
-        if len(want) == len(parts) and all(w in ("*", p) for w, p in zip(want, parts)):
-            return pattern, axes
-    return None
+    from .contract import declared_at  # the matching NON_FINITE's patterns use
+
+    parts = tuple(path.split("[")[0].split("."))
+    return next(((pattern, axes) for pattern, axes in labels.items() if declared_at(parts, ((pattern, axes),))), None)
 
 
 def _grids(prefix: str, value, siblings: dict, labels: dict, used: set):

@@ -41,9 +41,9 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 1_000_000)] = (4096, 65536
 
 
 def table(data: dict) -> str:
-    nb = "\u00a0"  # no break inside "456 × 64" and "1.8 GiB"
-    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]).replace(" ", nb),
-             style.binary_size(r["flash1"]).replace(" ", nb), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
+    nb = style.NBSP  # no break inside "456 × 64" (binary_size joins "1.8 GiB" so already)
+    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]),
+             style.binary_size(r["flash1"]), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
     return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
                            "naive / Algorithm 1", f"naive / FlashAttention-2 order, {data['query_block']} query rows"],
                           rows, "rrrrrrr")
