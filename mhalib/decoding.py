@@ -229,8 +229,8 @@ def decode_step(x_t: ArrayLike, cache: KVCache, w_q: ArrayLike, w_k: ArrayLike, 
     S = keys.shape[2]
     heads_out, weights = scaled_dot_product_attention(
         q_heads,
-        repeat_kv_heads(keys, n_rep),  # (B, H_kv, S, d) -> (B, H, S, d)
-        repeat_kv_heads(values, n_rep),  # (B, H_kv, S, d_v) -> (B, H, S, d_v)
+        keys if n_rep == 1 else repeat_kv_heads(keys, n_rep),  # (B, H_kv, S, d) -> (B, H, S, d)
+        values if n_rep == 1 else repeat_kv_heads(values, n_rep),  # (B, H_kv, S, d_v) -> (B, H, S, d_v)
         None if t == 1 else causal_mask(t, S, align="bottom_right"),  # one new token sees all S keys
         scale=scale,
     )  # heads_out (B, H, t, d_v), weights (B, H, t, S)
