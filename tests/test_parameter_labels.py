@@ -189,3 +189,62 @@ def test_a_small_share_is_not_written_as_zero_percent():
     for row, want in zip(data["rows"], ("0.065%", "0.13%")):
         assert want in shown and row["attention_share"] == pytest.approx(4 * row["T"] * 768 / (8 * 768**2 + 4 * row["T"] * 768))
     assert "| 0% |" not in shown.replace("\u00a0", " ")
+
+
+def _cells(table: str, column: int) -> list[str]:
+    """Column ``column`` of a Markdown table's body rows, no-break spaces read as spaces."""
+    return [line.split("|")[1:-1][column].strip().replace("\u00a0", " ") for line in table.splitlines()[2:]]
+
+
+def test_a_weight_that_is_not_zero_is_not_written_as_zero():
+    """temperature_two_keys at tau = 0.2 and 0.15 (scores 2 and 0): by the closed form the second
+    key's weight is e^(-2/tau) / (1 + e^(-2/tau)) = 4.54e-05 and 1.62e-06, and the entropy
+    -(w1 ln w1 + w2 ln w2) is 4.99e-04 and 2.32e-05; the table wrote "0.0000" and "0.000"."""
+    import math
+
+    import figures
+
+    module = figures.load("temperature_two_keys")
+    shown = module.table(module.data(taus=(0.2, 0.15, 1.0)))
+    for tau, w2_cell, h_cell in zip((0.2, 0.15, 1.0), _cells(shown, 2), _cells(shown, 3)):
+        w2 = math.exp(-2 / tau) / (1 + math.exp(-2 / tau))
+        h = -((1 - w2) * math.log(1 - w2) + w2 * math.log(w2))
+        assert float(w2_cell) == pytest.approx(w2, rel=0.02), (tau, w2_cell, w2)
+        assert float(h_cell) == pytest.approx(h, rel=0.02), (tau, h_cell, h)
+
+
+@pytest.mark.parametrize("params", [dict(head_dims=(1024,)), dict(sram_kib=1, lengths=(4096,), head_dims=(1024,)),
+                                    dict()], ids=["d1024", "sram1", "defaults"])
+def test_a_ratio_below_one_is_written_to_three_digits_never_as_zero(params):
+    """flash_io_table with d_head = 1024 moves more bytes with Algorithm 1 than the naive way
+    (naive / Algorithm 1 = 0.047 and 0.038; 0.0016 with 1 KiB of SRAM), which the table wrote
+    as "0.0×". Each ratio cell reads the row's own two byte counts' ratio to three digits."""
+    import figures
+
+    module = figures.load("flash_io_table")
+    data = module.data(**params)
+    shown = module.table(data)
+    for column, key in ((5, "flash1"), (6, "flash2")):
+        for row, cell in zip(data["rows"], _cells(shown, column)):
+            want = row["naive"] / row[key]
+            assert cell.endswith("×") and float(cell[:-1].replace(",", "")) == pytest.approx(want, rel=0.005), (cell, want)
+
+
+def test_a_tiled_pass_keeping_as_much_as_the_naive_one_says_the_same():
+    """T = 65, d_head = 64, float32: the naive pass keeps 65 x 65 x 4 = 16,900 bytes of weights,
+    the tiled one 65 x (64 + 1) x 4 = 16,900 bytes of O and lse: the same, not "1× less"."""
+    import figures
+
+    module = figures.load("flash_backward_memory")
+    shown = module.table(module.data(lengths=(65,), head_dims=(64,), dtypes=("float32",))).replace("\u00a0", " ")
+    assert "(the same)" in shown and "less" not in shown and "more" not in shown
+
+
+def test_style_fixed_and_times_never_write_a_number_that_is_not_zero_or_one_as_zero_or_one():
+    from figures._kit import style
+
+    assert [style.fixed(x, 4) for x in (0.25, 4.54e-05, 0.0, -2e-9)] == ["0.2500", "4.5e-05", "0.0000", "-2e-09"]
+    assert [style.times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 0.9996)] == [
+        "27.3×", "1×", "0.312×", "0.0471×", "1.0004×", "0.9996×"]
+    with pytest.raises(ValueError, match="ratio"):
+        style.times(float("nan"))

@@ -267,6 +267,34 @@ def three_digits(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def fixed(x: float, places: int) -> str:
+    """``x`` to ``places`` decimals, unless that reads a number that is not zero as zero: then
+    to two significant digits, so a weight of 4.5e-05 is never a table's "0.0000".
+
+    >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3)
+    ('0.2500', '4.5e-05', '0.000', '-2e-09')
+    """
+    x = float(x)
+    text = f"{x:.{places}f}"
+    return f"{x:.2g}" if x != 0 and float(text) == 0 else text
+
+
+def times(ratio: float) -> str:
+    """A ratio as "N×", to three significant digits whatever its size (27.3×, 0.312×, 0.0471×),
+    so a ratio that is not zero never reads "0.0×" and one that is not 1 never reads "1×".
+
+    >>> [times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004)]
+    ['27.3×', '1×', '0.312×', '0.0471×', '1.0004×']
+    """
+    x = float(ratio)
+    if not np.isfinite(x) or x < 0:
+        raise ValueError(f"ratio must be a finite number, 0 or more; got {ratio!r}")
+    text = three_digits(x) if x >= 1 else f"{x:.3g}"
+    if x != 1 and float(text.replace(",", "")) == 1:  # 1.0004 or 0.9996: the digits that say so
+        text = f"{x:.5g}"
+    return f"{text}×"
+
+
 def binary_size(n: int) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in

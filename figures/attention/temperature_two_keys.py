@@ -33,7 +33,7 @@ def data(scores: tuple[float, ...] = (2.0, 0.0),
 
 def table(data: dict) -> str:
     keys = [f"weight on key {j + 1} (score {style.exact(s)})" for j, s in enumerate(data["scores"])]
-    rows = [[style.exact(r['tau'])] + [f"{w:.4f}" for w in r["weights"]] + [f"{r['entropy']:.3f}"] for r in data["rows"]]
+    rows = [[style.exact(r['tau'])] + [style.fixed(w, 4) for w in r["weights"]] + [style.fixed(r["entropy"], 3)] for r in data["rows"]]
     return markdown_table(["τ", *keys, "entropy"], rows, "r" * (len(keys) + 2))
 
 

@@ -42,9 +42,12 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 4096
 
 
 def _less(ratio: float) -> str:
-    """naive / tiled as the cell says it: "(256× less)", or "(2.03× more)" where the tiled pass
-    keeps more than the weights (T < d_head + 2: the output O is wider than a row of A)."""
-    return f"({style.three_digits(ratio)}× less)" if ratio >= 1 else f"({style.three_digits(1 / ratio)}× more)"
+    """naive / tiled as the cell says it: "(256× less)", "(2.03× more)" where the tiled pass
+    keeps more than the weights (T < d_head + 2: the output O is wider than a row of A), or
+    "(the same)" where the two are equal (T = d_head + 2)."""
+    if ratio == 1:
+        return "(the same)"
+    return f"({style.times(ratio)} less)" if ratio > 1 else f"({style.times(1 / ratio)} more)"
 
 
 def table(data: dict) -> str:

@@ -43,7 +43,7 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 1_000_000)] = (4096, 65536
 def table(data: dict) -> str:
     nb = style.NBSP  # no break inside "456 × 64" (binary_size joins "1.8 GiB" so already)
     rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]),
-             style.binary_size(r["flash1"]), f"{r['ratio']:.1f}×", f"{r['ratio2']:.1f}×"] for r in data["rows"]]
+             style.binary_size(r["flash1"]), style.times(r["ratio"]), style.times(r["ratio2"])] for r in data["rows"]]
     return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
                            "naive / Algorithm 1", f"naive / FlashAttention-2 order, {data['query_block']} query rows"],
                           rows, "rrrrrrr")
