@@ -250,7 +250,7 @@ def test_flash_io_table_is_algorithm_1_with_its_rule():
     assert "as large as an H100's on-chip memory" not in text
     assert "B_c = \\big\\lceil M / 4d_{\\text{head}} \\big\\rceil" in text and "B_r = \\min" in text
     claim = sentence(text, "times smaller here")
-    assert "{{ value flash_io_table min_ratio .1f }}" in claim and "{{ value flash_io_table max_ratio .1f }}" in claim
+    assert "{{ value flash_io_table min_ratio .3g }}" in claim and "{{ value flash_io_table max_ratio .3g }}" in claim
     assert "more for heads of 64" in claim  # rows 0-1 are d = 64, rows 2-3 d = 128
     assert min(ratios[4096, 64], ratios[65536, 64]) > max(ratios[4096, 128], ratios[65536, 128])
     fa2 = sentence(text, "FlashAttention-2 ([Dao")
