@@ -88,6 +88,41 @@ def test_a_worker_takes_the_environment_folder_and_path_of_the_moment_and_no_pro
     assert not [m for m in build.PRELOAD if m.split(".")[0] in ("figures", "mhalib", "hooks", "tests")]
 
 
+def test_a_worker_runs_the_kit_as_its_source_is_now_never_an_older_bytecode_file(tmp_path):
+    """Python trusts a __pycache__ file while its source keeps its size and modification second.
+    The kit edited twice within one second (style.percent's ".1%" compiled, then ".0%" saved
+    back, same size, same second) rendered "7.7%" for 0.077 where the kit on disk says "8%", and
+    cached it under that kit's key. A worker loads the kit again from its source."""
+    import subprocess
+
+    from helpers import ROOT
+
+    proj = tmp_path / "proj"
+    shutil.copytree(ROOT / "figures" / "_kit", proj / "figures" / "_kit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "figures" / "__init__.py", proj / "figures" / "__init__.py")
+    style = proj / "figures" / "_kit" / "style.py"
+    now = style.read_text()
+    assert now.count('return f"{x:.0%}"') == 1
+    earlier = now.replace('return f"{x:.0%}"', 'return f"{x:.1%}"')  # the same size
+    style.write_text(earlier)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("COV_")}
+    subprocess.run([sys.executable, "-c", "import figures._kit.style"], cwd=proj, env=env, check=True)
+    assert list((style.parent / "__pycache__").glob("style.*.pyc"))  # the earlier edit's bytecode
+    stamp = style.stat()
+    style.write_text(now)
+    os.utime(style, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # saved again within that second
+    table = SMALL_TABLE.replace("from figures._kit import cli", "from figures._kit import cli, style").replace(
+        '[[r["i"], r["square"]] for r in data["rows"]]', '[[r["i"], style.percent(0.077)] for r in data["rows"]]')
+    d = scripts_dir(tmp_path, share=table)
+    code = ("import sys; from figures._kit import build, contract; s = contract.discover(sys.argv[1]); "
+            "(r,), _ = build.render([s['share'].request({})], s['share'].path.parent, sys.argv[2], workers=1); "
+            "print(r.file('md').decode())")
+    run = subprocess.run([sys.executable, "-c", code, str(d), str(tmp_path / "cache")], cwd=proj,
+                         env=dict(env, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "| 8% |" in run.stdout and "7.7%" not in run.stdout, run.stdout
+
+
 def test_a_source_changed_during_the_render_is_never_cached(tmp_path):
     source = SMALL_TABLE.replace(
         "    return dict(rows=",

@@ -345,11 +345,21 @@ class _FreshSource(importlib.machinery.SourceFileLoader):
         return compile(self.get_data(path), path, "exec", dont_inherit=True)
 
 
+#: The packages a worker loads from their source (:class:`_FreshLibrary`): the library, and the
+#: figures package with its kit (the figure scripts load from their files, with _FreshSource).
+FRESH_PACKAGES = (contract.LIB, "figures")
+
+
+def _fresh(fullname: str) -> bool:
+    return any(fullname == p or fullname.startswith(p + ".") for p in FRESH_PACKAGES)
+
+
 class _FreshLibrary(importlib.abc.MetaPathFinder):
-    """In a worker: ``mhalib`` and its modules load with :class:`_FreshSource`."""
+    """In a worker: ``mhalib``, ``figures`` and their modules (the kit among them) load with
+    :class:`_FreshSource`."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != contract.LIB and not fullname.startswith(contract.LIB + "."):
+        if not _fresh(fullname):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is not None and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
@@ -446,7 +456,6 @@ def _die_with(build_pid: int) -> None:
 
 def _worker_init(parent_pid: int | None = None, progress=None, env: dict | None = None, cwd: str | None = None,
                  path: list | None = None) -> None:
-    global _PROGRESS
     if parent_pid is not None:
         _die_with(parent_pid)
     if env is not None:  # the starting process's, now (a forked worker has the server's, from its start)
@@ -456,9 +465,23 @@ def _worker_init(parent_pid: int | None = None, progress=None, env: dict | None 
         os.chdir(cwd)
     if path is not None:
         sys.path[:] = path
+    sys.meta_path.insert(0, _FreshLibrary())
+    # This module and the kit it imports were loaded to run this function, by Python's own
+    # loader, which trusts a __pycache__ file while its source keeps its size and modification
+    # second: a kit edited twice within a second (style.percent's ".1%" back to ".0%") rendered
+    # the first edit's numbers, cached under the second's key. Forget them; the rest of the
+    # setup, and every render, runs in the kit loaded again from its source.
+    for name in [n for n in sys.modules if _fresh(n)]:
+        del sys.modules[name]
+    importlib.import_module(__name__)._worker_setup(progress)
+
+
+def _worker_setup(progress) -> None:
+    """In a worker, in the kit loaded from its source: the progress queue, the render alarm,
+    one BLAS thread, matplotlib's file-only backend."""
+    global _PROGRESS
     _PROGRESS = progress
     signal.signal(signal.SIGALRM, _on_alarm)
-    sys.meta_path.insert(0, _FreshLibrary())
     for var in _BLAS_VARS:  # two workers on two cores: BLAS threads would only fight
         os.environ[var] = "1"
     import matplotlib
