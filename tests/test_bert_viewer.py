@@ -14,6 +14,7 @@ from mhalib.models.head_analysis import HEAD_TYPES, head_scores
 from tools.screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
+HALF_SCORE = 0.5e-2  # a score, shown to 2 decimals
 B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
@@ -89,12 +90,12 @@ def test_scores_and_labels_match_head_analysis(payload, reference):
     assert set(payload["scores"]) == set(HEAD_TYPES)
     for key in HEAD_TYPES:
         mean = np.nanmean(np.stack([s[key] for s in per_sentence]), axis=0)  # (L, H)
-        np.testing.assert_allclose(payload["scores"][key], mean, atol=HALF + 1e-9, rtol=0)
+        np.testing.assert_allclose(payload["scores"][key], mean, atol=HALF_SCORE + 1e-9, rtol=0)
         for got, want in zip(payload["sentence_scores"], per_sentence):
-            np.testing.assert_allclose(np.array(got[key], dtype=float), want[key], atol=HALF + 1e-9, rtol=0)
+            np.testing.assert_allclose(np.array(got[key], dtype=float), want[key], atol=HALF_SCORE + 1e-9, rtol=0)
     # one score by hand: the previous-token score of layer 1, head 3 is the mean of A[i, i-1]
     by_hand = np.mean([np.mean([r["attentions"][0, 2, i, i - 1] for i in range(1, len(r["tokens"]))]) for r in reference])
-    assert payload["scores"]["previous token"][0][2] == pytest.approx(by_hand, abs=HALF + 1e-9)
+    assert payload["scores"]["previous token"][0][2] == pytest.approx(by_hand, abs=HALF_SCORE + 1e-9)
     # labels: the kind of key with at least half of the weight on average, else "broad" (with its spread)
     kinds = [k for k in HEAD_TYPES if k != "entropy"]
     for l in range(6):
@@ -104,7 +105,39 @@ def test_scores_and_labels_match_head_analysis(payload, reference):
             want = top if means[top] >= 0.5 else "broad"
             value = means[top] if want != "broad" else np.mean([s["entropy"][l, h] for s in per_sentence])
             assert payload["label"][l][h] == want, (l, h)
-            assert payload["label_value"][l][h] == pytest.approx(value, abs=HALF + 1e-9)
+            assert payload["label_value"][l][h] == pytest.approx(value, abs=HALF_SCORE + 1e-9)
+    # each sentence's labels, by the same rule on that sentence's own scores (a missing score,
+    # NaN, never wins), made before rounding
+    for got, scores in zip(payload["sentence_labels"], per_sentence):
+        for l in range(6):
+            for h in range(12):
+                present = {k: scores[k][l, h] for k in kinds if not np.isnan(scores[k][l, h])}
+                top = max(present, key=present.get) if present else None
+                want = top if top is not None and present[top] >= 0.5 else "broad"
+                value = present[top] if want != "broad" else scores["entropy"][l, h]
+                assert got["label"][l][h] == want, (l, h)
+                assert got["label_value"][l][h] == pytest.approx(value, abs=HALF_SCORE + 1e-9)
+
+
+def test_every_score_reads_in_the_viewer_as_python_prints_it(payload, data):
+    """The viewer writes a score with ``toFixed(2)``, which gives the two decimals nearest the
+    number it is handed: handed Python's own two-decimal rounding, it shows what the page and
+    the figure print (rounded to 3 decimals first, 0.50477 became 0.505 and showed as 0.51)."""
+    pairs = [(payload["scores"], data["scores"]), (payload["label_value"], data["label_value"])]
+    pairs += [(got, want) for got, want in zip(payload["sentence_scores"], data["sentence_scores"])]
+    pairs += [(got["label_value"], want["label_value"]) for got, want in zip(payload["sentence_labels"], data["sentence_labels"])]
+    checked = 0
+    for got, want in pairs:
+        for key in (got if isinstance(got, dict) else [None]):
+            g = np.array(got[key] if key else got, dtype=float)
+            w = np.asarray(want[key] if key else want, dtype=float)
+            for x, v in zip(g.ravel(), w.ravel()):
+                if np.isnan(v):
+                    assert np.isnan(x)
+                    continue
+                assert f"{x:.2f}" == f"{v:.2f}" and x == float(f"{x:.2f}"), (key, x, v)
+                checked += 1
+    assert checked > 4000
 
 
 def test_the_page_claims(data, reference):
@@ -170,7 +203,7 @@ BOX = ".mha-explorer[data-explorer=bert] "
 
 @pytest.mark.build
 @pytest.mark.browser
-def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F811
+def test_viewer_shows_mhalibs_weights(browser, site_url, reference, data):  # noqa: F811
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     errors = []
@@ -233,6 +266,21 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference):  # noqa: F8
     live = page.text_content(BOX + ".bv-live")
     assert live.startswith(f"Layer 1, head {head}: ") and live.endswith(f" {value}.")
     assert shown("k") == text3(reference[s]["attentions"][0, head - 1, 6])
+    # the thumbnails' scores read as the page prints them (Python's two decimals of the unrounded
+    # score), for the averages and, with "this sentence alone", for the sentence's own labels
+    def thumbs():
+        return page.eval_on_selector_all(BOX + ".bv-thumb", "bs => bs.map(b => [+b.dataset.layer, +b.dataset.head, "
+                                         "b.querySelector('.bv-val').textContent])")
+
+    def printed(values, l, h):
+        v = values[l - 1][h - 1]
+        return "–" if v is None or np.isnan(v) else f"{v:.2f}"
+
+    assert [t[2] for t in thumbs()] == [printed(data["label_value"], l, h) for l, h, _ in thumbs()]
+    box.get_by_label("Scores from").select_option(value="sentence")
+    own = data["sentence_labels"][s]
+    assert [t[2] for t in thumbs()] == [printed(own["label_value"], l, h) for l, h, _ in thumbs()]
+    box.get_by_label("Scores from").select_option(value="average")
     # every control is labelled, every token and thumbnail has a name
     unlabeled = page.evaluate("""Array.from(document.querySelectorAll('.bv select')).filter(e => !e.labels.length).length""")
     assert unlabeled == 0

@@ -64,7 +64,7 @@
       return [{
         key: "bert", title: null, task: null, layers: data.layers, heads: data.heads, types: data.types,
         short: data.short, threshold: data.threshold, scores: data.scores, sentence_scores: data.sentence_scores,
-        label: data.label, label_value: data.label_value, causal: false, typeLabel: "bert",
+        label: data.label, label_value: data.label_value, sentence_labels: data.sentence_labels, causal: false, typeLabel: "bert",
         sentences: data.sentences.map((s) => ({ text: s.text, tokens: s.tokens, w: decode(s.codes, data.alphabet) })),
       }];
     }
@@ -230,29 +230,14 @@
 
     // ---- what a head is labelled with
     // The labels' table: the averages over the built-in inputs, or (BERT, "this sentence alone")
-    // the scores of the sentence on show, labelled by the same rule: the kind of key with the
-    // highest score, if it reaches the threshold, else "broad" with the head's spread.
-    const perSentence = new Map();
+    // the labels of the sentence on show, made by the same rule from its scores before they were
+    // rounded (figures/real_model/bert_viewer.py: the kind of key with the highest score, if it
+    // reaches the threshold, else "broad" with the head's spread).
     function table() {
       const m = model();
       if (tiny || state.from === "average") return m;
-      const scores = m.sentence_scores[state.s];
-      if (!perSentence.has(scores)) {
-        const kinds = m.types.filter((t) => t !== "entropy");
-        const lab = [], val = [];
-        for (let l = 0; l < m.layers; l++) {
-          lab.push([]); val.push([]);
-          for (let h = 0; h < m.heads; h++) {
-            let top = null;
-            for (const k of kinds) if (scores[k][l][h] !== null && (!top || scores[k][l][h] > scores[top][l][h])) top = k;
-            const strong = top && scores[top][l][h] >= m.threshold;
-            lab[l].push(strong ? top : "broad");
-            val[l].push(strong ? scores[top][l][h] : scores.entropy[l][h]);
-          }
-        }
-        perSentence.set(scores, { label: lab, label_value: val, scores });
-      }
-      return perSentence.get(scores);
+      const own = m.sentence_labels[state.s];
+      return { label: own.label, label_value: own.label_value, scores: m.sentence_scores[state.s] };
     }
 
     function label(l, h) {

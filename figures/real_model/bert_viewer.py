@@ -85,23 +85,21 @@ def data(sentence: Annotated[int, Range(1, 8)] = 2, layer: Annotated[int | None,
         allowed[rows, cols] = scores["previous token"][rows, cols]
         layer, head = (int(v) + 1 for v in np.unravel_index(np.argmax(allowed), allowed.shape))
 
-    kinds = np.stack([scores[k] for k in KINDS])  # 6 x (L, H) -> (6, L, H)
-    top = kinds.argmax(axis=0)  # (L, H)
-    strong = kinds.max(axis=0) >= LABEL_THRESHOLD
-    label = np.where(strong, np.array(KINDS)[top], "broad")
-    label_value = np.where(strong, kinds.max(axis=0), scores["entropy"])
+    label, label_value = _labels(scores)
     counts = {k: int((label == k).sum()) for k in (*KINDS, "broad")}
 
     from mhalib.models.head_analysis import head_scores
 
     run = runs[sentence - 1]
+    sentence_scores = [head_scores(r["attentions"], r["tokens"]) for r in runs]  # each type (L, H)
     return dict(
         sentences=[dict(text=r["text"], tokens=list(r["tokens"]), codes=encode_weights(r["attentions"])) for r in runs],
         n_sentences=len(texts), layers=int(L), heads=int(H), n_heads=int(L * H), scale=SCALE, alphabet=ALPHABET,
         types=list(HEAD_TYPES), short=SHORT, threshold=LABEL_THRESHOLD,
         scores=scores, best=best,
-        sentence_scores=[head_scores(r["attentions"], r["tokens"]) for r in runs],  # each type (L, H)
+        sentence_scores=sentence_scores,
         label=label.tolist(), label_value=label_value, counts=counts,
+        sentence_labels=[dict(label=lab.tolist(), label_value=value) for lab, value in map(_labels, sentence_scores)],
         layer_means={k: np.nanmean(v, axis=1) for k, v in scores.items()},  # each (L,)
         start=dict(sentence=sentence, layer=layer, head=head),
         text=run["text"], tokens=list(run["tokens"]), zoom=run["attentions"][layer - 1, head - 1],
@@ -109,18 +107,33 @@ def data(sentence: Annotated[int, Range(1, 8)] = 2, layer: Annotated[int | None,
     )
 
 
+def _labels(scores: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Each head's label by ``scores`` (each kind ``(L, H)``): the kind of key with the highest
+    score (the first in KINDS on a tie) where that reaches LABEL_THRESHOLD, with that score, else
+    "broad" with its spread (the normalised entropy). A missing score (NaN: no such key in a
+    sentence) never wins."""
+    kinds = np.stack([scores[k] for k in KINDS])  # 6 x (L, H) -> (6, L, H)
+    kinds = np.where(np.isnan(kinds), -np.inf, kinds)
+    top, best = kinds.argmax(axis=0), kinds.max(axis=0)  # (L, H) each
+    strong = best >= LABEL_THRESHOLD
+    return np.where(strong, np.array(KINDS)[top], "broad"), np.where(strong, best, scores["entropy"])
+
+
 #: The interactive version of this figure (docs/javascripts/bert_viewer.js, widget "bert").
 EXPLORER = "bert"
 
 
 def _round(values) -> list:
-    """Scores to 3 decimals for the page; a missing score (NaN) becomes null."""
-    a = np.round(np.asarray(values, dtype=float), 3)
-    return [[None if np.isnan(v) else float(v) for v in row] for row in a]
+    """Scores as the viewer shows them, to 2 decimals rounded as Python's ``f"{v:.2f}"`` rounds
+    them (the page's and the figure's text): rounded to 3 decimals first, the viewer's
+    ``toFixed(2)`` rounded 0.50477 up to 0.51 (228 of 4,608 scores). A missing score (NaN) is null."""
+    return [[None if np.isnan(v) else float(f"{v:.2f}") for v in row] for row in np.asarray(values, dtype=float)]
 
 
 def explorer(data: dict) -> dict:
-    """The viewer's payload: tokens and weight codes per sentence, scores to 3 decimals, labels."""
+    """The viewer's payload: tokens and weight codes per sentence, scores to 2 decimals, the
+    labels of the averages and of each sentence (made here from the scores before rounding: a
+    label made in the browser from rounded scores could differ)."""
     return dict(
         layers=data["layers"], heads=data["heads"], scale=data["scale"], alphabet=data["alphabet"],
         types=data["types"], short=data["short"], threshold=data["threshold"],
@@ -128,6 +141,8 @@ def explorer(data: dict) -> dict:
         scores={k: _round(v) for k, v in data["scores"].items()},
         sentence_scores=[{k: _round(v) for k, v in s.items()} for s in data["sentence_scores"]],
         label=data["label"], label_value=_round(data["label_value"]),
+        sentence_labels=[dict(label=sl["label"], label_value=_round(sl["label_value"]))
+                         for sl in data["sentence_labels"]],
         start=data["start"],
     )
 
