@@ -549,6 +549,25 @@ UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 MAX_NUMBER_CHARS = 40
 
 
+def bound(value, fmt: str, direction: str) -> float:
+    """``value`` rounded ``up`` (toward +inf) or ``down`` to the digits ``fmt`` (an f, e or %
+    format) shows, as a float that ``fmt`` writes exactly: a bound the prose states stays true
+    (``bound(0.1312, ".2f", "up")`` is 0.14). The value is read as Python writes it (0.13 is
+    0.13, not the binary 0.13000000000000000444 that would round up to 0.14)."""
+    import decimal
+
+    kind = fmt[-1:]
+    digits = re.search(r"\.(\d+)", fmt)
+    places = int(digits.group(1)) if digits else 6
+    x = decimal.Decimal(repr(float(value)))
+    if kind in "eE":
+        exponent = (x.adjusted() if x else 0) - places
+    else:
+        exponent = -(places + (2 if kind == "%" else 0))
+    rounding = decimal.ROUND_CEILING if direction == "up" else decimal.ROUND_FLOOR
+    return float(x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding))
+
+
 def value_text(page_where: str, d, result) -> str:
     """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
     gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML)."""
@@ -580,6 +599,8 @@ def value_text(page_where: str, d, result) -> str:
                                   "or round it in data()")
     try:
         shown = format(value, fmt) if fmt else str(value)
+        if d.options.get("round") and isinstance(value, numbers.Real) and not isinstance(value, bool):
+            shown = format(bound(value, fmt, d.options["round"]), fmt)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
     if not isinstance(value, str) and NOT_A_NUMBER_WORD.search(shown):  # the number's own text, before the page's
