@@ -420,12 +420,12 @@ def test_a_value_that_is_a_list_or_missing_stops_the_page_in_process():
 
     hook = _figure_markdown()
     result = SimpleNamespace(data={"rows": [{"i": 0, "square": 0}, {"i": 1, "square": 1}]})
-    d = SimpleNamespace(args=("rows", ".2f"))
+    d = SimpleNamespace(args=("rows", ".2f"), options={})
     with pytest.raises(hook.FigureMarkdownError, match=r"^index.md:3: x: 'rows' is a list, not a number or text$"):
         hook.value_text("index.md:3: x", d, result)
     with pytest.raises(hook.FigureMarkdownError, match=r"^p: 'rows.9.square' is not in the figure's data \(failed at '9'\)$"):
         hook.lookup(result.data, "rows.9.square", "p")
-    assert hook.value_text("p", SimpleNamespace(args=("rows.1.square", "03d")), result) == "001"
+    assert hook.value_text("p", SimpleNamespace(args=("rows.1.square", "03d"), options={}), result) == "001"
 
 
 def test_a_figure_without_alt_text_stops_the_page_in_process():
