@@ -236,7 +236,7 @@ def test_claim_the_binned_curves_wobble_both_ways():
         widest = max(widest, max(abs(g) for g in gap))
     assert widest == pytest.approx(got["sink_bin_gap_max"], abs=1e-12)
     assert got["sink_bin_gap_max"] > 3 * got["sink_gain_max"]  # "further apart than that"
-    on_page("up to {{ value attention_sinks sink_bin_gap_max .3f }} nats in one bin of {{ value attention_sinks bin }} "
+    on_page("up to {{ value attention_sinks sink_bin_gap_max .3f round=up }} nats in one bin of {{ value attention_sinks bin }} "
             "positions, but they cross")
 
 

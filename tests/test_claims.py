@@ -56,7 +56,7 @@ def test_rounded_weights_error_is_the_tables_own_column():
     assert out["max_notes_error"] == pytest.approx(float(np.abs(notes - exact["sat"]).max()), abs=1e-12)
     text = page("attention")
     claim = sentence(text, "the outputs inherit the error")
-    assert "{{ value cat_sat_mat_outputs max_rounded_error .4f }}" in claim
+    assert "{{ value cat_sat_mat_outputs max_rounded_error .4f round=up }}" in claim
     assert "{{ value cat_sat_mat_outputs max_rounded_error_token }}" in claim
 
 

@@ -155,7 +155,7 @@ def test_rope_slow_planes_never_turned_half_a_turn_in_training():
     text = ex()
     claim = sentence(text, "planes never turned")
     assert "{{ value extrapolation_rope_scaling planes_within_half_turn }} planes never turned through half a turn" in claim
-    assert "{{ value extrapolation_rope_scaling trained_max_angle.2 .1f }} rad" in claim
+    assert "{{ value extrapolation_rope_scaling trained_max_angle.2 .1f round=up }} rad" in claim
 
 
 def test_the_repeat_task_is_hit_hardest_for_rope():
@@ -323,7 +323,7 @@ def test_the_rope_head_draws_two_lines_and_only_the_fourth_plane_tells_them_apar
     assert "it draws **two** lines" in text
     claim = sentence(text, "That leaves the fourth plane")
     assert ("the only one of the head's {{ value extrapolation_rope_scaling n_planes }} planes more than "
-            "{{ value extrapolation_attention_maps rope_alias.max_turn_error .2f }} from a whole turn") in claim
+            "{{ value extrapolation_attention_maps rope_alias.max_turn_error .2f round=up }} from a whole turn") in claim
     assert "The slowest planes hardly turn over that distance" in text
     assert "Only the slower planes tell them apart" not in text
 

@@ -552,7 +552,8 @@ def test_k_composition_grew_and_q_and_v_composition_did_not():
     qv = sentence(text, "Q- and V-composition were below the baseline already before the drop")
     for key, where in (("k_min_before", before), ("k_max_before", before), ("k_min_after", after),
                        ("k_max_after", after), ("qv_max_before", qv), ("qv_max_after", qv)):
-        assert f"{{{{ value induction_circuit_composition {key} .2f }}}}" in where, key
+        bound = " round=up" if key.startswith("qv_") else ""  # "at most", "none exceeds": bounds
+        assert f"{{{{ value induction_circuit_composition {key} .2f{bound} }}}}" in where, key
     assert "around the baseline" in before and "above the baseline" in after and "below it" not in after
     strongest = sentence(text, "every layer-2 head composes most strongly with")
     assert "{{ value induction_circuit_composition k_order.0 }} and next with head " \
@@ -702,7 +703,7 @@ def test_removal_order_is_the_k_composition_order_and_the_sequences_hold_it():
         assert f"head {{{{ value induction_ablation l1_order.{i} }}}}" in order
     assert "the order in which every layer-2 head ranks them by K-composition" in text
     assert "which put head" not in text  # the previous-token order's claim is gone with its thin margin
-    assert ("keeps each step of the order in at least {{ value induction_ablation l1_kept_min .1% }} of the draws"
+    assert ("keeps each step of the order in at least {{ value induction_ablation l1_kept_min .1% round=down }} of the draws"
             in text)
     assert "each composes most with head {{ value induction_circuit_composition k_order.0 }} and each copies" in text
 
