@@ -387,16 +387,6 @@ def test_a_bound_rounds_toward_the_side_that_keeps_it_true(value, fmt, direction
     assert _value({"x": value}, "x", fmt, round=direction) == shown
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{{ value fig x .2f round=sideways }}", r"round='sideways'.*rounds up or down"),
-    ("{{ value fig x round=up }}", r"with a format spec that gives a fixed number of digits"),
-    ("{{ value fig x .3g round=up }}", r"\(f, e or %\)"),
-])
-def test_a_bound_needs_a_direction_and_a_format_with_fixed_digits(text, message):
-    with pytest.raises(D.DirectiveError, match=message):
-        D.parse(text, where="p")
-
-
 #: Words before a number that make it a bound; the number must round toward the side they claim.
 BOUND_WORDS = {"up": r"within|up to|at most|no more than|by more than|exceeds", "down": r"at least|closer than"}
 
@@ -438,8 +428,12 @@ def test_a_list_index_counts_from_zero_never_from_the_end():
     ("\\[x\\]{#Eq:one}", r"did you mean \{#eq:one\}\?"),
     ("Text {#qqq:x} here", r"a label's kind is one of fig, table, eq"),
     ("{{ ref Fig:x }}", r"did you mean \{\{ ref fig:x \}\}\?"),
+    # a bound needs a direction and a format with a fixed number of digits
+    ("{{ value fig x .2f round=sideways }}", r"round='sideways'.*rounds up or down"),
+    ("{{ value fig x round=up }}", r"with a format spec that gives a fixed number of digits"),
+    ("{{ value fig x .3g round=up }}", r"\(f, e or %\)"),
 ])
-def test_label_kinds_are_spelled_exactly_with_a_suggestion(text, message):
+def test_label_kinds_and_options_are_spelled_exactly_with_a_suggestion(text, message):
     with pytest.raises(D.DirectiveError, match=message):
         D.parse(text, where="p")
 
