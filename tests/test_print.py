@@ -264,7 +264,7 @@ CHROME = [".md-header", ".md-tabs", ".md-sidebar--primary", ".md-sidebar--second
 def test_printing_in_dark_mode_shows_each_figure_once_light_and_no_chrome(browser, site_url, url):
     ctx = browser.new_context(viewport={"width": 1000, "height": 900}, color_scheme="dark")
     page = ctx.new_page()
-    page.goto(site_url + url, wait_until="load")
+    page.goto(site_url + url, wait_until="load", timeout=120_000)  # print/ holds every figure (tools.screenshots.goto)
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
     # the explorers start once widgets.js has loaded their script, which may be after `load`
     page.wait_for_function("Array.from(document.querySelectorAll('.mha-explorer-ui'))"

@@ -239,6 +239,26 @@
       const own = m.sentence_labels[state.s];
       return { label: own.label, label_value: own.label_value, scores: m.sentence_scores[state.s] };
     }
+    // The same rule in the browser, for the reader's own sentence, whose scores the live model
+    // computed here (a missing score, null or NaN, never wins).
+    function labelsOf(scores, m) {
+      const kinds = m.types.filter((t) => t !== "entropy");
+      const label = [], label_value = [];
+      for (let l = 0; l < m.layers; l++) {
+        label.push([]); label_value.push([]);
+        for (let h = 0; h < m.heads; h++) {
+          let top = null;
+          for (const k of kinds) {
+            const v = scores[k][l][h];
+            if (v !== null && !Number.isNaN(v) && (top === null || v > scores[top][l][h])) top = k;
+          }
+          const strong = top !== null && scores[top][l][h] >= m.threshold;
+          label[l].push(strong ? top : "broad");
+          label_value[l].push(strong ? scores[top][l][h] : scores.entropy[l][h]);
+        }
+      }
+      return { label, label_value };
+    }
 
     function label(l, h) {
       const m = model(), t = table();
@@ -673,6 +693,7 @@
         m.sentences[builtIn] = { text: run.text, tokens: run.tokens, exact: run.weights, live: true,
           w: Uint16Array.from(run.weights, (v) => Math.round(1000 * v)) };
         m.sentence_scores[builtIn] = run.scores;
+        m.sentence_labels[builtIn] = labelsOf(run.scores, m);
         state.s = builtIn;
         state.pinned = null;
         if (!shown) { state.from = "sentence"; fromSel.sel.value = "sentence"; shown = true; }
