@@ -565,7 +565,12 @@ def bound(value, fmt: str, direction: str) -> float:
     else:
         exponent = -(places + (2 if kind == "%" else 0))
     rounding = decimal.ROUND_CEILING if direction == "up" else decimal.ROUND_FLOOR
-    return float(x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding))
+    q = x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding, context=decimal.Context(prec=400))
+    shown = float(q)
+    if (decimal.Decimal(shown) < x) if direction == "up" else (decimal.Decimal(shown) > x):
+        raise ValueError(f"{value!r} has more digits at {fmt!r} than a float holds: the bound would round "
+                         f"{direction} to {format(shown, fmt)!r}, on the wrong side; show it with 'e'")
+    return shown
 
 
 def value_text(page_where: str, d, result) -> str:

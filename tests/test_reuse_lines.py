@@ -387,23 +387,33 @@ def test_a_bound_rounds_toward_the_side_that_keeps_it_true(value, fmt, direction
     assert _value({"x": value}, "x", fmt, round=direction) == shown
 
 
+def test_a_bound_a_float_cannot_show_on_its_side_is_refused():
+    """1e28 at .2f up: the nearest float to 10**28 is below it, so no float the format writes is a
+    true upper bound; the build says so (it raised decimal's own InvalidOperation before)."""
+    with pytest.raises(FM.FigureMarkdownError, match=r"cannot format 1e\+28 with '\.2f'"):
+        _value({"x": 1e28}, "x", ".2f", round="up")
+
+
 #: Words before a number that make it a bound; the number must round toward the side they claim.
-BOUND_WORDS = {"up": r"within|up to|at most|no more than|by more than|exceeds", "down": r"at least|closer than"}
+BOUND_WORDS = {"up": r"within|up to|at most|no more than|by more than|exceeds|larger than|greater than|above",
+               "down": r"at least|closer than|between"}
 
 
 def test_every_bound_on_the_pages_rounds_toward_the_side_it_claims():
-    """A formatted number right after "within", "up to", "at most", "by more than", "exceeds"
-    (round=up) or "at least", "closer than" (round=down) carries that rounding; a number in quotation marks (a claim of
-    the seeds, quoted in the errata) is quoted as it was made."""
+    """A formatted number right after "within", "up to", "at most", "by more than", "exceeds",
+    "above" (round=up) or "at least", "closer than" (round=down) carries that rounding, and so
+    does a range "between A and B" (A down, B up); a number in quotation marks (a claim of the
+    seeds, quoted in the errata) is quoted as it was made."""
     found, wrong = 0, []
     for page in sorted((ROOT / "docs").rglob("*.md")):
         text = page.read_text()
         for d in D.parse(text, where=page.name):
             if d.keyword != "value" or len(d.args) < 2 or d.args[1][-1:] not in tuple("eEfF%"):
                 continue
-            before = re.sub(r"\s+", " ", text[max(0, d.start - 40):d.start])
+            before = re.sub(r"\s+", " ", text[max(0, d.start - 200):d.start])
             for direction, words in BOUND_WORDS.items():
-                if re.search(rf'(?<!")\b({words}) $', before):
+                if re.search(rf'(?<!")\b({words}) $', before) or (
+                        direction == "up" and re.search(r"\bbetween \{\{ value [^}]*\}\} and $", before)):
                     found += 1
                     if d.options.get("round") != direction:
                         wrong.append((page.name, d.line, before[-20:], d.options.get("round")))
