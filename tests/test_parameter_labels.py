@@ -244,7 +244,22 @@ def test_style_fixed_and_times_never_write_a_number_that_is_not_zero_or_one_as_z
     from figures._kit import style
 
     assert [style.fixed(x, 4) for x in (0.25, 4.54e-05, 0.0, -2e-9)] == ["0.2500", "4.5e-05", "0.0000", "-2e-09"]
-    assert [style.times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 0.9996)] == [
-        "27.3×", "1×", "0.312×", "0.0471×", "1.0004×", "0.9996×"]
+    assert [style.times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 0.9996, 1.000000999999, 1 + 2**-52)] == [
+        "27.3×", "1×", "0.312×", "0.0471×", "1.0004×", "0.9996×", "1.000001×", "1.0000000000000002×"]
     with pytest.raises(ValueError, match="ratio"):
         style.times(float("nan"))
+
+
+@pytest.mark.parametrize("tau", [0.04, 0.02, 0.2, 1.0, 100.0])
+def test_the_entropy_of_two_keys_keeps_a_weight_below_float64s_resolution(tau):
+    """Two keys, scores 2 and 0: H = ln(1 + e^-d) + d e^-d / (1 + e^-d) with d = 2 / tau (the
+    entropy of the two weights, by hand). At tau = 0.04 the second weight is 1.9e-22, and
+    summing -w ln w with the first weight rounded to 1 gave 9.6e-21 for 9.8e-21."""
+    import math
+
+    import figures
+
+    d = 2 / tau
+    want = math.log1p(math.exp(-d)) + d * math.exp(-d) / (1 + math.exp(-d))
+    got = figures.load("temperature_two_keys").data(taus=(tau,))["rows"][0]["entropy"]
+    assert got == pytest.approx(want, rel=1e-12, abs=0)  # (approx alone allows 1e-12 absolute)

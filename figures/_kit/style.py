@@ -283,15 +283,16 @@ def times(ratio: float) -> str:
     """A ratio as "N×", to three significant digits whatever its size (27.3×, 0.312×, 0.0471×),
     so a ratio that is not zero never reads "0.0×" and one that is not 1 never reads "1×".
 
-    >>> [times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004)]
-    ['27.3×', '1×', '0.312×', '0.0471×', '1.0004×']
+    >>> [times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 1.000001)]
+    ['27.3×', '1×', '0.312×', '0.0471×', '1.0004×', '1.000001×']
     """
     x = float(ratio)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"ratio must be a finite number, 0 or more; got {ratio!r}")
     text = three_digits(x) if x >= 1 else f"{x:.3g}"
-    if x != 1 and float(text.replace(",", "")) == 1:  # 1.0004 or 0.9996: the digits that say so
-        text = f"{x:.5g}"
+    digits = 5
+    while x != 1 and float(text.replace(",", "")) == 1:  # 1.0004, 0.9996, 1.000001: the digits that say so
+        text, digits = f"{x:.{digits}g}", digits + 1
     return f"{text}×"
 
 
