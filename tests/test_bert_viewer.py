@@ -119,6 +119,22 @@ def test_scores_and_labels_match_head_analysis(payload, reference):
                 assert got["label_value"][l][h] == pytest.approx(value, abs=HALF_SCORE + 1e-9)
 
 
+def test_a_head_is_bold_by_its_unrounded_score(payload, reference):
+    """Labelled by one kind of key, a head is bold when its score, unrounded, is at least half
+    (layer 4, head 2's average "to [CLS]" is 0.4965: shown 0.50, not bold). The flags, per kind,
+    one character per head layer by layer, against the scores recomputed here."""
+    per_sentence = [head_scores(r["attentions"], r["tokens"]) for r in reference]
+    kinds = [k for k in HEAD_TYPES if k != "entropy"]
+    assert set(payload["strong"]) == set(kinds)
+    for k in kinds:
+        mean = np.nanmean(np.stack([s[k] for s in per_sentence]), axis=0)  # (L, H)
+        assert payload["strong"][k] == "".join("1" if v >= 0.5 else "0" for v in mean.ravel()), k
+        for got, scores in zip(payload["sentence_labels"], per_sentence):
+            assert got["strong"][k] == "".join("1" if v >= 0.5 else "0" for v in scores[k].ravel()), k
+    near = np.nanmean(np.stack([s["to [CLS]"] for s in per_sentence]), axis=0)[3, 1]
+    assert 0.495 <= near < 0.5 and payload["strong"]["to [CLS]"][3 * 12 + 1] == "0"  # (the case that showed it)
+
+
 def test_every_score_reads_in_the_viewer_as_python_prints_it(payload, data):
     """The viewer writes a score with ``toFixed(2)``, which gives the two decimals nearest the
     number it is handed: handed Python's own two-decimal rounding, it shows what the page and
@@ -281,6 +297,11 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference, data):  # no
     own = data["sentence_labels"][s]
     assert [t[2] for t in thumbs()] == [printed(own["label_value"], l, h) for l, h, _ in thumbs()]
     box.get_by_label("Scores from").select_option(value="average")
+    # labelled by one kind, the bold heads are those whose unrounded score is at least half
+    box.get_by_label("Label heads by").select_option(value="to [CLS]")
+    bold = page.eval_on_selector_all(BOX + ".bv-thumb", "bs => bs.filter(b => b.classList.contains('bv-strong')).length")
+    assert bold == int((np.asarray(data["scores"]["to [CLS]"]) >= 0.5).sum())
+    box.get_by_label("Label heads by").select_option(value="type")
     # every control is labelled, every token and thumbnail has a name
     unlabeled = page.evaluate("""Array.from(document.querySelectorAll('.bv select')).filter(e => !e.labels.length).length""")
     assert unlabeled == 0

@@ -64,7 +64,8 @@
       return [{
         key: "bert", title: null, task: null, layers: data.layers, heads: data.heads, types: data.types,
         short: data.short, threshold: data.threshold, scores: data.scores, sentence_scores: data.sentence_scores,
-        label: data.label, label_value: data.label_value, sentence_labels: data.sentence_labels, causal: false, typeLabel: "bert",
+        label: data.label, label_value: data.label_value, strong: data.strong, sentence_labels: data.sentence_labels,
+        causal: false, typeLabel: "bert",
         sentences: data.sentences.map((s) => ({ text: s.text, tokens: s.tokens, w: decode(s.codes, data.alphabet) })),
       }];
     }
@@ -237,7 +238,7 @@
       const m = model();
       if (tiny || state.from === "average") return m;
       const own = m.sentence_labels[state.s];
-      return { label: own.label, label_value: own.label_value, scores: m.sentence_scores[state.s] };
+      return { label: own.label, label_value: own.label_value, strong: own.strong, scores: m.sentence_scores[state.s] };
     }
     // The same rule in the browser, for the reader's own sentence, whose scores the live model
     // computed here (a missing score, null or NaN, never wins).
@@ -257,7 +258,9 @@
           label_value[l].push(strong ? scores[top][l][h] : scores.entropy[l][h]);
         }
       }
-      return { label, label_value };
+      const strong = {};
+      for (const k of kinds) strong[k] = scores[k].flat().map((v) => (v !== null && v >= m.threshold ? "1" : "0")).join("");
+      return { label, label_value, strong };
     }
 
     function label(l, h) {
@@ -267,7 +270,10 @@
         return { kind, name: m.short[kind] || kind, value, strong: kind !== "broad" && value !== null && value >= m.threshold };
       }
       const v = t.scores[state.by][l][h];
-      return { kind: state.by, name: m.short[state.by] || state.by, value: v, strong: v !== null && v >= m.threshold };
+      // bold by the unrounded score's flag (figures/real_model/bert_viewer.py strong_flags): a
+      // score of 0.4965 shows as 0.50 and is not half of the weight
+      const strong = t.strong ? t.strong[state.by][l * m.heads + h] === "1" : v !== null && v >= m.threshold;
+      return { kind: state.by, name: m.short[state.by] || state.by, value: v, strong };
     }
 
     function describeHead() {

@@ -25,7 +25,7 @@ from mhalib.models.tiny_tasks import make_batch
 from figures._kit import cli, style
 from figures._kit.contract import Range, data_file
 from figures.experiments.extrapolation_accuracy import METHOD_LABELS, load
-from figures.real_model.bert_viewer import ALPHABET, SCALE, encode_weights
+from figures.real_model.bert_viewer import ALPHABET, SCALE, encode_weights, strong_flags
 
 WEIGHTS = data_file("tiny_decoders_weights.npz")
 #: Length of the built-in sequences: short enough that 20 rows of tokens fit a phone's screen.
@@ -278,6 +278,7 @@ def explorer(data: dict) -> dict:
             codes=m["codes"],
             predicted=[[str(x) for x in p] for p in m["predicted"].tolist()],
             scores={s: _round(v) for s, v in m["scores"].items()},
+            strong=strong_flags(m["scores"], data["threshold"]),
             sentence_scores=[{s: _round(v) for s, v in sc.items()} for sc in m["sequence_scores"]],
             label=m["label"], label_value=_round(m["label_value"])))
     s = data["start"]

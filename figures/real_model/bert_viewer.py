@@ -130,6 +130,15 @@ def _round(values) -> list:
     return [[None if np.isnan(v) else float(f"{v:.2f}") for v in row] for row in np.asarray(values, dtype=float)]
 
 
+def strong_flags(scores: dict, threshold: float) -> dict:
+    """Per kind of key (entropy aside), whether each head's unrounded score reaches
+    ``threshold``: one character per head, "1" or "0", layer by layer (a missing score is "0").
+    The viewer bolds a head by these, not by its score rounded to two decimals (0.4965 shows as
+    0.50 but is not half of the weight)."""
+    return {k: "".join("1" if v >= threshold else "0" for v in np.asarray(a, dtype=float).ravel())
+            for k, a in scores.items() if k != "entropy"}
+
+
 def explorer(data: dict) -> dict:
     """The viewer's payload: tokens and weight codes per sentence, scores to 2 decimals, the
     labels of the averages and of each sentence (made here from the scores before rounding: a
@@ -139,10 +148,12 @@ def explorer(data: dict) -> dict:
         types=data["types"], short=data["short"], threshold=data["threshold"],
         sentences=[dict(text=s["text"], tokens=s["tokens"], codes=s["codes"]) for s in data["sentences"]],
         scores={k: _round(v) for k, v in data["scores"].items()},
+        strong=strong_flags(data["scores"], data["threshold"]),
         sentence_scores=[{k: _round(v) for k, v in s.items()} for s in data["sentence_scores"]],
         label=data["label"], label_value=_round(data["label_value"]),
-        sentence_labels=[dict(label=sl["label"], label_value=_round(sl["label_value"]))
-                         for sl in data["sentence_labels"]],
+        sentence_labels=[dict(label=sl["label"], label_value=_round(sl["label_value"]),
+                              strong=strong_flags(sc, data["threshold"]))
+                         for sl, sc in zip(data["sentence_labels"], data["sentence_scores"])],
         start=data["start"],
     )
 
