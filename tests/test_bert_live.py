@@ -84,6 +84,13 @@ def test_quantize_refuses_what_it_cannot_store():
         quantize([[1.0, float("nan")]], 8, 2)
     with pytest.raises(ValueError, match="span 19.9 octaves; one byte per scale holds 15.9"):
         quantize([[1.0, 1.0], [1e-6, 1e-6]], 8, 2)
+    # a subnormal peak: 5e-324 / 127 is 0, and its exponent was log2(0) = -inf cast to an integer
+    # (scale 0, every weight dequantized to 0, no error); refused with the smallest peak it stores
+    with pytest.raises(ValueError, match=r"largest \|value\| is 4.94e-324, below 1.49e-36"):
+        quantize(np.array([[5e-324, 0.0]]), 8, 2)
+    tiny = quantize(np.array([[3e-36, -1e-36]]), 8, 2).dequantize()  # just above: within half a step
+    step = 2 ** (math.ceil(16 * math.log2(3e-36 / 127)) / 16)
+    assert abs(tiny[0, 0] - 3e-36) <= step / 2 * 1.0001 and abs(tiny[0, 1] + 1e-36) <= step / 2 * 1.0001
     assert stored_bytes((384, 1536), 10, 32) == 384 * 1536 * 10 // 8 + 384 * 48
     assert stored_bytes((3, 4), 10, 4) == math.ceil(3 * 4 * 10 / 8) + 3
 

@@ -66,7 +66,8 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
 
     ``bits`` is 2 to 16; ``group`` must divide ``K``. A matrix whose nonzero groups span more
     than ``SPAN / STEPS`` (about 16) octaves of scale cannot be coded in one byte per scale and
-    is refused, as is anything that is not a finite 2-D real matrix.
+    is refused, as is anything that is not a finite 2-D real matrix, and a group whose largest
+    |value| is so small (below about 1.5e-36 at 8 bits) that its scale would be a subnormal float32.
     """
     W = _checks.float_array(weight, "weight")
     if W.ndim != 2:
@@ -82,6 +83,11 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
     blocks = W.reshape(N, n_groups, group)  # (N, K) -> (N, K // g, g)
     peak = np.abs(blocks).max(axis=-1)  # (N, K // g)
     nonzero = peak > 0
+    smallest = np.finfo(np.float32).tiny * M  # a scale below float32's smallest normal number loses digits
+    if (peak[nonzero] < smallest).any():  # (5e-324 / 127 is 0: log2 gave -inf, cast to a garbage exponent)
+        raise ValueError(f"weight holds a group whose largest |value| is {peak[nonzero].min():.3g}, below "
+                         f"{smallest:.3g}: its scale (that value / {M}) would fall below float32's smallest normal "
+                         "number, where the dequantized weights lose their digits; scale the weights up first")
     exps = np.zeros(peak.shape, dtype=np.int64)
     exps[nonzero] = np.ceil(STEPS * np.log2(peak[nonzero] / M)).astype(np.int64)
     # a peak / M that is an exact power of 2**(1/STEPS) can land one step low through log2's rounding
