@@ -440,7 +440,8 @@ def test_extrapolation_rankings_hold_where_the_seeds_separate():
     kback = sentence(text, "does not rank them")
     for key in ("accuracy.kback.rope.min.1", "accuracy.kback.rope.max.1", "accuracy.kback.alibi.min.1",
                 "accuracy.kback.alibi.max.1"):
-        assert f"{{{{ value extrapolation_accuracy {key} .2f }}}}" in kback, key
+        bound = " round=down" if ".min." in key else " round=up"  # a range's ends round outward
+        assert f"{{{{ value extrapolation_accuracy {key} .2f{bound} }}}}" in kback, key
     assert "ALiBi is above plain RoPE from 4×" in text
     ntk = sentence(text, "NTK-aware scaling was above ALiBi")
     assert "{{ value extrapolation_rope_scaling accuracy.kback.ntk.min.1 .2f }}" in ntk
@@ -540,7 +541,7 @@ def test_on_the_gpu_a_step_s_time_follows_the_bytes_it_reads():
     assert all(r["ms_median"] > 1.5 * r["kv_cache_bytes"] / (dst["bandwidth_GBps"] * 1e9) * 1e3 for r in small)
     text = page("kv_cache")
     assert "Points for MHA, GQA and MQA with the same cache size lie on one line" in text
-    assert "{{ value decode_step_time floor_step_ms .3f }} ms" in sentence(text, "no step took less than")
+    assert "{{ value decode_step_time floor_step_ms .3f round=down }} ms" in sentence(text, "no step took less than")
     assert "flat at about {{ value decode_step_time floor_step_ms .2f }} ms" in text  # the figure's description
 
 

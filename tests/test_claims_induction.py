@@ -227,8 +227,8 @@ def test_the_roles_do_not_mix_and_the_other_seeds_end_the_same_way():
     assert min(ind_end) > 0.85 and 0.55 < min(prev_end) <= max(prev_end) < 0.7 < min(ind_end)
     text = page("induction")
     roles = sentence(text, "The roles do not mix")
-    assert "{{ value induction_scores ind_l1_end_max .2f }}" in roles
-    assert "{{ value induction_scores prev_l2_end_max .2f }}" in roles
+    assert "{{ value induction_scores ind_l1_end_max .2f round=up }}" in roles
+    assert "{{ value induction_scores prev_l2_end_max .2f round=up }}" in roles
     seeds = sentence(text, "The other seeds end the same way")
     for key in ("seeds.1.ind_l2_max_end", "seeds.2.ind_l2_max_end", "seeds.1.prev_l1_max_end", "seeds.2.prev_l1_max_end"):
         assert f"{{{{ value induction_scores {key} .2f }}}}" in seeds, key
@@ -338,7 +338,8 @@ def test_quiz_38_the_roles_stay_apart():
     answer = answer[: answer.index("??? question", 10)] if "??? question" in answer[10:] else answer
     claim = sentence(answer, "In the trained two-layer model the roles stay apart")
     for key in ("prev_end", "ind_end", "ind_l1_end_max"):
-        assert f"{{{{ value induction_scores {key} .2f }}}}" in claim, key
+        bound = " round=up" if key == "ind_l1_end_max" else ""  # "no head ... above": a bound
+        assert f"{{{{ value induction_scores {key} .2f{bound} }}}}" in claim, key
     assert "no layer-1 head has an induction score above" in claim
 
 
@@ -552,7 +553,7 @@ def test_k_composition_grew_and_q_and_v_composition_did_not():
     qv = sentence(text, "Q- and V-composition were below the baseline already before the drop")
     for key, where in (("k_min_before", before), ("k_max_before", before), ("k_min_after", after),
                        ("k_max_after", after), ("qv_max_before", qv), ("qv_max_after", qv)):
-        bound = " round=up" if key.startswith("qv_") else ""  # "at most", "none exceeds": bounds
+        bound = " round=down" if "_min_" in key else " round=up"  # ranges' ends, "at most", "none exceeds"
         assert f"{{{{ value induction_circuit_composition {key} .2f{bound} }}}}" in where, key
     assert "around the baseline" in before and "above the baseline" in after and "below it" not in after
     strongest = sentence(text, "every layer-2 head composes most strongly with")
@@ -773,7 +774,7 @@ def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_sh
     text = page("induction")
     eig = sentence(text, "Here it does not")
     assert "tell the heads apart: all eight, before the drop and after it, score between" in eig
-    for key in ("positivity_min .3f", "positivity_max .3f"):
+    for key in ("positivity_min .3f round=down", "positivity_max .3f round=up"):  # a range's ends, outward
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in eig, key
     assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f }}" in text
     shares = sentence(text, "What the drop changes is where the heads")
