@@ -388,7 +388,7 @@ def test_flash_attention_backward_section(built_site):
     p = text(built_site, "flash_attention")
     assert f"take {2**30:,} bytes (1 GiB) per sequence" in p
     assert f"take {32 * 4096 * (64 * 2 + 4):,} bytes for heads of 64" in p
-    assert f"from {1024 / 130:.0f}× to {32768 / 65:.0f}×" in p
+    assert f"from {1024 / 130:.3g}× to {32768 / 65:.3g}×" in p  # three digits, as the table beside it
     assert "The backward pass, tile by tile" in p
     assert re.search(r"over every case of Table \d+ , is \d\.\de-1[3-9]: rounding", p)
 
