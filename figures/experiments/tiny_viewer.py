@@ -25,7 +25,7 @@ from mhalib.models.tiny_tasks import make_batch
 from figures._kit import cli, style
 from figures._kit.contract import Range, data_file
 from figures.experiments.extrapolation_accuracy import METHOD_LABELS, load
-from figures.real_model.bert_viewer import ALPHABET, SCALE, encode_weights, strong_flags
+from figures.real_model.bert_viewer import ALPHABET, SCALE, as_shown, encode_weights, strong_flags
 
 WEIGHTS = data_file("tiny_decoders_weights.npz")
 #: Length of the built-in sequences: short enough that 20 rows of tokens fit a phone's screen.
@@ -252,12 +252,6 @@ EXPLORER = "tiny"
 SHORT = {"previous token": "prev", "induction": "induct"}
 
 
-def _round(values) -> list:
-    """Scores as the viewer shows them, to 2 decimals, rounded as Python's text ``f"{v:.2f}"``
-    rounds them (so that the viewer and the page never differ in the last digit)."""
-    return [[float(f"{v:.2f}") for v in row] for row in np.asarray(values, dtype=float)]
-
-
 def explorer(data: dict) -> dict:
     """The viewer's payload: per task its sequences (tokens, parts, answers); per model its
     weights (lower triangles, coded as the BERT viewer's), predictions, scores to 2 decimals."""
@@ -277,10 +271,10 @@ def explorer(data: dict) -> dict:
             accuracy=round(m["accuracy"], 3),
             codes=m["codes"],
             predicted=[[str(x) for x in p] for p in m["predicted"].tolist()],
-            scores={s: _round(v) for s, v in m["scores"].items()},
+            scores={s: as_shown(v) for s, v in m["scores"].items()},
             strong=strong_flags(m["scores"], data["threshold"]),
-            sentence_scores=[{s: _round(v) for s, v in sc.items()} for sc in m["sequence_scores"]],
-            label=m["label"], label_value=_round(m["label_value"])))
+            sentence_scores=[{s: as_shown(v) for s, v in sc.items()} for sc in m["sequence_scores"]],
+            label=m["label"], label_value=as_shown(m["label_value"])))
     s = data["start"]
     return dict(
         causal=True, length=data["length"], n_eval=data["n_eval"], scale=data["scale"], alphabet=data["alphabet"],

@@ -123,7 +123,7 @@ def _labels(scores: dict) -> tuple[np.ndarray, np.ndarray]:
 EXPLORER = "bert"
 
 
-def _round(values) -> list:
+def as_shown(values) -> list:
     """Scores as the viewer shows them, to 2 decimals rounded as Python's ``f"{v:.2f}"`` rounds
     them (the page's and the figure's text): rounded to 3 decimals first, the viewer's
     ``toFixed(2)`` rounded 0.50477 up to 0.51 (228 of 4,608 scores). A missing score (NaN) is null."""
@@ -147,11 +147,11 @@ def explorer(data: dict) -> dict:
         layers=data["layers"], heads=data["heads"], scale=data["scale"], alphabet=data["alphabet"],
         types=data["types"], short=data["short"], threshold=data["threshold"],
         sentences=[dict(text=s["text"], tokens=s["tokens"], codes=s["codes"]) for s in data["sentences"]],
-        scores={k: _round(v) for k, v in data["scores"].items()},
+        scores={k: as_shown(v) for k, v in data["scores"].items()},
         strong=strong_flags(data["scores"], data["threshold"]),
-        sentence_scores=[{k: _round(v) for k, v in s.items()} for s in data["sentence_scores"]],
-        label=data["label"], label_value=_round(data["label_value"]),
-        sentence_labels=[dict(label=sl["label"], label_value=_round(sl["label_value"]),
+        sentence_scores=[{k: as_shown(v) for k, v in s.items()} for s in data["sentence_scores"]],
+        label=data["label"], label_value=as_shown(data["label_value"]),
+        sentence_labels=[dict(label=sl["label"], label_value=as_shown(sl["label_value"]),
                               strong=strong_flags(sc, data["threshold"]))
                          for sl, sc in zip(data["sentence_labels"], data["sentence_scores"])],
         start=data["start"],
