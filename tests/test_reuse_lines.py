@@ -379,12 +379,31 @@ def test_allow_inf_shows_an_expected_infinity_as_a_sign():
     (1.106e-10, ".1e", "up", "1.2e-10"), (1.33e-15, ".0e", "up", "2e-15"), (9.995e-05, ".2e", "up", "1.00e-04"),
     (0.99675, ".1%", "down", "99.6%"), (0.99675, ".1%", "up", "99.7%"), (1234.5, ",.0f", "up", "1,235"),
     (-0.1312, ".2f", "up", "-0.13"), (-0.1312, ".2f", "down", "-0.14"), (7, ".2f", "down", "7.00"),
+    # a value the format writes whole is its own bound, either way (they were refused as "more
+    # digits than a float holds": the float 0.1 is not the decimal 0.1)
+    (0.1, ".1f", "down", "0.1"), (0.13, ".2f", "down", "0.13"), (0.995, ".1%", "up", "99.5%"),
+    (0.995, ".1%", "down", "99.5%"),
 ])
 def test_a_bound_rounds_toward_the_side_that_keeps_it_true(value, fmt, direction, shown):
     """The largest error 0.1312 shown "within 0.13", or 3987 of 4000 draws (99.675 %) "in at
     least 99.7 %", is a false sentence made of true digits: round=up (within, up to, at most)
     and round=down (at least) round toward the side the sentence claims. Expected by hand."""
     assert _value({"x": value}, "x", fmt, round=direction) == shown
+
+
+def test_a_bound_of_zero_is_unsigned():
+    """-0.4 rounded up is 0, written "0", not "-0" (a page still refuses a value that is not zero
+    shown as zero: the check after the rounding)."""
+    assert [format(FM.bound(v, f, "up"), f) for v, f in ((-0.4, ".0f"), (-0.0004, ".3f"), (-4e-5, ".1%"))] \
+        == ["0", "0.000", "0.0%"]
+
+
+@pytest.mark.parametrize("fmt", ["", ".3g", "g", ",d", ">8"])
+def test_a_bound_needs_a_format_with_a_fixed_number_of_digits(fmt):
+    """``g`` switches to an exponent and drops digits (1234.5 "up" at .3g wrote 1.23e+03, below
+    it); no format at all writes the value as it is: neither can promise a side."""
+    with pytest.raises(ValueError, match=r"fmt must be an f, e or % format.*got " + re.escape(repr(fmt))):
+        FM.bound(1234.5, fmt, "up")
 
 
 def test_a_bound_a_float_cannot_show_on_its_side_is_refused():
