@@ -191,6 +191,35 @@ def test_a_small_share_is_not_written_as_zero_percent():
     assert "| 0% |" not in shown.replace("\u00a0", " ")
 
 
+def test_a_share_that_is_not_all_is_not_written_as_100_percent():
+    """attention_flops_table at T = 307,200 and 10,000,000 (d = 768): attention's share is
+    T / (T + 2d) = 307,200 / 308,736 = 99.50 % and 10,000,000 / 10,001,536 = 99.985 %, which the
+    table wrote as "100%" (whole percents from 0.995 up)."""
+    import figures
+
+    module = figures.load("attention_flops_table")
+    lengths = (307_200, 10_000_000, 1_000_000_000_000)
+    cells = _cells(module.table(module.data(lengths=lengths)), 3)
+    for T, cell in zip(lengths, cells):
+        share = T / (T + 2 * 768)
+        assert cell != "100%" and float(cell.rstrip("%")) != 100, (T, cell)
+        places = len(cell.rstrip("%").partition(".")[2])
+        assert abs(float(cell.rstrip("%")) - 100 * share) <= 0.5 * 10 ** -places + 1e-12, (T, cell, share)
+    from figures._kit import style
+
+    assert [style.percent(x) for x in (1.0, 0.995, 0.99999)] == ["100%", "99.5%", "99.999%"]
+
+
+def test_a_ratio_that_is_not_one_is_not_written_as_one_in_the_causal_tiles_table():
+    """flash_causal_tiles with blocks of 1: T (T + 1) / 2 of the T² scores are computed, which is
+    (T + 1) / T times the halved count, 1.0000001 at T = 10⁷ (the table wrote "1.000")."""
+    import figures
+
+    module = figures.load("flash_causal_tiles")
+    cells = _cells(module.table(module.data(lengths=(10_000_000, 1024), block=1)), 4)
+    assert [float(c.rstrip("×")) for c in cells] == [1.0000001, pytest.approx(1025 / 1024, abs=5e-4)], cells
+
+
 def _cells(table: str, column: int) -> list[str]:
     """Column ``column`` of a Markdown table's body rows, no-break spaces read as spaces."""
     return [line.split("|")[1:-1][column].strip().replace("\u00a0", " ") for line in table.splitlines()[2:]]

@@ -279,18 +279,24 @@ def fixed(x: float, places: int) -> str:
     return f"{x:.2g}" if x != 0 and float(text) == 0 else text
 
 
-def times(ratio: float) -> str:
-    """A ratio as "N×", to three significant digits whatever its size (27.3×, 0.312×, 0.0471×),
-    so a ratio that is not zero never reads "0.0×" and one that is not 1 never reads "1×".
+def times(ratio: float, digits: int = 3) -> str:
+    """A ratio as "N×", to ``digits`` significant digits whatever its size (27.3×, 0.312×,
+    0.0471×; every digit of a whole part of more), so a ratio that is not zero never reads
+    "0.0×" and one that is not 1 never reads "1×".
 
     >>> [times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 1.000001)]
     ['27.3×', '1×', '0.312×', '0.0471×', '1.0004×', '1.000001×']
+    >>> times(1.0625, digits=4), times(1.0000001, digits=4)
+    ('1.062×', '1.0000001×')
     """
     x = float(ratio)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"ratio must be a finite number, 0 or more; got {ratio!r}")
-    text = three_digits(x) if x >= 1 else f"{x:.3g}"
-    digits = 5
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
+        raise ValueError(f"digits must be a whole number from 1 to 17; got {digits!r}")
+    text = (three_digits(x) if digits == 3 else f"{x:,.0f}" if x >= 10 ** digits else f"{x:.{digits}g}") \
+        if x >= 1 else f"{x:.{digits}g}"
+    digits += 2
     while x != 1 and float(text.replace(",", "")) == 1:  # 1.0004, 0.9996, 1.000001: the digits that say so
         text, digits = f"{x:.{digits}g}", digits + 1
     return f"{text}×"
@@ -331,14 +337,18 @@ def si(n: float, unit: str) -> str:
 
 def percent(share: float) -> str:
     """A share as a percentage: whole percents from 1 % on, two significant digits below (a
-    share that is not zero never reads "0%"): 0.4 is "40%", 7.2e-5 "0.0072%".
+    share that is not zero never reads "0%"), and the digits that tell a share that is not 1
+    from all of it (it never reads "100%"): 0.4 is "40%", 7.2e-5 "0.0072%", 0.995 "99.5%".
 
-    >>> [percent(x) for x in (0.4, 0.995, 0.0123, 7.2e-5, 0.0)]
-    ['40%', '100%', '1%', '0.0072%', '0%']
+    >>> [percent(x) for x in (0.4, 0.995, 0.9987, 0.99999, 1.0, 0.0123, 7.2e-5, 0.0)]
+    ['40%', '99.5%', '99.9%', '99.999%', '100%', '1%', '0.0072%', '0%']
     """
     x = float(share)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"share must be a finite number, 0 or more; got {share!r}")
     if x == 0 or x * 100 >= 0.995:
-        return f"{x:.0%}"
+        text, places = f"{x:.0%}", 1
+        while x != 1 and float(text[:-1]) == 100:  # 0.995, 0.99999, 1.000001: the digits that say so
+            text, places = f"{x:.{places}%}", places + 1
+        return text
     return f"{x * 100:.2g}%"

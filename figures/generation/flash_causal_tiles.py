@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -40,8 +40,8 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 2048
 
 def table(data: dict) -> str:
     rows = [[f"{r['T']:,}", f"{r['visited']:,} of {r['total']:,}", f"{r['skipped']:,}",
-             f"{r['computed_share']:.1%}", f"{r['over_half']:.3f}"] for r in data["rows"]]
-    return markdown_table(["T", "tiles computed", "skipped", "scores computed", "× the halved count"], rows, "rrrrr")
+             f"{r['computed_share']:.1%}", style.times(r['over_half'], digits=4)] for r in data["rows"]]
+    return markdown_table(["T", "tiles computed", "skipped", "scores computed", "against the halved count"], rows, "rrrrr")
 
 
 main = cli.main_for(__name__)
