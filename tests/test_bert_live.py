@@ -91,6 +91,13 @@ def test_quantize_refuses_what_it_cannot_store():
     tiny = quantize(np.array([[3e-36, -1e-36]]), 8, 2).dequantize()  # just above: within half a step
     step = 2 ** (math.ceil(16 * math.log2(3e-36 / 127)) / 16)
     assert abs(tiny[0, 0] - 3e-36) <= step / 2 * 1.0001 and abs(tiny[0, 1] + 1e-36) <= step / 2 * 1.0001
+    # a peak beyond float32's largest (3.4028e38): 1e39 dequantized to inf with only a numpy
+    # warning; refused with the value named. Just below it: within half a step, finite
+    with pytest.raises(ValueError, match=r"a value of 1e\+39, whose dequantized weight .* beyond float32's largest"):
+        quantize(np.array([[1e39, 1.0]]), 8, 2)
+    big = quantize(np.array([[3.3e38, 1.0]]), 8, 2).dequantize()
+    step = 2 ** (math.ceil(16 * math.log2(3.3e38 / 127)) / 16)
+    assert np.isfinite(big).all() and abs(float(big[0, 0]) - 3.3e38) <= step / 2 * 1.0001
     assert stored_bytes((384, 1536), 10, 32) == 384 * 1536 * 10 // 8 + 384 * 48
     assert stored_bytes((3, 4), 10, 4) == math.ceil(3 * 4 * 10 / 8) + 3
 

@@ -67,7 +67,8 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
     ``bits`` is 2 to 16; ``group`` must divide ``K``. A matrix whose nonzero groups span more
     than ``SPAN / STEPS`` (about 16) octaves of scale cannot be coded in one byte per scale and
     is refused, as is anything that is not a finite 2-D real matrix, and a group whose largest
-    |value| is so small (below about 1.5e-36 at 8 bits) that its scale would be a subnormal float32.
+    |value| is so small (below about 1.5e-36 at 8 bits) that its scale would be a subnormal float32,
+    or so large that its dequantized weight would be beyond float32's largest (about 3.4e38).
     """
     W = _checks.float_array(weight, "weight")
     if W.ndim != 2:
@@ -100,7 +101,13 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
                          "(use a larger group or split the matrix)")
     codes = np.where(nonzero, exps - base + 1, 0).astype(np.uint8)
     scales = np.where(nonzero, np.exp2(exps / STEPS), 1.0)[..., None]  # (N, K // g, 1)
-    q = np.clip(np.rint(blocks / scales), -M, M).astype(np.int16).reshape(N, K)  # (N, K // g, g) -> (N, K)
+    q = np.clip(np.rint(blocks / scales), -M, M).astype(np.int16)  # (N, K // g, g)
+    largest = float((np.abs(q).max(axis=-1) * scales[..., 0]).max()) if q.size else 0.0  # the largest |q s|
+    if largest > float(np.finfo(np.float32).max):  # (1e39 dequantized to inf, silently)
+        raise ValueError(f"weight holds a value of {float(np.abs(W).max()):.3g}, whose dequantized weight "
+                         f"({largest:.4g}) is beyond float32's largest, {float(np.finfo(np.float32).max):.4g}: "
+                         "scale the weights down first")
+    q = q.reshape(N, K)  # (N, K // g, g) -> (N, K)
     return Quantized(q=q, codes=codes, base=base, bits=bits, group=group)
 
 
