@@ -289,17 +289,35 @@ def exact_positions(pos, what: str):
     return pos
 
 
-def exact_angles(angles: np.ndarray, what: str, blame: str) -> np.ndarray:
-    """Return ``angles`` (radians) if each lies below ``2**53`` in magnitude.
+#: The largest error a rotation angle may carry, in radians: beyond it the sines and cosines an
+#: encoding or a rotation is built from would be off by as much, with no sign of it.
+ANGLE_ERROR = 1e-6
+
+
+def exact_angles(angles: np.ndarray, what: str, blame: str, omega=None) -> np.ndarray:
+    """Return ``angles`` (radians, ``(..., n)``, one column per frequency ``omega (n,)``) if
+    float64 holds each of them to within :data:`ANGLE_ERROR`.
 
     From ``2**53`` on, float64 holds no digit below 1 rad (neighbouring floats lie 2 rad apart),
     so the sine and cosine of such an angle are arbitrary numbers in [-1, 1]: a frequency above
-    1 (a base below 1) takes ordinary positions there. ``blame`` names the arguments responsible.
+    1 (a base below 1) takes ordinary positions there. Below it, an angle ``p * omega`` whose
+    frequency is not exactly 1 is rounded twice (the frequency, then the product), each time by
+    up to half a unit in the last place: up to ``|p omega| 2**-52`` rad in all, 0.06 rad at
+    ``p omega = 2.5e14`` (refused from about ``4.5e9`` rad). A frequency of exactly 1 (the first
+    plane) turns an exact position by an exact angle. ``blame`` names the arguments responsible.
     """
     largest = float(np.abs(angles).max(initial=0))
     if largest >= EXACT_POSITIONS:
         raise ValueError(f"{what} reach {largest:.4g} rad, past 2**53, where float64 holds no digit below "
                          f"1 rad: their sines and cosines would be arbitrary; {blame}")
+    if omega is not None and np.size(angles):
+        inexact = np.broadcast_to(np.asarray(omega) != 1.0, np.shape(angles))
+        rounded = float(np.abs(np.where(inexact, angles, 0.0)).max(initial=0))
+        if rounded * 2.0**-52 > ANGLE_ERROR:
+            raise ValueError(f"{what} reach {rounded:.4g} rad, where float64 holds an angle only to about "
+                             f"{rounded * 2.0**-52:.2g} rad (the frequency and the product each round once), "
+                             f"more than {ANGLE_ERROR:g}: their sines and cosines would be off by as much; use "
+                             f"angles below {ANGLE_ERROR * 2**52:.3g} rad (nearer positions)")
     return angles
 
 

@@ -155,7 +155,8 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
         ``position * omega_i`` that overflow (a tiny base with far positions), positions
         ``|p| >= 2**53`` (float64 cannot tell ``p`` from ``p + 1`` there, so neighbouring
-        positions would get the same rotation), and planes whose rotation exceeds the float
+        positions would get the same rotation), angles past about 4.5e9 rad on a plane whose
+        frequency is not 1 (float64 holds them only to more than 1e-6 rad), and planes whose rotation exceeds the float
         range of ``x`` (a float16 plane (60000, 60000) turned by 1 rad has a coordinate of
         82 889).
     """
@@ -174,7 +175,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
                         f"(base={base!r}); use nearer positions or a base >= 1")
     _checks.exact_positions(pos, "positions")  # from 2**53, p + 1 reads as p in float64
     _checks.exact_angles(angles, "the angles position * theta_i",
-                         f"base={base!r}: use a base >= 1")
+                         f"base={base!r}: use a base >= 1", omega=theta)
     cos, sin = np.cos(angles), np.sin(angles)  # (..., T, d/2) each
     if layout == "interleaved":
         # (..., T, d/2) each: plane i is dimensions (2i, 2i+1)

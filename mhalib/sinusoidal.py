@@ -112,7 +112,10 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
     (a tiny base with far positions) are refused, and so is a table that would not fit in
     this machine's memory (about ``16 n D`` bytes at the peak: ``(10**7, 1024)`` needs 153 GiB).
     Positions at or beyond ``2**53`` (``start + n_positions - 1 >= 2**53``) are refused with a
-    ``ValueError``: float64 cannot tell them apart, so their rows would coincide.
+    ``ValueError``: float64 cannot tell them apart, so their rows would coincide. So are angles
+    ``p * omega_i`` past about 4.5e9 rad on a plane whose frequency is not 1, which float64
+    holds only to more than 1e-6 rad (``_checks.exact_angles``): every entry returned is within
+    1e-6 of the true sine or cosine.
     """
     # --8<-- [start:sinusoidal]
     n = _checks.positive_int(n_positions, "n_positions")
@@ -129,7 +132,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
                         "use a smaller start or a base >= 1")
     _checks.exact_positions(start + n - 1, "the last position start + n_positions - 1")
     _checks.exact_angles(angles, "the angles position * omega_i",
-                         f"base={base!r}: use a base >= 1")
+                         f"base={base!r}: use a base >= 1", omega=omega)
     pe = np.empty((n, 2 * omega.size))  # (n, D)
     pe[:, 0::2] = np.sin(angles)  # even dimensions 2i: sin(p * omega_i)
     pe[:, 1::2] = np.cos(angles)  # odd dimensions 2i+1: cos of the same angle
@@ -157,7 +160,7 @@ def offset_matrix(k: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarra
                         "use a smaller k or a base >= 1")
     _checks.exact_positions(k, "the offset |k|")
     _checks.exact_angles(angles, "the angles k * omega_i",
-                         f"base={base!r}: use a base >= 1")
+                         f"base={base!r}: use a base >= 1", omega=omega)
     c, s = np.cos(angles), np.sin(angles)
     D = 2 * omega.size
     m = np.zeros((D, D))

@@ -423,3 +423,42 @@ def test_float16_gradients_that_fit_float16_are_computed_not_refused():
             # float16 keeps 11 bits (2**-11 = 0.05 %): the gradient's own rounding, and P (closed form)
             # or out (tiled) rounded to float16 and multiplied by |dP| (up to about 1e5): 0.2 % and 10
             np.testing.assert_allclose(g.astype(np.float64), w, atol=10, rtol=2e-3)
+
+
+# --- L17. angles float64 holds only roughly (far positions, a frequency that is not 1) ----------
+
+@pytest.mark.parametrize("start", [10**6, 10**9, 4 * 10**9])
+def test_a_far_row_of_the_encoding_is_within_the_stated_angle_error_of_the_true_one(start):
+    """PE[p] against sin and cos of p * 10000**(-2i/64) in 50-digit arithmetic (mpmath): every
+    entry within ANGLE_ERROR (1e-6); 1e12 came back 3.4e-5 off, 2**52 0.27 off, with no error."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    got = m.sinusoidal_encoding(2, 64, start=start)
+    for r, p in enumerate((start, start + 1)):
+        for i in range(32):
+            angle = mpmath.mpf(p) * mpmath.power(10000, mpmath.mpf(-2 * i) / 64)
+            assert abs(got[r, 2 * i] - float(mpmath.sin(angle))) <= 1e-6, (p, i)
+            assert abs(got[r, 2 * i + 1] - float(mpmath.cos(angle))) <= 1e-6, (p, i)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: m.sinusoidal_encoding(1, 64, start=10**12),
+    lambda: m.sinusoidal_encoding(1, 64, start=2**52),
+    lambda: m.offset_matrix(10**12, 64),
+    lambda: m.apply_rope(np.ones((1, 8)), [2**52]),
+    lambda: m.apply_rope(np.ones((1, 8)), [-(10**13)]),
+])
+def test_angles_float64_holds_only_roughly_are_refused(call):
+    with pytest.raises(ValueError, match=r"angles .* reach .* rad, where float64 holds an angle only to about "
+                                         r".* more than 1e-06.*use angles below 4.5e\+09 rad"):
+        call()
+
+
+def test_a_far_position_on_the_first_plane_alone_is_exact():
+    """omega_0 = 1: p turns by exactly p rad, so far positions of a 2-wide encoding or rotation
+    stay exact (and allowed) up to 2**53."""
+    p = np.array([2**52, 2**53 - 1], np.float64)
+    np.testing.assert_array_equal(m.sinusoidal_encoding(2, 2, start=2**53 - 2)[1], [math.sin(2**53 - 1), math.cos(2**53 - 1)])
+    x = np.array([[1.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_allclose(m.apply_rope(x, p), np.stack([np.cos(p), np.sin(p)], axis=1), rtol=0, atol=1e-15)
