@@ -3,6 +3,7 @@ file names, command lines and what the cache key covers. No rendering here."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import textwrap
 from decimal import Decimal
@@ -189,6 +190,49 @@ def test_cache_key_covers_imported_scripts_and_data_files(tmp_path):
     assert contract.cache_key(scripts["user"], req, "other", scripts) != before
     measured = figures.scripts()["attention_memory_measured"]
     assert measured.data_files == ("attention_memory_measured.json",)
+
+
+@pytest.mark.parametrize("line", ["from figures.chap import base", "import figures.chap.base as b",
+                                  "from figures.chap.base import data as _d", "import figures.chap.base"])
+def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, line):
+    """``from figures.chap import base`` was recorded as an import of a script named "chap" (hashed
+    as "missing script chap", a constant) and ``import figures.chap.base`` not at all: an edit to
+    base.py left user's key, and its numbers, as they were."""
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "base.py").write_text(SMALL_FIGURE)
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", f"from figures._kit import cli\n{line}\n"))
+    scripts = contract.discover(tmp_path)
+    assert scripts["user"].imports == ("base",)
+    req = scripts["user"].request()
+    before = contract.cache_key(scripts["user"], req, "shared", scripts)
+    (tmp_path / "chap" / "base.py").write_text(SMALL_FIGURE + "\n# edited\n")
+    assert contract.cache_key(scripts["user"], req, "shared", contract.discover(tmp_path)) != before
+
+
+@pytest.mark.parametrize("line, what", [
+    ("import figures", "import figures"), ("from figures import load", "from figures import load"),
+    ("import figures.chap", "import figures.chap"), ("from . import base", "from . import base"),
+    ("from .base import data as _d", "from .base import data as _d"),
+    ("from figures.chap import *", "from figures.chap import *"),
+    ("NAME = 'x.json'\nF = data_file(NAME)", "data_file(NAME)"),
+    ("F = data_file(name='x.json')", "data_file(name='x.json')"),
+])
+def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_path, line, what):
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "base.py").write_text(SMALL_FIGURE)
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", f"from figures._kit import cli\nfrom figures._kit.contract import data_file\n{line}\n"))
+    with pytest.raises(contract.ContractError, match=f"(?s)(?=.*{re.escape(what)})(?=.*(cache key|key follows))"):
+        contract.discover(tmp_path)
+
+
+def test_an_import_of_a_name_no_script_has_is_refused(tmp_path):
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", "from figures._kit import cli\nfrom figures.chap import helper\n"))
+    with pytest.raises(contract.ContractError, match=r"user.py: imports: unknown figure or table 'helper'"):
+        contract.discover(tmp_path)
 
 
 def test_code_digest_covers_the_models_package(tmp_path):

@@ -395,13 +395,14 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         raise ContractError(f'{where}: a figure script ends with `if __name__ == "__main__": raise SystemExit(main())`: '
                             "without it, `python figures/NAME.py --out ...` (the command a page prints where the site "
                             "serves no wheel) runs nothing, says nothing and exits 0")
-    imports, files = set(), set()
+    imports, files = _script_imports(tree, where), set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("figures.") \
-                and not node.module.startswith("figures._"):
-            imports.add(node.module.rsplit(".", 1)[-1])
-        if isinstance(node, ast.Call) and _name(node.func) == "data_file" and node.args \
-                and isinstance(node.args[0], ast.Constant):
+        if isinstance(node, ast.Call) and _name(node.func) == "data_file":
+            if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
+                    or not isinstance(node.args[0].value, str):
+                raise ContractError(f"{where}:{node.lineno}: data_file() takes the file's name as one literal text, "
+                                    f"data_file(\"NAME.json\"): the cache key hashes the files a script names, and "
+                                    f"cannot read {ast.unparse(node)!r}")
             files.add(node.args[0].value)
     return Script(
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
@@ -412,6 +413,43 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )
+
+
+def _script_imports(tree: ast.AST, where: str) -> set[str]:
+    """The figure scripts a script imports, by name, for its cache key (an edit to one changes
+    the key of every script that imports it). Read from ``from figures.CHAPTER.SCRIPT import
+    ...``, ``from figures.CHAPTER import SCRIPT`` and ``import figures.CHAPTER.SCRIPT``; the
+    kit (``figures._kit``) is hashed for every script. Any other way to reach a script (``import
+    figures``, ``from figures import load``, a relative import) is refused: the key could not
+    follow it, and an edit there would leave the older numbers served."""
+    found = set()
+    refuse = "{}:{}: {!r}: import a figure script as `from figures.CHAPTER.SCRIPT import NAME` or " \
+             "`from figures.CHAPTER import SCRIPT`; the cache key follows only these (and figures._kit)"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if not (node.level == 2 and (node.module or "").split(".")[0] == "_kit"):
+                raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "figures":
+            parts = node.module.split(".")
+            if len(parts) > 1 and parts[1].startswith("_"):
+                continue  # the kit
+            if len(parts) == 3:
+                found.add(parts[2])
+            elif len(parts) == 2 and not any(a.name == "*" for a in node.names):
+                # figures.X: a flat script X, or a chapter X whose scripts are imported by name
+                # (which, discover() tells once it knows every script: "X:name")
+                found.update(f"{parts[1]}:{a.name}" for a in node.names)
+            else:
+                raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] != "figures" or (len(parts) > 1 and parts[1].startswith("_")):
+                    continue
+                if len(parts) != 3:
+                    raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
+                found.add(parts[2])
+    return found
 
 
 #: "nan" or "inf" as a word inside a text ("nan ms", "-inf dB"), in any case, or how Python,
@@ -511,6 +549,12 @@ def discover(root: Path = FIGURES_ROOT) -> dict[str, Script]:
                                 f"{found[script.name].path} and {path}; names must be unique")
         found[script.name] = script
     for name, script in found.items():
+        # "X:name" (from figures.X import name): the script X if there is one, else the script name
+        imports = {entry.split(":")[0] if entry.split(":")[0] in found else entry.split(":")[-1]
+                   for entry in script.imports}
+        for other in imports:  # a name no script has would be hashed as a constant: a stale key
+            find(other, found, where=f"{script.path}: imports")
+        script = found[name] = dataclasses.replace(script, imports=tuple(sorted(imports)))
         if script.data_from:
             source = find(script.data_from, found, where=str(script.path))
             found[name] = dataclasses.replace(script, params=source.params)
