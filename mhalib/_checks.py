@@ -317,7 +317,8 @@ def exact_angles(angles: np.ndarray, what: str, blame: str, omega=None) -> np.nd
             raise ValueError(f"{what} reach {rounded:.4g} rad, where float64 holds an angle only to about "
                              f"{rounded * 2.0**-52:.2g} rad (the frequency and the product each round once), "
                              f"more than {ANGLE_ERROR:g}: their sines and cosines would be off by as much; use "
-                             f"angles below {ANGLE_ERROR * 2**52:.3g} rad (nearer positions)")
+                             f"angles below {ANGLE_ERROR * 2**52:.3g} rad (nearer positions"
+                             + (f"; {blame})" if float(np.max(omega)) > 1 else ")"))
     return angles
 
 
