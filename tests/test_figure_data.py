@@ -253,11 +253,17 @@ def test_bert_gallery_and_top_heads():
 
 
 @pytest.mark.slow
-def test_bert_head_ablation_equals_weight_surgery_and_feeds_the_claims(bert_scores):
+@pytest.mark.build
+def test_bert_head_ablation_equals_weight_surgery_and_feeds_the_claims(bert_scores, built_site):
+    """The published ablation (the site's JSON: 72 forward passes over the 8 sentences, computed
+    once, by the build) against one head cut out by weight surgery, computed here."""
+    import json
+
+    from helpers import data_file
     from mhalib import examples
     from mhalib.models import bert
 
-    abl = d("bert_head_ablation")
+    abl = json.loads(data_file(built_site, "bert_head_ablation.json"))
     imp = np.asarray(abl["importance"])
     assert imp.shape == (6, 12) and np.all(imp >= -1e-6)
     # one head's importance by weight surgery instead of head_mask: zero its block of W_O
@@ -272,7 +278,7 @@ def test_bert_head_ablation_equals_weight_surgery_and_feeds_the_claims(bert_scor
                      @ bert.encode(s)["embedding"] for s in examples.REAL_SENTENCES])
     assert imp[layer, head] == pytest.approx(drift, abs=1e-5)
     assert abl["cumulative"][0]["drift"] == pytest.approx(0.0, abs=1e-6)
-    claims = d("bert_claims_table")
+    claims = json.loads(data_file(built_site, "bert_claims_table.json"))
     b = bert_scores["best"]["previous token"]
     assert {r["verdict"] for r in claims["rows"]} <= {"confirmed", "partly", "not seen", "not measured"}
     assert claims["rows"][0]["verdict"] == ("confirmed" if b["value"] >= 0.5 else claims["rows"][0]["verdict"])
