@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 from matplotlib.text import Text
 
@@ -293,3 +294,63 @@ def test_the_entropy_of_two_keys_keeps_a_weight_below_float64s_resolution(tau):
     want = math.log1p(math.exp(-d)) + d * math.exp(-d) / (1 + math.exp(-d))
     got = figures.load("temperature_two_keys").data(taus=(tau,))["rows"][0]["entropy"]
     assert got == pytest.approx(want, rel=1e-12, abs=0)  # (approx alone allows 1e-12 absolute)
+
+
+def test_a_heatmap_cell_that_is_not_zero_is_not_written_as_zero():
+    """The offset matrix on the sinusoidal page: M[6][7] = sin(3 * 0.001) = 0.0029999955 (by hand:
+    d_model = 8, plane 3, omega = 10000^(-6/8) = 0.001, k = 3) was drawn "0.00", and its mirror
+    "-0.00". A cell that is not zero gets a significant digit; a zero is unsigned."""
+    import math
+
+    import figures
+    from figures._kit import style
+
+    module = figures.load("pe_offset_rotation")
+    data = module.data()
+    M = np.asarray(data["M"])
+    want = math.sin(data["k_show"] * 10000 ** (-6 / data["d_show"]))
+    assert data["d_show"] == 8 and M[6][7] == pytest.approx(want, rel=1e-12) and 0 < want < 0.005
+    fig = module.draw(data)
+    shown = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    for value, text in zip(M.flat, shown):
+        assert value == 0 or re.search(r"[1-9]", text), (value, text)
+        assert text != "-0.00", text
+    assert [style.cell_text(v) for v in (0.0029999955, -0.0029999955, -0.0, 9.02e-05, 0.25)] == \
+        ["0.003", "-0.003", "0.00", "9e-05", "0.25"]
+
+
+def test_a_zero_is_published_unsigned():
+    """-0.0 (ALiBi's diagonal, -m * 0; an entropy whose other weights underflow) was published as
+    "-0.0" in the JSON, "-0" in the CSVs and "-0.000" in a table."""
+    import figures
+    import mhalib
+    from figures._kit import export, style
+
+    bias = mhalib.alibi_bias(3, 2)
+    assert not np.signbit(np.diagonal(bias, axis1=1, axis2=2)).any()
+    assert not np.signbit(np.diagonal(mhalib.alibi_bias(3, 2, causal=False), axis1=1, axis2=2)).any()
+    data = {"grid": np.array([[-0.0, 1.0], [-2.5, -0.0]]), "x": -0.0, "rows": [{"y": np.float32(-0.0)}]}
+    for text in (export.to_json(data), export.to_csv(data), export.to_wide_csv(data)):
+        assert not re.search(r"(?<![\d.])-0(?![.\d]*[1-9])", text), text
+    assert style.fixed(-0.0, 3) == "0.000"
+    module = figures.load("temperature_two_keys")
+    shown = module.table(module.data(scores=(2000.0, 0.0), taus=(0.01, 1.0)))
+    assert "-0.000" not in shown and "−0.000" not in shown, shown
+
+
+def test_a_causal_tiles_row_with_a_skipped_tile_does_not_read_as_all_computed():
+    """T = 100,001 in blocks of 100,000: 3 of the 4 tiles, T (T + 1) / 2 + ... by brute force,
+    computed_share = 1 - 100,000 / 100,001² = 0.99999; the table wrote "100.0%" and "2×"."""
+    import figures
+
+    module = figures.load("flash_causal_tiles")
+    T, b = 100_001, 100_000
+    sizes = [b, T - b]  # the two blocks a side
+    computed = sum(sizes[q] * sizes[k] for q in range(2) for k in range(2) if k <= q)
+    share = computed / T**2
+    row = module.table(module.data(lengths=(T,), block=b)).splitlines()[2]
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert share == pytest.approx(1 - b / T**2, rel=1e-12)
+    assert cells[3] != "100.0%" and float(cells[3].rstrip("%")) == pytest.approx(100 * share, abs=5e-4), cells
+    assert cells[4] == f"{share / 0.5:#.4g}×" == "2.000×", cells

@@ -46,7 +46,8 @@ def _keyed(value: dict, path: str) -> list:
 
 
 def jsonable(value, path: str = ""):
-    """Numpy arrays and scalars as plain lists and numbers, recursively. Keys become text; two
+    """Numpy arrays and scalars as plain lists and numbers, recursively, a zero unsigned (-0.0
+    as 0.0: a download never shows "-0"). Keys become text; two
     keys that read the same as text (1 and "1") or a key holding a dot (the CSV's names and a
     page's value paths join keys with dots: "a.b" and a within a would be one name) raise
     ``ValueError`` naming where: one of the two values would be lost, or read for the other."""
@@ -63,13 +64,15 @@ def jsonable(value, path: str = ""):
             i = next(i for i, v in enumerate(value) if not isinstance(v, (dict, list, tuple)) and _not_json(v))
             raise NotJson(value[i], f"{path}.{i}" if path else str(i)) from None
     if isinstance(value, np.ndarray):
-        if _plain_numbers(value):
-            return value.tolist()  # what the element-wise path gives, without a call per number
+        if _plain_numbers(value):  # what the element-wise path gives, without a call per number
+            return (value + 0.0).tolist() if value.dtype.kind == "f" else value.tolist()
         return jsonable(value.tolist(), path)
     if isinstance(value, np.generic):  # a numpy scalar as the Python value it holds, NaN and infinities included
         value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
         return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, float):  # -0.0 + 0.0 is 0.0: a zero is published unsigned, never "-0.0"
+        return value + 0.0
     if _not_json(value):
         raise NotJson(value, path or None)
     return value
@@ -162,7 +165,7 @@ def _rows(prefix: str, value):
         yield prefix, "", jsonable(arr.item() if hasattr(arr, "item") else value)
         return
     if _plain_numbers(arr):  # the same rows as below, as one block of text (a table has a million)
-        values = arr.ravel().tolist()
+        values = (arr.ravel() + 0.0 if arr.dtype.kind == "f" else arr.ravel()).tolist()  # (-0.0 + 0.0 is 0.0)
         texts = [f"{v:.7g}" for v in values] if arr.dtype.kind == "f" else list(map(str, values))
         yield _Block(prefix, _index_texts(arr.shape), texts)
         return
@@ -196,7 +199,7 @@ def to_csv(data: dict) -> str:
             continue
         name, index, value = row
         if isinstance(value, float):
-            value = f"{value:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
+            value = f"{value + 0.0:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
         w.writerow([name, index, value])
     return buf.getvalue()
 
@@ -299,7 +302,7 @@ def _cell(v) -> str:
         return str(int(v))
     if np.isnan(v):
         return ""
-    return f"{v:.7g}"
+    return f"{v + 0.0:.7g}"  # (a zero unsigned: "0", never "-0")
 
 
 #: A cell that shows how Python writes a missing or non-finite number ("nan", "inf", "None"),

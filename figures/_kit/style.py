@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import re
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -165,6 +166,21 @@ def _text_color_for(rgb) -> str:
     return "#111111" if luminance > 0.5 else "#ffffff"
 
 
+def cell_text(value: float, fmt: str = "{:.2f}") -> str:
+    """``value`` in a heatmap's cell, written by ``fmt``, unless that reads a value that is not
+    zero as zero: then to one significant digit (0.003 is "0.003", never "0.00" or "-0.00"; a
+    weight of 9e-05 "9e-05"); a zero reads unsigned ("0.00", never "-0.00").
+
+    >>> [cell_text(v) for v in (0.25, 0.0029999, -0.0029999, 9.02e-05, -0.0, 0.999)]
+    ['0.25', '0.003', '-0.003', '9e-05', '0.00', '1.00']
+    """
+    text = fmt.format(value)
+    reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
+    if reads_zero and np.isfinite(value) and value != 0:
+        return f"{value:.1g}"
+    return text.replace("-", "", 1) if reads_zero else text
+
+
 def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL, vmin=None, vmax=None,
             annotate: bool | str = False, colorbar: bool | str = False, xlabel=None, ylabel=None, title=None,
             fontsize=10):
@@ -196,7 +212,7 @@ def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL,
         fmt = annotate if isinstance(annotate, str) else "{:.2f}"
         for (i, j), value in np.ndenumerate(data):
             color = _text_color_for(im.cmap(im.norm(value)))
-            texts.append(ax.text(j, i, fmt.format(value), ha="center", va="center", color=color, fontsize=fontsize))
+            texts.append(ax.text(j, i, cell_text(value, fmt), ha="center", va="center", color=color, fontsize=fontsize))
     if colorbar:
         cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
         cb.outline.set_visible(False)
@@ -271,10 +287,10 @@ def fixed(x: float, places: int) -> str:
     """``x`` to ``places`` decimals, unless that reads a number that is not zero as zero: then
     to two significant digits, so a weight of 4.5e-05 is never a table's "0.0000".
 
-    >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3)
-    ('0.2500', '4.5e-05', '0.000', '-2e-09')
+    >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3), fixed(-0.0, 3)
+    ('0.2500', '4.5e-05', '0.000', '-2e-09', '0.000')
     """
-    x = float(x)
+    x = float(x) + 0.0  # -0.0 + 0.0 is 0.0: a zero reads unsigned, never "-0.000"
     text = f"{x:.{places}f}"
     return f"{x:.2g}" if x != 0 and float(text) == 0 else text
 
@@ -286,15 +302,16 @@ def times(ratio: float, digits: int = 3) -> str:
 
     >>> [times(x) for x in (27.34, 1.0, 0.3123, 0.04707, 1.0004, 1.000001)]
     ['27.3×', '1×', '0.312×', '0.0471×', '1.0004×', '1.000001×']
-    >>> times(1.0625, digits=4), times(1.0000001, digits=4)
-    ('1.062×', '1.0000001×')
+    >>> times(1.0625, digits=4), times(1.0000001, digits=4), times(1.99998, digits=4)
+    ('1.062×', '1.0000001×', '2.000×')
     """
     x = float(ratio)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"ratio must be a finite number, 0 or more; got {ratio!r}")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
         raise ValueError(f"digits must be a whole number from 1 to 17; got {digits!r}")
-    text = (three_digits(x) if digits == 3 else f"{x:,.0f}" if x >= 10 ** digits else f"{x:.{digits}g}") \
+    # (beyond three digits the trailing zeros stay: 1.99998 at four is "2.000×", not "2×")
+    text = (three_digits(x) if digits == 3 else f"{x:,.0f}" if x >= 10 ** digits else f"{x:#.{digits}g}") \
         if x >= 1 else f"{x:.{digits}g}"
     digits += 2
     while x != 1 and float(text.replace(",", "")) == 1:  # 1.0004, 0.9996, 1.000001: the digits that say so
@@ -335,20 +352,25 @@ def si(n: float, unit: str) -> str:
     return f"{x:,.0f}{NBSP}{unit}" if x.is_integer() else f"{three_digits(x) if x >= 1 else f'{x:.3g}'}{NBSP}{unit}"
 
 
-def percent(share: float) -> str:
-    """A share as a percentage: whole percents from 1 % on, two significant digits below (a
-    share that is not zero never reads "0%"), and the digits that tell a share that is not 1
-    from all of it (it never reads "100%"): 0.4 is "40%", 7.2e-5 "0.0072%", 0.995 "99.5%".
+def percent(share: float, places: int = 0) -> str:
+    """A share as a percentage: ``places`` decimals (whole percents by default) from 1 % on, two
+    significant digits below (a share that is not zero never reads "0%"), and the digits that
+    tell a share that is not 1 from all of it (it never reads "100%" or "100.0%"): 0.4 is
+    "40%", 7.2e-5 "0.0072%", 0.995 "99.5%".
 
     >>> [percent(x) for x in (0.4, 0.995, 0.9987, 0.99999, 1.0, 0.0123, 7.2e-5, 0.0)]
     ['40%', '99.5%', '99.9%', '99.999%', '100%', '1%', '0.0072%', '0%']
+    >>> percent(0.5625, places=1), percent(0.9999900001, places=1)
+    ('56.2%', '99.999%')
     """
     x = float(share)
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"share must be a finite number, 0 or more; got {share!r}")
+    if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 15:
+        raise ValueError(f"places must be a whole number from 0 to 15; got {places!r}")
     if x == 0 or x * 100 >= 0.995:
-        text, places = f"{x:.0%}", 1
+        text, more = f"{x:.{places}%}", places + 1
         while x != 1 and float(text[:-1]) == 100:  # 0.995, 0.99999, 1.000001: the digits that say so
-            text, places = f"{x:.{places}%}", places + 1
+            text, more = f"{x:.{more}%}", more + 1
         return text
     return f"{x * 100:.2g}%"
