@@ -301,24 +301,32 @@ def exact_angles(angles: np.ndarray, what: str, blame: str, omega=None) -> np.nd
     From ``2**53`` on, float64 holds no digit below 1 rad (neighbouring floats lie 2 rad apart),
     so the sine and cosine of such an angle are arbitrary numbers in [-1, 1]: a frequency above
     1 (a base below 1) takes ordinary positions there. Below it, an angle ``p * omega`` whose
-    frequency is not exactly 1 is rounded twice (the frequency, then the product), each time by
-    up to half a unit in the last place: up to ``|p omega| 2**-52`` rad in all, 0.06 rad at
-    ``p omega = 2.5e14`` (refused from about ``4.5e9`` rad). A frequency of exactly 1 (the first
-    plane) turns an exact position by an exact angle. ``blame`` names the arguments responsible.
+    frequency is not exactly 1 carries the frequency's error and the product's: ``omega =
+    base ** (-2i/D)`` with the exponent rounded is off by ``|ln omega|`` units in the last place,
+    pow and a scaled base add a few, so an angle is held to ``|p omega| (|ln omega| + 8) 2**-53``
+    rad (0.06 rad at ``p omega = 2.5e14``; refused from about ``9e8`` rad on a plane of
+    frequency near 1, earlier on one whose ``|ln omega|`` is large). A frequency of exactly 1
+    (the first plane) turns an exact position by an exact angle. ``blame`` names the arguments
+    responsible.
     """
     largest = float(np.abs(angles).max(initial=0))
     if largest >= EXACT_POSITIONS:
         raise ValueError(f"{what} reach {largest:.4g} rad, past 2**53, where float64 holds no digit below "
                          f"1 rad: their sines and cosines would be arbitrary; {blame}")
     if omega is not None and np.size(angles):
-        inexact = np.broadcast_to(np.asarray(omega) != 1.0, np.shape(angles))
-        rounded = float(np.abs(np.where(inexact, angles, 0.0)).max(initial=0))
-        if rounded * 2.0**-52 > ANGLE_ERROR:
-            raise ValueError(f"{what} reach {rounded:.4g} rad, where float64 holds an angle only to about "
-                             f"{rounded * 2.0**-52:.2g} rad (the frequency and the product each round once), "
-                             f"more than {ANGLE_ERROR:g}: their sines and cosines would be off by as much; use "
-                             f"angles below {ANGLE_ERROR * 2**52:.3g} rad (nearer positions"
-                             + (f"; {blame})" if float(np.max(omega)) > 1 else ")"))
+        w = np.asarray(omega, dtype=np.float64)
+        # relative error of omega_i = base ** e with e = -2i/D rounded: |ln omega_i| ulp from
+        # the exponent, a few from pow and from a scaled base; then the product: one more
+        ulps = np.where(w == 1.0, 0.0, np.abs(np.log(w)) + 8.0)  # (n,): 0 on a plane of frequency 1
+        bound = np.abs(angles) * ulps * 2.0**-53  # (..., n) radians
+        worst = np.unravel_index(int(np.argmax(bound)), np.shape(bound))
+        if float(bound[worst]) > ANGLE_ERROR:
+            reach = float(np.abs(angles)[worst])
+            raise ValueError(f"{what} reach {reach:.4g} rad, where float64 holds an angle only to about "
+                             f"{float(bound[worst]):.2g} rad (the frequency and the product each round), more "
+                             f"than {ANGLE_ERROR:g}: their sines and cosines would be off by as much; use angles "
+                             f"below {ANGLE_ERROR / (float(ulps[worst[-1]]) * 2.0**-53):.3g} rad on that plane "
+                             "(nearer positions" + (f"; {blame})" if float(np.max(w)) > 1 else ")"))
     return angles
 
 
