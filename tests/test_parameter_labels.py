@@ -354,3 +354,36 @@ def test_a_causal_tiles_row_with_a_skipped_tile_does_not_read_as_all_computed():
     assert share == pytest.approx(1 - b / T**2, rel=1e-12)
     assert cells[3] != "100.0%" and float(cells[3].rstrip("%")) == pytest.approx(100 * share, abs=5e-4), cells
     assert cells[4] == f"{share / 0.5:#.4g}×" == "2.000×", cells
+
+
+def test_the_explorers_write_numbers_as_the_figures_do():
+    """explorers.js's fixed() against style.fixed (readouts: two significant digits where the
+    decimals would read zero) and style.cell_text (grid cells: one), on edges and on 400 random
+    values. The positional-encoding readout showed "PE = 0.0000" for -4.68e-7 (d_model 88,
+    position 85, dimension 11), the heads explorer "0.0000" for a weight of 3.19e-6."""
+    import json
+    import shutil
+    import subprocess
+
+    from figures._kit import style
+    from helpers import ROOT
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the explorers' formatting runs in node for this test")
+    rng = np.random.default_rng(5)
+    values = [-4.68e-7, 9.7e-6, 0.003, 0.0031, 9.99e-5, -0.0, 0.0, 0.25, 3.19e-6, -1e-300, 0.00499, 0.005, 1.0,
+              *(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-9, 1, 400)).tolist()]
+    cases = [(v, d, 2) for v in values for d in (2, 4)] + [(v, 2, 1) for v in values]
+    script = ("const src = require('fs').readFileSync(process.argv[1], 'utf8');"
+              "const start = src.indexOf('  const fixed = (v, digits, sig = 2) => {');"
+              "const end = src.indexOf('\\n  };', start) + 4;"
+              "eval(src.slice(start, end).replace('const fixed', 'globalThis.fixed'));"
+              "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify(cases.map(([v, d, s]) => fixed(v, d, s))));")
+    run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts" / "explorers.js")],
+                         input=json.dumps(cases), capture_output=True, text=True, check=True)
+    got = json.loads(run.stdout)
+    want = [style.fixed(v, d) if s == 2 else style.cell_text(v, f"{{:.{d}f}}") for v, d, s in cases]
+    assert [(c, g) for c, g, w in zip(cases, got, want) if g != w] == []
+    assert "0.0000" not in got[:2] and got[0] == "-4.7e-07"

@@ -108,7 +108,18 @@
   }
 
   // ---- number formatting ------------------------------------------------------------
-  const fixed = (v, digits) => (Object.is(Math.round(v * 10 ** digits), -0) ? 0 : v).toFixed(digits); // never "-0.00"
+  // v to `digits` decimals as figures/_kit/style.py writes numbers: a zero unsigned (never
+  // "-0.00"), and a number that is not zero never as zero: to `sig` significant digits then,
+  // as Python's f"{v:.2g}" (style.fixed) or f"{v:.1g}" (style.cell_text) writes it.
+  const fixed = (v, digits, sig = 2) => {
+    const text = (Object.is(Math.round(v * 10 ** digits), -0) ? 0 : v).toFixed(digits);
+    if (v === 0 || !Number.isFinite(v) || /[1-9]/.test(text)) return text;
+    const ex = v.toExponential(sig - 1);  // rounded first: its exponent decides the form, as in Python
+    const exp = Number(ex.split("e")[1]);
+    const out = exp < -4 || exp >= sig ? ex.replace(/\.?0+e/, "e")
+      : v.toFixed(Math.max(0, sig - 1 - exp)).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+    return out.replace(/e([+-])(\d)$/, "e$10$2");  // Python's two-digit exponent: 4.7e-07
+  };
 
   // "Nice" tick positions 0, step, 2 step, ... for integer indices 0..n-1, at most maxTicks of them.
   function integerTicks(n, maxTicks) {
@@ -239,7 +250,7 @@
         td.style.background = `rgb(${rgb.join(",")})`;
         td.style.color = textOn(rgb);
         td.dataset.value = String(v);
-        td.textContent = fixed(v, 2);
+        td.textContent = fixed(v, 2, 1);  // a cell: one significant digit, as the figures' cells
       }));
       scaleNode.textContent = scaleText || "";
     }
