@@ -387,3 +387,38 @@ def test_the_explorers_write_numbers_as_the_figures_do():
     want = [style.fixed(v, d) if s == 2 else style.cell_text(v, f"{{:.{d}f}}") for v, d, s in cases]
     assert [(c, g) for c, g, w in zip(cases, got, want) if g != w] == []
     assert "0.0000" not in got[:2] and got[0] == "-4.7e-07"
+
+
+def test_a_huge_size_is_written_with_its_exact_digits():
+    """attention_memory_table at T = 10⁹, batch 10⁶, 10⁶ heads: 4 T² B H = 4e30 bytes, which is
+    3,725,290,298,461,914,062,500 GiB exactly (integer division); the float n / 2**30 wrote
+    ...914,136,576."""
+    import figures
+
+    module = figures.load("attention_memory_table")
+    data = module.data(lengths=(10**9,), batch=10**6, heads=10**6)
+    fp32, fp16 = _cells(module.table(data), 2)[0], _cells(module.table(data), 3)[0]
+    assert fp32 == f"{4 * 10**30 // 2**30:,} GiB" and fp16 == f"{2 * 10**30 // 2**30:,} GiB", (fp32, fp16)
+
+
+def test_a_label_that_rounds_its_value_says_so():
+    """pe_frequencies titled omega = 10^-0.5 "ω = 0.3162", alibi_bias_heads at 12 heads titled the
+    slope 2^-0.5 "m = 1/1.41421": an "=" before a rounded number (style.equals writes "≈")."""
+    import figures
+
+    module = figures.load("pe_frequencies")
+    data = module.data()
+    fig = module.draw(data)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    plt.close(fig)
+    for c, title in zip(data["curves"], titles):
+        sign, text = re.search(r"ω ([=≈]) ([\d.e+-]+) rad", title).groups()
+        assert (sign == "=") == (float(text) == c["omega"]), (title, c["omega"])
+    module = figures.load("alibi_bias_heads")
+    data = module.data(n_heads=12, show=(0, 8, 11))
+    fig = module.draw(data)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title().startswith("head")]
+    plt.close(fig)
+    # the paper's slopes at 12 heads: 2^-1 ... 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 (every
+    # other slope of 16 heads): heads 1, 9 and 12 are 1/2, 1/1.414... and 1/11.31...
+    assert [t.split("\n")[1] for t in titles] == ["m = 1/2", "m ≈ 1/1.41", "m ≈ 1/11.3"], titles

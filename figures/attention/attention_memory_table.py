@@ -10,9 +10,17 @@ from figures.attention.attention_memory import data  # noqa: F401  (the same num
 
 
 def _size(n: int) -> str:
+    """``n`` bytes in the largest binary unit it fills, whole when it divides, else to one
+    decimal, in exact decimal arithmetic (a float ``n / f`` holds 16 digits: 4e30 bytes read
+    "3,725,290,298,461,914,136,576 GiB" for 3,725,290,298,461,914,062,500)."""
+    import decimal
+
     for unit, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= f:
-            return f"{n / f:,.0f} {unit}" if n % f == 0 else f"{n / f:,.1f} {unit}"
+            if n % f == 0:
+                return f"{n // f:,} {unit}"
+            with decimal.localcontext(decimal.Context(prec=len(str(n)) + 40)):
+                return f"{decimal.Decimal(n) / f:,.1f} {unit}"
     return f"{n} B"
 
 

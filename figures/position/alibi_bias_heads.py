@@ -49,7 +49,10 @@ def draw(data: dict):
             a = np.where(np.isfinite(data[key][c]), data[key][c], np.nan)
             im, _ = style.heatmap(a, ax=ax, cmap="viridis", vmin=vmin, vmax=0)
             ax.set_xticks([]), ax.set_yticks([])
-        axes[0][c].set_title(f"head {h + 1}\nm = 1/{1 / data['slopes'][h]:g}", fontsize=11)
+        # m = 2^-k is 1/2^k exactly; a slope of a head count that is not a power of two is
+        # 2^-(k + 1/2), whose inverse no label writes exactly: "≈ 1/1.41"
+        axes[0][c].set_title(f"head {h + 1}\nm {style.equals(1 / data['slopes'][h], 3).replace(' ', ' 1/', 1)}",
+                             fontsize=11)
     axes[0][0].set_ylabel("causal\nquery i")
     axes[1][0].set_ylabel("symmetric\nquery i")
     for ax in axes[1]:
