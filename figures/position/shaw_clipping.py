@@ -20,7 +20,7 @@ from figures._kit.contract import Range
 NARROW = True
 
 
-def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(0, 63)] = 4) -> dict:
+def data(T: Annotated[int, Range(1, 64)] = 12, k: Annotated[int, Range(1, 63)] = 4) -> dict:
     index = mhalib.shaw_relative_index(T, T, k)  # (T, T) table rows 0 .. 2k
     clipped = index - k  # (T, T) clipped distance -k .. k
     uses = np.bincount(index.ravel(), minlength=2 * k + 1)  # (2k+1,) pairs per table row
