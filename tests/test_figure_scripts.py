@@ -83,6 +83,8 @@ def test_a_tables_command_line_writes_the_files_the_site_serves(built_site, name
     pytest.param(["pe_heatmap", "--d-model", "abc"], "--d-model: .*must be an integer", id="text-for-int"),
     pytest.param(["pe_heatmap", "--dmodel", "4"], "unrecognized arguments: --dmodel", id="unknown-option"),
     pytest.param(["rope_rotation_2d", "--theta", "nan"], "--theta: .*a finite number", id="nan-for-float"),
+    # k = 0 leaves no relative position to clip: its data held NaN, refused with a developer's message
+    pytest.param(["shaw_clipping", "--k", "0"], "parameter 'k' must be an integer between 1 and 63", id="k-below-range"),
 ])
 def test_bad_command_lines_are_refused_before_any_work(argv, message, tmp_path, monkeypatch, capsys):
     """``python -m figures ...``'s own main(), called in this process (a new interpreter per case
