@@ -155,10 +155,11 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         ``T = 0`` gives an empty array. Refused with a ``ValueError``: angles
         ``position * omega_i`` that overflow (a tiny base with far positions), positions
         ``|p| >= 2**53`` (float64 cannot tell ``p`` from ``p + 1`` there, so neighbouring
-        positions would get the same rotation), angles past about 4.5e9 rad on a plane whose
-        frequency is not 1 (float64 holds them only to more than 1e-6 rad), and planes whose rotation exceeds the float
-        range of ``x`` (a float16 plane (60000, 60000) turned by 1 rad has a coordinate of
-        82 889).
+        positions would get the same rotation), angles past about 1.1e9 rad on a plane whose
+        frequency is not 1 (float64 holds them only to more than 1e-6 rad; earlier on a plane
+        whose ``|ln theta_i|`` is large: ``_checks.exact_angles``), and planes whose rotation
+        exceeds the float range of ``x`` (a float16 plane (60000, 60000) turned by 1 rad has a
+        coordinate of 82 889).
     """
     # --8<-- [start:rope]
     x = _checks.float_array(x, "x", min_ndim=2)

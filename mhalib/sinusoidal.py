@@ -113,9 +113,9 @@ def sinusoidal_encoding(n_positions: int, d_model: int,
     this machine's memory (about ``16 n D`` bytes at the peak: ``(10**7, 1024)`` needs 153 GiB).
     Positions at or beyond ``2**53`` (``start + n_positions - 1 >= 2**53``) are refused with a
     ``ValueError``: float64 cannot tell them apart, so their rows would coincide. So are angles
-    ``p * omega_i`` past about 4.5e9 rad on a plane whose frequency is not 1, which float64
-    holds only to more than 1e-6 rad (``_checks.exact_angles``): every entry returned is within
-    1e-6 of the true sine or cosine.
+    ``p * omega_i`` past about 1.1e9 rad on a plane whose frequency is not 1 (earlier where
+    ``|ln omega_i|`` is large), which float64 holds only to more than 1e-6 rad
+    (``_checks.exact_angles``): every entry returned is within 1e-6 of the true sine or cosine.
     """
     # --8<-- [start:sinusoidal]
     n = _checks.positive_int(n_positions, "n_positions")
