@@ -304,7 +304,7 @@ def exact_angles(angles: np.ndarray, what: str, blame: str, omega=None) -> np.nd
     frequency is not exactly 1 carries the frequency's error and the product's: ``omega =
     base ** (-2i/D)`` with the exponent rounded is off by ``|ln omega|`` units in the last place,
     pow and a scaled base add a few, so an angle is held to ``|p omega| (|ln omega| + 8) 2**-53``
-    rad (0.06 rad at ``p omega = 2.5e14``; refused from about ``1.1e9`` rad on a plane of
+    rad (0.22 rad at ``p omega = 2.5e14`` where omega is near 1; refused from about ``1.1e9`` rad on a plane of
     frequency near 1, earlier on one whose ``|ln omega|`` is large). A frequency of exactly 1
     (the first plane) turns an exact position by an exact angle. ``blame`` names the arguments
     responsible.
