@@ -63,7 +63,8 @@ class _PagesHost(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 def _host(root: Path):
@@ -107,8 +108,11 @@ nav: [index.md, rope.md]
 
 
 def _status(url: str) -> int:
+    """The status a request for ``url`` gets, asked with HEAD: the same answer as GET (the server's
+    handler runs the same lookup), without sending every file of the site's 32 MB (a third of
+    this test's time)."""
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=10) as response:
             return response.status
     except urllib.error.HTTPError as err:
         return err.code
