@@ -289,3 +289,15 @@ def test_each_parameter_at_the_lowest_value_its_range_allows_computes_or_says_wh
             module.data(**{param.name: value})
         except (ValueError, TypeError) as exc:
             assert param.name in str(exc) or str(value) in str(exc), (name, param.name, value, str(exc))
+
+
+def test_scaling_variance_without_512_says_what_its_missing_value_means(tmp_path):
+    """``--d-heads 1`` (any list without 512) stopped with a message for the script's author
+    ("declare NON_FINITE"); 512 not last gave no spread at 512 either. Now the value is missing
+    where 512 was not asked for, declared, and read at 512 wherever it stands."""
+    module = figures.load("scaling_variance")
+    out = tmp_path / "s.json"
+    assert module.main(["--out", str(out), "--d-heads", "1", "2", "--n-samples", "1000"]) == 0
+    assert json.loads(out.read_text())["std_at_512"] is None
+    data = module.data(d_heads=(512, 8), n_samples=1000)
+    assert data["std_at_512"] == data["variance"][0] ** 0.5

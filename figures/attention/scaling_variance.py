@@ -12,6 +12,9 @@ import mhalib
 from figures._kit import cli, style
 from figures._kit.contract import Range
 
+#: What a missing value in data() means (the page quotes the spread at d_head = 512).
+NON_FINITE = {"std_at_512": "512 is not among the d_heads asked for"}
+
 #: Limits on the sampling work, so that one render stays within seconds.
 MAX_TOTAL_D_HEAD = 8192  # sum(d_heads): the saturation panel costs about 0.8 s per 1024
 MAX_SAMPLES_WORK = 200_000_000  # n_samples * sum(d_heads): about 6 s of dot products
@@ -29,7 +32,8 @@ def data(d_heads: Annotated[tuple[int, ...], Range(1, 1024)] = (1, 2, 4, 8, 16, 
     both = [mhalib.max_attention_weights(d, seed=seed + d) for d in d_heads]  # one sample, two softmaxes
     unscaled, scaled = [b["unscaled"] for b in both], [b["scaled"] for b in both]
     return dict(d_head=list(d_heads), variance=variance, max_weight_unscaled=unscaled, max_weight_scaled=scaled,
-                n_samples=n_samples, n_keys=16, std_at_512=variance[-1] ** 0.5 if d_heads[-1] == 512 else None)
+                n_samples=n_samples, n_keys=16,
+                std_at_512=variance[list(d_heads).index(512)] ** 0.5 if 512 in d_heads else None)
 
 
 def draw(data: dict):
