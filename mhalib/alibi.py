@@ -82,7 +82,7 @@ def alibi_bias(T: int, n_heads: int, *, causal: bool = True,
     if form == "row_constant":  # the authors' code: every row is m * j
         distance = (j * np.ones_like(i)).astype(np.float64)  # (T, T)
     else:  # the paper's -m (i - j) on the causal side; -m |i - j| everywhere
-        distance = (-np.abs(i - j)).astype(np.float64)  # (T, T); negated as integers: the diagonal is 0, not -0
+        distance = (-np.abs(i - j)).astype(np.float64)  # (T, T), +0 on the diagonal
     bias = m * distance  # (H, 1, 1) * (T, T) -> (H, T, T)
     if causal:
         bias = np.where(j <= i, bias, -np.inf)  # future keys: -inf, weight 0
