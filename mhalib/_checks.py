@@ -317,7 +317,10 @@ def exact_angles(angles: np.ndarray, what: str, blame: str, omega=None) -> np.nd
         w = np.asarray(omega, dtype=np.float64)
         # relative error of omega_i = base ** e with e = -2i/D rounded: |ln omega_i| ulp from
         # the exponent, a few from pow and from a scaled base; then the product: one more
-        ulps = np.where(w == 1.0, 0.0, np.abs(np.log(w)) + 8.0)  # (n,): 0 on a plane of frequency 1
+        # (n,): 0 on the first plane only when its frequency is 1 (base ** 0 is exactly 1); on a
+        # later plane a 1.0 is a rounded frequency (a base within a few float steps of 1)
+        ulps = np.abs(np.log(w)) + 8.0
+        ulps[0] = 0.0 if w.reshape(-1)[0] == 1.0 else ulps[0]
         bound = np.abs(angles) * ulps * 2.0**-53  # (..., n) radians
         worst = np.unravel_index(int(np.argmax(bound)), np.shape(bound))
         if float(bound[worst]) > ANGLE_ERROR:

@@ -480,6 +480,11 @@ def test_every_angle_accepted_near_the_limit_is_within_the_stated_error():
     lambda: m.offset_matrix(10**12, 64),
     lambda: m.apply_rope(np.ones((1, 8)), [2**52]),
     lambda: m.apply_rope(np.ones((1, 8)), [-(10**13)]),
+    # a base one float step below 1: every frequency rounds to 1.0, but only the first is 1
+    # (the others are 1 + (2i/D) 2**-53): accepted 0.37 off at p = 2**53 - 2
+    lambda: m.sinusoidal_encoding(1, 4, base=1 - 2**-53, start=2**53 - 2),
+    lambda: m.offset_matrix(2**53 - 1, 4, base=1 - 2**-53),
+    lambda: m.apply_rope(np.ones((1, 4)), [2**53 - 2], base=1 - 2**-53),
 ])
 def test_angles_float64_holds_only_roughly_are_refused(call):
     with pytest.raises(ValueError, match=r"angles .* reach .* rad, where float64 holds an angle only to about "
