@@ -422,3 +422,28 @@ def test_a_label_that_rounds_its_value_says_so():
     # the paper's slopes at 12 heads: 2^-1 ... 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 (every
     # other slope of 16 heads): heads 1, 9 and 12 are 1/2, 1/1.414... and 1/11.31...
     assert [t.split("\n")[1] for t in titles] == ["m = 1/2", "m ≈ 1/1.41", "m ≈ 1/11.3"], titles
+
+
+def test_a_table_or_tick_that_rounds_its_value_says_so():
+    """alibi_slopes_table wrote "2^−0.5 = 0.707107" (on the ALiBi page), pe_binary_clock at base
+    10 ticked "ω = 0.316" for 10^-0.5; alibi_equivalence wrote a weight difference of 5.4e-06
+    as "0.000" (T = 2, one head of width 1, seed 140)."""
+    import figures
+
+    module = figures.load("alibi_slopes_table")
+    shown = module.table(module.data())
+    assert "2^−0.5 ≈ 0.707107" in shown and "2^−3.5 ≈ 0.0883883" in shown and "2^−8 = 0.00390625" in shown
+    module = figures.load("pe_binary_clock")
+    fig = module.draw(module.data(base=10.0))
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if "ω" in t.get_text()]
+    plt.close(fig)
+    for tick in ticks:
+        sign, text = re.search(r"ω ([=≈]) ([\d.e+-]+)", tick).groups()
+        i = int(re.search(r"dims (\d+)", tick).group(1)) // 2
+        omega = 10.0 ** (-2 * i / module.data(base=10.0)["d_model"])  # by hand: base^(-2i/D)
+        assert (sign == "=") == (float(text) == omega), (tick, omega)
+    assert any("≈" in t for t in ticks), ticks
+    module = figures.load("alibi_equivalence")
+    data = module.data(T=2, n_heads=1, d_head=1, seed=140)
+    cell = _cells(module.table(data), 1)[1]
+    assert data["alibi_vs_plain"] > 0 and re.search(r"[1-9]", cell), (data["alibi_vs_plain"], cell)

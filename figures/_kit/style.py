@@ -272,6 +272,17 @@ def equals(value: float, digits: int = 3) -> str:
     return f"= {text}" if len(text) <= 8 else f"≈ {float(value):.{digits}g}"
 
 
+def stated(value: float, spec: str = ".6g") -> str:
+    """``"= x"`` with ``value`` written by ``spec`` when that text reads back as the same float,
+    else ``"≈ x"``: a slope of 2^-0.5 is "≈ 0.707107", one of 2^-8 "= 0.00390625".
+
+    >>> stated(2 ** -0.5), stated(2 ** -8), stated(10 ** -0.5, ".3g"), stated(0.5, ".3g")
+    ('≈ 0.707107', '= 0.00390625', '≈ 0.316', '= 0.5')
+    """
+    text = format(float(value), spec)
+    return f"{'=' if float(text) == float(value) else '≈'} {text}"
+
+
 #: Between a number and its unit: a table cell or label never breaks "4.29 GFLOP" across lines.
 NBSP = "\u00a0"
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -36,7 +36,7 @@ def data(T: Annotated[int, Range(1, 256)] = 16, n_heads: Annotated[int, Range(1,
 def table(data: dict) -> str:
     return markdown_table(["comparison (causal, random q and k)", "largest weight difference"], [
         ["paper's −m(i−j) vs authors' code m·j", f"{data['max_weight_difference']:.1e}"],
-        ["ALiBi vs no positional bias at all", f"{data['alibi_vs_plain']:.3f}"],
+        ["ALiBi vs no positional bias at all", style.fixed(data['alibi_vs_plain'], 3)],
     ], "lr")
 
 

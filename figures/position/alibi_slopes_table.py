@@ -10,7 +10,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -26,7 +26,7 @@ def table(data: dict) -> str:
     def cell(n: int, h: int) -> str:
         if h >= n:
             return ""
-        return f"2^−{data['exponents'][str(n)][h]:g} = {data['slopes'][str(n)][h]:.6g}"
+        return f"2^−{data['exponents'][str(n)][h]:g} {style.stated(data['slopes'][str(n)][h])}"
 
     rows = [[str(h + 1)] + [cell(n, h) for n in data["counts"]] for h in range(max(data["counts"]))]
     return markdown_table(["head"] + [f"{n} heads" for n in data["counts"]], rows, "r" * (1 + len(data["counts"])))
