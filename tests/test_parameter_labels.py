@@ -318,6 +318,7 @@ def test_a_heatmap_cell_that_is_not_zero_is_not_written_as_zero():
         assert text != "-0.00", text
     assert [style.cell_text(v) for v in (0.0029999955, -0.0029999955, -0.0, 9.02e-05, 0.25)] == \
         ["0.003", "-0.003", "0.00", "9e-05", "0.25"]
+    assert style.cell_text(-math.inf) == "-inf"  # (its sign was taken as a zero's)
 
 
 def test_a_zero_is_published_unsigned():
@@ -359,7 +360,7 @@ def test_a_causal_tiles_row_with_a_skipped_tile_does_not_read_as_all_computed():
 def test_the_explorers_write_numbers_as_the_figures_do():
     """explorers.js's fixed() against style.fixed (readouts: two significant digits where the
     decimals would read zero) and style.cell_text (grid cells: one), on edges and on 400 random
-    values. The positional-encoding readout showed "PE = 0.0000" for -4.68e-7 (d_model 88,
+    values, exact ties and huge values. The positional-encoding readout showed "PE = 0.0000" for -4.68e-7 (d_model 88,
     position 85, dimension 11), the heads explorer "0.0000" for a weight of 3.19e-6."""
     import json
     import shutil
@@ -372,12 +373,19 @@ def test_the_explorers_write_numbers_as_the_figures_do():
     if node is None:
         pytest.fail("node is not installed: the explorers' formatting runs in node for this test")
     rng = np.random.default_rng(5)
+    # exact binary ties (Python rounds them to even, toFixed up: 0.125 to two places), a negative
+    # tie that rounds away from zero (-0.0005 to three places is "-0.001"), and 1e21 on (toFixed
+    # writes "1e+21"), found by pass fourteen; then random values and random ties k/2^m
+    ties = [k / 2**m for m in range(1, 12) for k in range(1, 2**m, 2)][:200]
     values = [-4.68e-7, 9.7e-6, 0.003, 0.0031, 9.99e-5, -0.0, 0.0, 0.25, 3.19e-6, -1e-300, 0.00499, 0.005, 1.0,
+              0.125, 0.625, 2.5, 0.03125, -0.0005, -0.005, -0.05, 0.5, 1e21, 1.5e22, -3e25, *ties, *(-t for t in ties),
               *(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-9, 1, 400)).tolist()]
-    cases = [(v, d, 2) for v in values for d in (2, 4)] + [(v, 2, 1) for v in values]
+    cases = [(v, d, 2) for v in values for d in (0, 1, 2, 4)] + [(v, 2, 1) for v in values]
     script = ("const src = require('fs').readFileSync(process.argv[1], 'utf8');"
               "const start = src.indexOf('  const fixed = (v, digits, sig = 2) => {');"
               "const end = src.indexOf('\\n  };', start) + 4;"
+              "const helper = src.indexOf('  function absFixed(');"
+              "eval(src.slice(helper, src.indexOf('\\n  }', helper) + 4) + '\\nglobalThis.absFixed = absFixed;');"
               "eval(src.slice(start, end).replace('const fixed', 'globalThis.fixed'));"
               "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
               "console.log(JSON.stringify(cases.map(([v, d, s]) => fixed(v, d, s))));")

@@ -112,13 +112,32 @@
   // "-0.00"), and a number that is not zero never as zero: to `sig` significant digits then,
   // as Python's f"{v:.2g}" (style.fixed) or f"{v:.1g}" (style.cell_text) writes it.
   const fixed = (v, digits, sig = 2) => {
-    const text = (Object.is(Math.round(v * 10 ** digits), -0) ? 0 : v).toFixed(digits);
-    if (v === 0 || !Number.isFinite(v) || /[1-9]/.test(text)) return text;
+    if (Number.isNaN(v)) return "nan";
+    if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+    const body = absFixed(Math.abs(v), digits);
+    if (/[1-9]/.test(body)) return (v < 0 ? "-" : "") + body;
+    if (v === 0) return body;
     const ex = v.toExponential(sig - 1);  // rounded first: its exponent decides the form, as in Python
     const exp = Number(ex.split("e")[1]);
+    // (the fixed form through absFixed: 0.125 to two digits is "0.12", a tie to even, as in Python;
+    // below 1e-4 no float is a tie at one or two significant digits)
     const out = exp < -4 || exp >= sig ? ex.replace(/\.?0+e/, "e")
-      : v.toFixed(Math.max(0, sig - 1 - exp)).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+      : (v < 0 ? "-" : "") + absFixed(Math.abs(v), Math.max(0, sig - 1 - exp))
+        .replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
     return out.replace(/e([+-])(\d)$/, "e$10$2");  // Python's two-digit exponent: 4.7e-07
+  };
+
+  // a (>= 0) to `digits` decimals as Python rounds it: an exact tie to the even digit (toFixed
+  // rounds it up: 0.125 to two places is "0.12" in Python, "0.13" in toFixed), and every digit
+  // of a number from 1e21 on (toFixed writes "1e+21" there)
+  function absFixed(a, digits) {
+    if (a >= 1e21) return BigInt(a).toString() + (digits ? "." + "0".repeat(digits) : "");
+    const text = a.toFixed(digits);
+    const full = a.toFixed(Math.min(100, digits + 25));  // enough digits to tell a tie from a near one
+    const cut = full.indexOf(".") + (digits ? 1 + digits : 0);
+    if (!/^\.?50*$/.test(full.slice(cut))) return text;
+    const down = full.slice(0, cut);
+    return Number(down[down.length - 1]) % 2 === 0 ? down : text;
   };
 
   // "Nice" tick positions 0, step, 2 step, ... for integer indices 0..n-1, at most maxTicks of them.

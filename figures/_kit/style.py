@@ -178,7 +178,7 @@ def cell_text(value: float, fmt: str = "{:.2f}") -> str:
     reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
     if reads_zero and np.isfinite(value) and value != 0:
         return f"{value:.1g}"
-    return text.replace("-", "", 1) if reads_zero else text
+    return text.replace("-", "", 1) if reads_zero and value == 0 else text
 
 
 def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL, vmin=None, vmax=None,
