@@ -269,7 +269,7 @@ def equals(value: float, digits: int = 3) -> str:
     ('= 1.005', '≈ 1.41', '= 0.5', '= 12345')
     """
     text = exact(value)
-    return f"= {text}" if len(text) <= 8 else f"≈ {float(value):.{digits}g}"
+    return f"= {text}" if len(text) <= 8 else stated(value, f".{digits}g")
 
 
 def stated(value: float, spec: str = ".6g") -> str:
