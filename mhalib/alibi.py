@@ -23,8 +23,14 @@ from . import _checks
 
 # --8<-- [start:slopes]
 def _power_of_two_slopes(n: int) -> list[float]:
-    start = 2.0 ** (-8.0 / n)
-    return [start ** (h + 1) for h in range(n)]
+    # m_h = 2^(-8h/n) = 2^(-r/n) * 2^-q, where 8h = q n + r: a whole power of two is
+    # exact (the authors raise a rounded 2^(-8/n) to the power h, which drifts: their
+    # 2^-1 at 16 heads is 0.5000000000000001, and 255 heads are 50 ulp off)
+    slopes = []
+    for h in range(1, n + 1):
+        q, r = divmod(8 * h, n)
+        slopes.append(math.ldexp(2.0 ** (-r / n), -q))  # 2^(-r/n) times 2^-q, exactly
+    return slopes
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:

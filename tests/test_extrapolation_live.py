@@ -216,9 +216,11 @@ def test_js_reads_every_float16_as_numpy_does(page):
 @pytest.mark.build
 @pytest.mark.browser
 def test_js_alibi_slopes_are_mhalibs(page):
-    for H in (1, 2, 3, 4, 6, 8, 12, 16):
-        np.testing.assert_allclose(page.evaluate("(H) => mhaTinyDecoder.alibiSlopes(H)", H), mhalib.alibi_slopes(H),
-                                   rtol=1e-15)
+    for H in (1, 2, 3, 4, 6, 8, 12, 16, 32):
+        js = page.evaluate("(H) => mhaTinyDecoder.alibiSlopes(H)", H)
+        np.testing.assert_allclose(js, mhalib.alibi_slopes(H), rtol=1e-15)
+        exact = [i for i in range(H) if float(np.log2(mhalib.alibi_slopes(H)[i])).is_integer()]
+        assert [js[i] for i in exact] == [mhalib.alibi_slopes(H)[i] for i in exact], H  # 2^-1 is 0.5, bit for bit
 
 
 def _set(page, method=None, scaling=None, length=None):

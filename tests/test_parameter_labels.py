@@ -432,6 +432,27 @@ def test_a_label_that_rounds_its_value_says_so():
     assert [t.split("\n")[1] for t in titles] == ["m = 1/2", "m ≈ 1/1.41", "m ≈ 1/11.3"], titles
 
 
+def test_an_alibi_slope_that_is_a_power_of_two_is_written_with_equals_at_any_head_count():
+    """At 16, 32, 64 and 128 heads the slopes that are whole powers of two were a few ulp off
+    (2^-1 came out as 0.5000000000000001), so the table wrote "2^−1 ≈ 0.5" and the heads figure
+    "m ≈ 1/4": a slope 2^-k is 1/2^k exactly, by the recipe."""
+    import figures
+
+    module = figures.load("alibi_slopes_table")
+    shown = module.table(module.data(head_counts=(16, 32, 64, 128)))
+    cells = [c.strip() for line in shown.splitlines()[2:] for c in line.strip("|").split("|")[1:] if c.strip()]
+    for cell in cells:
+        exponent, sign, value = re.fullmatch(r"2\^−([\d.]+) ([=≈]) ([\d.e+-]+)", cell).groups()
+        whole = float(exponent).is_integer()
+        assert (sign == "=") == whole and (not whole or float(value) == 2.0 ** -float(exponent)), cell
+    assert len(cells) == 16 + 32 + 64 + 128
+    module = figures.load("alibi_bias_heads")
+    fig = module.draw(module.data(n_heads=16, show=(1, 3, 5)))  # slopes 2^-1, 2^-2, 2^-3
+    titles = [ax.get_title().split("\n")[1] for ax in fig.axes if ax.get_title().startswith("head")]
+    plt.close(fig)
+    assert titles == ["m = 1/2", "m = 1/4", "m = 1/8"], titles
+
+
 def test_a_table_or_tick_that_rounds_its_value_says_so():
     """alibi_slopes_table wrote "2^−0.5 = 0.707107" (on the ALiBi page), pe_binary_clock at base
     10 ticked "ω = 0.316" for 10^-0.5; alibi_equivalence wrote a weight difference of 5.4e-06

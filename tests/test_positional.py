@@ -157,6 +157,34 @@ def test_alibi_slopes(n_heads, expected):
     np.testing.assert_allclose(m.alibi_slopes(n_heads), expected, rtol=1e-15)
 
 
+def _recipe_exponents(H: int) -> list:
+    """The ALiBi recipe's exponents e_h (m_h = 2^-e_h) as exact fractions: 8h/n, h = 1..n, for
+    the largest power of two n <= H, then every other one of 2n (h = 1, 3, 5, ...)."""
+    from fractions import Fraction
+
+    n = 1
+    while 2 * n <= H:
+        n *= 2
+    return [Fraction(8 * h, n) for h in range(1, n + 1)] + [Fraction(8 * h, 2 * n) for h in range(1, 2 * n, 2)][: H - n]
+
+
+def test_alibi_slopes_are_the_recipes_powers_of_two_to_the_last_bit():
+    """2^-1 at 16 heads was 0.5000000000000001 (the slope table then wrote "2^-1 ≈ 0.5"), and
+    255 heads drifted 50 ulp: a whole power of two is exact, every other slope within one ulp
+    of 2^-e at 50 digits."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    for H in (*range(1, 70), 127, 128, 255, 256, 1000, 1024):
+        got = m.alibi_slopes(H)
+        for h, (slope, e) in enumerate(zip(got, _recipe_exponents(H), strict=True)):
+            if e.denominator == 1:
+                assert slope == 2.0 ** -int(e), (H, h, slope, e)
+            else:
+                true = mpmath.power(2, -mpmath.mpf(e.numerator) / e.denominator)
+                assert abs(mpmath.mpf(float(slope)) - true) <= np.spacing(float(true)), (H, h, slope, e)
+
+
 T_ALIBI, H_ALIBI = 6, 4
 I, J = np.arange(T_ALIBI)[:, None], np.arange(T_ALIBI)[None, :]
 

@@ -52,10 +52,12 @@
   }
 
   // ---- positions ----------------------------------------------------------------------
-  // mhalib.alibi_slopes: 2^(-8/n) to the powers 1..n for a power of two n; otherwise those of the
-  // largest power of two below H, then every other slope of twice that, as many as are missing.
+  // mhalib.alibi_slopes: 2^(-8h/n), h = 1..n, for a power of two n (as 2^(-r/n) 2^-q with
+  // 8h = qn + r, so whole powers of two are exact); otherwise those of the largest power of two
+  // below H, then every other slope of twice that, as many as are missing.
   function alibiSlopes(H) {
-    const powers = (n) => Array.from({ length: n }, (_, h) => Math.pow(Math.pow(2, -8 / n), h + 1));
+    const powers = (n) => Array.from({ length: n }, (_, i) =>
+      Math.pow(2, -((8 * (i + 1)) % n) / n) * Math.pow(2, -Math.floor((8 * (i + 1)) / n)));
     const low = Math.pow(2, Math.floor(Math.log2(H)));
     const slopes = powers(low);
     if (low < H) slopes.push(...powers(2 * low).filter((_, i) => i % 2 === 0).slice(0, H - low));
