@@ -17,6 +17,7 @@ import pytest
 from matplotlib.text import Text
 
 import figures
+from helpers import ROOT
 from figures._kit.style import exact
 
 #: A parameter at its edge draws without numpy's overflow warnings (a score past float16's range
@@ -476,3 +477,105 @@ def test_a_table_or_tick_that_rounds_its_value_says_so():
     data = module.data(T=2, n_heads=1, d_head=1, seed=140)
     cell = _cells(module.table(data), 1)[1]
     assert data["alibi_vs_plain"] > 0 and re.search(r"[1-9]", cell), (data["alibi_vs_plain"], cell)
+
+
+# ---- every decimal through one rule ----------------------------------------------------------------
+
+BARE = re.compile(r"\.\d+[f%]$")  # a format spec that writes a fixed number of decimals, or a percent
+
+
+def _bare_formats(source: str) -> list[tuple[int, str]]:
+    """(line, spec) of every fixed-decimal or percent format in a script's source: an f-string's
+    ``{x:.2f}``, a ``"{:.3f}"`` template, ``"%.1f" % x`` and ``format(x, ".0%")``; except a
+    heatmap's ``annotate=`` template (style.heatmap writes each cell through style.cell_text) and
+    a line that says why its text is exact (``# bare format: ...``)."""
+    import ast
+
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    skip = {id(n) for call in ast.walk(tree) if isinstance(call, ast.Call)
+                for kw in call.keywords if kw.arg == "annotate" for n in ast.walk(kw.value)}
+    skip |= {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}  # docstrings
+    skip |= {id(c) for n in ast.walk(tree) if isinstance(n, ast.FormattedValue) and n.format_spec
+                 for c in ast.walk(n.format_spec)}  # an f-string's own spec, read below
+    found = []
+    for node in ast.walk(tree):
+        spec = None
+        if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            spec = "".join(v.value for v in node.format_spec.values if isinstance(v, ast.Constant))
+            spec = spec if BARE.search(spec) else None
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            m = re.search(r"\{[^{}]*:([^{}]*)\}|%[-+ #0,]*\d*(\.\d+[f%])", node.value)
+            if m and (m.group(2) or BARE.search(m.group(1) or "")):
+                spec = m.group(0)
+            elif node.value and BARE.search(node.value) and re.fullmatch(r"[-+ #0,\d]*\.\d+[f%]", node.value):
+                spec = node.value  # format(x, ".2f")
+        if spec and "# bare format:" not in lines[node.lineno - 1]:
+            found.append((node.lineno, spec))
+    return sorted(found)
+
+
+def test_the_scan_finds_every_form_of_a_bare_format():
+    src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d}"\n'
+           'b = "{:.3f}".format(x)\nc = "%.1f" % x\nd = format(x, ".2f")\n'
+           'style.heatmap(m, annotate="{:.2f}")\ne = f"{x:.4f}"  # bare format: an exact half\n')
+    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".2f"), (2, "{:.3f}"), (3, "%.1f"), (4, ".2f")]
+
+
+def test_every_decimal_a_figure_script_writes_goes_through_style():
+    """extrapolation_table wrote RoPE's accuracy at 8x, 0.0037 (every seed above zero), as "0.00"
+    on the extrapolation page, and the best sinusoidal seed's 0.9986 as a perfect "1.00";
+    one_head_combine at strength 20 wrote 1.5e-123 as "0.000", so its sum read the target's
+    digits exactly. Each had its own f"{x:.2f}". A script writes a decimal with style.fixed,
+    a weight or accuracy with style.share and a share in percent with style.percent."""
+    scripts = sorted(p for p in (ROOT / "figures").rglob("*.py") if "_kit" not in p.parts)
+    assert len(scripts) > 100
+    bare = {str(p.relative_to(ROOT)): found for p in scripts if (found := _bare_formats(p.read_text()))}
+    assert not bare, f"write these with style.fixed / share / percent (or say why with '# bare format:'): {bare}"
+
+
+def _states(text: str, value: float, *, share: bool = False) -> None:
+    """``text`` writes ``value``: within half a unit of its last digit, zero only for zero (and
+    for a share, one only for one)."""
+    shown = float(text.replace(",", ""))
+    mantissa = re.split(r"[eE]", text)[0]
+    places = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    unit = 10.0 ** (int(re.split(r"[eE]", text)[1]) - places) if re.search(r"[eE]", text) else 10.0 ** -places
+    assert abs(shown - value) <= 0.5 * unit * (1 + 1e-9), (text, value)
+    assert (shown == 0) == (value == 0), (text, value)
+    if share:
+        assert (shown == 1) == (value == 1), (text, value)
+
+
+def test_the_extrapolation_table_writes_no_accuracy_as_zero_or_perfect_that_is_not():
+    module = figures.load("extrapolation_table")
+    data = module.data()
+    shown = module.table(data)
+    rows = [line.split("|")[2:-1] for line in shown.splitlines()[2:]]
+    checked = 0
+    for r, cells in zip(data["rows"], rows, strict=True):
+        for i, cell in enumerate(cells):
+            m = re.fullmatch(r"\s*([\d.]+) \[([\d.]+)–([\d.]+)\]\s*", cell)
+            if not m:
+                continue
+            for text, value in zip(m.groups(), (r["mean"][i], r["min"][i], r["max"][i])):
+                _states("0" + text if text.startswith(".") else text, value, share=True)
+                checked += 1
+    assert checked >= 60, checked
+    lows = [v for r in data["rows"] for v in r["mean"] if v is not None and 0 < v < 0.005]
+    assert lows, "the repeat task has an accuracy below 0.005 that must not read 0.00"
+
+
+def test_one_head_combine_writes_no_output_as_zero_that_is_not():
+    from mhalib import examples
+
+    module = figures.load("one_head_combine")
+    shown = module.table(module.data(strength=20.0))
+    true = examples.one_head_vs_two(20.0)
+    numbers = [re.findall(r"-?[\d.]+(?:e[-+]\d+)?", cell) for cell in _cells(shown, 2)]
+    want = [*true["per_head"], true["out_two"], true["target"]]
+    assert len(numbers) == len(want)
+    for texts, values in zip(numbers, want, strict=True):
+        for text, value in zip(texts, np.ravel(values), strict=True):
+            _states(text, float(value))
+    assert any(0 < abs(float(v)) < 1e-100 for v in np.ravel(true["out_two"]))

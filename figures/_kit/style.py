@@ -294,16 +294,37 @@ def three_digits(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def fixed(x: float, places: int) -> str:
-    """``x`` to ``places`` decimals, unless that reads a number that is not zero as zero: then
-    to two significant digits, so a weight of 4.5e-05 is never a table's "0.0000".
+def fixed(x: float, places: int, *, sep: bool = False) -> str:
+    """``x`` to ``places`` decimals (``sep``: with thousands separators), unless that reads a
+    number that is not zero as zero: then to two significant digits, so a weight of 4.5e-05 is
+    never a table's "0.0000". Every decimal number a figure script writes goes through here or
+    :func:`share` (tests/test_parameter_labels.py holds the scripts to it).
 
     >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3), fixed(-0.0, 3)
     ('0.2500', '4.5e-05', '0.000', '-2e-09', '0.000')
+    >>> fixed(12345.678, 2, sep=True)
+    '12,345.68'
     """
     x = float(x) + 0.0  # -0.0 + 0.0 is 0.0: a zero reads unsigned, never "-0.000"
-    text = f"{x:.{places}f}"
-    return f"{x:.2g}" if x != 0 and float(text) == 0 else text
+    text = f"{x:{',' if sep else ''}.{places}f}"
+    return f"{x:.2g}" if x != 0 and float(text.replace(',', '')) == 0 else text
+
+
+def share(x: float, places: int) -> str:
+    """A weight, probability or accuracy (0 to 1) as :func:`fixed` writes it, with the decimals
+    that tell one that is not all from all: 0.9986 to two places is "0.999", never "1.00" (a
+    seed that missed answers is not a perfect score), as :func:`percent` never writes "100%".
+
+    >>> share(0.36, 2), share(0.998592, 2), share(1.0, 2), share(0.0036, 2), share(0.99999, 3)
+    ('0.36', '0.999', '1.00', '0.0036', '0.99999')
+    """
+    x = float(x)
+    if not 0 <= x <= 1:
+        raise ValueError(f"x must be a share from 0 to 1; got {x!r}")
+    text, more = fixed(x, places), places + 1
+    while x != 1 and float(text) == 1:
+        text, more = fixed(x, more), more + 1
+    return text
 
 
 def times(ratio: float, digits: int = 3) -> str:

@@ -20,7 +20,7 @@ def _size(n: int) -> str:
             if n % f == 0:
                 return f"{n // f:,} {unit}"
             with decimal.localcontext(decimal.Context(prec=len(str(n)) + 40)):
-                return f"{decimal.Decimal(n) / f:,.1f} {unit}"
+                return f"{decimal.Decimal(n) / f:,.1f} {unit}"  # bare format: at least 1, beside the exact bytes
     return f"{n} B"
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -100,8 +100,8 @@ def data(part: str = "gradients", step: Annotated[float, Range(0.0, 10.0)] = 0.1
                             fill_dv_change=float(np.abs(dv_fill - dv_m).max())))
 
 
-def _vec(x, fmt="{:.4f}") -> str:
-    return "(" + ", ".join(fmt.format(float(a)) for a in x) + ")"
+def _vec(x, places: int = 4) -> str:
+    return "(" + ", ".join(style.fixed(a, places) for a in x) + ")"
 
 
 def table(data: dict) -> str:
@@ -111,7 +111,7 @@ def table(data: dict) -> str:
                 for i, t in enumerate(tokens)]
         return markdown_table(["token", "output o", "target y = v", "dO = o - y"], rows, "lrrr")
     if data["part"] == "scores":
-        rows = [[t] + [f"{x:.4f}" for x in data["dA"][i]] + [f"**{x:.4f}**" for x in data["dZ"][i]]
+        rows = [[t] + [style.fixed(x, 4) for x in data["dA"][i]] + [f"**{style.fixed(x, 4)}**" for x in data["dZ"][i]]
                 for i, t in enumerate(tokens)]
         return markdown_table(["query", *(f"dA, {t}" for t in tokens), *(f"dZ, {t}" for t in tokens)],
                               rows, "l" + "r" * 6)

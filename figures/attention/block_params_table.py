@@ -8,7 +8,7 @@ The same numbers as the block diagram (``transformer_block``). Page: where atten
 """
 from __future__ import annotations
 
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 from figures.attention.transformer_block import data  # noqa: F401  (the same numbers as the diagram)
 
@@ -34,7 +34,7 @@ def table(data: dict) -> str:
             lambda m: m["output_head_params"]),
         row("**total**", "", lambda m: m["total_params"]),
     ]
-    rows.append(["share in attention layers", "", *(f"{m['share']['attention']:.0%}" for m in (enc, dec))])
+    rows.append(["share in attention layers", "", *(style.percent(m['share']['attention']) for m in (enc, dec))])
     return markdown_table(["part", "count", enc["name"], dec["name"]], rows, "llrr")
 
 

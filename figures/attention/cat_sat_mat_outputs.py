@@ -11,7 +11,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 #: The outputs the lecture notes print for "cat" and "sat".
@@ -44,12 +44,12 @@ def data() -> dict:
                 rounded_weight_row_sum=float(rounded_w[0].sum()), causal_outputs=causal)
 
 
-def _pair(p, fmt="{:.2f}") -> str:
-    return "—" if p is None else "(" + ", ".join(fmt.format(x) for x in p) + ")"
+def _pair(p, places: int = 2) -> str:
+    return "—" if p is None else "(" + ", ".join(style.fixed(x, places) for x in p) + ")"
 
 
 def table(data: dict) -> str:
-    rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], "{:.3f}"), f"**{_pair(r['exact'], '{:.4f}')}**"]
+    rows = [[r["token"], _pair(r["notes"]), _pair(r["rounded"], 3), f"**{_pair(r['exact'], 4)}**"]
             for r in data["rows"]]
     return markdown_table(["token", "as often printed", "from weights rounded to 2 d.p.", "exact"], rows, "lrrr")
 

@@ -6,7 +6,7 @@ key and value, exactly the table of the lecture notes. Page: attention.
 from __future__ import annotations
 
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -20,7 +20,7 @@ def data() -> dict:
 def table(data: dict) -> str:
     # (the subscripts as math: KaTeX draws them with its own fonts, where many readers' fonts lack ₁)
     header = ["token"] + [rf"\({s}_{i}\)" for s, n in (("x", 4), ("q", 2), ("k", 2), ("v", 2)) for i in range(1, n + 1)]
-    rows = [[tok] + [f"{c:.1f}" for c in [*data["X"][t], *data["q"][t], *data["k"][t], *data["v"][t]]]
+    rows = [[tok] + [style.fixed(c, 1) for c in [*data["X"][t], *data["q"][t], *data["k"][t], *data["v"][t]]]
             for t, tok in enumerate(data["tokens"])]
     return markdown_table(header, rows, "l" + "r" * 10)
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -41,7 +41,7 @@ def table(data: dict) -> str:
         if s == -np.inf:
             return "−∞"
         prods = " + ".join(f"{_fmt(a)}·{_fmt(b)}" for a, b in zip(data["q"][i], data["k"][j]))
-        return f"{prods} = **{s:.1f}**"
+        return f"{prods} = **{style.fixed(s, 1)}**"
 
     rows = [[f"{ti} (q)"] + [cell(i, j) for j in range(len(toks))] for i, ti in enumerate(toks)]
     return markdown_table(["q · k"] + [f"{t} (k)" for t in toks], rows, "l" + "r" * len(toks))

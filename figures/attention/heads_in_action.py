@@ -67,7 +67,7 @@ def draw(data: dict):
                 ax.set_xlabel("key")
             else:
                 ax.set_xticks([])
-    fig.suptitle(f"τ {style.equals(data['tau'])}, one colour scale from 0 to {vmax:.2f}\n"
+    fig.suptitle(f"τ {style.equals(data['tau'])}, one colour scale from 0 to {style.share(vmax, 2)}\n"
                  "rows: queries, columns: keys", fontsize=11)
     return fig
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -22,7 +22,7 @@ def data(strength: Annotated[float, Range(0.1, 20)] = 3.0) -> dict:
 def _vec(v, slot: int = 2, bold: bool = False) -> str:
     """``\\((0.995, 0.002 \\Vert 0.000, 0.000)\\)``: a double bar between the slots of ``slot``
     numbers, as math (KaTeX draws the bar with its own fonts, as in the page's prose)."""
-    parts = [", ".join(f"{x:.3f}" for x in v[i:i + slot]) for i in range(0, len(v), slot)]
+    parts = [", ".join(style.fixed(x, 3) for x in v[i:i + slot]) for i in range(0, len(v), slot)]
     inner = "(" + r" \,\Vert\, ".join(parts) + ")"
     return rf"\(\mathbf{{{inner}}}\)" if bold else rf"\({inner}\)"
 

@@ -45,7 +45,7 @@ def draw(data: dict):
         fig, axes = style.new_figure(7.0, 3.3, ncols=2, width_ratios=[1.3, 1])
     dist = data["distance"]
     rows = [data["target"], data["out_single"], data["out_two"]]
-    labels = ["target", f"one head\n({dist['single']:.2f} away)", f"two heads\n({dist['two']:.3f} away)"]
+    labels = ["target", f"one head\n({style.fixed(dist['single'], 2)} away)", f"two heads\n({style.fixed(dist['two'], 3)} away)"]
     cols = [s.replace(": ", ":\n") for s in data["slots"]]
     style.heatmap(rows, labels, cols, ax=axes[0], vmin=0, vmax=1, annotate="{:.3f}", fontsize=11)
     axes[0].set_title("sat's output", fontsize=11)
@@ -64,14 +64,14 @@ def draw(data: dict):
                 ha="center", va="center", color=style.ink(vermillion), fontsize=11,
                 arrowprops=dict(arrowstyle="-", color=vermillion, lw=1, shrinkB=4))
     ax.axhline(dist["two"], ls=":", lw=2.5, color=green)
-    ax.text(0.5, dist["two"] + 0.04 * top, f"two heads: {dist['two']:.3f}", ha="center", va="bottom",
+    ax.text(0.5, dist["two"] + 0.04 * top, f"two heads: {style.fixed(dist['two'], 3)}", ha="center", va="bottom",
             color=style.ink(green), fontsize=11, fontweight="bold")
     ax.set_xlabel("one head's weight on cat\n(the rest on quietly)")
     ax.set_ylabel("distance from target")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, top)
     ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
-    ax.set_title(f"best any one head can do: {best:.2f}", fontsize=11)
+    ax.set_title(f"best any one head can do: {style.fixed(best, 2)}", fontsize=11)
     ax.grid(alpha=0.4)
     return fig
 

@@ -98,7 +98,7 @@ def draw(data: dict):
             style.heatmap(p["long"], ax=b, vmin=0, vmax=1)
             b.set_yticks([0, L0 - 1], [str(T - L0), str(T - 1)])
             b.set_xticks([0, L0, T - 1])
-            b.set_title(f"{T} tokens; weight {data['k']} back: {p['score_short']:.2f} → {p['score_long']:.2f}",
+            b.set_title(f"{T} tokens; weight {data['k']} back: {style.share(p['score_short'], 2)} → {style.share(p['score_long'], 2)}",
                         fontsize=11, loc="left")
         else:
             b.set_axis_off()

@@ -8,7 +8,7 @@ figures/data/tiny_decoders.json (tools/train_tiny.py). Page: Does it extrapolate
 """
 from __future__ import annotations
 
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 from figures.experiments.extrapolation_accuracy import METHOD_LABELS, load, summarize, task_title
 
@@ -52,12 +52,12 @@ def _cell(mean, lo, hi, *, same_as_plain: bool) -> str:
         return "(as plain)"
     if mean is None:
         return "not defined"
-    return f"{mean:.2f} [{_short(lo)}–{_short(hi)}]"
+    return f"{style.share(mean, 2)} [{_short(lo)}–{_short(hi)}]"
 
 
 def _short(x: float) -> str:
-    """0.36 -> ".36"; 1.00 stays "1.00"."""
-    text = f"{x:.2f}"
+    """0.36 -> ".36", 0.0037 -> ".0037", 0.9986 -> ".999"; 1 stays "1.00"."""
+    text = style.share(x, 2)
     return text[1:] if text.startswith("0.") else text
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from mhalib.models.tiny_numpy import TinyConfig, forward, load_weights, masked_loss_accuracy, without_heads
 from mhalib.models.tiny_tasks import make_batch
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import data_file
 from figures._kit.export import markdown_table
 from figures.experiments.induction_loss_curve import load
@@ -119,8 +119,8 @@ def table(data: dict) -> str:
     rows = []
     for r in data["rows"]:
         score = "—" if r["score"] is None else (("previous-token " if r["kind"].startswith("layer 1") else "induction ")
-                                                 + f"{r['score']:.2f}")
-        rows.append([_label(r), score, f"{r['loss']:.2f}", f"{r['accuracy']:.2f}"])
+                                                 + style.share(r['score'], 2))
+        rows.append([_label(r), score, style.fixed(r['loss'], 2), style.share(r['accuracy'], 2)])
     return markdown_table(["heads removed", "the head's score", "loss on the repeat (nats)", "accuracy"], rows, "llrr")
 
 

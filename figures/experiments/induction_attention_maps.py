@@ -57,9 +57,9 @@ def draw(data: dict):
     fg = style.colors()["accent"]
     for row, p in zip(axes, data["panels"]):
         for ax, key, title, score in ((row[0], "layer1", f"L1 H{data['prev_head']}",
-                                       f"prev. token {p['prev_score']:.2f}"),
+                                       f"prev. token {style.share(p['prev_score'], 2)}"),
                                       (row[1], "layer2", f"L2 H{data['ind_head']}",
-                                       f"induction {p['ind_score']:.2f}")):
+                                       f"induction {style.share(p['ind_score'], 2)}")):
             style.heatmap(p[key], ax=ax, vmin=0, vmax=1)
             for pos in (data["segment_start"], data["repeat_start"]):
                 ax.axvline(pos - 0.5, color=fg, lw=1, ls="--")

@@ -316,7 +316,7 @@ def draw(data: dict):
     ax.axis("off")
     s = data["start"]
     ax.set_title(f"{data['title']}\nlayer {s['layer']}, head {s['head']}: {data['zoom_score']} score "
-                 f"{data['zoom_value']:.2f}", fontsize=11)
+                 f"{style.fixed(data['zoom_value'], 2)}", fontsize=11)
     return fig
 
 

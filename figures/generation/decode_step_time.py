@@ -83,7 +83,7 @@ def _time_panel(ax, rows, kv_heads, bandwidths, title):
     gib = np.logspace(np.log10(lo), np.log10(hi), 50)
     for (label, bw), ls in zip(bandwidths, ("--", ":")):
         ax.loglog(gib, gib * 2**30 / (bw * 1e9) * 1e3, color=c["muted"], ls=ls, lw=1.2,
-                  label=f"bytes ÷ {bw:,.0f} GB/s{label}")
+                  label=f"bytes ÷ {style.fixed(bw, 0, sep=True)} GB/s{label}")
     ax.set(xlabel="KV cache per step (GiB)", ylabel="step time (ms)", title=title)
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax, "y")

@@ -79,7 +79,7 @@ def draw(data: dict):
              label="CPU: fused SDPA")
     T_mark = data["mark_T"]
     a.plot([T_mark], [data["scores_mib_8192"]], "D", ms=9, mfc="none", mec=c["accent"], mew=2)
-    a.annotate(f"{data['scores_mib_8192']:.0f} MiB: one fp32\n{T_mark}×{T_mark} matrix",
+    a.annotate(f"{style.fixed(data['scores_mib_8192'], 0)} MiB: one fp32\n{T_mark}×{T_mark} matrix",
                (T_mark, data["scores_mib_8192"]), xytext=(10, -42), textcoords="offset points", fontsize=11,
                color=c["fg"], arrowprops=dict(arrowstyle="-", color=c["accent"]))
     oh = data["one_head"]

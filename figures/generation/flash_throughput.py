@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import data_file
 from figures._kit.export import markdown_table
 
@@ -47,12 +47,12 @@ def data() -> dict:
 
 def table(data: dict) -> str:
     def cell(r, m):
-        return f"{r[m]:,.0f}" if m in r else "skipped (memory)"
+        return style.fixed(r[m], 0, sep=True) if m in r else "skipped (memory)"
 
-    rows = [[f"{r['T']:,}", f"{r['flops'] / 1e9:,.0f}", cell(r, "naive"), cell(r, "efficient"), cell(r, "flash"),
-             f"{r['flash'] / data['matmul_tflops']:.0%}"] for r in data["rows"]]
+    rows = [[f"{r['T']:,}", style.fixed(r['flops'] / 1e9, 0, sep=True), cell(r, "naive"), cell(r, "efficient"), cell(r, "flash"),
+             style.percent(r['flash'] / data['matmul_tflops'])] for r in data["rows"]]
     return markdown_table(["T", "GFLOP (causal)", "naive TFLOP/s", "memory-efficient TFLOP/s", "flash TFLOP/s",
-                           f"flash / {data['matmul_tflops']:.0f}"], rows, "rrrrrr")
+                           f"flash / {style.fixed(data['matmul_tflops'], 0)}"], rows, "rrrrrr")
 
 
 main = cli.main_for(__name__)

@@ -66,7 +66,7 @@ def draw(data: dict):
     ax.annotate(f"uniform guess, ln {data['vocab']}", (data["steps"][-1], data["chance_loss"]), xytext=(0, 4),
                 textcoords="offset points", ha="right", va="bottom", color=muted, fontsize=11)
     ax.set(xlabel="training step", ylabel="loss per character (nats)", ylim=(0, data["chance_loss"] * 1.15),
-           title=f"{data['parameters'] / 1e6:.1f}M parameters, {data['train_chars'] / 1e3:.0f}k characters")
+           title=f"{style.fixed(data['parameters'] / 1e6, 1)}M parameters, {style.fixed(data['train_chars'] / 1e3, 0)}k characters")
     ax.grid(alpha=0.4)
     ax.legend(fontsize=11, loc="upper right", bbox_to_anchor=(1.0, 0.9))
     return fig

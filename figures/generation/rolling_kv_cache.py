@@ -69,7 +69,7 @@ def draw(data: dict):
     ax.set(xlabel="tokens so far", ylabel="KV cache (GiB)", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
     step = max(1024, 2 ** int(np.log2(max(data["max_tokens"] // 4, 1))))
     ax.set_xticks(np.arange(0, data["max_tokens"] + 1, step))
-    ax.xaxis.set_major_formatter(lambda x, _pos: f"{x / 1024:,.0f}k" if x else "0")
+    ax.xaxis.set_major_formatter(lambda x, _pos: f"{style.fixed(x / 1024, 0, sep=True)}k" if x else "0")
     ax.grid(alpha=0.4)
     return fig
 

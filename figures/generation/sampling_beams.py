@@ -15,7 +15,7 @@ import numpy as np
 
 import mhalib
 from mhalib.models.tiny_generate import decode, new_cache
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 from figures.generation.lm_loss_curve import load_model
@@ -51,7 +51,7 @@ def data(max_new: Annotated[int, Range(1, 24)] = 16) -> dict:
 def table(data: dict) -> str:
     header = ["beams", f"best continuation ({data['max_new']} characters)", "ln p (sum)", "nats per character"]
     rows = [[f"{r['beams']}" + (" (greedy)" if r["beams"] == 1 else ""), _text_cell(r["text"]),
-             f"{r['score']:.2f}".replace("-", "−"), f"{r['per_char']:.3f}"] for r in data["rows"]]
+             style.fixed(r['score'], 2).replace("-", "−"), style.fixed(r['per_char'], 3)] for r in data["rows"]]
     return markdown_table(header, rows, "rlrr")
 
 

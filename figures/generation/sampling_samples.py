@@ -19,7 +19,7 @@ import numpy as np
 
 import mhalib
 from mhalib.models.tiny_generate import decode, new_cache
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 from figures.generation.lm_loss_curve import SOURCE, load_model
@@ -121,13 +121,13 @@ def _text_cell(text: str) -> str:
 
 
 def table(data: dict) -> str:
-    def spread(r: dict, key: str, fmt: str) -> str:
+    def spread(r: dict, key: str, write) -> str:
         lo, hi = r[f"{key}_min"], r[f"{key}_max"]
-        return format(r[key], fmt) if lo == hi else f"{r[key]:{fmt}} ({lo:{fmt}}–{hi:{fmt}})"
+        return write(r[key]) if lo == hi else f"{write(r[key])} ({write(lo)}–{write(hi)})"
 
     header = ["decoder", f"the first continuation ({data['n_new']} characters)", "nats per character",
               f"repeated {data['ngram']}-grams"]
-    rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", ".2f"), spread(r, "repeated", ".0%")]
+    rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", lambda x: style.fixed(x, 2)), spread(r, "repeated", style.percent)]
             for r in data["rows"] + [data["held_out"]]]
     return markdown_table(header, rows, "llrr")
 

@@ -15,7 +15,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -54,8 +54,8 @@ def data() -> dict:
 
 def table(data: dict) -> str:
     a, b = (" ".join(s) for s in data["sentences"])
-    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", f"{r['diff_causal']:.3f}",
-             f"{r['diff_pe']:.3f}"] for r in data["rows"]]
+    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", style.fixed(r['diff_causal'], 3),
+             style.fixed(r['diff_pe'], 3)] for r in data["rows"]]
     return markdown_table(["word", f"position in “{a}”", f"position in “{b}”", "output difference: no PE, no mask",
                            "no PE, causal mask", "sinusoidal PE, no mask"], rows, "lrrrrr")
 

@@ -18,7 +18,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -43,8 +43,8 @@ def data(d_models: Annotated[tuple[int, ...], Range(2, 8192)] = (64, 512, 4096),
 
 
 def table(data: dict) -> str:
-    rows = [[f"{r['d_model']:,}", f"{r['emb_norm']:.3f}", f"{r['scaled_norm']:.1f}", f"{r['pe_norm']:.2f}",
-             f"{r['pe_norm_closed']:.2f}"] for r in data["rows"]]
+    rows = [[f"{r['d_model']:,}", style.fixed(r['emb_norm'], 3), style.fixed(r['scaled_norm'], 1), style.fixed(r['pe_norm'], 2),
+             style.fixed(r['pe_norm_closed'], 2)] for r in data["rows"]]
     return markdown_table(["d_model", "norm of an embedding, entries drawn from N(0, 1/d_model)",
                            "norm of √d_model · embedding", "norm of PE(p)", "√(d_model/2)"], rows, "rrrrr")
 

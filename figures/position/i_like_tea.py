@@ -5,7 +5,7 @@ The position vectors are the invented ones of the source tutorial. Page: positio
 from __future__ import annotations
 
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -16,7 +16,7 @@ def data() -> dict:
 
 def table(data: dict) -> str:
     def vec(v):
-        return "[" + ", ".join(f"{x:.1f}" for x in v) + "]"
+        return "[" + ", ".join(style.fixed(x, 1) for x in v) + "]"
 
     rows = [[i + 1, tok, vec(data["E"][i]), vec(data["P"][i]), f"**{vec(data['X'][i])}**"] for i, tok in enumerate(data["tokens"])]
     return markdown_table(["position", "token", "E (embedding)", "P (position)", "X = E + P"], rows, "rllll")

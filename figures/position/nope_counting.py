@@ -14,7 +14,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -30,7 +30,7 @@ def data(n_tokens: Annotated[int, Range(2, 64)] = 6) -> dict:
 
 
 def table(data: dict) -> str:
-    rows = [[i, tok, int(data["keys_seen"][i]), f"{data['causal'][i]:.4f}", f"{data['bidirectional'][i]:.4f}"]
+    rows = [[i, tok, int(data["keys_seen"][i]), style.share(data['causal'][i], 4), style.share(data['bidirectional'][i], 4)]
             for i, tok in enumerate(data["tokens"])]
     return markdown_table(["position", "token", "keys seen (causal)", "output, causal mask", "output, no mask"],
                           rows, "rlrrr")

@@ -69,7 +69,7 @@ def data(d_model: Annotated[int, Range(2, 1024)] = 128, context: Annotated[int, 
 
 def _plain(base: float) -> str:
     """1000000.0 as "1,000,000" (not "1e+06"); a fractional base as it is."""
-    return f"{base:,.0f}" if base == int(base) else style.exact(base)
+    return f"{style.fixed(base, 0, sep=True)}" if base == int(base) else style.exact(base)
 
 
 def draw(data: dict):

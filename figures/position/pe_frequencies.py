@@ -44,7 +44,7 @@ def draw(data: dict):
         ax.plot(data["positions"], c["sin"], label="sin (even dimension)", lw=2)
         ax.plot(data["positions"], c["cos"], label="cos (odd dimension)", lw=2, ls="--")
         ax.set_title(f"dims {c['dim']}, {c['dim'] + 1}: ω {style.equals(c['omega'], 4)} rad/position, "
-                     f"wavelength {c['wavelength']:,.1f}", fontsize=11)
+                     f"wavelength {style.fixed(c['wavelength'], 1, sep=True)}", fontsize=11)
         ax.set(ylim=(-1.15, 1.15), yticks=[-1, 0, 1])
         ax.grid(alpha=0.4)
     axes[-1].set_xlabel("position")

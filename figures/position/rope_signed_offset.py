@@ -11,7 +11,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -33,7 +33,7 @@ def data(d_head: Annotated[int, Range(2, 4096)] = 8, seed: Annotated[int, Range(
 
 
 def table(data: dict) -> str:
-    rows = [[r["m"], r["n"], f"{r['offset']:+d}", f"{r['score']:.6f}", f"{r['identity']:.6f}"] for r in data["rows"]]
+    rows = [[r["m"], r["n"], f"{r['offset']:+d}", style.fixed(r['score'], 6), style.fixed(r['identity'], 6)] for r in data["rows"]]
     return markdown_table(["query position m", "key position n", "n − m", "(R(m)q)·(R(n)k)", r"\(q^\top R(n - m)\,k\)"], rows, "rrrrr")
 
 

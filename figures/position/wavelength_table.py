@@ -13,7 +13,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -46,11 +46,11 @@ def data(d_model: Annotated[int, Range(2, 8192)] = 512, step: Annotated[int, Ran
 def table(data: dict) -> str:
     show_errata = "misprinted" in data
     header = ["dimension 2i", "angular frequency ω = base^(−2i/d)", "wavelength 2π/ω (positions)"]
-    rows = [[r["dim"], f"{r['omega']:.6g}", f"{r['wavelength']:,.2f}"] for r in data["rows"]]
+    rows = [[r["dim"], f"{r['omega']:.6g}", style.fixed(r['wavelength'], 2, sep=True)] for r in data["rows"]]
     if show_errata:
         header.append("printed elsewhere (wrong)")
         for row, wrong in zip(rows, data["misprinted"]):
-            row.append(f"~~{wrong:,.2f}~~")
+            row.append(f"~~{style.fixed(wrong, 2, sep=True)}~~")
     return markdown_table(header, rows, "r" * len(header))
 
 

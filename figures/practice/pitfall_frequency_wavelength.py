@@ -10,7 +10,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -31,7 +31,7 @@ def data(d_model: Annotated[int, Range(2, 8192)] = 512,
 
 
 def table(data: dict) -> str:
-    rows = [[r["dim"], f"{r['omega']:.4g}", f"{r['cycles']:.4g}", f"{r['inverse']:,.4g}", f"**{r['wavelength']:,.2f}**"]
+    rows = [[r["dim"], f"{r['omega']:.4g}", f"{r['cycles']:.4g}", f"{r['inverse']:,.4g}", f"**{style.fixed(r['wavelength'], 2, sep=True)}**"]
             for r in data["rows"]]
     return markdown_table(["dimension", "ω, rad / position", "f = ω/2π, cycles / position", "1/ω",
                            "wavelength 2π/ω = 1/f"], rows, "rrrrr")

@@ -11,7 +11,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -30,7 +30,7 @@ def data(n_positions: Annotated[int, Range(1, 4096)] = 50, d_model: Annotated[in
 
 def table(data: dict) -> str:
     return markdown_table([f"comparison at d_model = {data['d_model']}, {data['n_positions']} positions", "largest difference"], [
-        ["the vectors PE(p), interleaved vs concatenated", f"{data['max_vector_difference']:.3f}"],
+        ["the vectors PE(p), interleaved vs concatenated", style.fixed(data['max_vector_difference'], 3)],
         ["the dot products PE(p)·PE(q)", f"{data['max_gram_difference']:.1e}"],
     ], "lr")
 

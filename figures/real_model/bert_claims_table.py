@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 from figures.real_model.bert_head_ablation import data as _ablation
 from figures.real_model.bert_head_scores import data as _scores
@@ -28,29 +28,29 @@ def data() -> dict:
     rows = [
         dict(claim="Some heads attend to the previous token",
              evidence=f"layer {best['previous token']['layer']}, head {best['previous token']['head']} puts "
-                      f"{best['previous token']['value']:.2f} of its weight there",
+                      f"{style.share(best['previous token']['value'], 2)} of its weight there",
              verdict=_verdict(best["previous token"]["value"])),
         dict(claim="Some heads attend to the next token",
-             evidence=f"layer {best['next token']['layer']}, head {best['next token']['head']}: {best['next token']['value']:.2f}",
+             evidence=f"layer {best['next token']['layer']}, head {best['next token']['head']}: {style.share(best['next token']['value'], 2)}",
              verdict=_verdict(best["next token"]["value"])),
         dict(claim="Delimiter heads attend to [CLS], [SEP] and punctuation",
-             evidence=f"to [CLS] up to {best['to [CLS]']['value']:.2f}; to [SEP] up to {best['to [SEP]']['value']:.2f}; "
-                      f"to punctuation up to {best['to punctuation']['value']:.2f}",
+             evidence=f"to [CLS] up to {style.share(best['to [CLS]']['value'], 2)}; to [SEP] up to {style.share(best['to [SEP]']['value'], 2)}; "
+                      f"to punctuation up to {style.share(best['to punctuation']['value'], 2)}",
              verdict="partly" if best["to [CLS]"]["value"] >= 0.5 and best["to [SEP]"]["value"] < 0.5 else
              _verdict(min(best["to [CLS]"]["value"], best["to [SEP]"]["value"]))),
         dict(claim="Global heads spread attention uniformly",
-             evidence=f"highest mean entropy {best['entropy']['value']:.2f} of the uniform maximum "
+             evidence=f"highest mean entropy {style.share(best['entropy']['value'], 2)} of the uniform maximum "
                       f"(layer {best['entropy']['layer']}, head {best['entropy']['head']})",
              verdict=_verdict(best["entropy"]["value"], 0.9, 0.8)),
         dict(claim="Early layers are positional, deep layers semantic",
-             evidence=f"previous + next score averages {early:.2f} in layers 1–2 and {late:.2f} in layers 5–6; "
+             evidence=f"previous + next score averages {style.fixed(early, 2)} in layers 1–2 and {style.fixed(late, 2)} in layers 5–6; "
                       "semantic roles are not measured by these scores",
              verdict="partly" if early >= 1.5 * late else "not seen"),
         dict(claim="A few heads do the heavy lifting",
-             evidence=f"the top 10% of heads carry {100 * a['top10_share']:.0f}% of the total single-head ablation effect",
+             evidence=f"the top 10% of heads carry {style.percent(a['top10_share'])} of the total single-head ablation effect",
              verdict=_verdict(a["top10_share"], 0.3, 0.2)),
         dict(claim="Half the heads can be removed with little loss",
-             evidence=f"removing the least important half moves the sentence embedding by 1 − cos = {at_half:.3f}; "
+             evidence=f"removing the least important half moves the sentence embedding by 1 − cos = {style.fixed(at_half, 3)}; "
                       "task accuracy is not measured here",
              verdict="not measured"),
         dict(claim="Coreference, rare-word and induction heads",

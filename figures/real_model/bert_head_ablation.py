@@ -40,7 +40,7 @@ def draw(data: dict):
                              title="removing one head: (1 − cos) × 1000")
     for text, value in zip(texts, milli.flat):
         if value >= 9.95:  # two significant digits: 2.4, 9.5, 13, 46
-            text.set_text(f"{value:.0f}")
+            text.set_text(style.fixed(value, 0))
     frac = [r["fraction"] * 100 for r in data["cumulative"]]
     b.plot(frac, [r["drift"] for r in data["cumulative"]], "o-", lw=2)
     b.set(xlabel="% of heads removed (least important first)", ylabel="1 − cos to the intact\nembedding",

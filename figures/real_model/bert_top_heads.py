@@ -38,7 +38,7 @@ def draw(data: dict):
     tokens = data["tokens"]
     for ax, p in zip(axes.flat, data["panels"]):
         style.heatmap(p["weights"], tokens, tokens, ax=ax, vmin=0, vmax=1)
-        ax.set_title(f"{p['type']} ({p['score']:.2f})\nlayer {p['layer']}, head {p['head']}", fontsize=11)
+        ax.set_title(f"{p['type']} ({style.fixed(p['score'], 2)})\nlayer {p['layer']}, head {p['head']}", fontsize=11)
         ax.tick_params(axis="x", labelrotation=90)
     for ax in axes.flat[len(data["panels"]):]:
         ax.axis("off")

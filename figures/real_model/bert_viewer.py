@@ -127,7 +127,8 @@ def as_shown(values) -> list:
     """Scores as the viewer shows them, to 2 decimals rounded as Python's ``f"{v:.2f}"`` rounds
     them (the page's and the figure's text): rounded to 3 decimals first, the viewer's
     ``toFixed(2)`` rounded 0.50477 up to 0.51 (228 of 4,608 scores). A missing score (NaN) is null."""
-    return [[None if np.isnan(v) else float(f"{v:.2f}") for v in row] for row in np.asarray(values, dtype=float)]
+    return [[None if np.isnan(v) else float(f"{v:.2f}")  # bare format: numbers (the viewer writes them)
+             for v in row] for row in np.asarray(values, dtype=float)]
 
 
 def strong_flags(scores: dict, threshold: float) -> dict:
@@ -181,7 +182,7 @@ def draw(data: dict):
     ax.axis("off")
     s = data["start"]
     kind = data["zoom_label"] if data["zoom_label"] == "broad" else data["zoom_label"].replace("to ", "")
-    ax.set_title(f"layer {s['layer']}, head {s['head']}: {kind}, score {data['zoom_value']:.2f}\n"
+    ax.set_title(f"layer {s['layer']}, head {s['head']}: {kind}, score {style.fixed(data['zoom_value'], 2)}\n"
                  f"line opacity = attention weight", fontsize=11)
     return fig
 
