@@ -128,9 +128,13 @@ def test_the_expected_maps_are_rows_of_weights():
 
 def test_reset_restores_tau_sqrt2_exactly(open_page, site_url):  # noqa: F811
     page = open_page(site_url + "heads/")
+    # the maps start at sqrt(2) itself, which the slider's step holds as 1.41: the readout says
+    # "≈ 1.41" (it said "1.41"), a value on the step reads as it is
+    assert page.text_content(".mha-explorer-ui output") == "≈ 1.41"
     page.select_option(".mha-explorer-ui select >> nth=0", "Head 2 flipped")
     page.fill(".mha-explorer-ui input[type=range]", "0.5")
     assert float(page.eval_on_selector(".mha-explorer-ui", "ui => ui.dataset.tau")) == 0.5
+    assert page.text_content(".mha-explorer-ui output") == "0.50"
     np.testing.assert_allclose(shown_maps(page), [expected_maps("Head 2 flipped", 0.5)[k] for k in MAP_KEYS], atol=1e-12)
 
     reset = page.get_by_role("button", name=re.compile("Reset"))
@@ -138,7 +142,9 @@ def test_reset_restores_tau_sqrt2_exactly(open_page, site_url):  # noqa: F811
     reset.click()
     # the slider snaps to its step (1.41), the maps use sqrt(2) itself
     assert float(page.eval_on_selector(".mha-explorer-ui", "ui => ui.dataset.tau")) == math.sqrt(2)
-    assert page.text_content(".mha-explorer-ui output") == "1.41"
+    assert page.text_content(".mha-explorer-ui output") == "≈ 1.41"
+    page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.includes('≈')", polling=100)
+    assert page.text_content(".mha-explorer-ui [aria-live]").startswith("Head 2 flipped, tau ≈ 1.41: ")
     np.testing.assert_allclose(shown_maps(page), [expected_maps("Head 2 flipped", math.sqrt(2))[k] for k in MAP_KEYS],
                                atol=1e-12)
     assert page.input_value(".mha-explorer-ui select >> nth=0") == "Head 2 flipped"  # only tau is reset

@@ -301,10 +301,13 @@
 
   function initHeads(ui, data) {
     const preset = choice("Preset", Object.keys(data.presets).map((p) => [p, p]));
-    const tau = slider("Temperature τ", 0.1, 5, 0.01, data.tau, (v) => v.toFixed(2));
+    let tauValue = data.tau; // exactly sqrt(2) until the reader moves the slider
+    // τ as the maps use it: the slider holds its step's 1.41 while the maps use √2 itself, so the
+    // readout and the summary then say "≈ 1.41", as the figure's title does
+    const tauText = () => (Number(fixed(tauValue, 2)) === tauValue ? "" : "≈ ") + fixed(tauValue, 2);
+    const tau = slider("Temperature τ", 0.1, 5, 0.01, data.tau, tauText);
     const reset = el("button", { type: "button", class: "mha-button", text: "Reset τ to √2" });
     const scale = choice("Colour scale", [["fixed", "fixed, 0 to 1"], ["each", "each map to its largest"]]);
-    let tauValue = data.tau; // exactly sqrt(2) until the reader moves the slider
     let current = null; // the three maps now shown
     let shown = null; // [map key, i, j] under the pointer or focused, or null
     const live = liveRegion();
@@ -364,12 +367,12 @@
     }
     function summary() {
       const top = MAPS.map(([key, name]) => `${name} ${fixed(Math.max(...current[key].flat()), 2)}`).join(", ");
-      return `${preset.select.value}, tau ${tauValue.toFixed(2)}: largest weight ${top}`;
+      return `${preset.select.value}, tau ${tauText()}: largest weight ${top}`;
     }
     const changed = () => { render(); live.say(summary()); };
     preset.select.addEventListener("change", changed);
     scale.select.addEventListener("change", changed);
-    tau.input.addEventListener("input", () => { tauValue = tau.input.valueAsNumber; changed(); });
+    tau.input.addEventListener("input", () => { tauValue = tau.input.valueAsNumber; tau.show(); changed(); });
     reset.addEventListener("click", () => {
       tauValue = data.tau;
       tau.input.value = String(data.tau); // the slider snaps to its step; tauValue keeps sqrt(2) exactly
