@@ -223,6 +223,17 @@ def test_js_alibi_slopes_are_mhalibs(page):
         assert [js[i] for i in exact] == [mhalib.alibi_slopes(H)[i] for i in exact], H  # 2^-1 is 0.5, bit for bit
 
 
+@pytest.mark.build
+@pytest.mark.browser
+def test_the_widget_writes_no_weight_or_accuracy_as_zero_or_all_that_is_not(page):
+    """A cell's weight and the accuracy were toFixed(3): a weight of 3.2e-5 read "0.000" and an
+    accuracy of 0.99996 "1.000" (beside "99,996 of 100,000 right")."""
+    cases = [(3.2e-5, 3, "3.2e-5"), (0.99996, 3, "0.99996"), (0.9996, 2, "0.9996"), (1.0, 3, "1.000"),
+             (0.0, 3, "0.000"), (0.25, 2, "0.25"), (0.0004, 3, "4.0e-4"), (0.0005, 3, "0.001")]
+    got = page.evaluate("cases => cases.map(([v, d]) => mhaTinyDecoder.shareText(v, d))", [[v, d] for v, d, _ in cases])
+    assert got == [text for *_, text in cases]
+
+
 def _set(page, method=None, scaling=None, length=None):
     box = page.locator(WIDGET)
     if method:

@@ -261,7 +261,7 @@
   }
 
   window.mhaTinyDecoder = { halfToFloat, decodeTensor, loadModel, alibiSlopes, frequencies, ropeArguments, forward,
-    accuracy, scoreSequence, learnedLimit };
+    accuracy, scoreSequence, learnedLimit, shareText };
 
   // ---- the widget ---------------------------------------------------------------------
   // Controls: method, RoPE scaling (RoPE only), length (slider and number, L_train marked),
@@ -280,6 +280,14 @@
     const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
     const i = Math.min(STOPS.length - 2, Math.floor(x));
     return STOPS[i].map((v, j) => Math.round(v + (STOPS[i + 1][j] - v) * (x - i)));
+  }
+
+  // a weight or an accuracy (0 to 1) to `digits` decimals, as the figures write one (style.fixed,
+  // style.share): one that is not zero never reads 0.000 (3.2e-5), one that is not all never 1.000
+  function shareText(v, digits) {
+    if (v > 0 && Number(v.toFixed(digits)) === 0) return v.toExponential(1);
+    while (v < 1 && Number(v.toFixed(digits)) === 1) digits++;
+    return v.toFixed(digits);
   }
 
   function svg(tag, attrs, text) {
@@ -438,7 +446,7 @@
       for (const [v, a] of points) {
         curve.append(svg("circle", { cx: xOf(v), cy: yOf(a), r: v === L ? 5 : 3, fill: v === L ? fg : accent }));
       }
-      const shown = points.map(([v, a]) => `${v}: ${a.toFixed(2)}`).join(", ");
+      const shown = points.map(([v, a]) => `${v}: ${shareText(a, 2)}`).join(", ");
       curve.setAttribute("aria-label", `Accuracy by length for ${s.label}${s.scaling ? ` with ${s.scaling}` : ""}: ` +
         (shown || "not computed yet") + `. Training length ${Ltrain}.`);
     }
@@ -516,7 +524,7 @@
     function describeCell() {
       if (!map || !cursor) return "";
       const w = weightAt(cursor[0], cursor[1]);
-      return `query ${w.i}, ${w.text}: weight ${w.value.toFixed(3)}`;
+      return `query ${w.i}, ${w.text}: weight ${shareText(w.value, 3)}`;
     }
 
     function moveCursor(q, col) {
@@ -580,7 +588,7 @@
       result.dataset.scored = String(r.scored);
       const n = data.sequences.length;
       result.textContent = `${s.label}${s.scaling ? ` (${scaling.node.selectedOptions[0].textContent})` : ""} at ` +
-        `L = ${L}: accuracy ${r.accuracy.toFixed(3)}, ${r.correct} of ${r.scored} scored positions right ` +
+        `L = ${L}: accuracy ${shareText(r.accuracy, 3)}, ${r.correct} of ${r.scored} scored positions right ` +
         `(${n} sequences, positions ${k} to ${L - 1} of each).`;
       say(result.textContent);
     }
