@@ -209,7 +209,8 @@ def test_a_share_that_is_not_all_is_not_written_as_100_percent():
         assert abs(float(cell.rstrip("%")) - 100 * share) <= 0.5 * 10 ** -places + 1e-12, (T, cell, share)
     from figures._kit import style
 
-    assert [style.percent(x) for x in (1.0, 0.995, 0.99999)] == ["100%", "99.5%", "99.999%"]
+    # (0.995 is 0.99499999999999999556 as a float: 99%, as every float below 0.995 exactly)
+    assert [style.percent(x) for x in (1.0, 0.995, 0.9951, 0.99999)] == ["100%", "99%", "99.5%", "99.999%"]
 
 
 def test_a_ratio_that_is_not_one_is_not_written_as_one_in_the_causal_tiles_table():
@@ -579,3 +580,38 @@ def test_one_head_combine_writes_no_output_as_zero_that_is_not():
         for text, value in zip(texts, np.ravel(values), strict=True):
             _states(text, float(value))
     assert any(0 < abs(float(v)) < 1e-100 for v in np.ravel(true["out_two"]))
+
+
+def test_a_percent_is_rounded_once_from_the_exact_value():
+    """f"{x:.0%}" multiplies by 100 in floats, then rounds: 0.015 (1.4999999999999999 % exactly)
+    was "2%", 0.465 (46.500000000000002 %) "46%". Expected digits from the float's exact value in
+    fractions, rounded half to even by hand."""
+    from fractions import Fraction
+
+    from figures._kit import style
+
+    def by_hand(x: float, places: int) -> str:
+        scaled = Fraction(x) * 100 * 10 ** places
+        whole, rest = divmod(scaled, 1)
+        whole += rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2 == 1)
+        text = str(whole).rjust(places + 1, "0")
+        return (text[:-places] + "." + text[-places:] if places else text) + "%"
+
+    for x in (0.015, 0.465, 0.3145, 0.715, 0.0125, 0.125, 0.5625, 0.665, 0.3735, 1.885):
+        for places in (0, 1, 2):
+            assert style.percent(x, places) == by_hand(x, places), (x, places)
+
+
+def test_the_number_writers_round_the_written_text_not_the_float_and_keep_no_stray_sign():
+    """three_digits(9.995) was "10" (9.995 is 9.99499..., three digits "9.99"); times(5, digits=4)
+    was "5.×" and times(12345.6, 4) "12346.×"; stated(-1e-4, ".3f") was "≈ -0.000", stated(nan)
+    "≈ nan"."""
+    from figures._kit import style
+
+    assert [style.three_digits(x) for x in (9.995, 9.996, 99.95, 99.94, 1.005)] == ["9.99", "10", "100", "99.9", "1"]
+    assert [style.times(x, digits=4) for x in (5.0, 12.0, 12345.6, 100.0)] == ["5.000×", "12.00×", "12,346×", "100.0×"]
+    assert [style.times(x, digits=2) for x in (5.0, 9.96)] == ["5.0×", "10×"]
+    assert style.stated(-1e-4, ".3f") == "≈ 0.000" and style.stated(-0.0, ".3f") == "= 0.000"
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="value must be a finite number"):
+            style.stated(bad)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import decimal
 import functools
 import re
 
@@ -279,8 +280,13 @@ def stated(value: float, spec: str = ".6g") -> str:
     >>> stated(2 ** -0.5), stated(2 ** -8), stated(10 ** -0.5, ".3g"), stated(0.5, ".3g")
     ('≈ 0.707107', '= 0.00390625', '≈ 0.316', '= 0.5')
     """
-    text = format(float(value), spec)
-    return f"{'=' if float(text) == float(value) else '≈'} {text}"
+    x = float(value)
+    if not np.isfinite(x):
+        raise ValueError(f"value must be a finite number; got {value!r}")
+    text = format(x, spec)
+    if float(text) == 0:
+        text = text.replace("-", "", 1)  # -1e-4 to three places is "≈ 0.000", never "≈ -0.000"
+    return f"{'=' if float(text) == x else '≈'} {text}"
 
 
 #: Between a number and its unit: a table cell or label never breaks "4.29 GFLOP" across lines.
@@ -289,8 +295,17 @@ NBSP = "\u00a0"
 
 def three_digits(x: float) -> str:
     """``x`` (at least 1) to three significant digits, every digit of its whole part kept, with
-    no trailing zeros: 2.5, 1.51, 15.6, 520, 1,234."""
-    text = f"{x:,.0f}" if x >= 99.95 else f"{x:.1f}" if x >= 9.995 else f"{x:.2f}"
+    no trailing zeros: 2.5, 1.51, 15.6, 520, 1,234. The number of decimals follows the rounded
+    text, not the float: 9.995 (9.99499999...) is "9.99", 9.996 "10".
+
+    >>> [three_digits(x) for x in (2.5, 1.514, 15.64, 520.0, 1234.0, 9.995, 9.996, 99.95, 99.96)]
+    ['2.5', '1.51', '15.6', '520', '1,234', '9.99', '10', '100', '100']
+    """
+    text = f"{x:.2f}"
+    if float(text) >= 10:
+        text = f"{x:.1f}"
+        if float(text) >= 100:
+            text = f"{x:,.0f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -327,6 +342,17 @@ def share(x: float, places: int) -> str:
     return text
 
 
+def _significant(x: float, digits: int) -> str:
+    """``x`` (1 <= x < 10^digits) to ``digits`` significant digits in plain decimals, trailing
+    zeros kept: 1.99998 at four is "2.000", 12.0 at four "12.00", 9999.6 at four "10000"."""
+    text = f"{x:.{digits - 1}f}"
+    for places in range(digits - 1, -1, -1):  # fewer decimals as the whole part grows
+        text = f"{x:.{places}f}"
+        if len(text.split(".")[0]) + places <= digits:
+            return text
+    return text
+
+
 def times(ratio: float, digits: int = 3) -> str:
     """A ratio as "N×", to ``digits`` significant digits whatever its size (27.3×, 0.312×,
     0.0471×; every digit of a whole part of more), so a ratio that is not zero never reads
@@ -343,8 +369,8 @@ def times(ratio: float, digits: int = 3) -> str:
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
         raise ValueError(f"digits must be a whole number from 1 to 17; got {digits!r}")
     # (beyond three digits the trailing zeros stay: 1.99998 at four is "2.000×", not "2×")
-    text = (three_digits(x) if digits == 3 else f"{x:,.0f}" if x >= 10 ** digits else f"{x:#.{digits}g}") \
-        if x >= 1 else f"{x:.{digits}g}"
+    text = (three_digits(x) if digits == 3 else f"{x:,.0f}" if x >= 10 ** digits
+            else _significant(x, digits)) if x >= 1 else f"{x:.{digits}g}"
     digits += 2
     while x != 1 and float(text.replace(",", "")) == 1:  # 1.0004, 0.9996, 1.000001: the digits that say so
         text, digits = f"{x:.{digits}g}", digits + 1
@@ -390,8 +416,8 @@ def percent(share: float, places: int = 0) -> str:
     tell a share that is not 1 from all of it (it never reads "100%" or "100.0%"): 0.4 is
     "40%", 7.2e-5 "0.0072%", 0.995 "99.5%".
 
-    >>> [percent(x) for x in (0.4, 0.995, 0.9987, 0.99999, 1.0, 0.0123, 7.2e-5, 0.0)]
-    ['40%', '99.5%', '99.9%', '99.999%', '100%', '1%', '0.0072%', '0%']
+    >>> [percent(x) for x in (0.4, 0.9951, 0.9987, 0.99999, 1.0, 0.0123, 7.2e-5, 0.0, 0.015)]
+    ['40%', '99.5%', '99.9%', '99.999%', '100%', '1%', '0.0072%', '0%', '1%']
     >>> percent(0.5625, places=1), percent(0.9999900001, places=1)
     ('56.2%', '99.999%')
     """
@@ -400,9 +426,13 @@ def percent(share: float, places: int = 0) -> str:
         raise ValueError(f"share must be a finite number, 0 or more; got {share!r}")
     if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 15:
         raise ValueError(f"places must be a whole number from 0 to 15; got {places!r}")
-    if x == 0 or x * 100 >= 0.995:
-        text, more = f"{x:.{places}%}", places + 1
-        while x != 1 and float(text[:-1]) == 100:  # 0.995, 0.99999, 1.000001: the digits that say so
-            text, more = f"{x:.{more}%}", more + 1
-        return text
-    return f"{x * 100:.2g}%"
+    # from the float's exact value times 100, rounded once (f"{x:.0%}" multiplies in floats
+    # first: 0.015, which is 1.49999...%, came out "2%")
+    hundred = decimal.Decimal(x) * 100
+    small = float(f"{hundred:.2g}")  # two significant digits, rounded once, written as a float
+    if x != 0 and small < 1:
+        return f"{small:.2g}%"
+    text, more = f"{hundred:.{places}f}", places + 1
+    while x != 1 and decimal.Decimal(text) == 100:  # 0.995, 0.99999, 1.000001: the digits that say so
+        text, more = f"{hundred:.{more}f}", more + 1
+    return f"{text}%"
