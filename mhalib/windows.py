@@ -60,6 +60,8 @@ def sliding_window_mask(T: int, window: int, *, S: int | None = None, n_sink: in
     n_sink = _checks.nonnegative_int(n_sink, "n_sink")
     _checks.fits_in_memory(3 * T * S, f"sliding_window_mask's ({T}, {S}) boolean array, with the two it is "
                            "combined from,", "use smaller T and S, or build the mask one block of rows at a time")
+    # a window or a sink count past the S keys is all of them: compared as S, they fit int64
+    window, n_sink = min(window, S), min(n_sink, S)
     p = np.arange(T)[:, None] + (S - T)  # (T, 1): each query's position among the keys
     j = np.arange(S)[None, :]  # (1, S)
     return (j <= p) & ((j > p - window) | (j < n_sink))  # (T, S)

@@ -38,9 +38,11 @@ def test_square_window_by_hand_and_the_docstring_examples():
 
 @pytest.mark.parametrize("T,S", [(6, 6), (3, 8), (8, 3)])
 def test_a_window_as_long_as_the_keys_is_the_bottom_right_causal_mask(T, S):
-    for window in (S, S + 1, 100):
+    for window in (S, S + 1, 100, 2**63, 10**30):  # (2**63 overflowed int64: a bare OverflowError)
         np.testing.assert_array_equal(m.sliding_window_mask(T, window, S=S),
                                       m.causal_mask(T, S, align="bottom_right"))
+        np.testing.assert_array_equal(m.sliding_window_mask(T, 1, S=S, n_sink=window),
+                                      m.causal_mask(T, S, align="bottom_right"))  # every key a sink
 
 
 def test_queries_before_every_key_get_zero_attention():
