@@ -136,6 +136,18 @@ def test_sequence_parameters_from_the_command_line(tmp_path):
     assert json.loads(out.read_text())["presets"] == ["Identity", "Swap K blocks"]
 
 
+def test_negative_numbers_in_any_form_are_values_on_the_command_line(tmp_path):
+    """argparse took "-1e3" and "-1e-05" (Python's own text for -0.00001, as a published line
+    writes it) for unknown options: "unrecognized arguments: -1e3"."""
+    out = tmp_path / "t.json"
+    scores = ["5", "-1e3", "-1e-05", "-.5", "-2.", "-3E+2"]
+    figures.load("temperature_two_keys").main(["--out", str(out), "--scores", *scores, "--taus", "1"])
+    assert json.loads(out.read_text())["scores"] == [5.0, -1000.0, -1e-05, -0.5, -2.0, -300.0]
+    with pytest.raises(SystemExit) as refused:  # an option that is no number is still refused
+        figures.load("temperature_two_keys").main(["--out", str(out), "--scores", "5", "-e3"])
+    assert refused.value.code == 2
+
+
 def test_importing_a_script_changes_no_global_state():
     """Importing a figure script (and the style module) must not switch the caller's
     matplotlib backend or theme."""

@@ -15,6 +15,7 @@ not exist yet (it is made).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -45,6 +46,10 @@ class _OnceBool(argparse.BooleanOptionalAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+#: A negative number as a command line writes one: -3, -0.5, -.5, -1e3, -1.5E-05, -inf.
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+
+
 def _prog(script: contract.Script) -> str:
     return " ".join(contract.command(script))
 
@@ -60,6 +65,9 @@ def parser_for(script: contract.Script, prog: str | None = None) -> argparse.Arg
         epilog=f"Formats: {', '.join('.' + f for f in formats)} (a {script.kind}).",
         allow_abbrev=False,  # --d would be --d-model today and ambiguous tomorrow
     )
+    # argparse reads "-1e3" and "-1e-05" (the way Python writes small floats) as unknown options:
+    # every negative number is a value here, since no option starts with a digit
+    p._negative_number_matcher = NEGATIVE_NUMBER
     p.add_argument("--out", type=Path, action=_Once, default=Path(f"{script.name}.{default_ext}"),
                    help=f"output file; its suffix picks the format; a missing folder is made "
                         f"(default: {script.name}.{default_ext})")
