@@ -31,6 +31,7 @@ import provenance
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
+from figures._kit.reading import reads_one
 
 
 class FigureMarkdownError(ValueError):
@@ -632,6 +633,12 @@ def value_text(page_where: str, d, result) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
                                   "that is not zero never reads as zero on a page; give it more digits, or use 'g' "
                                   "or 'e'")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and -1 < value < 1 \
+            and not d.options.get("round") and reads_one(shown):
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
+                                  "between -1 and 1 never reads as 1 on a page (a weight of 0.9998 is not all of "
+                                  "it); give it more digits, or write it as a bound with round=")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown and reads_zero:
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0: a zero, unsigned
     if isinstance(value, str) and UNSHOWABLE.search(value):

@@ -451,7 +451,7 @@ def test_real_model_head_claims_on_the_induction_real_heads_and_quiz_pages(built
     assert prev.max() > 0.99 and nxt.max() < 0.7 and prev.max() - nxt.max() > 0.3
     induction = page("induction")
     sharp = sentence(induction, "has a sharp")
-    assert "previous-token head too" in sharp and '{{ value bert_head_scores "best.previous token.value" .2f }}' in sharp
+    assert "previous-token head too" in sharp and '{{ value bert_head_scores "best.previous token.value" .4f }}' in sharp
     quiz = page("quiz")
     q27 = quiz[quiz.index("27. Predict first: in all-MiniLM-L6-v2"): quiz.index("28. Predict first")]
     assert q27.split('"', 1)[1].lstrip().startswith("Almost all of it:")

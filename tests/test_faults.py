@@ -1224,6 +1224,30 @@ def test_a_number_that_is_not_zero_never_reads_as_zero(value, fmt):
     assert _value({"z": 0.00367}, "z", ".3f") == "0.004" and _value({"z": 4e-5}, "z", ".2g") == "4e-05"
 
 
+@pytest.mark.parametrize("value, fmt", [(0.9998155, ".2f"), (0.996, ".2f"), (-0.99995, ".4f"), (0.996, ".0%"),
+                                        (0.9999996, ".6g"), (0.99279, ".1f"), (0.9996, "*>7.2f")])
+def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
+    """The induction and viewer pages wrote BERT's previous-token head, 0.9998 of its weight, as
+    "puts 1.00 of its weight" (the claims table on the real-model page: 0.9998); the extrapolation
+    page a weight of 0.996 as "falls from 1.00". Refused, asking for digits or a bound."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"a number between -1 and 1 never reads as 1"):
+        _value({"z": value}, "z", fmt)
+    assert _value({"z": 0.9998155}, "z", ".4f") == "0.9998" and _value({"z": 1.0}, "z", ".2f") == "1.00"
+    assert _value({"z": 1.00006}, "z", ".2f") == "1.00" and _value({"z": -1}, "z", ".1f") == "-1.0"  # 1 or more
+
+
+def test_a_bound_may_read_as_one():
+    """round=up writes an upper bound: 0.99997 is at most 1.000, a true statement."""
+    import figure_markdown as FM
+    from types import SimpleNamespace
+
+    d = SimpleNamespace(name="x", args=["z", ".3f"], options={"round": "up"})
+    result = SimpleNamespace(data={"z": 0.99997}, request=SimpleNamespace(script=SimpleNamespace(non_finite=())))
+    assert FM.value_text("p.md:1: {{ value }}", d, result) == "1.000"
+
+
 @pytest.mark.parametrize("text", ["a\x00b", "a\ue000b", "x\x1by"])
 def test_a_text_with_a_control_or_private_use_character_is_refused(text):
     import figure_markdown as FM
