@@ -380,6 +380,7 @@ def test_the_explorers_write_numbers_as_the_figures_do():
     # writes "1e+21"), found by pass fourteen; then random values and random ties k/2^m
     ties = [k / 2**m for m in range(1, 12) for k in range(1, 2**m, 2)][:200]
     values = [-4.68e-7, 9.7e-6, 0.003, 0.0031, 9.99e-5, -0.0, 0.0, 0.25, 3.19e-6, -1e-300, 0.00499, 0.005, 1.0,
+              0.99995, -0.9985659668317713, 0.999, 1 - 1e-9, -1.0, 0.995, 0.9949999,
               0.125, 0.625, 2.5, 0.03125, -0.0005, -0.005, -0.05, 0.5, 1e21, 1.5e22, -3e25, *ties, *(-t for t in ties),
               *(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-9, 1, 400)).tolist()]
     cases = [(v, d, 2) for v in values for d in (0, 1, 2, 4)] + [(v, 2, 1) for v in values]
@@ -389,8 +390,10 @@ def test_the_explorers_write_numbers_as_the_figures_do():
               "const helper = src.indexOf('  function absFixed(');"
               "eval(src.slice(helper, src.indexOf('\\n  }', helper) + 4) + '\\nglobalThis.absFixed = absFixed;');"
               "eval(src.slice(start, end).replace('const fixed', 'globalThis.fixed'));"
+              "const cell = src.indexOf('  const cellText = (v, digits) => {');"
+              "eval(src.slice(cell, src.indexOf('\\n  };', cell) + 4).replace('const cellText', 'globalThis.cellText'));"
               "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-              "console.log(JSON.stringify(cases.map(([v, d, s]) => fixed(v, d, s))));")
+              "console.log(JSON.stringify(cases.map(([v, d, s]) => s === 1 ? cellText(v, d) : fixed(v, d, s))));")
     run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts" / "explorers.js")],
                          input=json.dumps(cases), capture_output=True, text=True, check=True)
     got = json.loads(run.stdout)
@@ -482,7 +485,7 @@ def test_a_table_or_tick_that_rounds_its_value_says_so():
 
 # ---- every decimal through one rule ----------------------------------------------------------------
 
-BARE = re.compile(r"\.\d+[f%]$")  # a format spec that writes a fixed number of decimals, or a percent
+BARE = re.compile(r"\.\d+[fg%]$")  # a format spec that writes fixed decimals, significant digits or a percent
 
 
 def _bare_formats(source: str) -> list[tuple[int, str]]:
@@ -520,7 +523,7 @@ def test_the_scan_finds_every_form_of_a_bare_format():
     src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d}"\n'
            'b = "{:.3f}".format(x)\nc = "%.1f" % x\nd = format(x, ".2f")\n'
            'style.heatmap(m, annotate="{:.2f}")\ne = f"{x:.4f}"  # bare format: an exact half\n')
-    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".2f"), (2, "{:.3f}"), (3, "%.1f"), (4, ".2f")]
+    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".2f"), (1, ".3g"), (2, "{:.3f}"), (3, "%.1f"), (4, ".2f")]
 
 
 def test_every_decimal_a_figure_script_writes_goes_through_style():
@@ -615,3 +618,46 @@ def test_the_number_writers_round_the_written_text_not_the_float_and_keep_no_str
     for bad in (float("nan"), float("inf")):
         with pytest.raises(ValueError, match="value must be a finite number"):
             style.stated(bad)
+
+
+def test_a_csv_writes_no_value_just_short_of_one_as_one():
+    """cat_sat_mat_weights at scale 50: the weight 0.999999999986 was "1" in the CSV beside its
+    row's 1.9e-22 and 1.4e-11 (seven significant digits); the JSON kept every digit. The long
+    CSV, the wide CSV and a single number, each against the exact values."""
+    import csv
+    import io
+
+    from figures._kit import export
+
+    w = np.array([[0.999999999986112, 1.388794e-11], [-0.99999999, 0.25], [1.0, 0.0]])
+    long_rows = list(csv.reader(io.StringIO(export.to_csv({"w": w, "one": 0.999999999986112}))))
+    texts = {(r[0], r[1]): r[2] for r in long_rows[1:]}
+    wide_cells = [c for line in export.to_wide_csv({"w": w}).splitlines()[1:] for c in line.split(",")[1:]]
+    assert len(wide_cells) == w.size
+    for (i, j), v in np.ndenumerate(w):
+        for text in (texts[("w", f"{i};{j}")], wide_cells[i * 2 + j]):
+            assert (float(text) == 1) == (v == 1) and (float(text) == -1) == (v == -1), (v, text)
+            assert abs(float(text) - v) <= 5e-7 * max(abs(v), 1e-300), (v, text)
+    assert float(texts[("one", "")]) != 1
+
+
+def test_a_heatmap_cell_just_short_of_one_does_not_read_as_one():
+    """cat_sat_mat_weights at --scale 20 wrote six weights of 0.99995 as "1.00" beside "5e-05" (the
+    row read as more than 1); one_head_weights at --strength 4 wrote 0.99996 as "1.000". A cell
+    that reads as 1 holds exactly 1 (the causal map's first row)."""
+    module = figures.load("cat_sat_mat_weights")
+    data = module.data(scale=20.0)
+    fig = module.draw(data)
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes[:2]]
+    plt.close(fig)
+    for key, cells in zip(("weights", "causal_weights"), texts, strict=True):
+        values = np.ravel(data[key])
+        assert len(cells) == len(values)
+        for text, v in zip(cells, values):
+            if text.startswith("≈"):
+                continue
+            assert (float(text) == 1) == (v == 1), (key, v, text)
+            places = len(text.split(".")[1]) if "." in text and "e" not in text else None
+            if places is not None:
+                assert abs(float(text) - v) <= 0.5 * 10.0 ** -places + 1e-12, (key, v, text)
+    assert any(0.9999 < v < 1 for v in np.ravel(data["weights"]))

@@ -60,7 +60,7 @@ def _reference_csv(data: dict) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["name", "index", "value"])
     for name, index, value in rows("", data):
-        w.writerow([name, index, f"{value:.7g}" if isinstance(value, float) else value])
+        w.writerow([name, index, export._g7(value) if isinstance(value, float) else value])
     return buf.getvalue()
 
 

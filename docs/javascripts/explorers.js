@@ -127,6 +127,19 @@
     return out.replace(/e([+-])(\d)$/, "e$10$2");  // Python's two-digit exponent: 4.7e-07
   };
 
+  // a grid cell as style.cell_text writes one: fixed(v, digits, 1) (one significant digit where
+  // the decimals read zero), and a value strictly between -1 and 1 that would read as 1 or -1
+  // with up to three more decimals, then "≈" (a weight of 0.99995 is not all of it)
+  const cellText = (v, digits) => {
+    const text = fixed(v, digits, 1);
+    if (!(v > -1 && v < 1) || Math.abs(Number(text)) !== 1) return text;
+    for (let more = 1; more <= 3; more++) {
+      const longer = fixed(v, digits + more, 1);
+      if (Math.abs(Number(longer)) !== 1) return longer;
+    }
+    return `≈${text}`;
+  };
+
   // a (>= 0) to `digits` decimals as Python rounds it: an exact tie to the even digit (toFixed
   // rounds it up: 0.125 to two places is "0.12" in Python, "0.13" in toFixed), and every digit
   // of a number from 1e21 on (toFixed writes "1e+21" there)
@@ -269,7 +282,7 @@
         td.style.background = `rgb(${rgb.join(",")})`;
         td.style.color = textOn(rgb);
         td.dataset.value = String(v);
-        td.textContent = fixed(v, 2, 1);  // a cell: one significant digit, as the figures' cells
+        td.textContent = cellText(v, 2);  // as the figures' cells
       }));
       scaleNode.textContent = scaleText || "";
     }

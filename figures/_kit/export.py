@@ -166,7 +166,7 @@ def _rows(prefix: str, value):
         return
     if _plain_numbers(arr):  # the same rows as below, as one block of text (a table has a million)
         values = (arr.ravel() + 0.0 if arr.dtype.kind == "f" else arr.ravel()).tolist()  # (-0.0 + 0.0 is 0.0)
-        texts = [f"{v:.7g}" for v in values] if arr.dtype.kind == "f" else list(map(str, values))
+        texts = [_g7(v) for v in values] if arr.dtype.kind == "f" else list(map(str, values))
         yield _Block(prefix, _index_texts(arr.shape), texts)
         return
     for idx, v in np.ndenumerate(arr):
@@ -199,7 +199,7 @@ def to_csv(data: dict) -> str:
             continue
         name, index, value = row
         if isinstance(value, float):
-            value = f"{value + 0.0:.7g}"  # float32-level precision keeps big tables small; JSON keeps all digits
+            value = _g7(value + 0.0)
         w.writerow([name, index, value])
     return buf.getvalue()
 
@@ -297,12 +297,19 @@ def to_wide_csv(data: dict, labels: dict | None = None) -> str | None:
     return buf.getvalue() if found else None
 
 
+def _g7(v: float) -> str:
+    """A float in a CSV: 7 significant digits (float32's precision keeps big tables small; the
+    JSON keeps all digits), more where 7 would write a value just short of 1 or -1 as 1 or -1
+    (style.sig: a weight of 0.99999999998 is not "1" beside its row's 1.4e-11)."""
+    return style.sig(v, 7) if 0.9999999 < abs(v) < 1 else f"{v:.7g}"
+
+
 def _cell(v) -> str:
     if isinstance(v, np.integer):
         return str(int(v))
     if np.isnan(v):
         return ""
-    return f"{v + 0.0:.7g}"  # (a zero unsigned: "0", never "-0")
+    return _g7(float(v) + 0.0)  # (a zero unsigned: "0", never "-0")
 
 
 #: A cell that shows how Python writes a missing or non-finite number ("nan", "inf", "None"),

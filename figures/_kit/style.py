@@ -21,6 +21,7 @@ import numpy as np
 from matplotlib.colors import to_rgb
 
 from .palette import DIVERGING, OKABE_ITO, SEQUENTIAL, THEMES  # noqa: F401  (style.THEMES, ... for the scripts)
+from .reading import reads_one
 
 #: The theme that ``with theme(...)`` set in this context (light outside any).
 _THEME = contextvars.ContextVar("figure_theme", default="light")
@@ -170,15 +171,23 @@ def _text_color_for(rgb) -> str:
 def cell_text(value: float, fmt: str = "{:.2f}") -> str:
     """``value`` in a heatmap's cell, written by ``fmt``, unless that reads a value that is not
     zero as zero: then to one significant digit (0.003 is "0.003", never "0.00" or "-0.00"; a
-    weight of 9e-05 "9e-05"); a zero reads unsigned ("0.00", never "-0.00").
+    weight of 9e-05 "9e-05"); a zero reads unsigned ("0.00", never "-0.00"). One strictly
+    between -1 and 1 that would read as 1 or -1 gets up to three more digits, then "≈".
 
-    >>> [cell_text(v) for v in (0.25, 0.0029999, -0.0029999, 9.02e-05, -0.0, 0.999)]
-    ['0.25', '0.003', '-0.003', '9e-05', '0.00', '1.00']
+    >>> [cell_text(v) for v in (0.25, 0.0029999, -0.0029999, 9.02e-05, -0.0, 0.999, 0.99995, 1 - 1e-9)]
+    ['0.25', '0.003', '-0.003', '9e-05', '0.00', '0.999', '0.99995', '≈1.00']
     """
     text = fmt.format(value)
     reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
     if reads_zero and np.isfinite(value) and value != 0:
         return f"{value:.1g}"
+    if -1 < value < 1 and reads_one(text):  # a weight of 0.99995 is not all of it: up to 3 more digits
+        m = re.fullmatch(r"\{:([^{}]*?)\.(\d+)([fFgG%])\}", fmt)
+        for more in range(1, 4) if m else ():
+            longer = f"{{:{m.group(1)}.{int(m.group(2)) + more}{m.group(3)}}}".format(value)
+            if not reads_one(longer):
+                return longer
+        return f"≈{text}"
     return text.replace("-", "", 1) if reads_zero and value == 0 else text
 
 
@@ -309,11 +318,27 @@ def three_digits(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def sig(x: float, digits: int, *, sep: bool = False) -> str:
+    """``x`` to ``digits`` significant digits (Python's ``g``; ``sep``: with thousands separators),
+    with the digits that tell a value strictly between -1 and 1 from 1 or -1: a probability of
+    0.99995458 at four is "0.99995", never "1" (``g`` never writes a number that is not zero as 0).
+
+    >>> sig(0.99995458, 4), sig(4.54e-05, 4), sig(-0.99999, 3), sig(1.0, 4), sig(123456.0, 3)
+    ('0.99995', '4.54e-05', '-0.99999', '1', '1.23e+05')
+    """
+    x, comma = float(x) + 0.0, "," if sep else ""
+    text = f"{x:{comma}.{digits}g}"
+    while -1 < x < 1 and reads_one(text) and digits < 17:
+        digits += 1
+        text = f"{x:{comma}.{digits}g}"
+    return text
+
+
 def fixed(x: float, places: int, *, sep: bool = False) -> str:
     """``x`` to ``places`` decimals (``sep``: with thousands separators), unless that reads a
     number that is not zero as zero: then to two significant digits, so a weight of 4.5e-05 is
     never a table's "0.0000". Every decimal number a figure script writes goes through here or
-    :func:`share` (tests/test_parameter_labels.py holds the scripts to it).
+    :func:`share` or :func:`sig` (tests/test_parameter_labels.py holds the scripts to it).
 
     >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3), fixed(-0.0, 3)
     ('0.2500', '4.5e-05', '0.000', '-2e-09', '0.000')

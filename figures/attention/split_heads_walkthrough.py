@@ -9,7 +9,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -35,7 +35,7 @@ def data() -> dict:
 def _m(a) -> str:
     a = np.asarray(a)
     if a.ndim == 1:
-        return "[" + ", ".join(f"{x:.4g}" for x in a) + "]"
+        return "[" + ", ".join(style.sig(x, 4) for x in a) + "]"
     return "[" + ", ".join(_m(r) for r in a) + "]"
 
 

@@ -46,7 +46,7 @@ def data(d_model: Annotated[int, Range(2, 8192)] = 512, step: Annotated[int, Ran
 def table(data: dict) -> str:
     show_errata = "misprinted" in data
     header = ["dimension 2i", "angular frequency ω = base^(−2i/d)", "wavelength 2π/ω (positions)"]
-    rows = [[r["dim"], f"{r['omega']:.6g}", style.fixed(r['wavelength'], 2, sep=True)] for r in data["rows"]]
+    rows = [[r["dim"], style.sig(r['omega'], 6), style.fixed(r['wavelength'], 2, sep=True)] for r in data["rows"]]
     if show_errata:
         header.append("printed elsewhere (wrong)")
         for row, wrong in zip(rows, data["misprinted"]):

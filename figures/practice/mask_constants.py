@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.export import markdown_table
 
 
@@ -24,7 +24,7 @@ NON_FINITE = {
 
 
 def _fmt(row) -> str:
-    return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.3g}" for x in row) + "]"
+    return "[" + ", ".join("NaN" if np.isnan(x) else style.sig(x, 3) for x in row) + "]"
 
 
 def data() -> dict:

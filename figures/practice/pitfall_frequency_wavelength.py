@@ -31,7 +31,7 @@ def data(d_model: Annotated[int, Range(2, 8192)] = 512,
 
 
 def table(data: dict) -> str:
-    rows = [[r["dim"], f"{r['omega']:.4g}", f"{r['cycles']:.4g}", f"{r['inverse']:,.4g}", f"**{style.fixed(r['wavelength'], 2, sep=True)}**"]
+    rows = [[r["dim"], style.sig(r['omega'], 4), style.sig(r['cycles'], 4), style.sig(r['inverse'], 4, sep=True), f"**{style.fixed(r['wavelength'], 2, sep=True)}**"]
             for r in data["rows"]]
     return markdown_table(["dimension", "ω, rad / position", "f = ω/2π, cycles / position", "1/ω",
                            "wavelength 2π/ω = 1/f"], rows, "rrrrr")

@@ -22,7 +22,7 @@ NON_FINITE = {
 
 
 def _show(row) -> str:
-    return "[" + ", ".join("NaN" if np.isnan(x) else f"{x:.4g}" for x in row) + "]"
+    return "[" + ", ".join("NaN" if np.isnan(x) else style.sig(x, 4) for x in row) + "]"
 
 
 def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) -> dict:
