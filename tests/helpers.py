@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = ROOT / "hooks"
 
@@ -252,3 +254,39 @@ def article(html: str):
         raise ValueError(f"html has no <article>...</article> (got {len(html)} characters)")
     return BeautifulSoup(html[start:end + len("</article>")], "html.parser").find("article")
 
+
+
+# ---- the attention viewers' stored weights and scores, by hand ----------------------------------
+
+def viewer_code(w: float) -> int:
+    """A weight as the viewers store it: the nearest per mille (Python's three-decimal text), but
+    1001 for a weight above 0 that rounds to 0 and 1002 for one below 1 that rounds to 1000."""
+    q = int(f"{float(w):.3f}".replace(".", ""))
+    return 1001 if w > 0 and q == 0 else 1002 if w < 1 and q == 1000 else q
+
+
+def viewer_amount(q):
+    """A stored code as the per-mille weight the viewer draws: 1001 as 0, 1002 as 1000."""
+    q = np.asarray(q)
+    return np.where(q == 1001, 0, np.where(q == 1002, 1000, q))
+
+
+def viewer_text(w: float) -> str:
+    """A weight as the viewer writes it: three decimals, "<0.0005" or ">0.9995"."""
+    q = viewer_code(w)
+    return "<0.0005" if q == 1001 else ">0.9995" if q == 1002 else f"{float(w):.3f}"
+
+
+def viewer_score(v: float) -> float:
+    """A score as the viewers store it: Python's two decimals; where they read a score that is
+    not 0 as 0, two significant digits; where they read one strictly between -1 and 1 as 1 or -1,
+    the fewest significant digits that do not."""
+    text = f"{v:.2f}"
+    if v != 0 and float(text) == 0:
+        return float(f"{v:.2g}")
+    if -1 < v < 1 and abs(float(text)) == 1:
+        digits = 3
+        while abs(float(f"{v:.{digits}g}")) == 1:
+            digits += 1
+        return float(f"{v:.{digits}g}")
+    return float(text)

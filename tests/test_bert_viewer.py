@@ -11,6 +11,7 @@ import pytest
 from mhalib import examples
 from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES, head_scores
+from helpers import viewer_amount, viewer_code, viewer_score, viewer_text
 from tools.screenshots import goto
 
 HALF = 0.5e-3  # rounding to 3 decimals moves a weight by at most this
@@ -65,16 +66,16 @@ def test_payload_weights_equal_the_forward_pass(payload, reference):
         T = len(ref["tokens"])
         q = per_mille(s["codes"], (L, H, T, T))
         A = ref["attentions"].astype(np.float64)  # (L, H, T, T)
-        assert np.abs(q / 1000 - A).max() <= HALF + 1e-9
-        # and it is the nearest per-mille value, the one the viewer's text "0.xyz" shows
-        assert np.array_equal(q, [[[[int(f"{w:.3f}".replace(".", "")) for w in row] for row in head] for head in layer]
-                                  for layer in A])
+        assert np.abs(viewer_amount(q) / 1000 - A).max() <= HALF + 1e-9
+        # and it is the nearest per-mille value, the one the viewer's text "0.xyz" shows, except
+        # where that would read a weight above 0 as 0.000 or one below 1 as 1.000
+        assert np.array_equal(q, [[[[viewer_code(w) for w in row] for row in head] for head in layer] for layer in A])
 
 
 def test_rows_sum_to_one_within_rounding(payload):
     for s in payload["sentences"]:
         T = len(s["tokens"])
-        sums = per_mille(s["codes"], (6, 12, T, T)).sum(axis=-1) / 1000  # (L, H, T)
+        sums = viewer_amount(per_mille(s["codes"], (6, 12, T, T))).sum(axis=-1) / 1000  # (L, H, T)
         assert np.abs(sums - 1).max() <= T * HALF
         assert np.abs(sums - 1).max() > 0 or T == 0  # rounding is visible somewhere: the test can fail
 
@@ -151,7 +152,7 @@ def test_every_score_reads_in_the_viewer_as_python_prints_it(payload, data):
                 if np.isnan(v):
                     assert np.isnan(x)
                     continue
-                assert f"{x:.2f}" == f"{v:.2f}" and x == float(f"{x:.2f}"), (key, x, v)
+                assert x == viewer_score(v), (key, x, v)
                 checked += 1
     assert checked > 4000
 
@@ -184,6 +185,10 @@ def test_codes_round_trip_and_refuse_bad_input(viewer):
     codes = viewer.encode_weights(A)
     assert codes == "AAPo" + "A-Oq"  # 0, 1000 = 15*64+40; 62.5 -> 62 = 0*64+62, 937.5 -> 938 = 14*64+42 (ties to even)
     assert viewer.decode_weights(codes, 1, 1, 2).tolist() == [[[[0, 1000], [62, 938]]]]
+    # a weight above 0 that rounds to 0 per mille, and one below 1 that rounds to 1000 (they read
+    # "0.000" and "1.000": 8,001 and 102 of the built-in sentences' weights), get codes of their own
+    B = np.array([[[[2e-5, 0.99998], [0.0004999, 0.9995]]]])
+    assert viewer.decode_weights(viewer.encode_weights(B), 1, 1, 2).tolist() == [[[[1001, 1002], [1001, 1002]]]]
     assert f"{0.0625:.3f}" == "0.062"  # Python's text rounds the same tie the same way
     with pytest.raises(ValueError, match="attentions must be weights in"):
         viewer.encode_weights(np.array([[-0.1, 1.1]]))
@@ -239,7 +244,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference, data):  # no
         return page.eval_on_selector_all(BOX + f".bv-{side} .bv-tok .bv-w", "ws => ws.map(w => w.textContent)")
 
     def text3(values):
-        return [f"{float(w):.3f}" for w in values]
+        return [viewer_text(w) for w in values]
 
     # choose a sentence and a layer with the selects, a head by clicking its thumbnail
     s, layer, head = 5, 2, 9  # "A dog bites a man, and a man bites a dog.", layer 2, head 9
@@ -265,7 +270,7 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference, data):  # no
     assert shown("k") == text3(A[3]) and shown("q") == [""] * len(tokens)
     live = page.text_content(BOX + ".bv-live")
     j = int(np.argmax(A[3]))
-    assert live.startswith(f"“{tokens[3]}”, query 4: most to “{tokens[j]}” {A[3, j]:.3f}") and len(live) <= 90
+    assert live.startswith(f"“{tokens[3]}”, query 4: most to “{tokens[j]}” {viewer_text(A[3, j])}") and len(live) <= 90
     ring = "(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
     assert page.evaluate(ring)[0] == "solid" and page.evaluate(ring)[1] >= 2  # a visible focus ring
     # a key shows its column: how much each query gives it
@@ -288,9 +293,12 @@ def test_viewer_shows_mhalibs_weights(browser, site_url, reference, data):  # no
         return page.eval_on_selector_all(BOX + ".bv-thumb", "bs => bs.map(b => [+b.dataset.layer, +b.dataset.head, "
                                          "b.querySelector('.bv-val').textContent])")
 
-    def printed(values, l, h):
+    def printed(values, l, h):  # as stored (viewer_score), in two decimals where they hold it
         v = values[l - 1][h - 1]
-        return "–" if v is None or np.isnan(v) else f"{v:.2f}"
+        if v is None or np.isnan(v):
+            return "–"
+        x = viewer_score(v)
+        return f"{x:.2f}" if float(f"{x:.2f}") == x else repr(x)
 
     assert [t[2] for t in thumbs()] == [printed(data["label_value"], l, h) for l, h, _ in thumbs()]
     box.get_by_label("Scores from").select_option(value="sentence")
@@ -363,7 +371,7 @@ def test_viewer_page_numbers(built_site, data):
     assert "What you will learn" in t and t.rfind("Summary") > t.find("What you will learn")
     b = data["best"]
     p, n, c = b["previous token"], b["next token"], b["to [CLS]"]
-    assert f"layer {p['layer']}, head {p['head']}, which puts {p['value']:.2f} of its weight" in t
+    assert f"layer {p['layer']}, head {p['head']}, which puts {p['value']:.4f} of its weight" in t
     assert f"layer {n['layer']}, head {n['head']} ({n['value']:.2f})" in t
     assert f"{data['counts']['to [CLS]']} of the 72 heads put at least half" in t
     assert f"layer {c['layer']}, head {c['head']}, puts {c['value']:.2f} there" in t
@@ -371,3 +379,34 @@ def test_viewer_page_numbers(built_site, data):
     assert (f"the spread of layer 1 is {m['entropy'][0]:.2f} and its share of weight on [CLS] "
             f"{m['to [CLS]'][0]:.2f}; in layer 6 they are {m['entropy'][5]:.2f} and {m['to [CLS]'][5]:.2f}") in t
     assert 'href="../viewer/"' in (built_site / "real_heads" / "index.html").read_text()
+
+
+def test_the_viewer_writes_no_weight_or_score_as_0_or_1_that_is_not():
+    """The viewer wrote BERT's [CLS] -> [CLS] weight 0.99998844 as "1.000" (102 such weights in
+    the built-in sentences) and 8,001 weights above 0 as "0.000"; a head's score of 0.9998 as
+    "1.00". bert_viewer.js's own functions, in node, against the texts derived by hand."""
+    import shutil
+    import subprocess
+
+    from helpers import ROOT
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the viewer's formatting runs in node for this test")
+    weights = [0.0, 2e-5, 0.0004999, 0.0005001, 0.25, 0.9994999, 0.9995, 0.99998844, 1.0]
+    scores = [0.5, 0.25, 0.9998, 0.0031, 0.62, 1.0]
+    script = ("const src = require('fs').readFileSync(process.argv[1], 'utf8');"
+              "const start = src.indexOf('  const TINY = 1001');"
+              "const end = src.indexOf('\\n  }\\n', src.indexOf('  function score(v)')) + 4;"
+              "eval(src.slice(start, end) + ';globalThis.f = {code, permille, score, amount};');"
+              "const [ws, ss] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify([ws.map((w) => f.permille(f.code(w))), ws.map((w) => f.amount(f.code(w))),"
+              " ss.map(f.score)]));")
+    run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts" / "bert_viewer.js")],
+                         input=json.dumps([weights, [viewer_score(v) for v in scores]]), capture_output=True,
+                         text=True, check=True)
+    texts, amounts, shown = json.loads(run.stdout)
+    assert texts == [viewer_text(w) for w in weights] == ["0.000", "<0.0005", "<0.0005", "0.001", "0.250", "0.999",
+                                                           ">0.9995", ">0.9995", "1.000"]
+    assert amounts == [0, 0, 0, 1, 250, 999, 1000, 1000, 1000]
+    assert shown == ["0.50", "0.25", "0.9998", "0.0031", "0.62", "1.00"]

@@ -6,7 +6,8 @@
 // Nothing is computed here: the build ran mhalib's forward pass and put every weight on the
 // page (figures/real_model/bert_viewer.py, figures/experiments/tiny_viewer.py), each as
 // q = round(1000 w), two base64url characters per weight, in the order layer, head, query,
-// key. A weight is shown as q / 1000 with three decimals, exactly as stored. The tiny
+// key. A weight is shown as q / 1000 with three decimals, exactly as stored; one that is not 0
+// but rounds to 0 reads "<0.0005", one that is not all but rounds to 1 ">0.9995". The tiny
 // decoders are causal: a query's weights on later keys are exactly 0, so only the lower
 // triangle (keys 0..i of query i) is stored, and the viewer greys those later keys out as
 // "masked". The BERT viewer also shows a sentence the reader types: the live model
@@ -49,13 +50,28 @@
     return out;
   }
 
+  // Beside 0..1000, two codes (bert_viewer.py): a weight above 0 that rounds to 0 per mille, and
+  // one below 1 that rounds to 1000; they draw as 0 and 1000 and read "<0.0005" and ">0.9995".
+  const TINY = 1001, NEARLY_ALL = 1002;
+  const amount = (q) => (q === TINY ? 0 : q === NEARLY_ALL ? 1000 : q);
+  // a weight (0..1) as stored: round(1000 w), or the code that says it is not 0 or not all
+  function code(v) {
+    const q = Math.round(1000 * v);
+    return v > 0 && q === 0 ? TINY : v < 1 && q === 1000 ? NEARLY_ALL : q;
+  }
+
   // q per mille -> "0.123": integer arithmetic, so the text is exactly the stored rounding.
   function permille(q) {
+    if (q === TINY) return "<0.0005";
+    if (q === NEARLY_ALL) return ">0.9995";
     return `${Math.floor(q / 1000)}.${String(q % 1000).padStart(3, "0")}`;
   }
 
+  // a score as bert_viewer.as_shown stored it: 2 decimals, or every digit it kept (0.9998, not 1.00)
   function score(v) {
-    return v === null || v === undefined ? "–" : v.toFixed(2);
+    if (v === null || v === undefined) return "–";
+    const text = v.toFixed(2);
+    return Number(text) === v ? text : String(v);
   }
 
   // ---- one or more models, each with its inputs ---------------------------------------
@@ -333,7 +349,7 @@
         for (let i = 0; i < T; i++) {
           for (let j = 0; j < T; j++) {
             if (!allowed(i, j)) continue; // transparent (createImageData starts at 0, 0, 0, 0)
-            const rgb = colour(VIRIDIS, s.w[((t.l * H + t.h) * T + i) * T + j] / 1000);
+            const rgb = colour(VIRIDIS, amount(s.w[((t.l * H + t.h) * T + i) * T + j]) / 1000);
             const p = 4 * (i * T + j);
             img.data[p] = rgb[0]; img.data[p + 1] = rgb[1]; img.data[p + 2] = rgb[2]; img.data[p + 3] = 255;
           }
@@ -432,7 +448,7 @@
       const lines = [];
       for (let i = 0; i < T; i++) {
         for (let j = 0; j < T; j++) {
-          if (q(i, j) === 0) continue;
+          if (amount(q(i, j)) === 0) continue;
           const line = document.createElementNS(SVG_NS, "line");
           line.setAttribute("x1", "2"); line.setAttribute("x2", "98");
           line.setAttribute("y1", String(i + 0.5)); line.setAttribute("y2", String(j + 0.5));
@@ -467,7 +483,7 @@
       const active = state.hover || state.focused || state.pinned;
       const T = sentence().tokens.length;
       for (const line of svg.children) {
-        const i = Number(line.dataset.i), j = Number(line.dataset.j), w = q(i, j) / 1000;
+        const i = Number(line.dataset.i), j = Number(line.dataset.j), w = amount(q(i, j)) / 1000;
         const on = !active || (active.side === "q" ? i === active.i : j === active.i);
         // opacity grows with the weight; a selected token's faint lines stay just visible
         line.style.strokeOpacity = on ? String(active ? 0.12 + 0.88 * w : w) : "0";
@@ -482,7 +498,7 @@
         const masked = other && !(active.side === "q" ? allowed(active.i, i) : allowed(i, active.i));
         const w = other && !masked ? (active.side === "q" ? q(active.i, i) : q(i, active.i)) : null;
         wSpan.textContent = masked ? "masked" : w === null ? "" : permille(w);
-        b.style.setProperty("--bv-a", w === null ? "0" : String(0.45 * w / 1000));
+        b.style.setProperty("--bv-a", w === null ? "0" : String(0.45 * amount(w) / 1000));
         b.classList.toggle("bv-active", Boolean(isActive));
         b.classList.toggle("bv-target", Boolean(other) && !masked);
         b.classList.toggle("bv-masked", Boolean(masked));
@@ -500,10 +516,10 @@
       const s = sentence(), tokens = s.tokens, T = tokens.length;
       const ws = tokens.map((_, k) => ({ k, w: side === "q" ? q(i, k) : q(k, i) }))
         .filter((x) => (side === "q" ? allowed(i, x.k) : allowed(x.k, i)));
-      ws.sort((a, b) => b.w - a.w || a.k - b.k);
+      ws.sort((a, b) => amount(b.w) - amount(a.w) || a.k - b.k);
       // the largest weight, then up to two more (one when said) that reach 0.050
       const n = short ? 2 : 3;
-      const top = ws.filter((x, r) => r === 0 || (r < n && x.w >= 50)).map((x) => `“${tokens[x.k]}” ${permille(x.w)}`);
+      const top = ws.filter((x, r) => r === 0 || (r < n && amount(x.w) >= 50)).map((x) => `“${tokens[x.k]}” ${permille(x.w)}`);
       if (short)
         return `“${tokens[i]}”, ${side === "q" ? "query" : "key"} ${i + 1}: most ${side === "q" ? "to" : "from"} ` +
           top.join(", then ") + ".";
@@ -623,7 +639,7 @@
     // the head's weight a_ij as a number: a reader's sentence in full (float32), a stored one as stored
     function weight(i, j) {
       const s = sentence(), T = s.tokens.length;
-      return s.exact ? s.exact[((state.l * model().heads + state.h) * T + i) * T + j] : q(i, j) / 1000;
+      return s.exact ? s.exact[((state.l * model().heads + state.h) * T + i) * T + j] : amount(q(i, j)) / 1000;
     }
 
     function csvCell(text) {
@@ -632,10 +648,12 @@
 
     // rows: query tokens; columns: key tokens; a reader's sentence to 6 decimals, a stored one to 3
     function headCsv() {
-      const s = sentence(), T = s.tokens.length, digits = s.exact ? 6 : 3;
+      const s = sentence(), T = s.tokens.length;
+      // (6 decimals, or every digit of a weight they would write as 0 or 1: 1.2e-8 is not 0.000000)
+      const exact = (v) => { const t = v.toFixed(6); return (v > 0 && Number(t) === 0) || (v < 1 && Number(t) === 1) ? String(v) : t; };
       const lines = [["query \\ key", ...s.tokens].map(csvCell).join(",")];
       for (let i = 0; i < T; i++)
-        lines.push([csvCell(s.tokens[i]), ...s.tokens.map((_, j) => weight(i, j).toFixed(digits))].join(","));
+        lines.push([csvCell(s.tokens[i]), ...s.tokens.map((_, j) => (s.exact ? exact(weight(i, j)) : permille(q(i, j))))].join(","));
       return lines.join("\r\n") + "\r\n";
     }
 
@@ -697,7 +715,7 @@
       ui.mhaShowSentence = (run) => { // {text, tokens, weights (L, H, T, T) float32, scores}
         const m = models[0];
         m.sentences[builtIn] = { text: run.text, tokens: run.tokens, exact: run.weights, live: true,
-          w: Uint16Array.from(run.weights, (v) => Math.round(1000 * v)) };
+          w: Uint16Array.from(run.weights, code) };
         m.sentence_scores[builtIn] = run.scores;
         m.sentence_labels[builtIn] = labelsOf(run.scores, m);
         state.s = builtIn;
@@ -727,7 +745,7 @@
   }
 
   // exposed for the tests: decoding and formatting, the same code the viewer runs
-  window.mhaBertViewer = { decode, decodeCausal, permille };
+  window.mhaBertViewer = { decode, decodeCausal, permille, code, score };
   if (window.mhaExplorers && window.mhaExplorers.register) {
     window.mhaExplorers.register("bert", init);
     window.mhaExplorers.register("tiny", init);

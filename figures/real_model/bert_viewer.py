@@ -18,11 +18,16 @@ from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES
 from figures._kit import cli, style
 from figures._kit.contract import Range
+from figures._kit.reading import reads_one
 
 #: Weights are stored as the viewer shows them: q = round(1000 w), an integer 0..1000,
-#: written as two characters of this alphabet (base64url digits, q = 64 a + b).
+#: written as two characters of this alphabet (base64url digits, q = 64 a + b); except a
+#: weight above 0 that rounds to 0 (TINY, shown "<0.0005") and one below 1 that rounds to
+#: 1000 (NEARLY_ALL, shown ">0.9995"): a weight that is not 0 never reads 0.000, nor one that
+#: is not all of it 1.000.
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 SCALE = 1000
+TINY, NEARLY_ALL = 1001, 1002
 #: The kinds of key a head can favour (every head-type score but entropy); a head whose
 #: favourite kind takes at least LABEL_THRESHOLD of its weight on average is labelled by it,
 #: any other head "broad", with its normalised entropy as the number.
@@ -33,17 +38,21 @@ SHORT = {"previous token": "prev", "next token": "next", "self": "self", "to [CL
 
 
 def encode_weights(attentions) -> str:
-    """``(L, H, T, T)`` weights -> the string of per-mille codes, in the order layer, head, query, key."""
-    q = np.rint(np.asarray(attentions, dtype=np.float64) * SCALE).astype(np.int64).ravel()  # float32 * 1000 is exact in float64
+    """``(L, H, T, T)`` weights -> the string of per-mille codes, in the order layer, head, query, key
+    (:data:`TINY` and :data:`NEARLY_ALL` where the rounding would read 0 or 1 and the weight is not)."""
+    w = np.asarray(attentions, dtype=np.float64).ravel()
+    q = np.rint(w * SCALE).astype(np.int64)  # float32 * 1000 is exact in float64
     if q.min() < 0 or q.max() > SCALE:
         raise ValueError(f"attentions must be weights in [0, 1], got values from {q.min() / SCALE} to {q.max() / SCALE}")
+    q[(q == 0) & (w > 0)] = TINY
+    q[(q == SCALE) & (w < 1)] = NEARLY_ALL
     alphabet = np.array(list(ALPHABET))
     pairs = np.stack([alphabet[q // 64], alphabet[q % 64]], axis=1)  # (n,) -> (n, 2)
     return "".join(pairs.ravel())
 
 
 def decode_weights(codes: str, layers: int, heads: int, tokens: int) -> np.ndarray:
-    """The inverse of :func:`encode_weights`: per-mille integers of shape ``(L, H, T, T)``."""
+    """The inverse of :func:`encode_weights`: its codes, shape ``(L, H, T, T)``."""
     if len(codes) != 2 * layers * heads * tokens * tokens:
         raise ValueError(f"codes must hold 2 characters per weight, {2 * layers * heads * tokens ** 2} for "
                          f"({layers}, {heads}, {tokens}, {tokens}); got {len(codes)}")
@@ -123,12 +132,19 @@ def _labels(scores: dict) -> tuple[np.ndarray, np.ndarray]:
 EXPLORER = "bert"
 
 
+def _shown(v: float) -> float:
+    """A score to 2 decimals (style.fixed), with the digits that tell one strictly between -1 and
+    1 from 1 (style.sig): 0.9998 stays 0.9998, which the viewer writes in full."""
+    text = style.fixed(v, 2)
+    return float(style.sig(v, 3) if -1 < v < 1 and reads_one(text) else text)
+
+
 def as_shown(values) -> list:
-    """Scores as the viewer shows them, to 2 decimals rounded as Python's ``f"{v:.2f}"`` rounds
-    them (the page's and the figure's text): rounded to 3 decimals first, the viewer's
-    ``toFixed(2)`` rounded 0.50477 up to 0.51 (228 of 4,608 scores). A missing score (NaN) is null."""
-    return [[None if np.isnan(v) else float(f"{v:.2f}")  # bare format: numbers (the viewer writes them)
-             for v in row] for row in np.asarray(values, dtype=float)]
+    """Scores as the viewer shows them, to 2 decimals rounded as Python rounds them (the page's
+    and the figure's text; rounded to 3 decimals first, the viewer's ``toFixed(2)`` rounded
+    0.50477 up to 0.51), more where 2 would read a score that is not 0 or 1 as 0 or 1 (0.9998
+    was "1.00"). A missing score (NaN) is null."""
+    return [[None if np.isnan(v) else _shown(v) for v in row] for row in np.asarray(values, dtype=float)]
 
 
 def strong_flags(scores: dict, threshold: float) -> dict:
