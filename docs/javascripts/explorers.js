@@ -114,8 +114,14 @@
   const fixed = (v, digits, sig = 2) => {
     if (Number.isNaN(v)) return "nan";
     if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
-    const body = absFixed(Math.abs(v), digits);
-    if (/[1-9]/.test(body)) return (v < 0 ? "-" : "") + body;
+    const sign = v < 0 ? "-" : "";
+    let body = absFixed(Math.abs(v), digits);
+    if (/[1-9]/.test(body)) {
+      // style.fixed (sig 2) keeps the decimals that tell a number strictly between -1 and 1 from
+      // 1 or -1 (0.9998 at two is "0.9998"); a cell (sig 1, cellText) says "≈" after three more
+      while (sig === 2 && v > -1 && v < 1 && Number(body) === 1) body = absFixed(Math.abs(v), ++digits);
+      return sign + body;
+    }
     if (v === 0) return body;
     const ex = v.toExponential(sig - 1);  // rounded first: its exponent decides the form, as in Python
     const exp = Number(ex.split("e")[1]);

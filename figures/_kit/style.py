@@ -337,23 +337,31 @@ def sig(x: float, digits: int, *, sep: bool = False) -> str:
 def fixed(x: float, places: int, *, sep: bool = False) -> str:
     """``x`` to ``places`` decimals (``sep``: with thousands separators), unless that reads a
     number that is not zero as zero: then to two significant digits, so a weight of 4.5e-05 is
-    never a table's "0.0000". Every decimal number a figure script writes goes through here or
+    never a table's "0.0000"; and with the decimals that tell a number strictly between -1 and 1
+    from 1 or -1 (0.9998 at two places is "0.9998": not all of it, figures/_kit/reading.py).
+    Every decimal number a figure script writes goes through here or
     :func:`share` or :func:`sig` (tests/test_parameter_labels.py holds the scripts to it).
 
-    >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3), fixed(-0.0, 3)
-    ('0.2500', '4.5e-05', '0.000', '-2e-09', '0.000')
+    >>> fixed(0.25, 4), fixed(4.54e-05, 4), fixed(0.0, 3), fixed(-2e-9, 3), fixed(-0.0, 3), fixed(-0.99996, 2)
+    ('0.2500', '4.5e-05', '0.000', '-2e-09', '0.000', '-0.99996')
     >>> fixed(12345.678, 2, sep=True)
     '12,345.68'
     """
     x = float(x) + 0.0  # -0.0 + 0.0 is 0.0: a zero reads unsigned, never "-0.000"
     text = f"{x:{',' if sep else ''}.{places}f}"
-    return f"{x:.2g}" if x != 0 and float(text.replace(',', '')) == 0 else text
+    if x != 0 and float(text.replace(',', '')) == 0:
+        return f"{x:.2g}"
+    while -1 < x < 1 and reads_one(text):  # 0.9998 at two places is "0.9998", never "1.00"
+        places += 1
+        text = f"{x:.{places}f}"
+    return text
 
 
 def share(x: float, places: int) -> str:
-    """A weight, probability or accuracy (0 to 1) as :func:`fixed` writes it, with the decimals
-    that tell one that is not all from all: 0.9986 to two places is "0.999", never "1.00" (a
-    seed that missed answers is not a perfect score), as :func:`percent` never writes "100%".
+    """A weight, probability or accuracy (0 to 1) as :func:`fixed` writes it, which keeps the
+    decimals that tell one that is not all from all: 0.9986 to two places is "0.999", never
+    "1.00" (a seed that missed answers is not a perfect score), as :func:`percent` never writes
+    "100%"; a value outside 0 to 1 is refused.
 
     >>> share(0.36, 2), share(0.998592, 2), share(1.0, 2), share(0.0036, 2), share(0.99999, 3)
     ('0.36', '0.999', '1.00', '0.0036', '0.99999')
@@ -361,10 +369,7 @@ def share(x: float, places: int) -> str:
     x = float(x)
     if not 0 <= x <= 1:
         raise ValueError(f"x must be a share from 0 to 1; got {x!r}")
-    text, more = fixed(x, places), places + 1
-    while x != 1 and float(text) == 1:
-        text, more = fixed(x, more), more + 1
-    return text
+    return fixed(x, places)
 
 
 def _significant(x: float, digits: int) -> str:
