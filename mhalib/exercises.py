@@ -20,16 +20,48 @@ import numpy as np
 __all__ = ["check"]
 
 
-def _number(x) -> str:
-    """``1,050,624`` for a whole number, ``0.25`` or ``1.5e-07`` otherwise."""
+def _number(x, other=None) -> str:
+    """``1,050,624`` for a whole number (every digit), ``0.25`` or ``1.5e-07`` otherwise: six
+    significant digits, or all of them where six would write ``x`` as ``other`` (a wrong answer
+    of 1.0000001 is not "1") or a number strictly between -1 and 1 as 1 or -1."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return f"{int(x):,}"
     x = float(x)
-    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+    if x.is_integer() and abs(x) < 2**53:
+        return f"{int(x):,}"
+    text = f"{x:.6g}"
+    if (other is not None and text == _number(other)) or (-1 < x < 1 and abs(float(text)) == 1):
+        return repr(x)
+    return text
+
+
+def _share_off(off: float) -> str:
+    """A relative error in percent: one decimal, or two significant digits where one decimal
+    would read an error that is not 0 as "0.0%"."""
+    text = f"{off:.1%}"
+    return f"{off * 100:.2g}%" if off != 0 and float(text[:-1]) == 0 else text
+
+
+def _off(diff, want) -> str:
+    """How far off an answer is: relative to the expected value, or by ``diff`` where that is 0."""
+    if want == 0:
+        return f"off by {diff:,}" if isinstance(diff, int) else f"off by {diff:.3g}"
+    return f"{_share_off(diff / abs(want))} off"
+
+
+def _exact_integers(got: np.ndarray, want: np.ndarray) -> bool:
+    """Whether both sides are integers, compared as integers (float64 holds each only to 2**53)."""
+    return np.issubdtype(got.dtype, np.integer) and np.issubdtype(want.dtype, np.integer)
 
 
 def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str]:
     if answer is ... or answer is None:
         what = "..." if answer is ... else "None"
         return False, f"{name} is still {what}: fill in the TODO"
+    if type(answer) is int and type(expected) is int:  # Python integers, of any size: exactly
+        if answer == expected:
+            return True, f"{name} = {answer:,} is the expected value"
+        return False, f"{name} is {answer:,}, not the expected value ({_off(abs(answer - expected), expected)})"
     want = np.asarray(expected)
     try:
         got = np.asarray(answer)
@@ -46,6 +78,17 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
             return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
                            f"{first}: got {got[first]}, expected {want[first]}")
         return True, f"{name} matches (shape {want.shape})"
+    if _exact_integers(got, want):
+        wrong = got != want
+        if want.ndim == 0:
+            return (True, f"{name} = {_number(got[()])} is the expected value") if not wrong else (
+                False, f"{name} is {_number(got[()])}, not the expected value "
+                       f"({_off(abs(int(got) - int(want)), int(want))})")
+        if wrong.any():
+            first = tuple(int(i) for i in np.argwhere(wrong)[0])
+            return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
+                           f"{first}: got {_number(got[first])}, expected {_number(want[first])}")
+        return True, f"{name} matches (shape {want.shape}, largest difference 0)"
     got, want = got.astype(np.result_type(got, np.float64)), want.astype(np.result_type(want, np.float64))
     if not np.isfinite(got).all():
         first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
@@ -54,14 +97,13 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
     close = diff <= atol + rtol * np.abs(want)
     largest = float(diff.max(initial=0.0))
     if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
-        off = f"{largest / abs(float(want)):.1%} off" if want != 0 else f"off by {largest:.3g}"
-        return False, f"{name} is {_number(got)}, not the expected value ({off})"
+        return False, f"{name} is {_number(got, want)}, not the expected value ({_off(largest, float(want))})"
     if want.ndim == 0:
         return True, f"{name} = {_number(got)} is the expected value"
     if not close.all():
         first = tuple(int(i) for i in np.argwhere(~close)[0])
         return False, (f"{name} differs by up to {largest:.3g}; the first wrong entry is at index {first}: "
-                       f"got {got[first]:.6g}, expected {want[first]:.6g}")
+                       f"got {_number(got[first], want[first])}, expected {_number(want[first], got[first])}")
     return True, f"{name} matches (shape {want.shape}, largest difference {largest:.2g})"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import math
 
 import numpy as np
@@ -132,6 +133,15 @@ def test_lab2_solutions(ran):
     np.testing.assert_array_equal(ns["rope_by_hand"](x, 0), x)  # position 0 is the identity
 
 
+def test_lab2_prints_the_tables_range_as_it_is(ran):
+    """It printed "range: -1.0 to 1.0" (rounded to 3 places): the smallest entry of the
+    (300, 64) table is -0.9999999986761288, not -1; the largest, cos 0, is exactly 1."""
+    ns, cells = ran["lab2_positions"]
+    line = next(text for _, text in cells if "range:" in text)
+    low, high = (float(v) for v in re.search(r"range: (\S+) to (\S+)", line).groups())
+    assert (low, high) == (float(ns["pe"].min()), float(ns["pe"].max())) and low != -1 and high == 1, line
+
+
 def test_lab3_solutions(ran):
     ns, _ = ran["lab3_decoding"]
     # LLaMA-2 70B: 80 layers, 8 K/V heads of 128, fp16: 2 * 80 * 8 * 128 * 2 bytes = 320 KiB
@@ -178,6 +188,16 @@ def _said(answer, expected, **kw) -> tuple[bool, str]:
     (np.array([[1, 1], [1, 1]]), np.tril(np.ones((2, 2), bool)), "1 of 4 entries differ, the first at index (0, 1)"),
     (3, 4, "is 3, not the expected value (25.0% off)"),
     (0.5, 0, "off by 0.5"),
+    # a wrong answer never reads as the expected value, nor its error as 0.0 % (pass seventeen:
+    # "x is 1, not the expected value (0.0% off)"; "got 1, expected 1")
+    (1.0000001, 1.0, "is 1.0000001, not the expected value (1e-05% off)"),
+    (0.9999999, 1, "is 0.9999999, not the expected value (1e-05% off)"),
+    (np.array([1.0000001, 2.0]), np.array([1.0, 2.0]), "at index (0,): got 1.0000001, expected 1"),
+    # integers compare as integers: float64 made 2**53 + 1 equal to 2**53 ("right")
+    (2**53 + 1, 2**53, "is 9,007,199,254,740,993, not the expected value (1.1e-14% off)"),
+    (np.array([2**60 + 1]), np.array([2**60]), "got 1,152,921,504,606,846,977, expected 1,152,921,504,606,846,976"),
+    (np.int64(2**53 + 1), np.int64(2**53), "is 9,007,199,254,740,993, not the expected value (1.1e-14% off)"),
+    (np.int64(1), 0, "is 1, not the expected value (off by 1)"),
 ])
 def test_check_says_not_yet_and_why(answer, expected, words):
     ok, text = _said(answer, expected)
@@ -193,6 +213,9 @@ def test_check_says_not_yet_and_why(answer, expected, words):
     (np.tril(np.ones((3, 3), bool)), np.tril(np.ones((3, 3), bool))),
     (np.tril(np.ones((3, 3))), np.tril(np.ones((3, 3), bool))),  # 0/1 for a mask
     ([1.0, 2.0], np.array([1.0, 2.0])),
+    (2**64, 2**64),  # beyond int64: a Python integer, compared exactly
+    (np.int64(5), 5),
+    (3, 3.0),
 ])
 def test_check_says_right(answer, expected):
     ok, text = _said(answer, expected)
