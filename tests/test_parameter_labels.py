@@ -661,3 +661,28 @@ def test_a_heatmap_cell_just_short_of_one_does_not_read_as_one():
             if places is not None:
                 assert abs(float(text) - v) <= 0.5 * 10.0 ** -places + 1e-12, (key, v, text)
     assert any(0.9999 < v < 1 for v in np.ravel(data["weights"]))
+
+
+def test_the_widgets_measured_texts_read_no_ratio_as_one_and_no_count_as_zero():
+    """The generator said "The cache was 1.0 times as fast" for a measured 0.96 or 1.04, and the
+    live model's progress "0.0 MB" after 40 kB had arrived (pass seventeen). Their own functions,
+    in node."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the widgets' formatting runs in node for this test")
+    script = ("const fs = require('fs'), js = (f) => fs.readFileSync(process.argv[1] + f, 'utf8');"
+              "const g = js('generator.js'), i = g.indexOf('  function ratioText');"
+              "eval(g.slice(i, g.indexOf('\\n  }\\n', i) + 4) + ';globalThis.ratioText = ratioText;');"
+              "const b = js('bert_live.js'), j = b.indexOf('  const megabytes');"
+              "eval(b.slice(j, b.indexOf('\\n', j)).replace('const megabytes', 'globalThis.megabytes'));"
+              "console.log(JSON.stringify([[0.96, 1.04, 1, 2.345, 0.999, 1.0004].map(ratioText),"
+              " [0, 40000, 1234, 50000, 23400000].map(megabytes)]));")
+    run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts") + "/"], capture_output=True,
+                         text=True, check=True)
+    ratios, sizes = json.loads(run.stdout)
+    assert ratios == ["0.96", "1.04", "1.0", "2.3", "0.999", "1.0004"]
+    assert sizes == ["0.0 MB", "0.04 MB", "0.001 MB", "0.1 MB", "23.4 MB"]

@@ -401,7 +401,8 @@
     return node;
   }
 
-  const megabytes = (n) => `${(n / 1e6).toFixed(1)} MB`;
+  // (a count that is not 0 never reads "0.0 MB": 40 kB is "0.04 MB")
+  const megabytes = (n) => `${n > 0 && n < 5e4 ? Number((n / 1e6).toPrecision(1)) : (n / 1e6).toFixed(1)} MB`;
   const quoted = (words) => words.map((w) => `“${w}”`).join(", ");
   // A yield to the browser, so that what the page just wrote is painted before a long computation.
   const paint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));

@@ -251,6 +251,14 @@
   }
 
   // ---- sampling (mhalib/sampling.py) -------------------------------------------------------
+  // a measured ratio to one decimal, or the decimals that tell a ratio that is not 1 from 1.0
+  // (0.96 and 1.04 times as fast are not "1.0 times")
+  function ratioText(r) {
+    let digits = 1, text = r.toFixed(digits);
+    while (r !== 1 && Number(text) === 1 && digits < 17) text = r.toFixed(++digits);
+    return text;
+  }
+
   function softmax(z) { // exp(z - max) / sum; -inf entries get exactly 0
     let max = -Infinity;
     for (const v of z) if (v > max) max = v;
@@ -521,7 +529,7 @@
         const same = a.text === b.text;
         verdict.textContent = same
           ? `Same settings and seed both ways: the two texts are identical (${a.generated} characters). ` +
-            `The cache was ${(a.rate / b.rate).toFixed(1)} times as fast.`
+            `The cache was ${ratioText(a.rate / b.rate)} times as fast.`
           : `Same settings and seed both ways, but the texts differ from character ${[...a.text].findIndex((c, i) => c !== b.text[i]) + 1}.`;
         verdict.dataset.identical = String(same);
       } else {
