@@ -445,11 +445,15 @@ def test_the_widget_names_bad_input_and_both_ways_write_pythons_text(browser, si
         assert verdict.get_attribute("data-identical") == "true" and "identical" in verdict.text_content()
         assert box.locator(".mha-gen-text").text_content() == "Attention is " + text[True]
         assert box.locator(".mha-gen-runs th[scope=row]").all_text_contents() == ["KV cache", "full pass"]
-        # Stop, pressed while the full pass runs: the page answers between two characters
+        # Stop, pressed while the full pass runs: the page answers between two characters (its CPU
+        # slowed 8 times for this, so that the 100 characters are not all written before the click)
         fill(**{"New characters": "100"})
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 8})
         box.get_by_role("button", name="Generate").click()
         page.wait_for_function("el => el.querySelector('.mha-gen-new').textContent.length >= 3", arg=ui.element_handle())
         box.get_by_role("button", name="Stop").click()
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
         runs += 1
         page.wait_for_function("([el, n]) => el.dataset.runs === String(n)", arg=[ui.element_handle(), runs])
         assert box.locator(".mha-gen-stats").text_content().endswith("· stopped")
