@@ -15,6 +15,8 @@ stop at the first exercise (the site executes every lab when it is built).
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 __all__ = ["check"]
@@ -35,18 +37,42 @@ def _number(x, other=None) -> str:
     return text
 
 
+def _g(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits, more where that would write a number strictly
+    between -1 and 1 as 1 or -1 (a difference of 0.99996 is not "1"); past the float range, says so."""
+    if not np.isfinite(x):
+        return "more than the largest float (1.8e+308)"
+    text = f"{x:.{digits}g}"
+    while -1 < x < 1 and abs(float(text)) == 1:
+        digits += 1
+        text = f"{x:.{digits}g}"
+    return text
+
+
 def _share_off(off: float) -> str:
-    """A relative error in percent: one decimal, or two significant digits where one decimal
-    would read an error that is not 0 as "0.0%"."""
-    text = f"{off:.1%}"
-    return f"{off * 100:.2g}%" if off != 0 and float(text[:-1]) == 0 else text
+    """A relative error in percent: one decimal; two significant digits where one decimal would
+    read an error that is not 0 as "0.0%", and the decimals that tell one that is not 100 % from
+    "100.0%" (an answer of 0.0004 for 1 is 99.96 % off, not as far off as 0)."""
+    text, places = f"{off:.1%}", 1
+    if off != 0 and float(text[:-1]) == 0:
+        return f"{off * 100:.2g}%"
+    while off != 1 and float(text[:-1]) == 100 and places < 17:
+        places += 1
+        text = f"{off:.{places}%}"
+    return text
 
 
-def _off(diff, want) -> str:
-    """How far off an answer is: relative to the expected value, or by ``diff`` where that is 0."""
+def _off(got, want) -> str:
+    """How far off an answer is: relative to the expected value, or by the difference where that
+    is 0; from the exact values (fractions), so neither a float overflow (1.5e308 against
+    -1.5e308 is 200 % off) nor an integer past the float range stops it."""
+    diff = abs(Fraction(got) - Fraction(want))
     if want == 0:
-        return f"off by {diff:,}" if isinstance(diff, int) else f"off by {diff:.3g}"
-    return f"{_share_off(diff / abs(want))} off"
+        return f"off by {int(diff):,}" if diff.denominator == 1 else f"off by {_g(float(diff), 3)}"
+    rel = diff / abs(Fraction(want))
+    if rel > 10**300:
+        return f"off by a factor of about 10^{len(str(int(rel))) - 1}"
+    return f"{_share_off(float(rel))} off"
 
 
 def _exact_integers(got: np.ndarray, want: np.ndarray) -> bool:
@@ -61,7 +87,7 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
     if type(answer) is int and type(expected) is int:  # Python integers, of any size: exactly
         if answer == expected:
             return True, f"{name} = {answer:,} is the expected value"
-        return False, f"{name} is {answer:,}, not the expected value ({_off(abs(answer - expected), expected)})"
+        return False, f"{name} is {answer:,}, not the expected value ({_off(answer, expected)})"
     want = np.asarray(expected)
     try:
         got = np.asarray(answer)
@@ -69,6 +95,8 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         return False, f"{name} cannot be read as an array ({type(exc).__name__}: {exc})"
     if got.dtype == object or not (np.issubdtype(got.dtype, np.number) or got.dtype == bool):
         return False, f"{name} is of type {type(answer).__name__}, expected numbers of shape {want.shape}"
+    if np.iscomplexobj(got) and not np.iscomplexobj(want):  # float() would drop the imaginary part
+        return False, f"{name} holds complex numbers, expected real ones (of shape {want.shape})"
     if got.shape != want.shape:
         return False, f"{name} has shape {got.shape}, expected {want.shape}"
     if want.dtype == bool:
@@ -83,7 +111,7 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         if want.ndim == 0:
             return (True, f"{name} = {_number(got[()])} is the expected value") if not wrong else (
                 False, f"{name} is {_number(got[()])}, not the expected value "
-                       f"({_off(abs(int(got) - int(want)), int(want))})")
+                       f"({_off(int(got), int(want))})")
         if wrong.any():
             first = tuple(int(i) for i in np.argwhere(wrong)[0])
             return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
@@ -93,18 +121,19 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
     if not np.isfinite(got).all():
         first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
         return False, f"{name} holds {got[first]} at index {first} (NaN or infinity)"
-    diff = np.abs(got - want)
+    with np.errstate(over="ignore"):  # a difference past the float range is inf: not close
+        diff = np.abs(got - want)
     close = diff <= atol + rtol * np.abs(want)
     largest = float(diff.max(initial=0.0))
     if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
-        return False, f"{name} is {_number(got, want)}, not the expected value ({_off(largest, float(want))})"
+        return False, f"{name} is {_number(got, want)}, not the expected value ({_off(float(got), float(want))})"
     if want.ndim == 0:
         return True, f"{name} = {_number(got)} is the expected value"
     if not close.all():
         first = tuple(int(i) for i in np.argwhere(~close)[0])
-        return False, (f"{name} differs by up to {largest:.3g}; the first wrong entry is at index {first}: "
+        return False, (f"{name} differs by up to {_g(largest, 3)}; the first wrong entry is at index {first}: "
                        f"got {_number(got[first], want[first])}, expected {_number(want[first], got[first])}")
-    return True, f"{name} matches (shape {want.shape}, largest difference {largest:.2g})"
+    return True, f"{name} matches (shape {want.shape}, largest difference {_g(largest, 2)})"
 
 
 def check(answer, expected, name: str = "your answer", *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:

@@ -198,6 +198,16 @@ def _said(answer, expected, **kw) -> tuple[bool, str]:
     (np.array([2**60 + 1]), np.array([2**60]), "got 1,152,921,504,606,846,977, expected 1,152,921,504,606,846,976"),
     (np.int64(2**53 + 1), np.int64(2**53), "is 9,007,199,254,740,993, not the expected value (1.1e-14% off)"),
     (np.int64(1), 0, "is 1, not the expected value (off by 1)"),
+    # pass eighteen: a difference below 1 read "off by 1", 99.96 % read "100.0% off", a finite
+    # 200 % "inf% off", a complex answer "got 0.5, expected 0.5"
+    (0.99996, 0.0, "is 0.99996, not the expected value (off by 0.99996)"),
+    (np.array([0.9996, 0.0]), np.zeros(2), "differs by up to 0.9996;"),
+    (0.0004, 1.0, "(99.96% off)"),
+    (1, 10000, "(99.99% off)"),
+    (1.5e308, -1.5e308, "(200.0% off)"),
+    (np.array([0.5 + 0.3j]), np.array([0.5]), "holds complex numbers, expected real ones"),
+    (np.array([0.5 + 1e-20j]), np.array([0.5]), "holds complex numbers, expected real ones"),
+    (10**400, 1, "off by a factor of about 10^399"),
 ])
 def test_check_says_not_yet_and_why(answer, expected, words):
     ok, text = _said(answer, expected)
@@ -220,6 +230,11 @@ def test_check_says_not_yet_and_why(answer, expected, words):
 def test_check_says_right(answer, expected):
     ok, text = _said(answer, expected)
     assert ok and text.startswith("right: x"), text
+
+
+def test_check_says_how_close_a_right_answer_is_without_reading_below_1_as_1():
+    ok, text = _said(np.array([1e9 + 0.99996]), np.array([1e9]))
+    assert ok and text.endswith("largest difference 0.99996)\n"), text
 
 
 def test_check_tolerances_and_unreadable_expectations():
