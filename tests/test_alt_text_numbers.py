@@ -154,7 +154,7 @@ ALLOWED = [
     ("long_context.md", "sliding_window_reach", "widens by 3 positions per layer",
      "b: window - 1, the step between the spans of data()",
      {"window": lambda w: w - 1 == 3, "span": lambda s: all(b - a == 3 for a, b in zip(s, s[1:]))}),
-    ("long_context.md", "rolling_kv_cache", "up to 32k", "b: max_tokens", {"max_tokens": 32 * 1024}),
+    ("long_context.md", "rolling_kv_cache", "up to 32,768", "b: max_tokens", {"max_tokens": 32_768}),
     ("long_context.md", "rolling_kv_cache", "fp16", "b: two bytes a number in the cache of K and V",
      {"per_token": lambda b: b == 2 * 32 * 8 * 128 * 2}),
     ("mha.md", "mha_pipeline", "from dark (0) to yellow (1)", "c: the weights' colour scale, 0 to 1", None),

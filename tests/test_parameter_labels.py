@@ -686,3 +686,20 @@ def test_the_widgets_measured_texts_read_no_ratio_as_one_and_no_count_as_zero():
     ratios, sizes = json.loads(run.stdout)
     assert ratios == ["0.96", "1.04", "1.0", "2.3", "0.999", "1.0004"]
     assert sizes == ["0.0 MB", "0.04 MB", "0.001 MB", "0.1 MB", "23.4 MB"]
+
+
+def test_a_tick_in_thousands_is_a_thousand_tokens():
+    """rolling_kv_cache put its ticks at multiples of 1,024 tokens and labelled them "2,048k":
+    2,097,152 tokens where a reader reads 2,048,000 (at --max-tokens 10000 --window 6000 the
+    window's line stood left of the "6k" tick). Every tick's text, read with k = 1,000 and
+    M = 1,000,000, is where it stands."""
+    module = figures.load("rolling_kv_cache")
+    for params in (dict(), dict(max_tokens=10_000_000), dict(max_tokens=10_000, window=6000), dict(max_tokens=2, window=1)):
+        fig = module.draw(module.data(**params))
+        fig.canvas.draw()
+        ticks = [(t.get_position()[0], t.get_text()) for t in fig.axes[0].get_xticklabels()]
+        plt.close(fig)
+        assert len(ticks) >= 3, (params, ticks)
+        for at, text in ticks:
+            number, unit = re.fullmatch(r"([\d,]+)([kM]?)", text).groups()
+            assert int(number.replace(",", "")) * {"": 1, "k": 1000, "M": 10**6}[unit] == at, (params, at, text)

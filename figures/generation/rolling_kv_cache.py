@@ -67,9 +67,14 @@ def draw(data: dict):
             va="bottom", fontsize=11, color=style.ink(line[1]))
     ax.text(data["window"], 0.97 * top, " window", va="top", ha="left", fontsize=11, color=style.colors()["muted"])
     ax.set(xlabel="tokens so far", ylabel="KV cache (GiB)", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
-    step = max(1024, 2 ** int(np.log2(max(data["max_tokens"] // 4, 1))))
+    # ticks at 1, 2 or 5 times a power of ten, at most seven; "k" is a thousand tokens, "M" a
+    # million (ticks at multiples of 1,024 labelled "2,048k" put 2,097,152 tokens where a reader
+    # reads 2,048,000)
+    step = next(m * 10**e for e in range(20) for m in (1, 2, 5) if m * 10**e * 6 >= data["max_tokens"])
+    unit = next((u for u, size in (("M", 10**6), ("k", 10**3)) if step >= size), "")
+    size = {"M": 10**6, "k": 10**3, "": 1}[unit]
     ax.set_xticks(np.arange(0, data["max_tokens"] + 1, step))
-    ax.xaxis.set_major_formatter(lambda x, _pos: f"{style.fixed(x / 1024, 0, sep=True)}k" if x else "0")
+    ax.xaxis.set_major_formatter(lambda x, _pos: f"{int(round(x)) // size:,}{unit}" if x else "0")
     ax.grid(alpha=0.4)
     return fig
 
