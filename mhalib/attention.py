@@ -29,8 +29,26 @@ from .masks import causal_mask
 from .softmax import _softmax_pow2, softmax
 
 
+def _integer_scores_exact(q, k) -> None:
+    """Refuse integer ``q`` and ``k`` whose scores ``q . k`` can pass ``2**53``: in float64, where
+    the scores are computed, 2**80 + 1 and 2**80 + 2 are one number, and the weights of two keys
+    that differ come out equal (q = [2**40, 1] against keys [2**40, 1] and [2**40, 2])."""
+    q, k = np.asarray(q), np.asarray(k)
+    if q.dtype.kind not in "iu" or k.dtype.kind not in "iu" or not q.size or not k.size or q.ndim < 1:
+        return
+    largest = max(int(q.max()), -int(q.min())) * max(int(k.max()), -int(k.min())) * q.shape[-1]
+    if largest > 2**53:
+        raise ValueError(f"q and k are integers whose scores q . k can reach {largest:,}, beyond 2**53 = "
+                         f"{2**53:,}: the scores are float64, which does not hold every integer past it "
+                         "(2**53 + 1 reads as 2**53), so keys with different scores could get one weight; "
+                         "scale q or k down")
+
+
 def _queries_and_keys(q, k, scale) -> tuple[np.ndarray, np.ndarray, float]:
-    """Check ``q (..., T, d)``, ``k (..., S, d)`` and ``scale``; return them with the scale resolved."""
+    """Check ``q (..., T, d)``, ``k (..., S, d)`` and ``scale``; return them with the scale resolved.
+    Integer ``q`` and ``k`` whose scores could pass ``2**53`` are refused, as ``softmax`` refuses
+    such integers: the scores are float64, which does not hold every integer past it."""
+    _integer_scores_exact(q, k)
     q = _checks.float_array(q, "q", min_ndim=2)
     k = _checks.float_array(k, "k", min_ndim=2)
     if q.shape[-1] != k.shape[-1]:

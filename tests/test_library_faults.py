@@ -283,6 +283,19 @@ def test_softmax_refuses_integer_scores_that_float64_cannot_hold():
     np.testing.assert_allclose(m.softmax(np.array([2**53, 2**53 - 1], dtype=np.int64)), [e / (e + 1), 1 / (e + 1)])
 
 
+def test_attention_refuses_integer_queries_and_keys_whose_scores_float64_cannot_hold():
+    """q = [2**40, 1] against keys [2**40, 1] and [2**40, 2]: the scores 2**80 + 1 and 2**80 + 2
+    (over sqrt 2) differ by 1/sqrt 2, so the weights are e^(1/sqrt 2) : 1, [0.330, 0.670] by hand;
+    in float64 both scores read 2**80 / sqrt 2 and the weights came back [0.5, 0.5]."""
+    q, k, v = np.array([[2**40, 1]]), np.array([[2**40, 1], [2**40, 2]]), np.eye(2)
+    with pytest.raises(ValueError, match=r"^q and k are integers whose scores q \. k can reach .* beyond 2\*\*53"):
+        m.scaled_dot_product_attention(q, k, v)
+    # within 2**53 every integer score is exact: with scale 1 the weights are e : 1 by hand
+    e = math.e
+    _, w = m.scaled_dot_product_attention(np.array([[2**20, 1]]), np.array([[2**20, 1], [2**20, 2]]), v, scale=1)
+    np.testing.assert_allclose(w, [[1 / (e + 1), e / (e + 1)]], rtol=1e-14)
+
+
 def test_dot_product_variance_refuses_a_single_sample():
     # Var(q . k) = d_head; one sample returned 0.0, a variance of zero for any d_head
     with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 2 .*got 1"):
