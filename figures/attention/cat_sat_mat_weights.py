@@ -16,7 +16,7 @@ from figures._kit.contract import Range
 GRID_LABELS = {"weights": ("tokens", "tokens"), "causal_weights": ("tokens", "tokens")}
 
 
-def data(scale: Annotated[float, Range(0, 100)] = 1.0) -> dict:
+def data(scale: Annotated[float, Range(0.01, 100)] = 1.0) -> dict:  # (attention refuses a scale of 0)
     ex = examples.cat_sat_mat()
     q, k, v = ex["X"] @ ex["W_Q"], ex["X"] @ ex["W_K"], ex["X"] @ ex["W_V"]
     _, full = mhalib.scaled_dot_product_attention(q, k, v, scale=scale)

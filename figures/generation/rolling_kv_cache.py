@@ -63,7 +63,7 @@ def draw(data: dict):
     top = full[-1]
     ax.text(0.55 * data["max_tokens"], 0.55 * top + 0.06 * top, "full cache", rotation=0, ha="right", va="bottom",
             fontsize=11, color=style.ink(line[0]))
-    ax.text(data["max_tokens"], rolling[-1] + 0.03 * top, f"rolling: last {data['window']:,} tokens", ha="right",
+    ax.text(data["max_tokens"], rolling[-1] + 0.03 * top, f"rolling: last {data['window']:,} token{'s' if data['window'] != 1 else ''}", ha="right",
             va="bottom", fontsize=11, color=style.ink(line[1]))
     ax.text(data["window"], 0.97 * top, " window", va="top", ha="left", fontsize=11, color=style.colors()["muted"])
     ax.set(xlabel="tokens so far", ylabel="KV cache (GiB)", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
