@@ -15,6 +15,7 @@ stop at the first exercise (the site executes every lab when it is built).
 """
 from __future__ import annotations
 
+import decimal
 from fractions import Fraction
 
 import numpy as np
@@ -28,8 +29,11 @@ def _number(x, other=None) -> str:
     of 1.0000001 is not "1") or a number strictly between -1 and 1 as 1 or -1."""
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
         return f"{int(x):,}"
+    if isinstance(x, (complex, np.complexfloating)):
+        text = f"{complex(x):.6g}"
+        return repr(complex(x)) if other is not None and text == f"{complex(other):.6g}" else text
     x = float(x)
-    if x.is_integer() and abs(x) < 2**53:
+    if x.is_integer() and abs(x) <= 2**53:
         return f"{int(x):,}"
     text = f"{x:.6g}"
     if (other is not None and text == _number(other)) or (-1 < x < 1 and abs(float(text)) == 1):
@@ -49,16 +53,18 @@ def _g(x: float, digits: int) -> str:
     return text
 
 
-def _share_off(off: float) -> str:
-    """A relative error in percent: one decimal; two significant digits where one decimal would
-    read an error that is not 0 as "0.0%", and the decimals that tell one that is not 100 % from
-    "100.0%" (an answer of 0.0004 for 1 is 99.96 % off, not as far off as 0)."""
-    text, places = f"{off:.1%}", 1
-    if off != 0 and float(text[:-1]) == 0:
-        return f"{off * 100:.2g}%"
-    while off != 1 and float(text[:-1]) == 100 and places < 17:
-        places += 1
-        text = f"{off:.{places}%}"
+def _share_off(off: Fraction) -> str:
+    """A relative error (exact) in percent: one decimal; two significant digits where one decimal
+    would read an error that is not 0 as "0.0%", and the decimals that tell one that is not 100 %
+    from "100.0%" (an answer of 0.0004 for 1 is 99.96 % off, not as far off as 0)."""
+    with decimal.localcontext(decimal.Context(prec=80)):
+        pct = decimal.Decimal(off.numerator) * 100 / decimal.Decimal(off.denominator)
+        text, places = f"{pct:.1f}%", 1
+        if off != 0 and decimal.Decimal(text[:-1]) == 0:
+            return f"{float(pct):.2g}%"
+        while off != 1 and decimal.Decimal(text[:-1]) == 100 and places < 60:
+            places += 1
+            text = f"{pct:.{places}f}%"
     return text
 
 
@@ -66,13 +72,19 @@ def _off(got, want) -> str:
     """How far off an answer is: relative to the expected value, or by the difference where that
     is 0; from the exact values (fractions), so neither a float overflow (1.5e308 against
     -1.5e308 is 200 % off) nor an integer past the float range stops it."""
+    got, want = (x.item() if isinstance(x, np.generic) else x for x in (got, want))  # (Fraction takes no float32)
     diff = abs(Fraction(got) - Fraction(want))
     if want == 0:
         return f"off by {int(diff):,}" if diff.denominator == 1 else f"off by {_g(float(diff), 3)}"
     rel = diff / abs(Fraction(want))
     if rel > 10**300:
         return f"off by a factor of about 10^{len(str(int(rel))) - 1}"
-    return f"{_share_off(float(rel))} off"
+    return f"{_share_off(rel)} off"
+
+
+def _whole(x) -> bool:
+    """Whether ``x`` is an integer scalar (Python's or numpy's), not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def _exact_integers(got: np.ndarray, want: np.ndarray) -> bool:
@@ -84,7 +96,8 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
     if answer is ... or answer is None:
         what = "..." if answer is ... else "None"
         return False, f"{name} is still {what}: fill in the TODO"
-    if type(answer) is int and type(expected) is int:  # Python integers, of any size: exactly
+    if _whole(answer) and _whole(expected) and (type(answer) is int or type(expected) is int):
+        answer, expected = int(answer), int(expected)  # Python integers, of any size: exactly
         if answer == expected:
             return True, f"{name} = {answer:,} is the expected value"
         return False, f"{name} is {answer:,}, not the expected value ({_off(answer, expected)})"
@@ -117,18 +130,27 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
             return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
                            f"{first}: got {_number(got[first])}, expected {_number(want[first])}")
         return True, f"{name} matches (shape {want.shape}, largest difference 0)"
+    given = got
     got, want = got.astype(np.result_type(got, np.float64)), want.astype(np.result_type(want, np.float64))
-    if not np.isfinite(got).all():
-        first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
-        return False, f"{name} holds {got[first]} at index {first} (NaN or infinity)"
-    with np.errstate(over="ignore"):  # a difference past the float range is inf: not close
-        diff = np.abs(got - want)
-    close = diff <= atol + rtol * np.abs(want)
+    # an infinity or NaN must stand where the expected value has the same (a mask's -inf)
+    odd = ~np.isfinite(got) | ~np.isfinite(want)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    if (odd & ~same).any():
+        first = tuple(int(i) for i in np.argwhere(odd & ~same)[0])
+        return False, (f"{name} holds {_number(got[first])} at index {first}, expected {_number(want[first])}"
+                       if want.ndim else f"{name} is {_number(got[()])}, expected {_number(want[()])}")
+    with np.errstate(over="ignore", invalid="ignore"):  # past the float range: inf, not close
+        diff = np.where(odd, 0.0, np.abs(got - want))
+    close = diff <= atol + rtol * np.where(odd, 0.0, np.abs(want))
     largest = float(diff.max(initial=0.0))
     if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
-        return False, f"{name} is {_number(got, want)}, not the expected value ({_off(float(got), float(want))})"
+        off = _off(given[()], expected) if not np.iscomplexobj(want) else f"off by {_g(largest, 3)}"
+        return False, f"{name} is {_number(given[()], want[()])}, not the expected value ({off})"
     if want.ndim == 0:
-        return True, f"{name} = {_number(got)} is the expected value"
+        exact = np.iscomplexobj(want) or odd.all() or Fraction(given[()].item()) == Fraction(want[()].item())
+        return True, (f"{name} = {_number(given[()])} is the expected value" if exact else
+                      f"{name} is {_number(given[()], want[()])}, the expected value {_number(want[()], given[()])} "
+                      f"within the tolerance")
     if not close.all():
         first = tuple(int(i) for i in np.argwhere(~close)[0])
         return False, (f"{name} differs by up to {_g(largest, 3)}; the first wrong entry is at index {first}: "

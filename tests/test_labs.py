@@ -208,6 +208,13 @@ def _said(answer, expected, **kw) -> tuple[bool, str]:
     (np.array([0.5 + 0.3j]), np.array([0.5]), "holds complex numbers, expected real ones"),
     (np.array([0.5 + 1e-20j]), np.array([0.5]), "holds complex numbers, expected real ones"),
     (10**400, 1, "off by a factor of about 10^399"),
+    # pass nineteen: a complex array's parts were dropped ("got 0, expected 0"); 5 for 2**70 read
+    # "100.0% off" (the exact error went through a float); an infinity where a finite value is due
+    (np.array([1 + 2j, 4j]), np.array([1 + 2j, 3j]), "got 0+4j, expected 0+3j"),
+    (np.int64(5), 2**70, "(99.9999999999999999996% off)"),
+    (2**70, np.int64(5), "is 1,180,591,620,717,411,303,424, not the expected value"),
+    (np.array([0.0, -np.inf]), np.zeros(2), "holds -inf at index (1,), expected 0"),
+    (np.array([0.0, 1.0]), np.array([0.0, -np.inf]), "holds 1 at index (1,), expected -inf"),
 ])
 def test_check_says_not_yet_and_why(answer, expected, words):
     ok, text = _said(answer, expected)
@@ -224,12 +231,23 @@ def test_check_says_not_yet_and_why(answer, expected, words):
     (np.tril(np.ones((3, 3))), np.tril(np.ones((3, 3), bool))),  # 0/1 for a mask
     ([1.0, 2.0], np.array([1.0, 2.0])),
     (2**64, 2**64),  # beyond int64: a Python integer, compared exactly
+    (np.array([0.0, -np.inf]), np.array([0.0, -np.inf])),  # a mask's -inf, where it is due (was "not yet")
+    (1 + 2j, 1 + 2j),  # (was "could not be compared")
     (np.int64(5), 5),
     (3, 3.0),
 ])
 def test_check_says_right(answer, expected):
     ok, text = _said(answer, expected)
     assert ok and text.startswith("right: x"), text
+
+
+def test_check_says_equal_only_when_it_is():
+    """ "your answer = -1e-13 is the expected value" for an expected 0, "= 9.0072e+15" for
+    2**53 + 1 against 2**53: accepted within the tolerance, and said so."""
+    assert _said(-1e-13, 0.0) == (True, "right: x is -1e-13, the expected value 0 within the tolerance\n")
+    assert _said(2**53 + 1, np.float64(2**53))[1] == ("right: x is 9,007,199,254,740,993, the expected value "
+                                                       "9,007,199,254,740,992 within the tolerance\n")
+    assert _said(0.25, 0.25)[1] == "right: x = 0.25 is the expected value\n"
 
 
 def test_check_says_how_close_a_right_answer_is_without_reading_below_1_as_1():
