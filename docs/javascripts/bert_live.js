@@ -403,6 +403,15 @@
 
   // (a count that is not 0 never reads "0.0 MB": 40 kB is "0.04 MB")
   const megabytes = (n) => `${n > 0 && n < 5e4 ? Number((n / 1e6).toPrecision(1)) : (n / 1e6).toFixed(1)} MB`;
+  // "23.88 MB of 23.9 MB": what has arrived never reads as the whole before it is
+  function arrived(n, size) {
+    let digits = 1, text = megabytes(n);
+    while (n < size && text === megabytes(size) && digits < 6) text = `${(n / 1e6).toFixed(++digits)} MB`;
+    return text;
+  }
+  // a time the page's clock measured: a coarse clock (privacy settings) can read 0 for a short run
+  const msText = (ms) => (ms > 0 ? `${Number(ms.toFixed(0)) === 0 ? ms.toPrecision(1) : ms.toFixed(0)} ms`
+    : "less than the clock's step");
   const quoted = (words) => words.map((w) => `“${w}”`).join(", ");
   // A yield to the browser, so that what the page just wrote is painted before a long computation.
   const paint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
@@ -478,7 +487,7 @@
         const t0 = performance.now();
         loading = fetchModel(holder.dataset.src, (n) => {
           progress.value = n;
-          status.textContent = `Loading the model: ${megabytes(n)} of ${megabytes(size)}…`;
+          status.textContent = `Loading the model: ${arrived(n, size)} of ${megabytes(size)}…`;
         })
           .then((buffer) => {
             status.textContent = "Unpacking the weights…";
@@ -546,7 +555,7 @@
         ui.dataset.runs = String(Number(ui.dataset.runs || 0) + 1);
         ui.dataset.ms = r.ms.toFixed(1);
         status.textContent = `${r.tokens.length} tokens, every head of all ${model.c.layers} layers computed in ` +
-          `${r.ms.toFixed(0)} ms in your browser. The viewer below shows them.`;
+          `${msText(r.ms)} in your browser. The viewer below shows them.`;
         note.replaceChildren(...notes(model, r).map((t) => el("p", { text: t })));
       } finally {
         running = false;

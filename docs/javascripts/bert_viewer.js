@@ -67,6 +67,14 @@
     return `${Math.floor(q / 1000)}.${String(q % 1000).padStart(3, "0")}`;
   }
 
+  // a share in whole percents, with the decimals that tell one that is not all from 100% and one
+  // that is not none from 0% (one miss in 1,088 is 99.9%, not 100%)
+  function percentText(x) {
+    let digits = 0, text = (100 * x).toFixed(digits);
+    while (((x < 1 && Number(text) === 100) || (x > 0 && Number(text) === 0)) && digits < 15) text = (100 * x).toFixed(++digits);
+    return `${text}%`;
+  }
+
   // a score as bert_viewer.as_shown stored it: 2 decimals, or every digit it kept (0.9998, not 1.00)
   function score(v) {
     if (v === null || v === undefined) return "–";
@@ -327,7 +335,7 @@
 
     function describeModel() {
       const m = model();
-      const right = `${Math.round(100 * m.accuracy)}% of its answers right on ${data.n_eval} sequences of ${data.length} tokens`;
+      const right = `${percentText(m.accuracy)} of its answers right on ${data.n_eval} sequences of ${data.length} tokens`;
       const task = m.task === "kback"
         ? `Task: at each position from the ${ordinal(m.k + 1)} on, output the token ${m.k} back.`
         : "Task: in the repeat, output the token that followed the current one in the segment.";
@@ -745,7 +753,7 @@
   }
 
   // exposed for the tests: decoding and formatting, the same code the viewer runs
-  window.mhaBertViewer = { decode, decodeCausal, permille, code, score };
+  window.mhaBertViewer = { decode, decodeCausal, permille, code, score, percentText };
   if (window.mhaExplorers && window.mhaExplorers.register) {
     window.mhaExplorers.register("bert", init);
     window.mhaExplorers.register("tiny", init);

@@ -251,12 +251,26 @@
   }
 
   // ---- sampling (mhalib/sampling.py) -------------------------------------------------------
-  // a measured ratio to one decimal, or the decimals that tell a ratio that is not 1 from 1.0
-  // (0.96 and 1.04 times as fast are not "1.0 times")
+  // a measured ratio to one decimal, or the decimals that tell a ratio that is not 1 from 1.0 and
+  // one that is not 0 from 0.0 (0.96 and 1.04 times as fast are not "1.0 times")
   function ratioText(r) {
     let digits = 1, text = r.toFixed(digits);
-    while (r !== 1 && Number(text) === 1 && digits < 17) text = r.toFixed(++digits);
+    while (((r !== 1 && Number(text) === 1) || (r !== 0 && Number(text) === 0)) && digits < 17) text = r.toFixed(++digits);
     return text;
+  }
+
+  // A time the page's clock measured, to 0.1 ms (more where that reads 0). A browser may coarsen
+  // its clock (privacy settings: steps of 16.7 ms), so a short run can measure 0: it says so,
+  // and no rate is divided by it ("Infinity characters/s", "NaN times as fast").
+  function msText(ms) {
+    if (!(ms > 0)) return "under the clock's step";
+    const text = ms.toFixed(1);
+    return `${Number(text) === 0 ? ms.toPrecision(1) : text} ms`;
+  }
+  function rateText(n, ms) {
+    if (!(ms > 0)) return "–";
+    const rate = n / (ms / 1000), text = rate.toFixed(0);
+    return rate > 0 && Number(text) === 0 ? rate.toPrecision(1) : text;
   }
 
   function softmax(z) { // exp(z - max) / sum; -inf entries get exactly 0
@@ -520,8 +534,8 @@
         const r = last[key];
         if (!r) continue;
         table.append(el("tr", {}, [el("th", { scope: "row", text: key === "true" ? "KV cache" : "full pass" }),
-          el("td", { text: String(r.generated) }), el("td", { text: `${r.firstMs.toFixed(1)} ms` }),
-          el("td", { text: r.rate.toFixed(0) })]));
+          el("td", { text: String(r.generated) }), el("td", { text: msText(r.firstMs) }),
+          el("td", { text: rateText(r.generated, r.ms) })]));
       }
       table.hidden = !last.true && !last.false;
       const a = last.true, b = last.false;
@@ -529,7 +543,8 @@
         const same = a.text === b.text;
         verdict.textContent = same
           ? `Same settings and seed both ways: the two texts are identical (${a.generated} characters). ` +
-            `The cache was ${ratioText(a.rate / b.rate)} times as fast.`
+            (a.ms > 0 && b.ms > 0 ? `The cache was ${ratioText((a.generated / a.ms) / (b.generated / b.ms))} times as fast.`
+              : "This browser's clock is too coarse to tell their speeds apart.")
           : `Same settings and seed both ways, but the texts differ from character ${[...a.text].findIndex((c, i) => c !== b.text[i]) + 1}.`;
         verdict.dataset.identical = String(same);
       } else {
@@ -562,21 +577,21 @@
           seed: s.seed, temperature: s.temperature, topK: s.topK, topP: s.topP, cache: useCache,
           onToken: (id, st) => {
             pending += model.vocab[id];
-            stats.textContent = `${st.n} of ${s.nNew} characters · first after ${st.firstMs.toFixed(1)} ms · ` +
-              `${(st.n / (st.ms / 1000)).toFixed(0)} characters/s`;
+            stats.textContent = `${st.n} of ${s.nNew} characters · first after ${msText(st.firstMs)} · ` +
+              `${rateText(st.n, st.ms)} characters/s`;
           },
           pause: async () => { newPart.textContent += pending; pending = ""; await pause(); },
           shouldStop: () => stopAsked,
         });
         newPart.textContent += pending;
-        const gen = decode(model, r.ids.slice(promptIds.length)), rate = r.generated / (r.ms / 1000);
+        const gen = decode(model, r.ids.slice(promptIds.length)), rate = rateText(r.generated, r.ms);
         ui.dataset.text = gen;
         if (r.generated === s.nNew) {
-          last[String(useCache)] = { key: JSON.stringify([text, s]), text: gen, generated: r.generated, firstMs: r.firstMs, rate };
+          last[String(useCache)] = { key: JSON.stringify([text, s]), text: gen, generated: r.generated, firstMs: r.firstMs, ms: r.ms };
         }
-        stats.textContent = `${r.generated} characters · first after ${r.firstMs.toFixed(1)} ms · ${rate.toFixed(0)} characters/s ` +
+        stats.textContent = `${r.generated} characters · first after ${msText(r.firstMs)} · ${rate} characters/s ` +
           `(${useCache ? "with the KV cache" : "full pass every step"}; computing time only)` + (r.generated < s.nNew ? " · stopped" : "");
-        live.textContent = `Done: ${r.generated} characters, ${rate.toFixed(0)} per second.`;
+        live.textContent = `Done: ${r.generated} characters` + (r.ms > 0 ? `, ${rate} per second.` : ".");
         showRuns();
       } catch (err) {
         say(`The generator failed: ${err.message}`);
