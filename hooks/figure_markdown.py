@@ -31,7 +31,7 @@ import provenance
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
-from figures._kit.reading import reads_one
+from figures._kit.reading import read, reads_one
 
 
 class FigureMarkdownError(ValueError):
@@ -583,9 +583,24 @@ def bound(value, fmt: str, direction: str) -> float:
     return shown
 
 
-def value_text(page_where: str, d, result) -> str:
+def follows_equals(text: str, start: int) -> bool:
+    """Whether the directive at ``start`` of ``text`` follows an "=" on its line (bold, a formula's
+    opening or spaces between): "\\(\\ln 2\\) = **{{ value ... }}**" states an exact value."""
+    before = text[max(0, start - 200):start].rstrip(" *$\u00a0\n")  # (an "=" may end the line before)
+    before = before[:-2].rstrip(" *\n") if before.endswith("\\(") else before
+    return before.endswith("=") and not before.endswith(("<=", ">=", "!=", "=="))
+
+
+def _exactly(shown: str, value) -> bool:
+    """Whether ``shown`` reads back as ``value`` itself (every digit of it)."""
+    number = read(shown)
+    return number is not None and number == value
+
+
+def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
     """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
-    gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML)."""
+    gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML).
+    ``equated``: the page writes "=" before it, so the text must be the value itself."""
     value = lookup(result.data, d.args[0], page_where)
     fmt = d.args[1] if len(d.args) > 1 else ""
     if isinstance(value, (dict, list)):
@@ -639,6 +654,12 @@ def value_text(page_where: str, d, result) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
                                   "between -1 and 1 never reads as 1 on a page (a weight of 0.9998 is not all of "
                                   "it); give it more digits, or write it as a bound with round=")
+    if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not d.options.get("round") \
+            and not _exactly(shown, value):
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
+                                  f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}, after an "
+                                  "'=': the page says it is exactly that; write ≈ (\\approx in a formula) before "
+                                  "it, or give it every digit")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown and reads_zero:
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0: a zero, unsigned
     if isinstance(value, str) and UNSHOWABLE.search(value):
@@ -729,17 +750,18 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
         site, resolver.where(x), x, site.result_of(resolver.request(x))))
 
 
-def marked_value(site: Site, page_where: str, d, result) -> str:
+def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:
     """:func:`value_text` as a :func:`provenance.token`: once the page is HTML it becomes a
     ``mha-value`` span that says where it comes from (in a formula, KaTeX's ``\\htmlData``)."""
-    text = value_text(page_where, d, result)
+    text = value_text(page_where, d, result, equated=equated)
     prov = provenance.key(result.request)
     site.provenance[prov] = result.request
     return provenance.token(f"{d.name} {d.args[0]}", prov, text)
 
 
-def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
-    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes."""
+def replace(site: Site, page: PageRef, d, resolver: Resolver, *, equated: bool = False) -> str:
+    """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes
+    (``equated``: a value the page writes after "=", see :func:`follows_equals`)."""
     if d.keyword == "gallery":
         return gallery(site, page, d, resolver)
     result = site.result_of(resolver.request(d))
@@ -749,5 +771,5 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver) -> str:
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        return marked_value(site, resolver.where(d), d, result)
+        return marked_value(site, resolver.where(d), d, result, equated=equated)
     return explorer(site, page, d, result, resolver)

@@ -7,6 +7,7 @@ once for the mhalib-key test, in about 15).
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -1236,6 +1237,34 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
         _value({"z": value}, "z", fmt)
     assert _value({"z": 0.9998155}, "z", ".4f") == "0.9998" and _value({"z": 1.0}, "z", ".2f") == "1.00"
     assert _value({"z": 1.00006}, "z", ".2f") == "1.00" and _value({"z": -1}, "z", ".1f") == "-1.0"  # 1 or more
+
+
+@pytest.mark.parametrize("text, after", [
+    ("\\(\\ln 2\\) = {{ value x }}", True), ("x = **{{ value x }}**", True), ("\\(\\ln 64 = {{ value x }}\\)", True),
+    ("\\(-7/256\\) =\n    **{{ value x }}**", True), ("a <= {{ value x }}", False), ("score {{ value x }}", False),
+    ("\\(\\ln 2\\) ≈ {{ value x }}", False), ("a\n{{ value x }}", False)])
+def test_a_value_after_an_equals_sign_is_found(text, after):
+    import figure_markdown as FM
+
+    assert FM.follows_equals(text, text.index("{{")) is after
+
+
+def test_a_value_after_an_equals_sign_must_be_exact():
+    """Pass twenty: 22 page values followed "=" but were rounded, "\\(\\ln 2\\) = 0.693", "\\(-7/256\\) =
+    -0.02734" (-0.02734375): refused unless the text is the value, every digit; "≈" is for the rest."""
+    import figure_markdown as FM
+    from types import SimpleNamespace
+
+    def shown(value, fmt, **options):
+        d = SimpleNamespace(name="x", args=["z", fmt], options=options)
+        result = SimpleNamespace(data={"z": value}, request=SimpleNamespace(script=SimpleNamespace(non_finite=())))
+        return FM.value_text("p.md:1: {{ value }}", d, result, equated=True)
+
+    for value, fmt in ((math.log(2), ".3f"), (-7 / 256, ".4g"), (2**-0.5, ".4f"), (1050624, ".3g")):
+        with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
+            shown(value, fmt)
+    assert shown(-7 / 256, ".7g") == "-0.02734375" and shown(1050624, ",") == "1,050,624" and shown(0.5, ".2f") == "0.50"
+    assert shown(math.log(2), ".3f", round="up") == "0.694"  # a bound says what it is
 
 
 def test_a_bound_may_read_as_one():
