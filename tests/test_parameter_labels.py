@@ -220,8 +220,15 @@ def test_a_ratio_that_is_not_one_is_not_written_as_one_in_the_causal_tiles_table
     import figures
 
     module = figures.load("flash_causal_tiles")
-    cells = _cells(module.table(module.data(lengths=(100_000, 1024), block=1)), 4)
+    shown = module.table(module.data(lengths=(100_000, 1024), block=1))
+    cells = _cells(shown, 4)
     assert [float(c.rstrip("×")) for c in cells] == [1.00001, pytest.approx(1025 / 1024, abs=5e-4)], cells
+    # and the share beside it, (T + 1) / 2T = 50.0005 % at T = 10^5, compared with half on the
+    # page: it read "50.0%" (pass twenty)
+    for T, cell in zip((100_000, 1024), _cells(shown, 3)):
+        share = 100 * (T + 1) / (2 * T)
+        places = len(cell.rstrip("%").partition(".")[2])
+        assert float(cell.rstrip("%")) != 50 and abs(float(cell.rstrip("%")) - share) <= 0.5 * 10**-places, (T, cell)
 
 
 def _cells(table: str, column: int) -> list[str]:

@@ -440,11 +440,13 @@ def si(n: float, unit: str) -> str:
     return f"{x:,.0f}{NBSP}{unit}" if x.is_integer() else f"{three_digits(x) if x >= 1 else f'{x:.3g}'}{NBSP}{unit}"
 
 
-def percent(share: float, places: int = 0) -> str:
+def percent(share: float, places: int = 0, *, also: tuple = ()) -> str:
     """A share as a percentage: ``places`` decimals (whole percents by default) from 1 % on, two
     significant digits below (a share that is not zero never reads "0%"), and the digits that
     tell a share that is not 1 from all of it (it never reads "100%" or "100.0%"): 0.4 is
-    "40%", 7.2e-5 "0.0072%", 0.995 "99.5%".
+    "40%", 7.2e-5 "0.0072%", 0.9951 "99.5%" (0.995 is 0.99499999… as a float: "99%").
+    ``also``: other shares the text must not meet unless it is them (a table that compares with
+    half: 0.50000005 at one decimal is "50.00001%", not "50.0%").
 
     >>> [percent(x) for x in (0.4, 0.9951, 0.9987, 0.99999, 1.0, 0.0123, 7.2e-5, 0.0, 0.015)]
     ['40%', '99.5%', '99.9%', '99.999%', '100%', '1%', '0.0072%', '0%', '1%']
@@ -463,6 +465,7 @@ def percent(share: float, places: int = 0) -> str:
     if x != 0 and small < 1:
         return f"{small:.2g}%"
     text, more = f"{hundred:.{places}f}", places + 1
-    while x != 1 and decimal.Decimal(text) == 100:  # 0.995, 0.99999, 1.000001: the digits that say so
+    marks = {decimal.Decimal(100) * decimal.Decimal(m) for m in (1, *also)}  # (exact: 0.5 is 50)
+    while hundred not in marks and decimal.Decimal(text) in marks:  # 0.995, 0.99999, 1.000001: the digits that say so
         text, more = f"{hundred:.{more}f}", more + 1
     return f"{text}%"

@@ -40,7 +40,7 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 2048
 
 def table(data: dict) -> str:
     rows = [[f"{r['T']:,}", f"{r['visited']:,} of {r['total']:,}", f"{r['skipped']:,}",
-             style.percent(r['computed_share'], places=1), style.times(r['over_half'], digits=4)] for r in data["rows"]]
+             style.percent(r['computed_share'], places=1, also=(0.5,)), style.times(r['over_half'], digits=4)] for r in data["rows"]]
     return markdown_table(["T", "tiles computed", "skipped", "scores computed", "against the halved count"], rows, "rrrrr")
 
 
