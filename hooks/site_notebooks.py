@@ -70,6 +70,26 @@ def code_digest() -> str:
     return digest()[:16]
 
 
+#: The tools that turn a lab into its page: a new version of any of them (or of Python) may write
+#: other HTML or other outputs, so it executes the labs again (the cached pages were keyed on the
+#: code and the settings alone).
+NOTEBOOK_DISTS = ("mkdocs-jupyter", "nbconvert", "nbclient", "nbformat", "jupytext", "ipykernel", "pygments")
+
+
+def tools_digest() -> str:
+    """A digest of Python's version and those of :data:`NOTEBOOK_DISTS` (a missing one as such)."""
+    from importlib import metadata
+
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "missing"
+
+    parts = [sys.version, *(f"{d}=={version(d)}" for d in NOTEBOOK_DISTS)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
+
+
 NBCONVERT_CONFIG = Path(__file__).resolve().parent / "jupyter"
 
 
@@ -93,7 +113,7 @@ def on_config(config):
     if plugin is None:
         return config
     base = cache_root(config) / "notebooks"
-    digest = code_digest() + use_nbconvert_config()
+    digest = code_digest() + use_nbconvert_config() + tools_digest()
     plugin.config["cache_dir"] = str(base / digest)
     if base.is_dir():
         for old in base.iterdir():

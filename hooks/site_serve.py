@@ -29,6 +29,16 @@ import _serve  # noqa: E402
 from _serve import on_shutdown, on_startup  # noqa: E402,F401  (MkDocs calls them: serve or build)
 
 SNIPPET_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"([^"]+?)(?::[^"]*)?"', re.M)
+SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}", re.M)  # any snippet line: quoted either way, or a block
+
+
+def _memo_safe(markdown: str) -> bool:
+    """Whether a page's conversion can be kept under its key: no ``:::`` block, and every snippet
+    line the double-quoted form the key follows (a single-quoted or block include would keep
+    serving the old snippet after its file is edited: such a page is converted every time)."""
+    if re.search(r"^:::", markdown, re.M):
+        return False
+    return len(SNIPPET_LINE.findall(markdown)) == len(SNIPPET_RE.findall(markdown))
 
 
 class _Warnings(logging.Handler):
@@ -73,7 +83,7 @@ def on_pre_page(page, *, config, files):
 
     def memo_render(config, files):
         markdown = page.markdown or ""
-        if re.search(r"^:::", markdown, re.M):
+        if not _memo_safe(markdown):
             return render(config, files)
         root = Path(config.config_file_path).resolve().parent
         parts = (_build_key(config, files), page.file.src_uri, page.url, markdown, *_snippets(markdown, root))

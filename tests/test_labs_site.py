@@ -135,6 +135,23 @@ def test_lab_math_is_marked_up_like_the_markdown_pages(built_site, lab):
         assert "$" not in prose, prose[:300]
 
 
+def test_the_labs_cache_follows_the_tools_that_render_them(monkeypatch):
+    """Pass twenty: the labs' cached pages were keyed on the code and nbconvert's settings only;
+    after an upgrade of nbconvert, mkdocs-jupyter or Pygments a lab page came from the old
+    render. A new version of each, or of Python, changes the key."""
+    from importlib import metadata
+
+    hook = _hook("site_notebooks")
+    before = hook.tools_digest()
+    real = metadata.version
+    for dist in hook.NOTEBOOK_DISTS:
+        monkeypatch.setattr(metadata, "version", lambda d, dist=dist: "999.0" if d == dist else real(d))
+        assert hook.tools_digest() != before, dist
+    monkeypatch.setattr(metadata, "version", real)
+    monkeypatch.setattr(hook.sys, "version", "3.99.0")
+    assert hook.tools_digest() != before
+
+
 def test_math_and_solutions_markup_by_example():
     hook = _hook("site_notebooks")
     cell = ('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput" data-mime-type="text/markdown">'

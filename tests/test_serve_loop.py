@@ -200,3 +200,20 @@ def test_mkdocs_build_takes_nothing_from_memory(tmp_path, monkeypatch, clean_sit
         assert _differences(tree(tmp_path / "site"), clean["before"]) == []
     finally:
         config.plugins.on_shutdown()
+
+
+@pytest.mark.parametrize("markdown, kept", [
+    ('# A\n\n--8<-- "mhalib/alibi.py:slopes"\n', True),
+    ("# A\n\n--8<-- 'mhalib/alibi.py:slopes'\n", False),  # single quotes: not in the key
+    ('# A\n\n--8<--\nmhalib/alibi.py\n--8<--\n', False),  # the block form: not in the key
+    ("# A\n\n::: mhalib.alibi\n", False),
+    ("# A\n\nno include\n", True),
+])
+def test_a_page_whose_includes_the_key_cannot_follow_is_converted_every_time(markdown, kept):
+    """Pass twenty: the page-conversion memo under `mkdocs serve` keys a page on the files its
+    double-quoted includes name; an include written another way (pymdownx.snippets reads single
+    quotes and a block too) would keep serving the old text after its file changed."""
+    sys.path.insert(0, str(HOOKS))
+    import site_serve
+
+    assert site_serve._memo_safe(markdown) is kept
