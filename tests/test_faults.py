@@ -103,8 +103,8 @@ def test_a_worker_runs_the_kit_as_its_source_is_now_never_an_older_bytecode_file
     shutil.copy(ROOT / "figures" / "__init__.py", proj / "figures" / "__init__.py")
     style = proj / "figures" / "_kit" / "style.py"
     now = style.read_text()
-    assert now.count("def percent(share: float, places: int = 0)") == 1
-    earlier = now.replace("def percent(share: float, places: int = 0)", "def percent(share: float, places: int = 1)")
+    assert now.count("def percent(share: float, places: int = 0,") == 1
+    earlier = now.replace("def percent(share: float, places: int = 0,", "def percent(share: float, places: int = 1,")
     style.write_text(earlier)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("COV_")}
     subprocess.run([sys.executable, "-c", "import figures._kit.style"], cwd=proj, env=env, check=True)
