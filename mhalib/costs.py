@@ -160,6 +160,10 @@ def flash_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
     return B_c, min(B_c, d)
 
 
+#: The most query blocks :func:`causal_tile_counts` counts (a Python loop, about a second per 10**6).
+MAX_QUERY_BLOCKS = 10**8
+
+
 def causal_tile_counts(T: int, block_q: int, block_k: int, *, S: int | None = None, causal: bool = True) -> dict:
     """How many ``block_q x block_k`` tiles of the ``T x S`` score matrix a tiled kernel visits
     (page: FlashAttention: exact attention, one tile at a time).
@@ -186,6 +190,9 @@ def causal_tile_counts(T: int, block_q: int, block_k: int, *, S: int | None = No
     block_k = _checks.positive_int(block_k, "block_k")
     causal = _checks.boolean(causal, "causal")
     n_q, n_k = -(-T // block_q), -(-S // block_k)  # ceil: blocks of queries and of keys
+    if n_q > MAX_QUERY_BLOCKS:  # counted block by block below: 2**40 of them never returned
+        raise ValueError(f"T / block_q makes {n_q:,} query blocks, more than the {MAX_QUERY_BLOCKS:,} this counts "
+                         f"one by one in reasonable time (T = {T:,}, block_q = {block_q:,}); use a larger block_q")
     visited = partial = computed = 0
     for i0 in range(0, T, block_q):
         i1 = min(i0 + block_q, T)

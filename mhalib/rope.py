@@ -114,6 +114,10 @@ def rotation_matrix(angle: float) -> np.ndarray:
         raise TypeError(f"angle must be a real number, got {angle!r}")
     if not np.isfinite(angle):
         raise ValueError(f"angle must be finite, got {angle}")
+    if isinstance(angle, (int, np.integer)) and abs(int(angle)) >= 2**53:  # (a float is its own angle)
+        raise ValueError(f"angle must stay below 2**53 = {2**53} in magnitude as an integer, got {int(angle)}: "
+                         "float64, in which it is turned, does not hold every integer past it (2**53 + 1 "
+                         "rounds to 2**53), so the rotation would be by another angle")
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s], [s, c]])
 

@@ -296,6 +296,26 @@ def test_attention_refuses_integer_queries_and_keys_whose_scores_float64_cannot_
     np.testing.assert_allclose(w, [[1 / (e + 1), e / (e + 1)]], rtol=1e-14)
 
 
+def test_a_rotation_by_an_integer_angle_float64_cannot_hold_is_refused():
+    """Pass twenty-one: rotation_matrix(2**53 + 1) was rotation_matrix(2**53), cos -0.5285 where
+    cos(2**53 + 1) is 0.4288 (mpmath): an integer angle is turned in float64. Refused, as
+    apply_rope refuses such positions; just below the limit the angle is exact."""
+    import mpmath
+
+    for angle in (2**53 + 1, np.int64(2**62), -(2**53)):
+        with pytest.raises(ValueError, match=r"^angle must stay below 2\*\*53"):
+            m.rotation_matrix(angle)
+    assert m.rotation_matrix(2**53 - 1)[0, 0] == pytest.approx(float(mpmath.cos(2**53 - 1)), abs=1e-15)
+
+
+def test_causal_tile_counts_refuses_more_blocks_than_it_can_count():
+    """Pass twenty-one: causal_tile_counts(2**40, 1, 1) looped over 2**40 query blocks and never
+    returned; it names the count and the way out."""
+    with pytest.raises(ValueError, match=r"^T / block_q makes 1,099,511,627,776 query blocks, more than the 100,000,000"):
+        m.causal_tile_counts(2**40, 1, 1)
+    assert m.causal_tile_counts(2**40, 2**33, 2**33)["visited"] > 0  # 128 blocks: counted
+
+
 def test_dot_product_variance_refuses_a_single_sample():
     # Var(q . k) = d_head; one sample returned 0.0, a variance of zero for any d_head
     with pytest.raises(ValueError, match=r"^n_samples must be an integer >= 2 .*got 1"):
