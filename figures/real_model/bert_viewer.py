@@ -18,7 +18,6 @@ from mhalib.models import bert
 from mhalib.models.head_analysis import HEAD_TYPES
 from figures._kit import cli, style
 from figures._kit.contract import Range
-from figures._kit.reading import reads_one
 
 #: Weights are stored as the viewer shows them: q = round(1000 w), an integer 0..1000,
 #: written as two characters of this alphabet (base64url digits, q = 64 a + b); except a
@@ -132,19 +131,12 @@ def _labels(scores: dict) -> tuple[np.ndarray, np.ndarray]:
 EXPLORER = "bert"
 
 
-def _shown(v: float) -> float:
-    """A score to 2 decimals (style.fixed), with the digits that tell one strictly between -1 and
-    1 from 1 (style.sig): 0.9998 stays 0.9998, which the viewer writes in full."""
-    text = style.fixed(v, 2)
-    return float(style.sig(v, 3) if -1 < v < 1 and reads_one(text) else text)
-
-
 def as_shown(values) -> list:
     """Scores as the viewer shows them, to 2 decimals rounded as Python rounds them (the page's
     and the figure's text; rounded to 3 decimals first, the viewer's ``toFixed(2)`` rounded
     0.50477 up to 0.51), more where 2 would read a score that is not 0 or 1 as 0 or 1 (0.9998
     was "1.00"). A missing score (NaN) is null."""
-    return [[None if np.isnan(v) else _shown(v) for v in row] for row in np.asarray(values, dtype=float)]
+    return [[None if np.isnan(v) else float(style.fixed(v, 2)) for v in row] for row in np.asarray(values, dtype=float)]
 
 
 def strong_flags(scores: dict, threshold: float) -> dict:
