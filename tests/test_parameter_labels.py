@@ -737,10 +737,13 @@ def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
               + grab("bert_live.js", "arrived") + grab("bert_viewer.js", "percentText") +
               "console.log(JSON.stringify([[0, 0.04, 16.7].map(msText), [rateText(1, 0), rateText(40, 16.7)],"
               " [0.04, 0.001].map(ratioText), [arrived(23880000, 23923796), arrived(23923796, 23923796)],"
-              " [1, 0.99908, 0.004, 0].map(percentText)]));")
+              " [1, 0.99908, 0.004, 0, 4e-18, 1e-300, 5e-324].map(percentText)]));")
     run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts") + "/"], capture_output=True,
                          text=True, check=True)
     ms, rates, ratios, loaded, percents = json.loads(run.stdout)
     assert ms == ["under the clock's step", "0.04 ms", "16.7 ms"] and rates == ["–", "2395"]
     assert ratios == ["0.04", "0.001"] and loaded == ["23.88 MB", "23.9 MB"]
-    assert percents == ["100%", "99.9%", "0.4%", "0%"]
+    assert percents[:4] == ["100%", "99.9%", "0.4%", "0%"]
+    # a share past toFixed's last digit (pass twenty-two: "0.000000000000000%" for each of these)
+    for share, text in zip((4e-18, 1e-300, 5e-324), percents[4:]):
+        assert text.endswith("%") and float(text[:-1]) == pytest.approx(100 * share, rel=0.05, abs=0), (share, text)

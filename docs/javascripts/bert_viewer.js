@@ -72,6 +72,7 @@
   function percentText(x) {
     let digits = 0, text = (100 * x).toFixed(digits);
     while (((x < 1 && Number(text) === 100) || (x > 0 && Number(text) === 0)) && digits < 15) text = (100 * x).toFixed(++digits);
+    if (x > 0 && Number(text) === 0) text = (100 * x).toPrecision(2);  // under 1e-15 %: toFixed stops there
     return `${text}%`;
   }
 
