@@ -18,6 +18,8 @@ from matplotlib.text import Text
 
 import figures
 from helpers import ROOT
+from figures._kit import style
+from figures._kit.reading import reads_one
 from figures._kit.style import exact
 
 #: A parameter at its edge draws without numpy's overflow warnings (a score past float16's range
@@ -492,12 +494,12 @@ def test_a_table_or_tick_that_rounds_its_value_says_so():
 
 # ---- every decimal through one rule ----------------------------------------------------------------
 
-BARE = re.compile(r"\.\d+[fg%]$")  # a format spec that writes fixed decimals, significant digits or a percent
+BARE = re.compile(r"\.\d+[efg%]$")  # a spec that writes fixed decimals, significant digits, an exponent or a percent
 
 
 def _bare_formats(source: str) -> list[tuple[int, str]]:
-    """(line, spec) of every fixed-decimal or percent format in a script's source: an f-string's
-    ``{x:.2f}``, a ``"{:.3f}"`` template, ``"%.1f" % x`` and ``format(x, ".0%")``; except a
+    """(line, spec) of every fixed-decimal, significant-digit, exponent or percent format in a
+    script's source: an f-string's ``{x:.2f}``, a ``"{:.3f}"`` template, ``"%.1f" % x`` and ``format(x, ".0%")``; except a
     heatmap's ``annotate=`` template (style.heatmap writes each cell through style.cell_text) and
     a line that says why its text is exact (``# bare format: ...``)."""
     import ast
@@ -516,10 +518,10 @@ def _bare_formats(source: str) -> list[tuple[int, str]]:
             spec = "".join(v.value for v in node.format_spec.values if isinstance(v, ast.Constant))
             spec = spec if BARE.search(spec) else None
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            m = re.search(r"\{[^{}]*:([^{}]*)\}|%[-+ #0,]*\d*(\.\d+[f%])", node.value)
+            m = re.search(r"\{[^{}]*:([^{}]*)\}|%[-+ #0,]*\d*(\.\d+[ef%])", node.value)
             if m and (m.group(2) or BARE.search(m.group(1) or "")):
                 spec = m.group(0)
-            elif node.value and BARE.search(node.value) and re.fullmatch(r"[-+ #0,\d]*\.\d+[f%]", node.value):
+            elif node.value and BARE.search(node.value) and re.fullmatch(r"[-+ #0,\d]*\.\d+[ef%]", node.value):
                 spec = node.value  # format(x, ".2f")
         if spec and "# bare format:" not in lines[node.lineno - 1]:
             found.append((node.lineno, spec))
@@ -527,10 +529,11 @@ def _bare_formats(source: str) -> list[tuple[int, str]]:
 
 
 def test_the_scan_finds_every_form_of_a_bare_format():
-    src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d}"\n'
+    src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d} and {u:.1e}"\n'
            'b = "{:.3f}".format(x)\nc = "%.1f" % x\nd = format(x, ".2f")\n'
            'style.heatmap(m, annotate="{:.2f}")\ne = f"{x:.4f}"  # bare format: an exact half\n')
-    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".2f"), (1, ".3g"), (2, "{:.3f}"), (3, "%.1f"), (4, ".2f")]
+    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".1e"), (1, ".2f"), (1, ".3g"), (2, "{:.3f}"), (3, "%.1f"),
+                                  (4, ".2f")]
 
 
 def test_every_decimal_a_figure_script_writes_goes_through_style():
@@ -610,6 +613,17 @@ def test_a_percent_is_rounded_once_from_the_exact_value():
     for x in (0.015, 0.465, 0.3145, 0.715, 0.0125, 0.125, 0.5625, 0.665, 0.3735, 1.885):
         for places in (0, 1, 2):
             assert style.percent(x, places) == by_hand(x, places), (x, places)
+
+
+def test_a_difference_in_scientific_notation_is_within_half_its_last_digit_and_never_reads_as_one():
+    """Nine table cells wrote a difference as f"{x:.1e}": 0.99996 would read "1.0e+00" and an
+    exact zero "0.0e+00" (alibi_equivalence at T = 1; pass twenty-one). style.sci writes them."""
+    for x in (1.1102230246251565e-16, 0.99996, -0.999999, 1 - 2**-52, 2500.0, 1.0, -1.0, 7.25e-300):
+        text = style.sci(x, 1)
+        assert re.fullmatch(r"-?\d\.\d+e[-+]\d+", text), (x, text)
+        _states(text, x)
+        assert reads_one(text) == (abs(x) == 1), (x, text)
+    assert style.sci(0.0, 1) == style.sci(-0.0, 1) == "0"
 
 
 def test_the_number_writers_round_the_written_text_not_the_float_and_keep_no_stray_sign():
@@ -712,6 +726,45 @@ def test_a_tick_in_thousands_is_a_thousand_tokens():
             assert int(number.replace(",", "")) * {"": 1, "k": 1000, "M": 10**6}[unit] == at, (params, at, text)
 
 
+def test_a_memory_axis_ticks_its_exact_values_in_a_unit_the_data_fits():
+    """attention_memory --lengths 1,2,3 ticked its "MiB" axis 9.53674e-07 (one byte, rounded by
+    ``g``) and 1.90735e-06 (pass twenty-one). Its unit now fits the smallest point, and every
+    tick of every log axis reads exactly where it stands (style.plain_log_ticks)."""
+    module = figures.load("attention_memory")
+    for lengths, name, size in (((1, 2, 3), "bytes", 1), ((64, 128, 256), "KiB", 2**10),
+                                ((512, 1024, 8192), "MiB", 2**20), ((1, 100_000), "bytes", 1)):
+        fig = module.draw(module.data(lengths=lengths))
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        fp32 = ax.get_lines()[0].get_ydata()
+        ticks = [(t.get_position()[1], t.get_text()) for t in ax.get_yticklabels()]
+        ticks += [(t.get_position()[0], t.get_text()) for t in ax.get_xticklabels()]
+        plt.close(fig)
+        assert ax.get_ylabel().startswith(f"{name} for "), (lengths, ax.get_ylabel())
+        assert [v * size for v in fp32] == [4 * T * T for T in lengths]  # by hand: T^2 fp32 scores
+        for at, text in ticks:
+            assert text and float(text) == at, (lengths, at, text)
+
+
+def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
+    """cross_attention_cache --max_steps 1 ticked its decoding steps 0.00, 0.25, 0.50 and wrote
+    "the 100000 source tokens"; flash_io_table --query-block 1 headed a column "1 query rows"
+    (pass twenty-one)."""
+    module = figures.load("cross_attention_cache")
+    for params in (dict(max_steps=1), dict(max_steps=3), dict(source_len=100_000)):
+        fig = module.draw(module.data(**params))
+        fig.canvas.draw()
+        steps = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        words = " ".join(t.get_text() for t in fig.axes[0].texts)
+        plt.close(fig)
+        assert steps and all(re.fullmatch(r"\d+", t) for t in steps), (params, steps)
+        n = params.get("source_len", 32)
+        assert f"the {n:,} source tokens" in words, (params, words)
+    module = figures.load("flash_io_table")
+    assert "1 query row |" in module.table(module.data(query_block=1)).splitlines()[0]
+    assert "1,024 query rows |" in module.table(module.data(query_block=1024)).splitlines()[0]
+
+
 def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
     """On a browser whose clock moves in 16.7 ms steps (privacy settings) a one-character run
     measured 0 ms: the generator wrote "first after 0.0 ms · Infinity characters/s" and "The cache
@@ -747,3 +800,14 @@ def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
     # a share past toFixed's last digit (pass twenty-two: "0.000000000000000%" for each of these)
     for share, text in zip((4e-18, 1e-300, 5e-324), percents[4:]):
         assert text.endswith("%") and float(text[:-1]) == pytest.approx(100 * share, rel=0.05, abs=0), (share, text)
+
+
+def test_the_writers_docstring_examples_are_what_they_write():
+    """The examples in figures/_kit/style.py's and reading.py's docstrings run as written."""
+    import doctest
+
+    from figures._kit import reading
+
+    for module, least in ((style, 16), (reading, 0)):
+        result = doctest.testmod(module, verbose=False)
+        assert result.failed == 0 and result.attempted >= least, (module.__name__, result)

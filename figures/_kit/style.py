@@ -237,14 +237,15 @@ def new_figure(width: float = 6.4, height: float = 4.0, **kwargs):
 
 
 def plain_log_ticks(ax, axis: str = "both") -> None:
-    """Label a log axis with plain numbers (0.25, 0.5, 1, 2, ..., 512, 1024) instead of powers.
+    """Label a log axis with plain numbers (0.25, 0.5, 1, 2, ..., 512, 1024) instead of powers,
+    each exactly the tick's value (2**-9 is "0.001953125", where ``g`` wrote "0.00195312").
 
     (matplotlib's ScalarFormatter would print 0.25 as "0" on a log axis.)
     """
     from matplotlib.ticker import FuncFormatter
 
     def plain(value, _pos) -> str:
-        return f"{value:.0f}" if value >= 1 else f"{value:g}"
+        return f"{value:.0f}" if value >= 1 and float(value).is_integer() else exact(value)
 
     for name in ("x", "y") if axis == "both" else (axis,):
         getattr(ax, f"{name}axis").set_major_formatter(FuncFormatter(plain))
@@ -331,6 +332,25 @@ def sig(x: float, digits: int, *, sep: bool = False) -> str:
     while -1 < x < 1 and reads_one(text) and digits < 17:
         digits += 1
         text = f"{x:{comma}.{digits}g}"
+    return text
+
+
+def sci(x: float, places: int = 1) -> str:
+    """``x`` in scientific notation with ``places`` decimals (a difference of 1.1e-16, the
+    float64 round-off between two exact-in-arithmetic results); an exact zero as "0"; and with
+    the decimals that tell a value strictly between -1 and 1 from 1 or -1 (0.99996 is
+    "9.9996e-01", never "1.0e+00": figures/_kit/reading.py).
+
+    >>> sci(1.1102e-16), sci(0.0), sci(-0.0), sci(0.99996), sci(2.5e3, 2)
+    ('1.1e-16', '0', '0', '9.9996e-01', '2.50e+03')
+    """
+    x = float(x) + 0.0
+    if x == 0:
+        return "0"
+    text = f"{x:.{places}e}"
+    while -1 < x < 1 and reads_one(text) and places < 17:
+        places += 1
+        text = f"{x:.{places}e}"
     return text
 
 

@@ -21,15 +21,26 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, None)] = (512, 1024, 2048,
     return dict(rows=rows, batch=batch, heads=heads)
 
 
+#: The axis's unit: the largest in which the smallest point is at least 1/16 of it (MiB for the
+#: page's lengths; bytes for T = 1, 2, 3, whose 2 bytes would be a tick of 1.9e-06 MiB).
+UNITS = ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "bytes"))
+
+
+def unit(smallest: int) -> tuple[int, str]:
+    """(bytes per unit, its name) for an axis whose smallest value is ``smallest`` bytes."""
+    return next(((size, name) for size, name in UNITS if 16 * smallest >= size), UNITS[-1])
+
+
 def draw(data: dict, ax=None):
     if ax is None:
         _, ax = style.new_figure(5.85, 3.6)  # 6 in or less at 11 pt reads on a phone
     T = [r["T"] for r in data["rows"]]
-    ax.loglog(T, [r["fp32"] / 2**20 for r in data["rows"]], "o-", base=2, label="fp32")
-    ax.loglog(T, [r["fp16"] / 2**20 for r in data["rows"]], "s-", base=2, label="fp16")
+    size, name = unit(min(r["fp16"] for r in data["rows"]))
+    ax.loglog(T, [r["fp32"] / size for r in data["rows"]], "o-", base=2, label="fp32")
+    ax.loglog(T, [r["fp16"] / size for r in data["rows"]], "s-", base=2, label="fp16")
     n = data["batch"] * data["heads"]
     matrices = "one T×T matrix" if n == 1 else f"{n:,} T×T matrices (batch × heads)"
-    ax.set(xlabel="sequence length T", ylabel=f"MiB for {matrices}", title="Attention scores grow as T²")
+    ax.set(xlabel="sequence length T", ylabel=f"{name} for {matrices}", title="Attention scores grow as T²")
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax)
     ax.legend()

@@ -10,7 +10,7 @@ import numpy as np
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -34,9 +34,9 @@ def data(seed: Annotated[int, Range(0, None)] = 6) -> dict:
 def table(data: dict) -> str:
     return markdown_table(["identity", "largest absolute difference"], [
         [r"\(\mathrm{concat}(\mathrm{head}_1, \mathrm{head}_2, \mathrm{head}_3)\,W_O\) vs "
-         r"\(\sum_h \mathrm{head}_h\,W_O[\text{rows of } h]\)", f"{data['concat_vs_sum']:.1e}"],
-        ["mhalib output vs `torch.nn.MultiheadAttention`", f"{data['torch_out_diff']:.1e}"],
-        ["mhalib per-head weights vs torch (`average_attn_weights=False`)", f"{data['torch_weights_diff']:.1e}"],
+         r"\(\sum_h \mathrm{head}_h\,W_O[\text{rows of } h]\)", style.sci(data['concat_vs_sum'], 1)],
+        ["mhalib output vs `torch.nn.MultiheadAttention`", style.sci(data['torch_out_diff'], 1)],
+        ["mhalib per-head weights vs torch (`average_attn_weights=False`)", style.sci(data['torch_weights_diff'], 1)],
     ], "lr")
 
 

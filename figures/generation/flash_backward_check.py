@@ -14,7 +14,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -49,7 +49,7 @@ def data(seed: Annotated[int, Range(0, None)] = 0, heads: Annotated[int, Range(1
 
 def table(data: dict) -> str:
     rows = [[f"{r['T']} × {r['S']}", r["d_head"], f"{r['block_q']} × {r['block_k']}", r["masked"],
-             f"{r['dq']:.1e}", f"{r['dk']:.1e}", f"{r['dv']:.1e}"] for r in data["rows"]]
+             style.sci(r['dq'], 1), style.sci(r['dk'], 1), style.sci(r['dv'], 1)] for r in data["rows"]]
     return markdown_table(["T × S", "d_head", "tile", "masked", "largest difference: dQ", "dK", "dV"],
                           rows, "rrrlrrr")
 

@@ -44,8 +44,10 @@ def table(data: dict) -> str:
     nb = style.NBSP  # no break inside "456 × 64" (binary_size joins "1.8 GiB" so already)
     rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]),
              style.binary_size(r["flash1"]), style.times(r["ratio"]), style.times(r["ratio2"])] for r in data["rows"]]
+    block = data["query_block"]
     return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
-                           "naive / Algorithm 1", f"naive / FlashAttention-2 order, {data['query_block']} query rows"],
+                           "naive / Algorithm 1",
+                           f"naive / FlashAttention-2 order, {block:,} query row{'s' if block != 1 else ''}"],
                           rows, "rrrrrrr")
 
 

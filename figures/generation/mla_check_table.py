@@ -14,7 +14,7 @@ from typing import Annotated
 import numpy as np
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -46,7 +46,7 @@ def data(seed: Annotated[int, Range(0, None)] = 0) -> dict:
 def table(data: dict) -> str:
     rows = [[f"{r['heads']} heads of {r['d_head']}, latent {r['d_latent']}, RoPE key {r['d_rope']}",
              "yes" if r["causal"] else "no", f"{r['naive_key_width']} / {r['absorbed_key_width']}",
-             f"{r['out_difference']:.1e}", f"{r['weight_difference']:.1e}"] for r in data["rows"]]
+             style.sci(r['out_difference'], 1), style.sci(r['weight_difference'], 1)] for r in data["rows"]]
     return markdown_table(["shape", "causal", "key width: naive / absorbed", "largest difference: output",
                            "weights"], rows, "llrrr")
 

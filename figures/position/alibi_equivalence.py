@@ -35,7 +35,7 @@ def data(T: Annotated[int, Range(1, 256)] = 16, n_heads: Annotated[int, Range(1,
 
 def table(data: dict) -> str:
     return markdown_table(["comparison (causal, random q and k)", "largest weight difference"], [
-        ["paper's −m(i−j) vs authors' code m·j", f"{data['max_weight_difference']:.1e}"],
+        ["paper's −m(i−j) vs authors' code m·j", style.sci(data['max_weight_difference'], 1)],
         ["ALiBi vs no positional bias at all", style.fixed(data['alibi_vs_plain'], 3)],
     ], "lr")
 

@@ -54,7 +54,7 @@ def data() -> dict:
 
 def table(data: dict) -> str:
     a, b = (" ".join(s) for s in data["sentences"])
-    rows = [[r["word"], r["pos_a"], r["pos_b"], f"{r['diff_plain']:.1e}", style.fixed(r['diff_causal'], 3),
+    rows = [[r["word"], r["pos_a"], r["pos_b"], style.sci(r['diff_plain'], 1), style.fixed(r['diff_causal'], 3),
              style.fixed(r['diff_pe'], 3)] for r in data["rows"]]
     return markdown_table(["word", f"position in “{a}”", f"position in “{b}”", "output difference: no PE, no mask",
                            "no PE, causal mask", "sinusoidal PE, no mask"], rows, "lrrrrr")

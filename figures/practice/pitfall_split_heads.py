@@ -42,7 +42,7 @@ def data(T: Annotated[int, Range(1, 32)] = 3, D: Annotated[int, Range(1, 64)] = 
 def table(data: dict) -> str:
     rows = [[f"head {h + 1}, row {t}", " ".join(data["correct"][h][t]), " ".join(data["wrong"][h][t])]
             for h in range(data["n_heads"]) for t in range(data["T"])]
-    rows.append(["**output vs reference MHA**", f"{data['correct_vs_reference']:.1e}", style.fixed(data['wrong_vs_reference'], 3)])
+    rows.append(["**output vs reference MHA**", style.sci(data['correct_vs_reference'], 1), style.fixed(data['wrong_vs_reference'], 3)])
     return markdown_table(["head, row", "correct: split_heads", "wrong: reshape only"], rows, "lll")
 
 
