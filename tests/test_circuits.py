@@ -105,6 +105,29 @@ def test_eigenvalue_positivity_on_a_known_spectrum():
         c.eigenvalue_positivity(np.ones((2, 3)))
 
 
+def test_the_circuit_scores_are_right_at_any_scale_and_float_type():
+    """composition_score gave NaN for float16 circuits of entries near 200 (their sum of squares
+    overflows float16), for float32 near 1e20 and float64 near 1e160, and called matrices near
+    1e-170 "zero" (pass twenty-three); eigenvalue_positivity failed inside numpy on float16.
+    Expected: the formulas in float64 on the same stored values, brought near 1 by hand."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+
+    def score(x, y):  # ||x y||_F / (||x||_F ||y||_F), on float64 values of moderate size
+        return np.linalg.norm(x @ y) / (np.linalg.norm(x) * np.linalg.norm(y))
+
+    for scale, dtype in ((100.0, np.float16), (1e20, np.float32), (1e160, np.float64), (1e-170, np.float64)):
+        x, y = (a * scale).astype(dtype), (b * scale).astype(dtype)
+        expected = score(x.astype(np.float64) / scale, y.astype(np.float64) / scale)
+        assert c.composition_score(x, y) == pytest.approx(expected, rel=1e-12), (scale, dtype)
+        lam = np.linalg.eigvals(x.astype(np.float64) / scale)
+        assert c.eigenvalue_positivity(x) == pytest.approx(lam.sum().real / np.abs(lam).sum(), rel=1e-9), (scale, dtype)
+    circuits = (a[None] * 100).astype(np.float16).repeat(2, axis=0)  # (2, 4, 4)
+    scores = c.composition_scores(circuits, circuits, circuits)
+    assert all(np.isfinite(v).all() for v in scores.values())
+    assert scores["v"][0, 1] == pytest.approx(score(*(2 * [circuits[0].astype(np.float64)])), rel=1e-12)
+
+
 def test_diagonal_argmax_share_by_hand_and_unchanged_by_row_scales():
     m = np.array([[3.0, 1.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 5.0]])  # rows 0 and 2 peak on the diagonal
     assert c.diagonal_argmax_share(m) == pytest.approx(2 / 3)

@@ -161,6 +161,24 @@ def test_induction_score_by_hand():
         ha.induction_score(np.eye(3), tokens)
 
 
+def test_average_scores_is_the_mean_over_sentences_leaving_out_a_missing_score():
+    """Two sentences' scores on two heads: each score's mean by hand; the second sentence has no
+    punctuation (NaN, "missing"), so that score is the first sentence's alone, and a score no
+    sentence has stays missing."""
+    one = {k: np.array([0.2, 0.4]) for k in ha.HEAD_TYPES}
+    two = {k: np.array([0.6, 0.0]) for k in ha.HEAD_TYPES}
+    two["to punctuation"] = np.array([np.nan, np.nan])
+    avg = ha.average_scores([one, two])
+    assert set(avg) == set(ha.HEAD_TYPES)
+    for key in ha.HEAD_TYPES:
+        expected = [0.2, 0.4] if key == "to punctuation" else [(0.2 + 0.6) / 2, (0.4 + 0.0) / 2]
+        assert avg[key].tolist() == pytest.approx(expected, abs=1e-15), key
+    one["to punctuation"] = np.array([np.nan, np.nan])
+    assert np.isnan(ha.average_scores([one, two])["to punctuation"]).all()
+    with pytest.raises(ValueError, match=r"need at least one word between \[CLS\] and \[SEP\], got 2 tokens"):
+        ha.head_scores(np.eye(2), ["[CLS]", "[SEP]"])
+
+
 # ---- the model: numpy forward == torch forward --------------------------------------------------
 
 torch = pytest.importorskip("torch")

@@ -126,16 +126,29 @@ def composition_score(a: ArrayLike, b: ArrayLike) -> float:
     columns); 1: both are rank one and ``a``'s row space is ``b``'s column space. A zero
     matrix has no direction to compare and is refused. Example: ``a = [[1, 0]]^T [[1, 0]]``,
     ``b = [[cos t, sin t]]^T [[1, 0]]`` scores ``|cos t|``.
+
+    The score does not change when ``a`` or ``b`` is scaled, so each is divided by its largest
+    entry and the rest runs in float64: float16 circuits of entries near 200, or float64 ones
+    near 1e160, overflowed the sum of squares (inf / inf: NaN), and entries near 1e-170 made a
+    nonzero matrix's norm 0.
     """
     a = _checks.float_array(a, "a", min_ndim=2)
     b = _checks.float_array(b, "b", min_ndim=2)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError(f"a and b must be matrices that multiply, (m, n) and (n, p); got {a.shape} and {b.shape}")
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if na == 0 or nb == 0:
+    a, b = _unit_scaled(a), _unit_scaled(b)
+    if a is None or b is None:
         raise ValueError("a and b must be nonzero: the composition score of a zero matrix is 0/0, undefined "
-                         f"(||a||_F = {na}, ||b||_F = {nb})")
-    return float(np.linalg.norm(a @ b) / (na * nb))
+                         f"({'a' if a is None else 'b'} has no nonzero entry)")
+    return float(np.linalg.norm(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def _unit_scaled(m: np.ndarray) -> np.ndarray | None:
+    """``m`` in float64 divided by its largest absolute entry (entries in [-1, 1], the largest
+    of magnitude 1: no norm of it overflows or underflows); None for a zero matrix."""
+    m = m.astype(np.float64)
+    top = np.abs(m).max(initial=0.0)
+    return None if top == 0 else m / top
 
 
 def composition_scores(ov_first: ArrayLike, qk_second: ArrayLike, ov_second: ArrayLike) -> dict:
@@ -175,12 +188,15 @@ def eigenvalue_positivity(m: ArrayLike) -> float:
     eigenvalue is real and positive (the matrix maps each eigenvector onto itself, enlarged: copying);
     -1: all real and negative; near 0 for a random matrix, whose eigenvalues spread evenly
     around 0. A rotation by 90 degrees (eigenvalues ``±i``) gives 0. The zero matrix has no
-    eigenvalue to measure and is refused.
+    eigenvalue to measure and is refused. The ratio does not change when ``m`` is scaled: it is
+    computed on ``m`` divided by its largest entry, in float64 (numpy's eigvals takes no float16,
+    and float64 entries near 1e300 overflowed).
     """
     m = _checks.float_array(m, "m", min_ndim=2)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
         raise ValueError(f"m must be a square matrix, got shape {m.shape}")
-    lam = np.linalg.eigvals(m)
+    scaled = _unit_scaled(m)
+    lam = np.linalg.eigvals(scaled if scaled is not None else m.astype(np.float64))
     total = float(np.abs(lam).sum())
     if total == 0:
         raise ValueError("m has only zero eigenvalues (it is nilpotent, e.g. the zero matrix): "
