@@ -201,6 +201,21 @@ def test_sentence_embedding_by_hand():
     np.testing.assert_allclose(e, [2 ** -0.5, 2 ** -0.5], rtol=1e-15)
 
 
+def test_sentence_embedding_at_any_scale_keeps_its_direction_and_float_type():
+    """States near 1e200 gave a zero "unit" vector (the squared norm overflowed), near 1e-200 were
+    refused as "the zero vector", and float16 or float32 states came back float64. Expected: the
+    by-hand direction [1, 1]/sqrt(2) of the example above, whatever the scale, in the input's type."""
+    from mhalib.models import bert
+
+    base = np.array([[3.0, 4.0], [1.0, 0.0]])
+    for scale, dtype in ((1e200, np.float64), (1e-200, np.float64), (1.0, np.float32), (60.0, np.float16)):
+        pad = np.array([[np.finfo(dtype).max, -7.0]], dtype)  # a padded token: the largest finite value, masked out
+        hidden = np.concatenate([(base * scale).astype(dtype), pad])
+        e = bert.sentence_embedding(hidden, np.array([1, 1, 0]))
+        assert e.dtype == dtype, (scale, e.dtype)
+        np.testing.assert_allclose(e.astype(np.float64), [2 ** -0.5, 2 ** -0.5], rtol=10 * np.finfo(dtype).eps)
+
+
 def _head_ablation_reference(sentences):
     """The straightforward head ablation: one full forward pass per (sentence, layer, head)."""
     from mhalib.models import bert
@@ -213,7 +228,8 @@ def _head_ablation_reference(sentences):
         for layer in range(L):
             for head in range(H):
                 h = bert.bert_forward(model, full["ids"], head_mask=bert._mask_without(L, H, [(layer, head)]))
-                out[layer, head] += 1.0 - float(bert.sentence_embedding(h["hidden_states"][-1]) @ full["embedding"])
+                e = bert.sentence_embedding(h["hidden_states"][-1].astype(np.float64))
+                out[layer, head] += 1.0 - float(e @ full["embedding"])
     return out / len(sentences)
 
 

@@ -274,8 +274,9 @@ def test_bert_head_ablation_equals_weight_surgery_and_feeds_the_claims(bert_scor
     w[name] = w[name].copy()
     w[name][:, head * dh:(head + 1) * dh] = 0.0
     cut = dict(model, weights=w)
-    drift = np.mean([1 - bert.sentence_embedding(bert.bert_forward(cut, bert.encode(s)["ids"])["hidden_states"][-1])
-                     @ bert.encode(s)["embedding"] for s in examples.REAL_SENTENCES])
+    cut_states = [bert.bert_forward(cut, bert.encode(s)["ids"])["hidden_states"][-1] for s in examples.REAL_SENTENCES]
+    drift = np.mean([1 - bert.sentence_embedding(h.astype(np.float64)) @ bert.encode(s)["embedding"]
+                     for h, s in zip(cut_states, examples.REAL_SENTENCES)])
     assert imp[layer, head] == pytest.approx(drift, abs=1e-5)
     assert abl["cumulative"][0]["drift"] == pytest.approx(0.0, abs=1e-6)
     claims = json.loads(data_file(built_site, "bert_claims_table.json"))

@@ -202,8 +202,9 @@ def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = Non
 
         v = sum_t m_t h_t / sum_t m_t,      embedding = v / |v|
 
-    ``hidden (T, D)``; ``attention_mask (T,)`` of 0/1, default all 1. A mask with no real
-    token, or a mean vector of norm 0, has no direction and is refused (rather than NaN).
+    ``hidden (T, D)``; ``attention_mask (T,)`` of 0/1, default all 1; the result has ``hidden``'s
+    float type. A mask with no real token, or a mean vector of norm 0, has no direction and is
+    refused (rather than NaN).
     """
     hidden = _checks.float_array(hidden, "hidden")
     if hidden.ndim != 2:
@@ -212,11 +213,15 @@ def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = Non
          else _binary_mask(attention_mask, "attention_mask", hidden.shape[0]).astype(float))
     if m.sum() == 0:
         raise ValueError("attention_mask marks no real token (or hidden has none): the mean over real tokens is undefined")
-    v = (hidden * m[:, None]).sum(axis=0) / m.sum()  # (T, D) * (T, 1) -> (D,)
+    # the direction does not change when hidden is scaled: divided by its largest entry, in
+    # float64, no sum overflows (states near 1e200 gave a zero "unit" vector) or underflows
+    real = hidden[m > 0].astype(np.float64)  # (T, D) -> (real tokens, D): a padded one may hold anything
+    top = np.abs(real).max(initial=0.0)
+    v = (real / (top or 1.0)).mean(axis=0)  # (real tokens, D) -> (D,)
     norm = np.linalg.norm(v)
     if norm == 0:
         raise ValueError("the mean hidden state is the zero vector: it has no direction to normalise")
-    return v / norm
+    return (v / norm).astype(hidden.dtype)  # in hidden's float type
 
 
 @functools.lru_cache(maxsize=64)
@@ -225,7 +230,9 @@ def encode(text: str) -> dict:
     model = load_model()
     ids, tokens = tokenize(model, text)
     out = bert_forward(model, ids)
-    return dict(text=text, ids=ids, tokens=tokens, **out, embedding=sentence_embedding(out["hidden_states"][-1]))
+    # in float64: the drifts below are 1 - cos, differences of numbers near 1
+    return dict(text=text, ids=ids, tokens=tokens, **out,
+                embedding=sentence_embedding(out["hidden_states"][-1].astype(np.float64)))
 
 
 def _mask_without(L: int, H: int, heads) -> np.ndarray:
@@ -278,7 +285,7 @@ def head_ablation(sentences: tuple) -> np.ndarray:
             for later in range(layer + 1, L):
                 x, _ = _encoder_layer(model, later, x)  # (H, T, D), one sequence per removed head
             for head in range(H):
-                out[layer, head] += 1.0 - float(sentence_embedding(x[head]) @ full["embedding"])
+                out[layer, head] += 1.0 - float(sentence_embedding(x[head].astype(np.float64)) @ full["embedding"])
     return out / len(sentences)
 
 
@@ -299,7 +306,7 @@ def cumulative_ablation(sentences: tuple, fractions=(0.0, 0.1, 0.25, 0.5, 0.75, 
         removed = order[: int(round(frac * L * H))]
         mask = _mask_without(L, H, removed)
         drift = np.mean([1.0 - float(sentence_embedding(bert_forward(model, encode(s)["ids"], head_mask=mask)
-                                                        ["hidden_states"][-1]) @ encode(s)["embedding"])
+                                                        ["hidden_states"][-1].astype(np.float64)) @ encode(s)["embedding"])
                          for s in sentences])
         rows.append(dict(fraction=float(frac), heads_removed=len(removed), drift=float(drift)))
     return rows
