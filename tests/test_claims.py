@@ -250,7 +250,8 @@ def test_flash_io_table_is_algorithm_1_with_its_rule():
     assert "as large as an H100's on-chip memory" not in text
     assert "B_c = \\big\\lceil M / 4d_{\\text{head}} \\big\\rceil" in text and "B_r = \\min" in text
     claim = sentence(text, "times smaller here")
-    assert "{{ value flash_io_table min_ratio .3g }}" in claim and "{{ value flash_io_table max_ratio .3g }}" in claim
+    assert "{{ value flash_io_table min_ratio .2f round=down }}" in claim  # a range's ends round outward
+    assert "{{ value flash_io_table max_ratio .2f round=up }}" in claim
     assert "more for heads of 64" in claim  # rows 0-1 are d = 64, rows 2-3 d = 128
     assert min(ratios[4096, 64], ratios[65536, 64]) > max(ratios[4096, 128], ratios[65536, 128])
     fa2 = sentence(text, "FlashAttention-2 ([Dao")
@@ -408,7 +409,8 @@ def test_alibi_under_learned_at_the_training_length_and_the_pages_say_so():
     claim = sentence(text, "ALiBi under-learned both tasks")
     for key in ("final_loss.repeat.alibi.min", "final_loss.repeat.alibi.max", "final_loss.kback.alibi.min",
                 "final_loss.kback.alibi.max"):
-        assert f"{{{{ value extrapolation_accuracy {key} .2f }}}}" in claim, key
+        bound = " round=down" if key.endswith(".min") else " round=up"  # a range's ends round outward
+        assert f"{{{{ value extrapolation_accuracy {key} .2f{bound} }}}}" in claim, key
     assert "had not finished learning" in page("compare")
 
 
@@ -444,7 +446,7 @@ def test_extrapolation_rankings_hold_where_the_seeds_separate():
         assert f"{{{{ value extrapolation_accuracy {key} .2f{bound} }}}}" in kback, key
     assert "ALiBi is above plain RoPE from 4×" in text
     ntk = sentence(text, "NTK-aware scaling was above ALiBi")
-    assert "{{ value extrapolation_rope_scaling accuracy.kback.ntk.min.1 .2f }}" in ntk
+    assert "{{ value extrapolation_rope_scaling accuracy.kback.ntk.min.1 .2f round=down }}" in ntk
     assert "kept most of its own" in text and "is below both" in text
 
 

@@ -312,7 +312,7 @@ def test_flashattention_2_order_moves_its_range_fewer_bytes_than_naive():
     assert "FlashAttention-2 order, 128 query rows" in header.rstrip(" |").rsplit("|", 1)[-1]
     claim = sentence(page("flash_attention"), "With blocks of 128 query rows")
     assert "the last column of {{ ref table:flash_io_table }}" in claim
-    assert ("{{ value flash_io_table min_ratio2 .3g }} to {{ value flash_io_table max_ratio2 .3g }} times less "
+    assert ("{{ value flash_io_table min_ratio2 .2f round=down }} to {{ value flash_io_table max_ratio2 .2f round=up }} times less "
             "than the naive count") in claim
 
 

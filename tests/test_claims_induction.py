@@ -779,7 +779,8 @@ def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_sh
     assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f }}" in text
     shares = sentence(text, "What the drop changes is where the heads")
     for key in ("ov_diag_l2_before_min", "ov_diag_l2_before_max", "ov_diag_l2_after_min", "ov_diag_l2_after_max"):
-        assert f"{{{{ value induction_circuit_matrices {key} .2f }}}}" in shares, key
+        bound = " round=down" if key.endswith("_min") else " round=up"  # a range's ends round outward
+        assert f"{{{{ value induction_circuit_matrices {key} .2f{bound} }}}}" in shares, key
 
 
 def test_the_circuit_figures_alt_texts_say_what_their_data_say():

@@ -196,3 +196,54 @@ def test_a_nav_page_without_a_sentence_or_a_sentence_without_a_page_fails_the_re
         home.reading_order(nav, {"a.md": "first."}, tmp_path)
     with pytest.raises(PluginError, match=r"names gone\.md, which the nav does not list"):
         home.reading_order(nav, {"a.md": "x", "b.md": "y", "gone.md": "z"}, tmp_path)
+
+
+# ---- a bound is rounded the way it bounds --------------------------------------------------------
+
+_VALUE = r"\{\{ value [^}]*\}\}"
+_DECIMAL = re.compile(r"\s\.\d+[ef%]\b|\s\.\d+[ef%] ")  # a format that rounds (f, e or %): an integer is exact
+_UPPER = re.compile(r"(?:up to|at most|within|no more than|larger than)\s+\**(" + _VALUE + r")|(" + _VALUE
+                    + r")\**\s+or (?:less|fewer|lower|smaller)")
+_LOWER = re.compile(r"(?:at least|no less than)\s+\**(" + _VALUE + r")|(" + _VALUE + r")\**\s+or (?:more|higher|larger)")
+_RANGE = re.compile(r"(" + _VALUE + r")\**\s*(?:to|–)\s*\**(" + _VALUE + r")")
+
+
+def _bounds_rounded_the_wrong_way(text: str) -> list[str]:
+    """Every ``{{ value }}`` with a rounding format that the text around it makes a bound, rounded
+    to nearest: an upper bound ("up to x", "at most x", "x or less") needs ``round=up``, a lower
+    bound ("at least x", "x or more") ``round=down``, and a range of a minimum and a maximum
+    ("x to y") ``round=down`` then ``round=up``."""
+    flat = re.sub(r"\s+", " ", text)
+    wrong = []
+    for pattern, need in ((_UPPER, "round=up"), (_LOWER, "round=down")):
+        for m in pattern.finditer(flat):
+            v = m.group(1) or m.group(2)
+            if _DECIMAL.search(v) and need not in v:
+                wrong.append(f"{need}: {m.group(0)}")
+    for m in _RANGE.finditer(flat):
+        low, high = m.group(1), m.group(2)
+        if re.search(r"min\b|_min|\.min", low) and re.search(r"max\b|_max|\.max", high):
+            for v, need in ((low, "round=down"), (high, "round=up")):
+                if _DECIMAL.search(v) and need not in v:
+                    wrong.append(f"{need}: {m.group(0)}")
+    return wrong
+
+
+def test_the_scan_finds_bounds_rounded_to_nearest():
+    text = ("loss {{ value s a.max .2f }} or less; up to **{{ value s b .1e }}**; at least {{ value s c .0% }};"
+            " from {{ value s x.min .2f }} to {{ value s x.max .2f round=up }}; up to {{ value s n }} tokens;"
+            " at most {{ value s d .2f round=up }}")
+    assert [w.split(":")[0] for w in _bounds_rounded_the_wrong_way(text)] == [
+        "round=up", "round=up", "round=down", "round=down"]
+
+
+def test_every_bound_on_a_page_is_rounded_the_way_it_bounds():
+    """The extrapolation page said the training loss "ended at 0.05 or less" where one model
+    ended at 0.0503, and ALiBi's losses ran "0.40 to 0.45" where one ended at 0.398; the
+    backward page said "no row sum is larger than 1e-16" of 1.1e-16 (pass twenty-four). A bound
+    rounded to nearest can cut off the value it bounds."""
+    from helpers import ROOT
+
+    wrong = {str(p.relative_to(ROOT)): found for p in sorted((ROOT / "docs").rglob("*.md"))
+             if (found := _bounds_rounded_the_wrong_way(p.read_text()))}
+    assert not wrong, wrong

@@ -282,12 +282,16 @@ def test_claims_about_top_k_and_top_p_hold():
             "keeps a single character at")
     assert t["kept_one_share"] > 0.25 and t["kept_max"] > t["top_k"]
     assert f["top_p_kept"] > f["top_k_kept"]
-    # the question: after "its own q" top-p keeps one character, top-k still five
+    # the question: after "its own q" top-p with the figure's p keeps one character, top-k
+    # still five (it said "nearly all the probability" for 0.898 and left p unsaid, while
+    # p = 0.9 keeps two there: pass twenty-four)
     from figures.generation.sampling_filters import next_logits
-    x = next_logits("A head is a small attention of its own: it has its own q")
-    p = np.sort(probs(x))[::-1]
-    on_page('after "q" the model gives "u" nearly all the probability')
-    assert p[0] > f["top_p"]  # one character already holds more than p
+    mid = f["mid_word"]
+    p = np.sort(probs(next_logits(mid["prompt"])))[::-1]
+    fewest = int(np.argmax(np.cumsum(p) >= f["top_p"])) + 1  # by hand: the fewest whose sum reaches p
+    assert mid["top_p_kept"] == fewest == 1 and mid["p_top"] == p[0] > f["top_p"]
+    assert mid["prompt"] == "its own q" and mid["top_char"] == "u"
+    on_page('such as after “its own q”', "more than *p* on its own")
 
 
 def test_a_text_cell_shows_every_character_of_the_models_vocabulary_as_itself():

@@ -28,6 +28,8 @@ PROMPT = "Each query is compared with every "
 COLD = 0.01
 #: Characters shown in each panel, the most probable first.
 SHOWN = 10
+#: A prompt that ends in the middle of a word, where one character is nearly certain.
+MID_WORD = "its own q"
 
 
 def shown_char(c: str) -> str:
@@ -66,12 +68,16 @@ def data(temperature_low: Annotated[float, Range(0.05, 1.0)] = 0.5,
         panels.append(dict(label=label, probs=q[order], kept=int((q > 0).sum()), entropy=float(entropy(q)),
                            top=float(q.max())))
     cold = mhalib.softmax(x / COLD)  # (V,)
+    x_mid = next_logits(MID_WORD)  # (V,)
+    p_mid = mhalib.softmax(x_mid)
+    mid_word = dict(prompt=MID_WORD, top_char=shown_char(tok.decode([int(p_mid.argmax())])), p_top=float(p_mid.max()),
+                    top_p_kept=int((mhalib.filter_logits(x_mid, top_p=top_p) > -np.inf).sum()))
     return dict(prompt=PROMPT, cold_temperature=COLD, cold_rest=float(1.0 - cold.max()), chars=[shown_char(tok.decode([int(i)])) for i in order],
                 p=p[order], p_top=float(p[order[0]]), top_char=shown_char(tok.decode([int(order[0])])),
                 entropy=float(entropy(p)), vocab=len(p), panels=panels,
                 temperature_low=temperature_low, temperature_high=temperature_high, top_k=top_k, top_p=top_p,
                 top_k_kept=panels[3]["kept"], top_k_mass=kept_mass[3],
-                top_p_kept=panels[4]["kept"], top_p_mass=kept_mass[4])
+                top_p_kept=panels[4]["kept"], top_p_mass=kept_mass[4], mid_word=mid_word)
 
 def draw(data: dict):
     panels = data["panels"]
