@@ -763,6 +763,12 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
     module = figures.load("flash_io_table")
     assert "1 query row |" in module.table(module.data(query_block=1)).splitlines()[0]
     assert "1,024 query rows |" in module.table(module.data(query_block=1024)).splitlines()[0]
+    # a page may ask attention_memory_table for a batch and heads: its bytes then count every
+    # matrix, and its header says so (it read as one T x T matrix: pass twenty-three)
+    module = figures.load("attention_memory_table")
+    lines = module.table(module.data(batch=2, heads=4, lengths=(1, 3))).splitlines()
+    assert "8 T×T matrices (batch × heads)" in lines[0]
+    assert lines[2].split("|")[2].strip() == f"{2 * 4 * 1 * 1 * 4:,}"  # by hand: B H T^2 x 4 bytes
 
 
 def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():

@@ -15,6 +15,7 @@ not exist yet (it is made).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -151,7 +152,14 @@ def run(module, argv=None, prog: str | None = None) -> int:
 
 
 def script_of(module) -> contract.Script:
-    return contract.read_script(Path(module.__file__))
+    """``module``'s contract; a script whose data() is another's (``data_from``) takes that
+    script's parameters, as contract.discover gives them to a page (a table of
+    attention_memory's numbers took ``batch`` on a page and refused ``--batch`` here)."""
+    script = contract.read_script(Path(module.__file__))
+    if script.data_from:
+        source = contract.read_script(Path(sys.modules[module.data.__module__].__file__))
+        script = dataclasses.replace(script, params=source.params)
+    return script
 
 
 def main_for(module_name: str):

@@ -26,7 +26,9 @@ def _size(n: int) -> str:
 
 def table(data: dict) -> str:
     rows = [[f"{r['T']:,}", f"{r['fp32']:,}", _size(r["fp32"]), _size(r["fp16"])] for r in data["rows"]]
-    return markdown_table(["T", "scores, fp32 (bytes)", "fp32", "fp16"], rows, "rrrr")
+    n = data["batch"] * data["heads"]  # the matrices counted: one unless a batch or heads are asked for
+    scores = "scores, fp32 (bytes)" if n == 1 else f"scores of {n:,} T×T matrices (batch × heads), fp32 (bytes)"
+    return markdown_table(["T", scores, "fp32", "fp16"], rows, "rrrr")
 
 
 
