@@ -763,12 +763,55 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
     module = figures.load("flash_io_table")
     assert "1 query row |" in module.table(module.data(query_block=1)).splitlines()[0]
     assert "1,024 query rows |" in module.table(module.data(query_block=1024)).splitlines()[0]
+    # one of a count is singular everywhere a table or title writes it (pass twenty-three)
+    for name, params, where, text in (("decode_cost", dict(n_heads=1, d_model=128), "title", "1 head of 128"),
+                                      ("attention_flops_table", dict(n_heads=1), "table", "(1 head)"),
+                                      ("heads_cost_table", dict(n_heads=1), "table", "1 head of width"),
+                                      ("kv_cache_latent_table", dict(context=1), "table", "| 1 token |"),
+                                      ("sampling_beams", dict(max_new=1), "table", "(1 character)")):
+        module = figures.load(name)
+        if where == "table":
+            shown = module.table(module.data(**params))
+        else:
+            fig = module.draw(module.data(**params))
+            shown = " ".join(ax.get_title() for ax in fig.axes)
+            plt.close(fig)
+        assert text in shown, (name, text, shown[:300])
     # a page may ask attention_memory_table for a batch and heads: its bytes then count every
     # matrix, and its header says so (it read as one T x T matrix: pass twenty-three)
     module = figures.load("attention_memory_table")
     lines = module.table(module.data(batch=2, heads=4, lengths=(1, 3))).splitlines()
     assert "8 T×T matrices (batch × heads)" in lines[0]
     assert lines[2].split("|")[2].strip() == f"{2 * 4 * 1 * 1 * 4:,}"  # by hand: B H T^2 x 4 bytes
+
+
+@pytest.mark.parametrize("name, params", [
+    ("pe_heatmap", dict(n_positions=2)), ("pe_heatmap", dict(d_model=2)), ("learned_positions", dict(d_model=1)),
+    ("pe_frequencies", dict(n_positions=2)), ("pe_dot_products", dict(max_offset=1)),
+    ("pe_base_context", dict(context=2)), ("pe_base_context", dict(d_model=2)), ("rope_decay", dict(max_distance=1)),
+    ("rope_layouts", dict(n_positions=1)), ("rope_frequencies_plot", dict(d_head=2)),
+    ("pitfall_exponent", dict(d_model=2)), ("cross_attention_cache", dict(max_steps=2)),
+])
+def test_an_axis_that_counts_is_ticked_at_whole_numbers_however_few(name, params):
+    """Over a few points matplotlib ticked "position 0.25", "pair i −0.025" and "decoding step
+    1.50" (pass twenty-three). Every drawn tick of an axis that counts (positions, dimensions,
+    offsets, distances, pairs, planes, steps) is a whole number."""
+    counting = re.compile(r"(query |relative |decoding )?(position|dimension|offset|distance|pair|plane|step)")
+    module = figures.load(name)
+    fig = module.draw(module.data(**params))
+    fig.canvas.draw()
+    checked = 0
+    for ax in fig.axes:
+        for label, ticks, (lo, hi) in ((ax.get_xlabel(), ax.get_xticklabels(), sorted(ax.get_xlim())),
+                                       (ax.get_ylabel(), ax.get_yticklabels(), sorted(ax.get_ylim()))):
+            if not counting.match(label):  # (a "wavelength (positions)" axis is a length, not a count)
+                continue
+            at = "xy".index("x" if ticks is ax.get_xticklabels() else "y")
+            drawn = [t.get_text() for t in ticks if lo <= t.get_position()[at] <= hi and t.get_text()]
+            assert drawn and all(re.fullmatch(r"[−-]?\d+", t) for t in drawn), (name, params, label, drawn)
+            checked += 1
+    plt.close(fig)
+    assert checked, (name, "no counting axis found")
 
 
 def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():

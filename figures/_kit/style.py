@@ -208,6 +208,10 @@ def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL,
         ax.set_yticks(range(data.shape[0]), labels=row_labels)
     if col_labels is not None:
         ax.set_xticks(range(data.shape[1]), labels=col_labels)
+    if row_labels is None:
+        whole_ticks(ax, "y")  # rows and columns are counted: no tick at row 0.5
+    if col_labels is None:
+        whole_ticks(ax, "x")
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
@@ -234,6 +238,27 @@ def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL,
 def new_figure(width: float = 6.4, height: float = 4.0, **kwargs):
     """``plt.subplots`` with the project's defaults (constrained layout)."""
     return plt.subplots(figsize=(width, height), layout="constrained", **kwargs)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count and its noun, singular for one, with thousands separators: "1 head", "32 heads",
+    "4,096 tokens" (tables wrote "1 heads" and "1 tokens" at the ends of their ranges).
+
+    >>> counted(1, "head"), counted(32, "head"), counted(4096, "token"), counted(1, "query", "queries")
+    ('1 head', '32 heads', '4,096 tokens', '1 query')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def whole_ticks(ax, axis: str = "x") -> None:
+    """Ticks at whole numbers only, on an axis that counts (positions, steps, dimensions, pairs):
+    over a few points matplotlib ticked "position 0.25" and "step 1.50". Over a longer axis
+    they are the ticks matplotlib chooses anyway (the same steps of 1, 2, 5 and 10)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for name in ("x", "y") if axis == "both" else (axis,):  # (one tick, at 0, for an axis of one point)
+        locator = MaxNLocator("auto", steps=[1, 2, 2.5, 5, 10], integer=True, min_n_ticks=1)
+        getattr(ax, f"{name}axis").set_major_locator(locator)
 
 
 def plain_log_ticks(ax, axis: str = "both") -> None:

@@ -33,7 +33,7 @@ def table(data: dict) -> str:
     rows = [[f"{r['T']:,}", f"{r['projections']:,}", f"{r['attention']:,}", style.percent(r['attention_share'])]
             for r in data["rows"]]
     D, H = data["d_model"], data["n_heads"]
-    return markdown_table(["T", f"projections, 8 T d_model² (d_model = {D})", f"Q Kᵀ and P V, 4 T² d_model ({H} heads)",
+    return markdown_table(["T", f"projections, 8 T d_model² (d_model = {D})", f"Q Kᵀ and P V, 4 T² d_model ({style.counted(H, 'head')})",
                            "attention's share"], rows, "rrrr")
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 
 import mhalib
 from mhalib import examples
@@ -95,11 +94,11 @@ def draw(data: dict):
     # ends a few points inside the frame, level with the line's end
     ax.annotate("self-attention: one more token per step", (steps[-1], own[-1] + 0.06 * top), xytext=(-6, 0),
                 textcoords="offset points", ha="right", va="bottom", fontsize=11, color=style.ink(line[0]))
-    ax.text(steps[0], cross[0] + 0.03 * top, f"cross-attention: the {data['source_len']:,} source token{'s' if data['source_len'] != 1 else ''},\n"
+    ax.text(steps[0], cross[0] + 0.03 * top, f"cross-attention: the {style.counted(data['source_len'], 'source token')},\n"
             "computed once, before step 1", ha="left", va="bottom", fontsize=11, color=style.ink(line[1]))
     ax.set(xlabel="decoding step t (target tokens so far)", ylabel="KV cache per layer (KiB)",
            xlim=(0, steps[-1]), ylim=(0, 1.45 * top))
-    ax.xaxis.set_major_locator(MaxNLocator("auto", steps=[1, 2, 2.5, 5, 10], integer=True))  # a step is a whole token: no tick at step 0.25
+    style.whole_ticks(ax, "x")  # a step is a whole token: no tick at step 0.25
     ax.grid(alpha=0.4)
     return fig
 

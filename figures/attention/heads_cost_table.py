@@ -42,7 +42,7 @@ def data(d_model: Annotated[int, Range(1, None)] = 512, n_heads: Annotated[int, 
                     attn_flops=mhalib.attention_flops(T, T, d_head, n_heads=heads),
                     scores_bytes=mhalib.attention_scores_bytes(T, heads=heads, dtype="float32"))
 
-    wide, multi, narrow = (row(f"one head of width {D}", 1, D), row(f"{H} heads of width {d}", H, d),
+    wide, multi, narrow = (row(f"one head of width {D}", 1, D), row(f"{style.counted(H, 'head')} of width {d}", H, d),
                            row(f"one head of width {d} (one of the {H})", 1, d))
     return dict(d_model=D, n_heads=H, d_head=d, T=T, rows=[wide, multi, narrow],
                 params_ratio_vs_wide=multi["params"] / wide["params"],

@@ -45,7 +45,7 @@ def draw(data: dict, ax=None):
     ax.loglog(data["steps"], data["without"], "o-", ms=3, label="no cache: recompute the prefix")
     ax.loglog(data["steps"], data["with_cache"], "s-", ms=3, label="KV cache: one new token")
     ax.set(xlabel="position t of the generated token", ylabel="FLOPs for that step (attention)",
-           title=f"d_model = {data['d_model']}, {data['n_heads']} heads of {data['d_head']}")
+           title=f"d_model = {data['d_model']}, {style.counted(data['n_heads'], 'head')} of {data['d_head']}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=11)
     return fig

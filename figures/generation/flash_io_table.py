@@ -42,12 +42,12 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 1_000_000)] = (4096, 65536
 
 def table(data: dict) -> str:
     nb = style.NBSP  # no break inside "456 × 64" (binary_size joins "1.8 GiB" so already)
-    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']}{nb}×{nb}{r['B_r']}", style.binary_size(r["naive"]),
+    rows = [[f"{r['T']:,}", r["d"], f"{r['B_c']:,}{nb}×{nb}{r['B_r']:,}", style.binary_size(r["naive"]),
              style.binary_size(r["flash1"]), style.times(r["ratio"]), style.times(r["ratio2"])] for r in data["rows"]]
     block = data["query_block"]
     return markdown_table(["T", "d_head", f"B_c{nb}×{nb}B_r", "bytes moved: naive", "bytes moved: Algorithm 1",
                            "naive / Algorithm 1",
-                           f"naive / FlashAttention-2 order, {block:,} query row{'s' if block != 1 else ''}"],
+                           f"naive / FlashAttention-2 order, {style.counted(block, 'query row')}"],
                           rows, "rrrrrrr")
 
 

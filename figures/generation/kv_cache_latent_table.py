@@ -80,7 +80,7 @@ def table(data: dict) -> str:
                                        else "")]
             for r in data["rows"]]
     return markdown_table(["model", "attention", "layers", "cached per token and layer", "per token",
-                           f"{data['context']:,} tokens"], rows, "llrlrr")
+                           style.counted(data['context'], 'token')], rows, "llrlrr")
 
 
 main = cli.main_for(__name__)

@@ -49,7 +49,7 @@ def data(max_new: Annotated[int, Range(1, 24)] = 16) -> dict:
 
 
 def table(data: dict) -> str:
-    header = ["beams", f"best continuation ({data['max_new']} characters)", "ln p (sum)", "nats per character"]
+    header = ["beams", f"best continuation ({style.counted(data['max_new'], 'character')})", "ln p (sum)", "nats per character"]
     rows = [[f"{r['beams']}" + (" (greedy)" if r["beams"] == 1 else ""), _text_cell(r["text"]),
              style.fixed(r['score'], 2).replace("-", "−"), style.fixed(r['per_char'], 3)] for r in data["rows"]]
     return markdown_table(header, rows, "rlrr")

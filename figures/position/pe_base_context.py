@@ -85,11 +85,12 @@ def draw(data: dict):
     a.axhline(data["context"], color=c["fg"], ls="--", lw=1, label=f"context = {data['context']}")
     a.set_yscale("log")
     a.set(xlabel="pair i", ylabel="wavelength (positions)", title=f"Wavelengths,\nd_model = {data['d_model']}")
+    style.whole_ticks(a, "x")
     a.grid(alpha=0.4)
     b.axhline(0, color=c["muted"], lw=0.8)
     b.set(xlabel="distance k", ylabel="PE(0)·PE(k) / (d_model/2)", title="How alike are\npositions 0 and k?",
           xlim=(0, data["context"] - 1))
-    b.xaxis.set_major_locator(MaxNLocator(3))
+    b.xaxis.set_major_locator(MaxNLocator(3, integer=True))  # three ticks, at whole distances
     b.grid(alpha=0.4)
     fig.legend(*a.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig

@@ -38,6 +38,7 @@ def draw(data: dict, ax=None):
     for c, ls in zip(data["curves"], itertools.cycle(("-", "--", ":"))):
         ax.plot(c["offsets"], c["dots"], ls=ls, lw=2, label=f"p = {c['start']}")
     ax.set(xlabel="offset q − p", ylabel="PE(p) · PE(q)", title=f"d_model = {data['d_model']}: depends on q − p only")
+    style.whole_ticks(ax, "x")
     ax.grid(alpha=0.4)
     ax.legend()
     return ax.figure

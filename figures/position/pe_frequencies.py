@@ -48,6 +48,7 @@ def draw(data: dict):
         ax.set(ylim=(-1.15, 1.15), yticks=[-1, 0, 1])
         ax.grid(alpha=0.4)
     axes[-1].set_xlabel("position")
+    style.whole_ticks(axes[-1], "x")  # (shared by every panel)
     # one legend for every panel (each panel's title names its two dimensions)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig

@@ -34,6 +34,7 @@ def draw(data: dict, ax=None):
     ax.plot(data["distance"], data["bound"], lw=2)
     ax.set(xlabel="relative distance |n − m|", ylabel=r"mean of $|S_j|$, $j = 1 \dots d_{\mathrm{head}}/2$",
            title=f"RoFormer's decay bound, d_head = {data['d_head']}, base = {style.exact(data['base'])}")
+    style.whole_ticks(ax, "x")
     ax.grid(alpha=0.4)
     return ax.figure
 

@@ -29,6 +29,7 @@ def draw(data: dict, ax=None):
     ax.semilogy(data["plane"], data["theta"], lw=2, label="ωᵢ (rad / position)")
     ax.semilogy(data["plane"], data["wavelength"], lw=2, ls="--", label="wavelength 2π/ωᵢ (positions)")
     ax.set(xlabel="plane i (dimensions 2i, 2i+1)", title=f"d_head = {data['d_head']}, base = {style.exact(data['base'])}")
+    style.whole_ticks(ax, "x")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=11)
     return ax.figure

@@ -43,6 +43,7 @@ def draw(data: dict, ax=None):
         ax.plot(data["positions"], c["scores"], ls=ls, lw=2, label=f"q: {c['q_layout']}, k: {c['k_layout']}")
     ax.set(xlabel="query position m", ylabel=f"score at n − m = {data['offset']}",
            title=f"d_head = {data['d_head']}: only matching layouts are relative")
+    style.whole_ticks(ax, "x")
     ax.grid(alpha=0.4)
     # below the axes: the wandering curve crosses every part of the plot
     ax.figure.legend(loc="outside lower center", fontsize=11)

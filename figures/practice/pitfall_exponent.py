@@ -34,6 +34,7 @@ def draw(data: dict, ax=None):
     ax.semilogy(data["pair"], data["forgot_two"], lw=2, ls="--", label="bug: base^(i/d_model)")
     ax.semilogy(data["pair"], data["counted_twice"], lw=2, ls=":", label="bug: base^(2·(2i)/d_model)")
     ax.set(xlabel="pair i", ylabel="wavelength 2π/ω (positions)")
+    style.whole_ticks(ax, "x")
     ax.set_title(rf"$d_{{\mathrm{{model}}}}$ = {data['d_model']}", fontsize=11)
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=11)
