@@ -744,6 +744,15 @@ def test_a_memory_axis_ticks_its_exact_values_in_a_unit_the_data_fits():
         assert [v * size for v in fp32] == [4 * T * T for T in lengths]  # by hand: T^2 fp32 scores
         for at, text in ticks:
             assert text and float(text) == at, (lengths, at, text)
+    # rolling_kv_cache --max-tokens 2 drew 256 KiB on a GiB axis ticked 0.00000 ... 0.00025
+    module = figures.load("rolling_kv_cache")
+    for params, name, size in ((dict(max_tokens=2, window=1), "KiB", 2**10), (dict(), "GiB", 2**30)):
+        data = module.data(**params)
+        fig = module.draw(data)
+        ax = fig.axes[0]
+        plt.close(fig)
+        assert ax.get_ylabel() == f"KV cache ({name})", (params, ax.get_ylabel())
+        assert [v * size for v in ax.get_lines()[0].get_ydata()] == list(data["full"])
 
 
 def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():

@@ -452,6 +452,20 @@ def times(ratio: float, digits: int = 3) -> str:
     return f"{text}×"
 
 
+#: Binary units, the largest first: (bytes in one, name).
+BINARY_UNITS = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "bytes"))
+
+
+def binary_unit(n: float) -> tuple[int, str]:
+    """(bytes in one, name) of the largest binary unit ``n`` bytes fill at least once (an axis
+    whose largest value is 512 KiB reads in KiB, not "0.00049 GiB"); bytes below 1 KiB.
+
+    >>> binary_unit(2**31), binary_unit(524_288), binary_unit(3)
+    ((1073741824, 'GiB'), (1024, 'KiB'), (1, 'bytes'))
+    """
+    return next((size, name) for size, name in BINARY_UNITS if n >= size or size == 1)
+
+
 def binary_size(n: int) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in

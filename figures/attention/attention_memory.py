@@ -21,14 +21,11 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, None)] = (512, 1024, 2048,
     return dict(rows=rows, batch=batch, heads=heads)
 
 
-#: The axis's unit: the largest in which the smallest point is at least 1/16 of it (MiB for the
-#: page's lengths; bytes for T = 1, 2, 3, whose 2 bytes would be a tick of 1.9e-06 MiB).
-UNITS = ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "bytes"))
-
-
 def unit(smallest: int) -> tuple[int, str]:
-    """(bytes per unit, its name) for an axis whose smallest value is ``smallest`` bytes."""
-    return next(((size, name) for size, name in UNITS if 16 * smallest >= size), UNITS[-1])
+    """(bytes per unit, its name) for an axis whose smallest value is ``smallest`` bytes: the
+    largest unit of which that is at least 1/16 (MiB for the page's lengths; bytes for T = 1,
+    2, 3, whose 2 bytes would be a tick of 1.9e-06 MiB)."""
+    return style.binary_unit(16 * smallest)
 
 
 def draw(data: dict, ax=None):

@@ -55,8 +55,8 @@ def data(max_tokens: Annotated[int, Range(2, 10_000_000)] = 32768, window: Annot
 def draw(data: dict):
     fig, ax = style.new_figure(5.6, 3.3)
     line = style.palette()
-    gib = 2**30
-    full, rolling = np.asarray(data["full"]) / gib, np.asarray(data["rolling"]) / gib
+    in_unit, memory = style.binary_unit(max(data["full"]))  # GiB at the page's lengths; KiB for two tokens
+    full, rolling = np.asarray(data["full"]) / in_unit, np.asarray(data["rolling"]) / in_unit
     ax.plot(data["tokens"], full, "-", color=line[0], lw=2)
     ax.plot(data["tokens"], rolling, "-", color=line[1], lw=2)
     ax.axvline(data["window"], color=style.colors()["muted"], ls="--", lw=1)
@@ -66,15 +66,15 @@ def draw(data: dict):
     ax.text(data["max_tokens"], rolling[-1] + 0.03 * top, f"rolling: last {data['window']:,} token{'s' if data['window'] != 1 else ''}", ha="right",
             va="bottom", fontsize=11, color=style.ink(line[1]))
     ax.text(data["window"], 0.97 * top, " window", va="top", ha="left", fontsize=11, color=style.colors()["muted"])
-    ax.set(xlabel="tokens so far", ylabel="KV cache (GiB)", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
+    ax.set(xlabel="tokens so far", ylabel=f"KV cache ({memory})", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
     # ticks at 1, 2 or 5 times a power of ten, at most seven; "k" is a thousand tokens, "M" a
     # million (ticks at multiples of 1,024 labelled "2,048k" put 2,097,152 tokens where a reader
     # reads 2,048,000)
     step = next(m * 10**e for e in range(20) for m in (1, 2, 5) if m * 10**e * 6 >= data["max_tokens"])
     unit = next((u for u, size in (("M", 10**6), ("k", 10**3)) if step >= size), "")
-    size = {"M": 10**6, "k": 10**3, "": 1}[unit]
+    per = {"M": 10**6, "k": 10**3, "": 1}[unit]
     ax.set_xticks(np.arange(0, data["max_tokens"] + 1, step))
-    ax.xaxis.set_major_formatter(lambda x, _pos: f"{int(round(x)) // size:,}{unit}" if x else "0")
+    ax.xaxis.set_major_formatter(lambda x, _pos: f"{int(round(x)) // per:,}{unit}" if x else "0")
     ax.grid(alpha=0.4)
     return fig
 
