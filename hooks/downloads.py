@@ -68,7 +68,8 @@ def human_size(n: int) -> str:
     """``523 B``, ``143 kB``, ``1.2 MB`` (powers of 1000, as pip prints them)."""
     if n < 1000:
         return f"{n} B"
-    return f"{n / 1000:.0f} kB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+    kb = round(n / 1000)  # 999,600 B is "1.0 MB", not "1000 kB"
+    return f"{kb} kB" if kb < 1000 else f"{n / 1_000_000:.1f} MB"
 
 
 def project_meta(root: Path) -> tuple[str, str]:

@@ -138,8 +138,8 @@ def test_outside_git_the_extracted_archive_lists_the_same_files(tmp_path):
 
 
 def test_sizes_read_like_pips():
-    assert [downloads.human_size(n) for n in (0, 999, 1000, 152_598, 999_499, 1_000_000, 2_345_678)] == [
-        "0 B", "999 B", "1 kB", "153 kB", "999 kB", "1.0 MB", "2.3 MB"]
+    assert [downloads.human_size(n) for n in (0, 999, 1000, 152_598, 999_499, 999_600, 1_000_000, 2_345_678)] == [
+        "0 B", "999 B", "1 kB", "153 kB", "999 kB", "1.0 MB", "1.0 MB", "2.3 MB"]
 
 
 @pytest.mark.slow
