@@ -648,12 +648,13 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
                                   "that is not zero never reads as zero on a page; give it more digits, or use 'g' "
                                   "or 'e'")
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and -1 < value < 1 \
-            and not d.options.get("round") and reads_one(shown):
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and -1 < value < 1 and reads_one(shown):
+        # (a bound too: "scores between 0.995 and 1.000" for a largest score of 0.99997 read as a
+        # head that reaches 1, the value that means "every eigenvalue positive": pass twenty-five)
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
-                                  "between -1 and 1 never reads as 1 on a page (a weight of 0.9998 is not all of "
-                                  "it); give it more digits, or write it as a bound with round=")
+                                  "between -1 and 1 never reads as 1 on a page, not even as a bound (a weight of "
+                                  "0.9998 is not all of it); give it the digits that tell it from 1")
     if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not d.options.get("round") \
             and not _exactly(shown, value):
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "

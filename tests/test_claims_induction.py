@@ -774,7 +774,8 @@ def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_sh
     text = page("induction")
     eig = sentence(text, "Here it does not")
     assert "tell the heads apart: all eight, before the drop and after it, score between" in eig
-    for key in ("positivity_min .3f round=down", "positivity_max .3f round=up"):  # a range's ends, outward
+    for key in ("positivity_min .3f round=down", "positivity_max .5f round=up"):  # a range's ends, outward (and
+        # the top one with the digits that tell 0.99997 from 1, the value that means "all positive")
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in eig, key
     assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f }}" in text
     shares = sentence(text, "What the drop changes is where the heads")
@@ -806,7 +807,7 @@ def test_the_circuit_figures_alt_texts_say_what_their_data_say():
     text = page("induction")
     assert ("before the drop all three kinds are alike and small; after it the K-composition grid is larger "
             "everywhere, most in the row of layer-1 head {{ value induction_circuit_composition k_order.0 }}, while "
-            "the Q and V grids are smaller") in text
+            "the Q and V grids are smaller on average") in text
     assert ("Left: layer-1 head {{ value induction_circuit_matrices prev_head }}'s scores between positions, which "
             "after the drop peak one below the diagonal up to position "
             "{{ value induction_circuit_matrices prev_run_after }}. Middle: layer-2 head "

@@ -1267,14 +1267,22 @@ def test_a_value_after_an_equals_sign_must_be_exact():
     assert shown(math.log(2), ".3f", round="up") == "0.694"  # a bound says what it is
 
 
-def test_a_bound_may_read_as_one():
-    """round=up writes an upper bound: 0.99997 is at most 1.000, a true statement."""
+def test_a_bound_reads_as_one_only_for_one():
+    """round=up writes an upper bound, but 0.99997 "at most 1.000" read as a head that reaches 1
+    (pass twenty-five): a bound of a number strictly between -1 and 1 gets the digits that tell
+    it from 1, as every other value does; a bound of 1 itself reads as 1."""
     import figure_markdown as FM
     from types import SimpleNamespace
 
-    d = SimpleNamespace(name="x", args=["z", ".3f"], options={"round": "up"})
-    result = SimpleNamespace(data={"z": 0.99997}, request=SimpleNamespace(script=SimpleNamespace(non_finite=())))
-    assert FM.value_text("p.md:1: {{ value }}", d, result) == "1.000"
+    def bound_text(value, fmt):
+        d = SimpleNamespace(name="x", args=["z", fmt], options={"round": "up"})
+        result = SimpleNamespace(data={"z": value}, request=SimpleNamespace(script=SimpleNamespace(non_finite=())))
+        return FM.value_text("p.md:1: {{ value }}", d, result)
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0\.99997 .* as '1\.000': a number between -1 and 1 "
+                                                    r"never reads as 1 on a page, not even as a bound"):
+        bound_text(0.99997, ".3f")
+    assert bound_text(0.99997, ".5f") == "0.99997" and bound_text(1.0, ".3f") == "1.000"
 
 
 @pytest.mark.parametrize("text", ["a\x00b", "a\ue000b", "x\x1by"])
