@@ -1,6 +1,7 @@
 """mhalib's BERT forward pass against Hugging Face transformers on the same packaged weights."""
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -260,6 +261,51 @@ def test_corpus_tools_refuse_bad_input(call, pattern):
 
     with pytest.raises(ValueError, match=pattern):
         call(bert)
+
+
+def _layer_norm_by_hand(x: np.ndarray, eps: float) -> np.ndarray:
+    """LayerNorm with g = 1, b = 0, row by row in float64 on deviations brought to [-1, 1] by hand."""
+    out = []
+    for row in np.atleast_2d(x).astype(np.float64):
+        c = row - row.mean()
+        s = float(max(abs(c))) or 1.0
+        u = c / s
+        out.append(u / math.sqrt((u * u).mean() + eps / s / s))  # (Python floats: 0 or inf, no warning)
+    return np.array(out).reshape(x.shape)
+
+
+@pytest.mark.parametrize("scale, dtype", [(300.0, np.float16), (1e20, np.float32), (1e160, np.float64), (1.0, np.float16),
+                                          (1.0, np.float32), (1e-170, np.float64)])
+def test_layer_norm_is_right_where_its_squares_overflow_and_unchanged_elsewhere(scale, dtype):
+    """Both models' LayerNorm returned the bias alone (all zeros) for float16 rows whose
+    deviations pass 256, float32 near 1e20 and float64 near 1e160: the squares overflowed, var
+    was inf (pass twenty-six). Expected: the formula by hand on the row divided by its largest
+    deviation; rows that do not overflow give the plain formula's bits."""
+    from mhalib.models import bert, tiny_numpy
+
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((5, 8)) * scale).astype(dtype)
+    x[0] = np.array([0, 2, 0, 0, 0, 0, 0, 0]) * scale  # one deviation as large as the scale
+    ones, zeros = np.ones(8, dtype), np.zeros(8, dtype)
+    for ln, eps in ((lambda a, e: bert.layer_norm(a, ones, zeros, e), 1e-12), (tiny_numpy.layer_norm, 1e-5)):
+        got = ln(x, eps) if ln is not tiny_numpy.layer_norm else ln(x, ones, zeros, eps)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.astype(np.float64), _layer_norm_by_hand(x, eps),
+                                   rtol=30 * np.finfo(dtype).eps, atol=30 * np.finfo(dtype).eps)
+        if scale == 1.0:  # nothing overflows: the plain formula, bit for bit
+            m = x.mean(axis=-1, keepdims=True)
+            plain = ones * (x - m) / np.sqrt(((x - m) ** 2).mean(axis=-1, keepdims=True) + eps) + zeros
+            assert np.array_equal(got, plain)
+
+
+def test_gelu_of_integers_is_gelu_of_their_values():
+    """gelu([1, 2, -1, 3]) was cast back to integers: [0, 1, 0, 2] (pass twenty-six)."""
+    from mhalib.models import bert
+
+    got = bert.gelu(np.array([1, 2, -1, 3]))
+    assert got.dtype == np.float64
+    expected = [v / 2 * (1 + math.erf(v / math.sqrt(2))) for v in (1, 2, -1, 3)]
+    np.testing.assert_allclose(got, expected, rtol=2e-7)
 
 
 @pytest.mark.parametrize("dtype, bound", [(np.float64, 1.5e-7), (np.float32, 6e-7)])

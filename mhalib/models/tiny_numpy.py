@@ -31,6 +31,7 @@ from ..learned import lookup_positions
 from ..mha import mha_trace
 from ..rope import SCALINGS, rope_frequencies
 from ..sinusoidal import DEFAULT_BASE, sinusoidal_encoding
+from . import norm
 
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
 #: LayerNorm's epsilon (torch's default).
@@ -83,10 +84,9 @@ class TinyConfig:
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = LN_EPS) -> np.ndarray:
-    """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as torch)."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return g * (x - mean) / np.sqrt(var + eps) + b
+    """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as torch;
+    mhalib.models.norm), with the tiny models' eps."""
+    return norm.layer_norm(x, g, b, eps)
 
 
 def parameter_shapes(config: TinyConfig) -> dict[str, tuple[int, ...]]:
