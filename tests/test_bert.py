@@ -264,13 +264,24 @@ def test_corpus_tools_refuse_bad_input(call, pattern):
 
 
 def _layer_norm_by_hand(x: np.ndarray, eps: float) -> np.ndarray:
-    """LayerNorm with g = 1, b = 0, row by row in float64 on deviations brought to [-1, 1] by hand."""
+    """LayerNorm with g = 1, b = 0, row by row: the mean, the deviations and the variance as
+    exact fractions, the square root and the quotient in 60-digit decimals (no overflow, no
+    underflow: the exponents reach 1e999999)."""
+    import decimal
+    from fractions import Fraction
+
+    ctx = decimal.Context(prec=60, Emax=999_999, Emin=-999_999)
+
+    def dec(q: Fraction) -> decimal.Decimal:
+        return ctx.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
+
     out = []
     for row in np.atleast_2d(x).astype(np.float64):
-        c = row - row.mean()
-        s = float(max(abs(c))) or 1.0
-        u = c / s
-        out.append(u / math.sqrt((u * u).mean() + eps / s / s))  # (Python floats: 0 or inf, no warning)
+        r = [Fraction(float(v)) for v in row]
+        mean = sum(r) / len(r)
+        var = sum((v - mean) ** 2 for v in r) / len(r)
+        root = ctx.sqrt(dec(var + Fraction(eps)))
+        out.append([float(ctx.divide(dec(v - mean), root)) for v in r])
     return np.array(out).reshape(x.shape)
 
 
@@ -296,6 +307,45 @@ def test_layer_norm_is_right_where_its_squares_overflow_and_unchanged_elsewhere(
             m = x.mean(axis=-1, keepdims=True)
             plain = ones * (x - m) / np.sqrt(((x - m) ** 2).mean(axis=-1, keepdims=True) + eps) + zeros
             assert np.array_equal(got, plain)
+
+
+@pytest.mark.parametrize("x, eps", [
+    (np.array([1e308, 1e308, 0.0]), 1e-5),  # the mean overflows too: NaN
+    (np.array([[1e308] * 3, [3.0, 3.0, 3.0]]), 1e-5),  # rows of equal values: the bias
+    (np.array([3e38, 3e38, 3e38], np.float32), 1e-5),
+    (np.array([1e308, 1e308, -1e308, -1e308]), 1e-5),
+    (np.array([1e-4, -1e-4], np.float16), 1e-12),  # the squares underflow, and 1e-12 is 0 in float16: +-inf
+    (np.array([3e-4, -3e-4], np.float16), 1e-12),  # a variance of one or two bits (a subnormal): 1.22, not 1
+    (np.array([1e-170, -1e-170]), 1e-300),
+])
+def test_layer_norm_is_right_where_its_mean_or_squares_leave_the_type(x, eps):
+    """Pass twenty-seven, after the first repair: NaN for rows whose mean overflows float64 and
+    for float32 rows of equal huge values, +-inf for float16 rows whose squares underflow where
+    BERT's eps rounds to 0 in float16. Expected: the formula in decimal arithmetic."""
+    from mhalib.models.norm import layer_norm
+
+    got = layer_norm(x, np.ones(x.shape[-1], x.dtype), np.zeros(x.shape[-1], x.dtype), eps)
+    assert got.dtype == x.dtype
+    np.testing.assert_allclose(got.astype(np.float64), _layer_norm_by_hand(x, eps), rtol=2 * np.finfo(x.dtype).eps,
+                               atol=2 * np.finfo(x.dtype).eps)
+
+
+def test_layer_norm_redoes_a_row_with_its_own_gain_and_bias_and_refuses_a_bad_eps():
+    """A row redone in float64 takes its own g and b where they are not one vector for all rows
+    (numpy's broadcasting error, or a boolean-index error, came out only when a row overflowed);
+    eps must be a number > 0."""
+    from mhalib.models.norm import layer_norm
+
+    x = np.array([[1e200, 0.0, -1e200], [1.0, 2.0, 3.0]])
+    g = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+    b = np.array([[0.0, 0.0, 0.0], [0.5, 0.5, 0.5]])
+    expected = _layer_norm_by_hand(x, 1e-5) * g + b
+    np.testing.assert_allclose(layer_norm(x, g, b, 1e-5), expected, rtol=1e-15, atol=1e-15)
+    wide = layer_norm(x[:1], np.ones((2, 1, 3)), np.zeros(3), 1e-5)  # g broadcasts x to (2, 1, 3)
+    np.testing.assert_allclose(wide, np.broadcast_to(_layer_norm_by_hand(x[:1], 1e-5), (2, 1, 3)), rtol=1e-15)
+    for bad in (0, -1.0, float("nan"), float("inf"), True, "1e-5"):
+        with pytest.raises(ValueError, match=r"eps must be a number > 0"):
+            layer_norm(x, g, b, bad)
 
 
 def test_gelu_of_integers_is_gelu_of_their_values():

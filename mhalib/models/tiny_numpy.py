@@ -31,7 +31,7 @@ from ..learned import lookup_positions
 from ..mha import mha_trace
 from ..rope import SCALINGS, rope_frequencies
 from ..sinusoidal import DEFAULT_BASE, sinusoidal_encoding
-from . import norm
+from .norm import layer_norm as _layer_norm
 
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
 #: LayerNorm's epsilon (torch's default).
@@ -86,7 +86,7 @@ class TinyConfig:
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = LN_EPS) -> np.ndarray:
     """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as torch;
     mhalib.models.norm), with the tiny models' eps."""
-    return norm.layer_norm(x, g, b, eps)
+    return _layer_norm(x, g, b, eps)
 
 
 def parameter_shapes(config: TinyConfig) -> dict[str, tuple[int, ...]]:
