@@ -31,7 +31,7 @@ import provenance
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
-from figures._kit.reading import read, reads_one
+from figures._kit.reading import bound, read, reads_one  # (bound: the tests call it here too)
 
 
 class FigureMarkdownError(ValueError):
@@ -548,39 +548,6 @@ UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 #: The most characters a number may show as in prose (``1e300`` at ``.2f`` is 304 characters:
 #: exact, and unreadable).
 MAX_NUMBER_CHARS = 40
-
-
-def bound(value, fmt: str, direction: str) -> float:
-    """``value`` rounded ``up`` (toward +inf) or ``down`` to the digits ``fmt`` (an f, e or %
-    format) shows, as a float that ``fmt`` writes exactly: a bound the prose states stays true
-    (``bound(0.1312, ".2f", "up")`` is 0.14). The value is read as Python writes it (0.13 is
-    0.13, not the binary 0.13000000000000000444 that would round up to 0.14), and so is the
-    bound: a value the format already shows whole (0.1 at ``.1f``) is its own bound. A bound of
-    zero is 0, never "-0". Refused: a format of another kind (``g`` may switch to an exponent
-    and drop digits, so it cannot promise a side), and a bound ``fmt`` cannot write on its side."""
-    import decimal
-
-    kind = fmt[-1:]
-    if not kind or kind not in "fFeE%":
-        raise ValueError(f"fmt must be an f, e or % format (a fixed number of digits) to round a bound; got {fmt!r}")
-    digits = re.search(r"\.(\d+)", fmt)
-    places = int(digits.group(1)) if digits else 6
-    x = decimal.Decimal(repr(float(value)))
-    if kind in "eE":
-        exponent = (x.adjusted() if x else 0) - places
-    else:
-        exponent = -(places + (2 if kind == "%" else 0))
-    rounding = decimal.ROUND_CEILING if direction == "up" else decimal.ROUND_FLOOR
-    q = x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding, context=decimal.Context(prec=400))
-    shown = float(q) or 0.0  # -0.0 (a small negative rounded up) is written "-0": the bound is 0
-    text = format(shown, fmt)
-    written = decimal.Decimal(text.replace(",", "").replace("_", "").rstrip("%"))
-    if kind == "%":
-        written = written.scaleb(-2)
-    if written != q:  # q is on the bound's side; the float the format writes is not q
-        raise ValueError(f"{value!r} has more digits at {fmt!r} than a float holds: the bound {q} is written "
-                         f"{text!r}, on the wrong side; show it with 'e'")
-    return shown
 
 
 def follows_equals(text: str, start: int) -> bool:

@@ -648,6 +648,15 @@ def test_the_claims_table_verdicts_follow_from_the_head_scores(built_site):
     assert rows["Delimiter heads attend to [CLS], [SEP] and punctuation"] == "partly"
     assert best["entropy"]["value"] < 0.95 and rows["Global heads spread attention uniformly"] == "partly"
     assert rows["Coreference, rare-word and induction heads"] == "not measured"
+    # its evidence: "up to" each largest score, rounded up (to nearest, 0.86491 read "up to
+    # 0.86"), and the drift at half "≈" its rounded value, not "=" (pass twenty-eight)
+    evidence = {r["claim"]: r["evidence"] for r in _built(built_site, "bert_claims_table")["rows"]}
+    delimiters = evidence["Delimiter heads attend to [CLS], [SEP] and punctuation"]
+    for kind in ("to [CLS]", "to [SEP]", "to punctuation"):
+        bound = float(re.search(re.escape(kind) + r" up to ([\d.]+)", delimiters).group(1))
+        assert best[kind]["value"] <= bound < best[kind]["value"] + 0.01, (kind, bound, best[kind]["value"])
+    drift = next(e for e in evidence.values() if "1 − cos" in e)
+    assert re.search(r"1 − cos ≈ [\d.]+;", drift), drift
     text = page("real_heads")
     assert "Claims about delimiter and uniform heads hold only partly in this model" in text
     assert "heads that park their attention on `[CLS]`" in text

@@ -460,6 +460,19 @@ def test_an_alibi_slope_that_is_a_power_of_two_is_written_with_equals_at_any_hea
         whole = float(exponent).is_integer()
         assert (sign == "=") == whole and (not whole or float(value) == 2.0 ** -float(exponent)), cell
     assert len(cells) == 16 + 32 + 64 + 128
+    # every exponent is the recipe's dyadic fraction, written whole: 12 heads read "2^−0.5", not
+    # the "2^−0.49999999999999994" of -log2(slope) once the exponent is written exactly
+    from fractions import Fraction
+
+    for n, extra in ((12, ["0.5", "1.5", "2.5", "3.5"]), (3, ["2"]), (255, None)):
+        shown = module.table(module.data(head_counts=(n,)))
+        exps = [re.match(r"2\^−([\d.]+) ", c.strip()).group(1) for line in shown.splitlines()[2:]
+                for c in line.strip("|").split("|")[1:] if c.strip()]
+        low = 2 ** (n.bit_length() - 1)  # by hand: 8h/L, then 8(2j + 1)/(2L)
+        recipe = [Fraction(8 * h, low) for h in range(1, low + 1)] + [Fraction(8 * (2 * j + 1), 2 * low) for j in range(n - low)]
+        assert [Fraction(e) for e in exps] == recipe, (n, exps[:12])
+        if extra:
+            assert exps[low:] == extra
     module = figures.load("alibi_bias_heads")
     fig = module.draw(module.data(n_heads=16, show=(1, 3, 5)))  # slopes 2^-1, 2^-2, 2^-3
     titles = [ax.get_title().split("\n")[1] for ax in fig.axes if ax.get_title().startswith("head")]
@@ -494,7 +507,9 @@ def test_a_table_or_tick_that_rounds_its_value_says_so():
 
 # ---- every decimal through one rule ----------------------------------------------------------------
 
-BARE = re.compile(r"\.\d+[efg%]$")  # a spec that writes fixed decimals, significant digits, an exponent or a percent
+#: A spec that rounds: fixed decimals, significant digits, an exponent or a percent, with a
+#: precision or without one (":g" is six significant digits: 0.9999999 read "1"; pass twenty-eight).
+BARE = re.compile(r"(?:\.\d+)?[efgEFG%]$")
 
 
 def _bare_formats(source: str) -> list[tuple[int, str]]:
@@ -518,10 +533,10 @@ def _bare_formats(source: str) -> list[tuple[int, str]]:
             spec = "".join(v.value for v in node.format_spec.values if isinstance(v, ast.Constant))
             spec = spec if BARE.search(spec) else None
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            m = re.search(r"\{[^{}]*:([^{}]*)\}|%[-+ #0,]*\d*(\.\d+[ef%])", node.value)
+            m = re.search(r"\{[^{}]*:([^{}]*)\}|%[-+ #0,]*\d*((?:\.\d+)?[efg%])", node.value)
             if m and (m.group(2) or BARE.search(m.group(1) or "")):
                 spec = m.group(0)
-            elif node.value and BARE.search(node.value) and re.fullmatch(r"[-+ #0,\d]*\.\d+[ef%]", node.value):
+            elif node.value and BARE.search(node.value) and re.fullmatch(r"[-+ #0,\d]*(?:\.\d+)?[efg%]", node.value):
                 spec = node.value  # format(x, ".2f")
         if spec and "# bare format:" not in lines[node.lineno - 1]:
             found.append((node.lineno, spec))
@@ -529,11 +544,11 @@ def _bare_formats(source: str) -> list[tuple[int, str]]:
 
 
 def test_the_scan_finds_every_form_of_a_bare_format():
-    src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d} and {u:.1e}"\n'
+    src = ('a = f"{x:.2f} and {y:,.1f} and {z:.0%} and {w:.3g} and {v:d} and {u:.1e} and {t:g} and {n:,}"\n'
            'b = "{:.3f}".format(x)\nc = "%.1f" % x\nd = format(x, ".2f")\n'
            'style.heatmap(m, annotate="{:.2f}")\ne = f"{x:.4f}"  # bare format: an exact half\n')
-    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".1e"), (1, ".2f"), (1, ".3g"), (2, "{:.3f}"), (3, "%.1f"),
-                                  (4, ".2f")]
+    assert _bare_formats(src) == [(1, ",.1f"), (1, ".0%"), (1, ".1e"), (1, ".2f"), (1, ".3g"), (1, "g"), (2, "{:.3f}"),
+                                  (3, "%.1f"), (4, ".2f")]
 
 
 def test_every_decimal_a_figure_script_writes_goes_through_style():
@@ -858,6 +873,15 @@ def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
     # a share past toFixed's last digit (pass twenty-two: "0.000000000000000%" for each of these)
     for share, text in zip((4e-18, 1e-300, 5e-324), percents[4:]):
         assert text.endswith("%") and float(text[:-1]) == pytest.approx(100 * share, rel=0.05, abs=0), (share, text)
+
+
+def test_the_one_head_setup_writes_its_strength_exactly():
+    """one_head_setup --strength 0.9999999 wrote the query of *sat* as "(1, 0 ∥ 1, 0)": ":g"
+    keeps six significant digits (pass twenty-eight). The strength is written as given."""
+    module = figures.load("one_head_setup")
+    for strength, text in ((0.9999999, "0.9999999"), (3.1234567, "3.1234567"), (3.0, "3")):
+        shown = module.table(module.data(strength=strength))
+        assert f"({text}, 0" in shown, (strength, shown[:400])
 
 
 def test_the_writers_docstring_examples_are_what_they_write():

@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.colors import to_rgb
 
 from .palette import DIVERGING, OKABE_ITO, SEQUENTIAL, THEMES  # noqa: F401  (style.THEMES, ... for the scripts)
-from .reading import reads_one
+from .reading import bound, read, reads_one
 
 #: The theme that ``with theme(...)`` set in this context (light outside any).
 _THEME = contextvars.ContextVar("figure_theme", default="light")
@@ -377,6 +377,25 @@ def sci(x: float, places: int = 1) -> str:
         places += 1
         text = f"{x:.{places}e}"
     return text
+
+
+def bounded(x: float, places: int, direction: str) -> str:
+    """``x`` rounded ``up`` or ``down`` to ``places`` decimals, for a bound a text states ("up to
+    0.87" for a largest score of 0.8649: rounded to nearest, "up to 0.86" cut off the value it
+    bounds; figures/_kit/reading.bound); with more decimals where the bound would read a number
+    that is not 0 as 0, or one strictly between -1 and 1 as 1 or -1.
+
+    >>> bounded(0.8649, 2, "up"), bounded(0.8649, 2, "down"), bounded(0.99997, 2, "up"), bounded(0.0003, 2, "down")
+    ('0.87', '0.86', '0.99997', '0.0003')
+    """
+    x = float(x) + 0.0
+    while True:
+        fmt = f".{places}f"
+        text = format(bound(x, fmt, direction), fmt)
+        if places < 17 and ((x != 0 and read(text) == 0) or (-1 < x < 1 and reads_one(text))):
+            places += 1
+            continue
+        return text
 
 
 def fixed(x: float, places: int, *, sep: bool = False) -> str:

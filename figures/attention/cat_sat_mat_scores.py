@@ -30,7 +30,7 @@ def data(causal: bool = False) -> dict:
 
 
 def _fmt(x: float) -> str:
-    return "1" if x == 1 else ("0" if x == 0 else f"{x:g}")
+    return "1" if x == 1 else ("0" if x == 0 else style.exact(x))
 
 
 def table(data: dict) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import mhalib
 from mhalib import examples
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -26,13 +26,13 @@ def _slots(row, n_heads: int) -> str:
     """``\\((3, 0 \\,\\Vert\\, 3, 0)\\)``: one slot per head, separated by a double bar, as math
     (KaTeX draws the bar with its own fonts, as in the page's prose)."""
     d = len(row) // n_heads
-    slots = r" \,\Vert\, ".join(", ".join(f"{x:g}" for x in row[h * d:(h + 1) * d]) for h in range(n_heads))
+    slots = r" \,\Vert\, ".join(", ".join(style.exact(x) for x in row[h * d:(h + 1) * d]) for h in range(n_heads))
     return rf"\(({slots})\)"
 
 
 def table(data: dict) -> str:
     H = data["n_heads"]
-    rows = [[f"*{tok}*", f"{cls} ({', '.join(f'{e:g}' for e in x)})", _slots(q, H), _slots(k, H), _slots(v, H)]
+    rows = [[f"*{tok}*", f"{cls} ({', '.join(style.exact(e) for e in x)})", _slots(q, H), _slots(k, H), _slots(v, H)]
             for tok, cls, x, q, k, v in zip(data["tokens"], data["classes"], data["X"], data["q"], data["k"], data["v"])]
     return markdown_table(["token", "embedding x (word class)", "query q", "key k", "value v"], rows, "llrrr")
 

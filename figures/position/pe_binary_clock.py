@@ -69,7 +69,7 @@ def draw(data: dict):
     bottom.set_ylim(-(m - 1) * pitch - 0.6, 0.6)
     bottom.set_xticks(range(n), labels=[str(p) for p in range(n)])
     bottom.set_yticks([-i * pitch for i in range(m)],
-                      labels=[f"dims {2 * i}–{2 * i + 1}\nω {style.stated(omega[i], '.3g')}" for i in range(m)])
+                      labels=[f"dims {2 * i}–{2 * i + 1}\nω {style.stated(omega[i], '.3g')}" for i in range(m)])  # bare format: stated's spec, it writes = or ≈
     bottom.tick_params(length=0)
     for side in bottom.spines.values():
         side.set_visible(False)

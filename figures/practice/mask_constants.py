@@ -46,7 +46,7 @@ def _typeset(text: str) -> str:
 
 
 def table(data: dict) -> str:
-    rows = [[_typeset(r["constant"]), _typeset(f"{r['stored']:g}"), r["partial_naive"], r["full_naive"], r["full_ours"]]
+    rows = [[_typeset(r["constant"]), _typeset(style.exact(r['stored'])), r["partial_naive"], r["full_naive"], r["full_ours"]]
             for r in data["rows"]]
     return markdown_table(["mask constant", "stored in fp16", "naive softmax, one key kept", "naive, all keys masked",
                            "mhalib, all masked"], rows, "lrlll")

@@ -34,8 +34,10 @@ def data() -> dict:
              evidence=f"layer {best['next token']['layer']}, head {best['next token']['head']}: {style.share(best['next token']['value'], 2)}",
              verdict=_verdict(best["next token"]["value"])),
         dict(claim="Delimiter heads attend to [CLS], [SEP] and punctuation",
-             evidence=f"to [CLS] up to {style.share(best['to [CLS]']['value'], 2)}; to [SEP] up to {style.share(best['to [SEP]']['value'], 2)}; "
-                      f"to punctuation up to {style.share(best['to punctuation']['value'], 2)}",
+             # "up to": the largest score rounded up (to nearest, 0.86491 read "up to 0.86")
+             evidence=f"to [CLS] up to {style.bounded(best['to [CLS]']['value'], 2, 'up')}; "
+                      f"to [SEP] up to {style.bounded(best['to [SEP]']['value'], 2, 'up')}; "
+                      f"to punctuation up to {style.bounded(best['to punctuation']['value'], 2, 'up')}",
              verdict="partly" if best["to [CLS]"]["value"] >= 0.5 and best["to [SEP]"]["value"] < 0.5 else
              _verdict(min(best["to [CLS]"]["value"], best["to [SEP]"]["value"]))),
         dict(claim="Global heads spread attention uniformly",
@@ -50,7 +52,7 @@ def data() -> dict:
              evidence=f"the top 10% of heads carry {style.percent(a['top10_share'])} of the total single-head ablation effect",
              verdict=_verdict(a["top10_share"], 0.3, 0.2)),
         dict(claim="Half the heads can be removed with little loss",
-             evidence=f"removing the least important half moves the sentence embedding by 1 − cos = {style.fixed(at_half, 3)}; "
+             evidence=f"removing the least important half moves the sentence embedding by 1 − cos ≈ {style.fixed(at_half, 3)}; "
                       "task accuracy is not measured here",
              verdict="not measured"),
         dict(claim="Coreference, rare-word and induction heads",

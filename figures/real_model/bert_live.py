@@ -435,8 +435,8 @@ def draw(data: dict):
     limit = data["payload_limit_mb"]
     ax.axvline(limit, color=c["muted"], ls="--", lw=1)
     ax.axhline(data["tolerance"], color=c["muted"], ls=":", lw=1)
-    ax.text(limit + 0.8, 0.55 * top, f"payload limit\n{limit:g} MB", fontsize=11, color=c["muted"], va="center")
-    ax.text(ax.get_xlim()[1], data["tolerance"], f"bound {data['tolerance']:g} ", fontsize=11, color=c["muted"],
+    ax.text(limit + 0.8, 0.55 * top, f"payload limit\n{style.exact(limit)} MB", fontsize=11, color=c["muted"], va="center")
+    ax.text(ax.get_xlim()[1], data["tolerance"], f"bound {style.exact(data['tolerance'])} ", fontsize=11, color=c["muted"],
             ha="right", va="bottom")
     ax.set(xlabel="bytes the browser fetches (MB)", ylabel="largest change of an attention weight",
            title=f"storing the model: size against change ({data['n_sentences']} sentences)")
