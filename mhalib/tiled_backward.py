@@ -161,6 +161,17 @@ def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None
                          "return_lse=True) returned with the same mask, causal and scale")
 
 
+def _norms(a: np.ndarray) -> np.ndarray:
+    """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``), taken on the row
+    divided by its largest magnitude: the plain sum of squares overflowed for values near 1e160
+    (a tolerance of inf then let any ``out`` pass) and underflowed near 1e-170 (a tolerance of 0
+    refused the forward pass's own ``out``)."""
+    top = np.abs(a).max(axis=-1, initial=0.0)  # (..., n)
+    safe = np.where(top > 0, top, 1.0)[..., None]  # (..., n, 1)
+    scaled = a / safe
+    return top * np.sqrt(np.einsum("...k,...k->...", scaled, scaled))
+
+
 def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndarray, dtype: np.dtype,
                  wide: np.dtype) -> None:
     """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
@@ -171,8 +182,7 @@ def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndar
     of ``out`` and of ``dP`` in the inputs' type and of the sums in the type worked in, where
     ``|dO_i| max_j |v_j|`` bounds every ``|dP_ij|`` and ``|dO_i . out_i|`` (Cauchy-Schwarz: an
     output is a weighted mean of values)."""
-    norm = lambda a: np.sqrt(np.einsum("...k,...k->...", a, a))  # (..., n, k) -> (..., n), no copy
-    size = norm(np.asarray(d_out, wide)) * norm(np.asarray(v, wide)).max(axis=-1, keepdims=True, initial=0.0)
+    size = _norms(np.asarray(d_out, wide)) * _norms(np.asarray(v, wide)).max(axis=-1, keepdims=True, initial=0.0)
     tol = (4 * np.finfo(dtype).eps + 64 * np.finfo(wide).eps) * size + np.finfo(wide).tiny  # (..., T)
     off = np.abs(row_d - D)  # (..., T)
     if not (off <= tol).all():  # (a NaN is refused too)

@@ -434,6 +434,33 @@ def test_tiled_attention_backward_in_float16_refuses_another_mask_or_scale_and_a
         m.tiled_attention_backward(q, k, v, do, o, lse, causal=causal, **blocks)  # raises if refused
 
 
+@pytest.mark.parametrize("scale, dtype", [(1e160, np.float64), (1e20, np.float32), (1e-170, np.float64),
+                                          (1e-25, np.float32)])
+def test_the_out_check_holds_at_any_scale_of_the_values(scale, dtype):
+    """The check of ``out`` took |dO| max |v| from sums of squares in the working type: with
+    values near 1e160 (float32: 1e20) they overflowed, the tolerance was inf, and a wrong ``out``
+    (zeros) passed, giving wrong gradients silently; near 1e-170 (float32: 1e-25) they
+    underflowed, and the forward pass's own ``out`` was refused with two equal numbers in the
+    message (pass twenty-seven). Expected gradients: torch autograd in float64 on the same values."""
+    import torch
+
+    rng = np.random.default_rng(0)
+    q, k, do = (rng.standard_normal((3, 2)).astype(dtype) for _ in range(3))
+    v = (rng.standard_normal((3, 2)) * scale).astype(dtype)
+    o, lse = m.tiled_attention(q, k, v, return_lse=True)
+    with pytest.raises(ValueError, match=r"out is not the forward pass's output"):
+        m.tiled_attention_backward(q, k, v, do, np.zeros_like(o), lse)
+    got = m.tiled_attention_backward(q, k, v, do, o, lse)
+    Q, K = (torch.tensor(a.astype(np.float64), requires_grad=True) for a in (q, k))
+    V = torch.tensor(v.astype(np.float64) / scale, requires_grad=True)  # v / scale: no overflow in float64
+    (torch.softmax(Q @ K.T / np.sqrt(2), -1) @ V).backward(torch.tensor(do.astype(np.float64)))
+    want = [Q.grad.numpy() * scale, K.grad.numpy() * scale, V.grad.numpy()]  # dq, dk scale with v; dv does not
+    for g, w in zip(got, want):
+        assert g.dtype == dtype
+        np.testing.assert_allclose(g.astype(np.float64), w, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                                   atol=1e-5 * np.abs(w).max())
+
+
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
     """dP = dO V^T is worked in float32, as the forward pass's P V is: with values and dO about
     300 wide, dO V^T passes float16's 65,504 while every gradient fits (torch, float64, on the
