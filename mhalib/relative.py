@@ -53,6 +53,9 @@ def shaw_relative_index(T: int, S: int, k: int) -> np.ndarray:
     k = _checks.nonnegative_int(k, "k")
     T = _checks.positive_int(T, "T")
     S = _checks.positive_int(S, "S")
+    if 2 * k > np.iinfo(np.int64).max:  # the index runs to 2k, an int64 (np.clip failed on a larger k)
+        raise ValueError(f"k must be at most 2**62 - 1, so that the index clip(j - i, k) + k, up to 2k, is an "
+                         f"int64; got {k} (any k of at least max(T, S) - 1 clips nothing)")
     _checks.fits_in_memory(2 * T * S * 8, f"shaw_relative_index's ({T}, {S}) int64 table, with the distances it is made from,",
                            "use smaller T and S, or compute the index one block of rows at a time")
     rel = relative_positions(T, S)  # (T, S)
@@ -144,7 +147,8 @@ def t5_relative_position_bucket(relative_position: ArrayLike, *, bidirectional: 
     r = np.asarray(r)
     dists, where = np.unique(r, return_inverse=True)  # each distance once: (U,), and r's index into it
     with np.errstate(divide="ignore"):  # log(0) for r = 0: that entry takes the exact branch
-        ratio = np.log(dists.astype(np.float64) / max_exact) / math.log(max_distance / max_exact)  # (U,)
+        # (log of each integer apart: max_distance / max_exact as a float overflowed past 1e308)
+        ratio = np.log(dists.astype(np.float64) / max_exact) / (math.log(max_distance) - math.log(max_exact))  # (U,)
     steps = np.floor(np.maximum(ratio, 0.0) * (n - max_exact)).astype(np.int64)  # (U,): t, from floats
     # The floor of an exact integer lands one below where the float product rounds down (r = 64,
     # 18 buckets: 5 log 16 / log 32 = 4, computed as 3.999...): settle t with integers,

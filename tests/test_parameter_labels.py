@@ -815,12 +815,13 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
     ("pe_base_context", dict(context=2)), ("pe_base_context", dict(d_model=2)), ("rope_decay", dict(max_distance=1)),
     ("rope_layouts", dict(n_positions=1)), ("rope_frequencies_plot", dict(d_head=2)),
     ("pitfall_exponent", dict(d_model=2)), ("cross_attention_cache", dict(max_steps=2)),
+    ("t5_buckets", dict(num_buckets=4)),
 ])
 def test_an_axis_that_counts_is_ticked_at_whole_numbers_however_few(name, params):
     """Over a few points matplotlib ticked "position 0.25", "pair i −0.025" and "decoding step
     1.50" (pass twenty-three). Every drawn tick of an axis that counts (positions, dimensions,
     offsets, distances, pairs, planes, steps) is a whole number."""
-    counting = re.compile(r"(query |relative |decoding )?(position|dimension|offset|distance|pair|plane|step)")
+    counting = re.compile(r"(query |relative |decoding )?(position|dimension|offset|distance|pair|plane|step|bucket)")
     module = figures.load(name)
     fig = module.draw(module.data(**params))
     fig.canvas.draw()
@@ -833,6 +834,8 @@ def test_an_axis_that_counts_is_ticked_at_whole_numbers_however_few(name, params
             at = "xy".index("x" if ticks is ax.get_xticklabels() else "y")
             drawn = [t.get_text() for t in ticks if lo <= t.get_position()[at] <= hi and t.get_text()]
             assert drawn and all(re.fullmatch(r"[−-]?\d+", t) for t in drawn), (name, params, label, drawn)
+            if label == "bucket":  # buckets run 0 .. n - 1: no tick names another (t5_buckets ticked -1)
+                assert all(0 <= int(t.replace("−", "-")) < params["num_buckets"] for t in drawn), drawn
             checked += 1
     plt.close(fig)
     assert checked, (name, "no counting axis found")

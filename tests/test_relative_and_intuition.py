@@ -25,6 +25,15 @@ def test_relative_positions_by_hand():
     assert m.relative_positions(3, 1).tolist() == [[0], [-1], [-2]]
 
 
+def test_shaw_index_refuses_a_k_whose_index_leaves_int64():
+    """k = 10**30 failed inside np.clip ("Python int too large to convert to C long"); the
+    index runs to 2k, an int64, so k is refused by name, and the largest k that fits works."""
+    with pytest.raises(ValueError, match=r"k must be at most 2\*\*62 - 1.*got 10{30}"):
+        m.shaw_relative_index(2, 3, 10**30)
+    k = 2**62 - 1
+    assert m.shaw_relative_index(2, 3, k).tolist() == [[k, k + 1, k + 2], [k - 1, k, k + 1]]  # by hand: j - i + k
+
+
 def test_shaw_index_by_hand():
     T, k = 12, 4
     idx = m.shaw_relative_index(T, T, k)
@@ -93,7 +102,11 @@ CONFIGS = [(True, 32, 128), (False, 32, 128), (True, 64, 256), (False, 16, 64), 
 BOUNDARY_CONFIGS = [(True, 18, 128), (False, 9, 128), (True, 54, 64), (False, 54, 64), (False, 10, 32), (True, 12, 256)]
 
 
-@pytest.mark.parametrize("bidirectional,num_buckets,max_distance", CONFIGS + BOUNDARY_CONFIGS, ids=str)
+#: A max_distance past float64 (pass twenty-nine: "integer division result too large for a float").
+HUGE_CONFIGS = [(True, 32, 10**400), (False, 16, 10**30)]
+
+
+@pytest.mark.parametrize("bidirectional,num_buckets,max_distance", CONFIGS + BOUNDARY_CONFIGS + HUGE_CONFIGS, ids=str)
 def test_t5_bucket_against_exact_formula(bidirectional, num_buckets, max_distance):
     rel = np.arange(-700, 701)
     got = m.t5_relative_position_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,

@@ -458,3 +458,14 @@ def test_stored_induction_scores_are_reproduced_from_the_stored_weights(stored):
             ind = np.mean([ha.induction_score(A[b], batch["tokens"][b]) for b in range(len(A))], axis=0)
             assert np.allclose(prev, cp["previous_token"][layer], atol=1e-5)
             assert np.allclose(ind, cp["induction"][layer], atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_head_scores_keep_the_attentions_float_type(dtype):
+    """Six scores kept a float16 or float32 attention's type, the entropy came back float64 (a
+    numpy float64 divisor promotes the array: pass twenty-nine). Its value: by hand, a uniform
+    row of T = 5 has entropy ln 5, so 1 in units of ln T."""
+    A = np.full((5, 5), 0.2, dtype)
+    scores = ha.head_scores(A, ["[CLS]", "a", ",", "b", "[SEP]"])
+    assert {str(v.dtype) for v in scores.values()} == {np.dtype(dtype).name}
+    assert float(scores["entropy"]) == pytest.approx(1.0, rel=2e-3 if dtype == np.float16 else 1e-6)

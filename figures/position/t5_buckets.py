@@ -70,7 +70,8 @@ def draw(data: dict):
             ax.axvline(x, color=c["muted"], ls=":", lw=1.2)
         ax.text(data["max_distance"], 0.5 * data["num_buckets"], f"max_distance \n= {data['max_distance']} ",
                 color=c["muted"], fontsize=11, ha="right", va="center")  # inside the line: no wider than the axes
-        ax.set(title=title, ylabel="bucket", ylim=(-1, data["num_buckets"]))
+        ax.set(title=title, ylabel="bucket", ylim=(-0.5, data["num_buckets"] - 0.5))  # buckets 0 .. n - 1
+        style.whole_ticks(ax, "y")  # (a tick at -1 named a bucket that does not exist: pass twenty-nine)
         ax.grid(alpha=0.4)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     axes[1].set_xlabel("relative position j − i (key − query)")

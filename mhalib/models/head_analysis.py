@@ -20,6 +20,7 @@ any distance) and
 """
 from __future__ import annotations
 
+import math
 import reprlib
 import string
 from collections.abc import Mapping, Sequence
@@ -62,7 +63,7 @@ def head_scores(attention: ArrayLike, tokens: Sequence[str]) -> dict:
         "to [CLS]": A[..., :, 0].mean(-1),
         "to [SEP]": A[..., :, T - 1].mean(-1),
         "to punctuation": A[..., :, punct].sum(-1).mean(-1) if punct.any() else np.full(A.shape[:-2], np.nan),
-        "entropy": ent.mean(-1) / np.log(T),
+        "entropy": ent.mean(-1) / math.log(T),  # (a Python float keeps A's float type; np.log(T) made it float64)
     }
 
 

@@ -6,6 +6,7 @@ Page: the real model (BERT's encoder layer) and the tiny decoders' architecture.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -51,10 +52,14 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
         c = y - y.mean(axis=-1, keepdims=True)
         s = np.abs(c).max(axis=-1, keepdims=True)
         u = c / np.where(s > 0, s, 1.0)  # a row of equal values: c = 0, so the row gives b
-        with np.errstate(under="ignore", over="ignore"):  # eps/(m s)**2, taken in steps: 0 or inf at the ends,
-            scaled_eps = eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)  # both of which are right there
+        with np.errstate(under="ignore", over="ignore"):  # eps/(m s)**2, taken in steps: 0 where m s is huge
+            scaled_eps = eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)  # (negligible there)
             scaled_eps = scaled_eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)
             spread = (u * u).mean(axis=-1, keepdims=True)  # >= 1/D where s > 0
             fixed = gb * u / np.sqrt(np.where(s > 0, spread + scaled_eps, 1.0)) + bb  # (u = 0 where s = 0)
+            # where m s is so small that eps/(m s)**2 is inf, var is negligible beside eps: the
+            # deviation itself, u m s, over sqrt(eps) (u / sqrt(inf) gave 0 for 3e-156: pass twenty-nine)
+            tiny_rows = ~np.isfinite(scaled_eps)
+            fixed = np.where(tiny_rows, gb * (u * s * m) / math.sqrt(eps) + bb, fixed)
         out[redo] = fixed.astype(out.dtype)
     return out
