@@ -319,6 +319,8 @@ def test_layer_norm_is_right_where_its_squares_overflow_and_unchanged_elsewhere(
     (np.array([1e-170, -1e-170]), 1e-300),
     (np.array([1e-158, -1e-158, 0.0]), 1e-5),  # eps / (m s)**2 is inf: the redone row read 0 (pass twenty-nine)
     (np.array([1e-165, -1e-165, 0.0]), 1e-12),
+    (np.array([200, -200, 100, -100], np.float16), 6e4),  # var + eps past float16: b alone (pass thirty)
+    (np.array([200, -200, 100, -100], np.float16), 1e10),
 ])
 def test_layer_norm_is_right_where_its_mean_or_squares_leave_the_type(x, eps):
     """Pass twenty-seven, after the first repair: NaN for rows whose mean overflows float64 and
@@ -348,6 +350,11 @@ def test_layer_norm_redoes_a_row_with_its_own_gain_and_bias_and_refuses_a_bad_ep
     for bad in (0, -1.0, float("nan"), float("inf"), True, "1e-5"):
         with pytest.raises(ValueError, match=r"eps must be a number > 0"):
             layer_norm(x, g, b, bad)
+    # a numpy eps keeps x's type (np.float64(1e-5) made a float16 result float64); complex x is refused
+    half = np.array([1.0, 2.0, 4.0], np.float16)
+    assert layer_norm(half, np.ones(3, np.float16), np.zeros(3, np.float16), np.float64(1e-5)).dtype == np.float16
+    with pytest.raises(TypeError, match=r"x must hold real numbers, got dtype complex128"):
+        layer_norm(np.array([1 + 1j, 2.0]), 1.0, 0.0, 1e-5)
 
 
 def test_gelu_of_integers_is_gelu_of_their_values():

@@ -19,7 +19,7 @@ from matplotlib.text import Text
 import figures
 from helpers import ROOT
 from figures._kit import style
-from figures._kit.reading import reads_one
+from figures._kit.reading import read, reads_one
 from figures._kit.style import exact
 
 #: A parameter at its edge draws without numpy's overflow warnings (a score past float16's range
@@ -876,6 +876,27 @@ def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
     # a share past toFixed's last digit (pass twenty-two: "0.000000000000000%" for each of these)
     for share, text in zip((4e-18, 1e-300, 5e-324), percents[4:]):
         assert text.endswith("%") and float(text[:-1]) == pytest.approx(100 * share, rel=0.05, abs=0), (share, text)
+
+
+def test_a_bound_a_script_writes_is_on_its_side_and_never_reads_as_0_or_1():
+    """style.bounded: "up to" a value rounded up, never below it; 1e-20 rounded down read
+    "0.00000000000000000" (pass thirty): past 17 decimals it is written in powers of ten; a
+    direction other than up or down, and a NaN or infinite value, are refused by name."""
+    from fractions import Fraction
+
+    from figures._kit import reading
+
+    for x, places, direction in ((0.8649, 2, "up"), (0.8649, 2, "down"), (1e-20, 2, "down"), (1e-20, 2, "up"),
+                                 (0.99997, 2, "up"), (-0.35245, 2, "down"), (1e-300, 3, "down")):
+        text = style.bounded(x, places, direction)
+        shown, value = Fraction(text), Fraction(repr(x))  # the text, and the value as Python writes it (reading.bound)
+        assert (shown >= value) if direction == "up" else (shown <= value), (x, direction, text)
+        assert read(text) != 0 and not reads_one(text), (x, direction, text)
+    with pytest.raises(ValueError, match=r"direction must be 'up' or 'down', got 'UP'"):
+        reading.bound(0.8649, ".2f", "UP")
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"value must be a finite number to round as a bound"):
+            reading.bound(bad, ".2f", "up")
 
 
 def test_the_one_head_setup_writes_its_strength_exactly():

@@ -8,6 +8,7 @@ a table or a page (figures/_kit/style.py writes them; hooks/figure_markdown.py r
 """
 from __future__ import annotations
 
+import math
 import re
 
 _NUMBER = re.compile(r"[-+\u2212]?[\d.,_]*\d(?:[eE][-+]?\d+)?%?")
@@ -38,6 +39,10 @@ def bound(value, fmt: str, direction: str) -> float:
     and drop digits, so it cannot promise a side), and a bound ``fmt`` cannot write on its side."""
     import decimal
 
+    if direction not in ("up", "down"):
+        raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"value must be a finite number to round as a bound, got {value!r}")
     kind = fmt[-1:]
     if not kind or kind not in "fFeE%":
         raise ValueError(f"fmt must be an f, e or % format (a fixed number of digits) to round a bound; got {fmt!r}")

@@ -395,6 +395,8 @@ def bounded(x: float, places: int, direction: str) -> str:
         if places < 17 and ((x != 0 and read(text) == 0) or (-1 < x < 1 and reads_one(text))):
             places += 1
             continue
+        if x != 0 and read(text) == 0:  # below 17 decimals (1e-20): in powers of ten, rounded the same way
+            text = format(bound(x, ".1e", direction), ".1e")
         return text
 
 

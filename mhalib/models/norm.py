@@ -6,7 +6,6 @@ Page: the real model (BERT's encoder layer) and the tiny decoders' architecture.
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -29,7 +28,10 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
     """
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0 < float(eps) < np.inf:
         raise ValueError(f"eps must be a number > 0 (LayerNorm's guard against a zero variance), got {eps!r}")
+    eps = float(eps)  # a Python float: a numpy float64 eps made a float16 result float64
     x = np.asarray(x)
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"x must hold real numbers, got dtype {x.dtype}")
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # the rows redone below
         mean = x.mean(axis=-1, keepdims=True)
         centred = x - mean
@@ -41,12 +43,15 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
     xb = np.broadcast_to(x, shape)
     v = np.broadcast_to(var, shape[:-1] + (1,))[..., 0]  # (...)
     tiny = np.finfo(var.dtype).tiny if np.issubdtype(var.dtype, np.floating) else 0.0
-    redo = (~np.isfinite(v) | (v < tiny) | ~np.isfinite(out).all(axis=-1)) & np.isfinite(xb).all(axis=-1)
+    with np.errstate(over="ignore"):  # var + eps past the type (float16 var 2e4 with eps 6e4): b alone
+        finite_sum = np.isfinite(v + eps)
+    redo = (~np.isfinite(v) | (v < tiny) | ~finite_sum | ~np.isfinite(out).all(axis=-1)) & np.isfinite(xb).all(axis=-1)
     if redo.any():
         out = np.array(out)  # (writable)
-        rows = xb[redo].astype(np.float64)  # (rows, D)
-        gb = np.broadcast_to(g, shape)[redo].astype(np.float64)
-        bb = np.broadcast_to(b, shape)[redo].astype(np.float64)
+        work = np.result_type(out.dtype, np.float64)  # float64, or longdouble for longdouble input
+        rows = xb[redo].astype(work)  # (rows, D)
+        gb = np.broadcast_to(g, shape)[redo].astype(work)
+        bb = np.broadcast_to(b, shape)[redo].astype(work)
         m = np.abs(rows).max(axis=-1, keepdims=True)
         y = rows / np.where(m > 0, m, 1.0)  # entries in [-1, 1]: no mean overflows
         c = y - y.mean(axis=-1, keepdims=True)
@@ -60,6 +65,6 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
             # where m s is so small that eps/(m s)**2 is inf, var is negligible beside eps: the
             # deviation itself, u m s, over sqrt(eps) (u / sqrt(inf) gave 0 for 3e-156: pass twenty-nine)
             tiny_rows = ~np.isfinite(scaled_eps)
-            fixed = np.where(tiny_rows, gb * (u * s * m) / math.sqrt(eps) + bb, fixed)
+            fixed = np.where(tiny_rows, gb * (u * s * m) / np.sqrt(work.type(eps)) + bb, fixed)
         out[redo] = fixed.astype(out.dtype)
     return out
