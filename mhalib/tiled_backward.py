@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._scaled import by_largest
 from .backward import _gradient_like, _gradients, _inputs, _stored
 from .tiled import _tile_allowed, _tile_mask
 
@@ -166,10 +167,8 @@ def _norms(a: np.ndarray) -> np.ndarray:
     divided by its largest magnitude: the plain sum of squares overflowed for values near 1e160
     (a tolerance of inf then let any ``out`` pass) and underflowed near 1e-170 (a tolerance of 0
     refused the forward pass's own ``out``)."""
-    top = np.abs(a).max(axis=-1, initial=0.0)  # (..., n)
-    safe = np.where(top > 0, top, 1.0)[..., None]  # (..., n, 1)
-    scaled = a / safe
-    return top * np.sqrt(np.einsum("...k,...k->...", scaled, scaled))
+    scaled, top = by_largest(a, axis=-1)  # (..., n, k), (..., n, 1)
+    return top[..., 0] * np.sqrt(np.einsum("...k,...k->...", scaled, scaled))
 
 
 def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndarray, dtype: np.dtype,

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _checks
+from .._scaled import by_largest
 from ..mha import mha_trace
 from .norm import layer_norm as _layer_norm
 
@@ -215,8 +216,7 @@ def sentence_embedding(hidden: ArrayLike, attention_mask: ArrayLike | None = Non
     # the direction does not change when hidden is scaled: divided by its largest entry, in
     # float64, no sum overflows (states near 1e200 gave a zero "unit" vector) or underflows
     real = hidden[m > 0].astype(np.float64)  # (T, D) -> (real tokens, D): a padded one may hold anything
-    top = np.abs(real).max(initial=0.0)
-    v = (real / (top or 1.0)).mean(axis=0)  # (real tokens, D) -> (D,)
+    v = by_largest(real)[0].mean(axis=0)  # (real tokens, D) -> (D,)
     norm = np.linalg.norm(v)
     if norm == 0:
         raise ValueError("the mean hidden state is the zero vector: it has no direction to normalise")

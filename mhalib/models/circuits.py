@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _checks
+from .._scaled import by_largest
 from .tiny_numpy import TinyConfig, checked_weights
 
 
@@ -146,9 +147,8 @@ def composition_score(a: ArrayLike, b: ArrayLike) -> float:
 def _unit_scaled(m: np.ndarray) -> np.ndarray | None:
     """``m`` in float64 divided by its largest absolute entry (entries in [-1, 1], the largest
     of magnitude 1: no norm of it overflows or underflows); None for a zero matrix."""
-    m = m.astype(np.float64)
-    top = np.abs(m).max(initial=0.0)
-    return None if top == 0 else m / top
+    scaled, top = by_largest(m.astype(np.float64))
+    return None if top == 0 else scaled
 
 
 def composition_scores(ov_first: ArrayLike, qk_second: ArrayLike, ov_second: ArrayLike) -> dict:

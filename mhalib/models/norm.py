@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._scaled import by_largest
+
 
 def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarray:
     """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis, in the type of ``x`` (with
@@ -52,11 +54,8 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
         rows = xb[redo].astype(work)  # (rows, D)
         gb = np.broadcast_to(g, shape)[redo].astype(work)
         bb = np.broadcast_to(b, shape)[redo].astype(work)
-        m = np.abs(rows).max(axis=-1, keepdims=True)
-        y = rows / np.where(m > 0, m, 1.0)  # entries in [-1, 1]: no mean overflows
-        c = y - y.mean(axis=-1, keepdims=True)
-        s = np.abs(c).max(axis=-1, keepdims=True)
-        u = c / np.where(s > 0, s, 1.0)  # a row of equal values: c = 0, so the row gives b
+        y, m = by_largest(rows, axis=-1)  # entries in [-1, 1]: no mean overflows
+        u, s = by_largest(y - y.mean(axis=-1, keepdims=True), axis=-1)  # a row of equal values: u = 0, so b
         with np.errstate(under="ignore", over="ignore"):  # eps/(m s)**2, taken in steps: 0 where m s is huge
             scaled_eps = eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)  # (negligible there)
             scaled_eps = scaled_eps / np.where(m > 0, m, 1.0) / np.where(s > 0, s, 1.0)
