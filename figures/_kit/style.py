@@ -498,7 +498,7 @@ def binary_size(n: int) -> str:
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a whole number of bytes, 0 or more; got {n!r}")
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for scale, unit in BINARY_UNITS[:-1]:  # (bytes below 1 KiB: the count itself)
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
             return f"{three_digits(n / scale)}{NBSP}{unit}"
     return f"{int(n):,}{NBSP}B"
