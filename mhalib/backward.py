@@ -21,10 +21,13 @@ recomputes ``P`` tile by tile. ``attention_memory_between_passes`` counts the di
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks
+from ._scaled import largest_exponent
 from .attention import _checked_inputs, _queries_and_keys, scaled_dot_product_attention
 from .costs import dtype_bytes
 
@@ -120,7 +123,10 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
         used it. A query with no key to attend to gets ``dq = 0`` and contributes nothing
         to ``dk`` and ``dv``.
 
-    Gradients that overflow the float range are refused with a ``ValueError``.
+    Gradients that overflow the float range are refused with a ``ValueError``. ``dP`` is formed
+    from ``d_out`` and ``v`` divided by powers of two (per row, per head) and the powers are
+    multiplied back into the gradients at the end, so a gradient that fits its type keeps its
+    digits even where ``dO V^T`` itself would underflow or overflow.
 
     Example: one query and two keys, ``q = [[0, 0]]``, ``k = [[1, 0], [0, 1]]``,
     ``v = [[1], [0]]``, ``scale=1`` and ``d_out = [[1]]``: ``P = [1/2, 1/2]``, ``dV = [[1/2],
@@ -132,14 +138,74 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     d_out = _gradient_like(d_out, "d_out", out.shape, "the output")  # (..., T, d_v)
     dtype = np.result_type(q, k_all, v_all, d_out)  # the gradients' type: the inputs'
     wide = np.promote_types(dtype, np.float32)  # worked in: float16 in float32, as the forward pass
-    P, g, v_w = (np.asarray(a, wide) for a in (P, d_out, v_all))
+    P = np.asarray(P, wide)
+    u = _units(v_all, d_out, scale)
     with np.errstate(over="ignore", invalid="ignore"):
-        dv = np.swapaxes(P, -1, -2) @ g  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
-        dP = g @ np.swapaxes(v_w, -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
-        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S); 0 where P is 0
-        dq = (dS @ np.asarray(k_all, wide)) * scale  # (..., T, S) @ (..., S, d) -> (..., T, d)
-        dk = (np.swapaxes(dS, -1, -2) @ np.asarray(q, wide)) * scale  # (..., S, T) @ (..., T, d) -> (..., S, d)
+        dv = np.swapaxes(P, -1, -2) @ np.asarray(d_out, wide)  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
+        dP = _in(d_out, u.e_g, wide) @ np.swapaxes(_in(v_all, u.e_v, wide), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
+        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S), in units 2**(e_g + e_v); 0 where P is 0
+        dq = _dq(dS, k_all, u, u.e_g, wide)  # (..., T, d)
+        dk = _dk(dS, q, u, u.e_g, wide)  # (..., S, d)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
+
+
+class _Units(NamedTuple):
+    """The powers of two the backward passes divide ``d_out`` (per row) and ``v`` (per head) by
+    (``mhalib._scaled.largest_exponent``), ``scale = m * 2**e_s``, and ``e_top``, the largest of
+    ``d_out``'s row exponents."""
+    e_v: np.ndarray  # (..., 1, 1)
+    e_g: np.ndarray  # (..., T, 1)
+    e_top: np.ndarray  # (..., 1, 1)
+    m: float
+    e_s: int
+
+
+def _units(v, d_out, scale: float) -> _Units:
+    """The units the backward passes work in, so that ``dP = dO V^T`` and ``dS`` are near 1.
+
+    ``dP`` underflowed to 0 where ``dO`` and ``V`` were near 1e-162 in float64, though ``dq =
+    scale * dS K`` was near 1e-225 with ``K`` near 1e100: every gradient came back 0; near 1e160
+    it overflowed, and gradients near 1e220 were refused. In these units ``dP``, ``dS`` and the
+    row sums are near 1, and ``_dq``/``_dk`` multiply the exponents back in once, at the end
+    (``np.ldexp``, exact), so a gradient loses digits only where it is itself subnormal, and
+    overflows only where it does not fit its type (refused)."""
+    e_g = largest_exponent(d_out, -1)  # (..., T, 1)
+    m, e_s = np.frexp(scale)  # scale = m * 2**e_s, |m| in [0.5, 1)
+    return _Units(largest_exponent(v, (-2, -1)), e_g,
+                  e_g.max(axis=-2, keepdims=True, initial=np.iinfo(e_g.dtype).min),  # (..., T, 1) -> (..., 1, 1)
+                  float(m), int(e_s))
+
+
+def _in(a, e: np.ndarray, wide) -> np.ndarray:
+    """``a / 2**e`` in the type worked in (exact)."""
+    return np.ldexp(np.asarray(a, wide), -e)
+
+
+def _times(a: np.ndarray, b, u: _Units, e: np.ndarray, wide) -> np.ndarray:
+    """``(a @ b) * scale * 2**e`` (``a (..., n, s)``, ``b (..., s, d)``), the exponents applied
+    once, at the end; where ``a @ b`` alone overflows (``b`` near the float's largest), ``b`` is
+    first divided by its own power of two (it is left as it is otherwise: one pass fewer over
+    ``k`` or ``q``)."""
+    b = np.asarray(b, wide)
+    ab = (a @ b) * u.m  # (..., n, s) @ (..., s, d) -> (..., n, d)
+    if not np.isfinite(ab).all():
+        e_b = largest_exponent(b, (-2, -1))  # (..., 1, 1)
+        ab, e = (a @ np.ldexp(b, -e_b)) * u.m, e + e_b
+    return np.ldexp(ab, e + u.e_s)
+
+
+def _dq(ds: np.ndarray, k, u: _Units, e_row: np.ndarray, wide) -> np.ndarray:
+    """``scale * dS K`` for a block of query rows: ``ds (..., t, s)`` is ``dS`` in units of
+    ``2**(e_row + e_v)`` per row, ``k (..., s, d)`` the keys; returns ``(..., t, d)``."""
+    return _times(ds, k, u, e_row + u.e_v, wide)
+
+
+def _dk(ds: np.ndarray, q, u: _Units, e_row: np.ndarray, wide) -> np.ndarray:
+    """``scale * dS^T Q`` for a block of query rows (``ds`` and ``e_row`` as in ``_dq``, ``q
+    (..., t, d)`` the queries); every row is first brought to the units of the largest,
+    ``2**(e_top + e_v)``, so the sum over rows adds like with like. Returns ``(..., s, d)``."""
+    rows = np.ldexp(ds, e_row - u.e_top)  # (..., t, s); a row 2**1074 below the largest is 0
+    return _times(np.swapaxes(rows, -1, -2), q, u, u.e_top + u.e_v, wide)  # (..., s, t) @ (..., t, d)
 
 
 def _stored(grads: tuple, dtype) -> tuple:

@@ -31,8 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from ._scaled import by_largest
-from .backward import _gradient_like, _gradients, _inputs, _stored
+from .backward import _dk, _dq, _gradient_like, _gradients, _in, _inputs, _stored, _units
 from .tiled import _tile_allowed, _tile_mask
 
 
@@ -81,7 +80,9 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     scale or input) would scale the row's gradients, and an ``out`` whose ``dO . out`` is not the
     weights' ``sum_j P_ij (dO . v_j)`` would shift them; both are refused with a ``ValueError``.
     Scores or gradients beyond the float range are refused; ``lse`` holding NaN or ``+inf`` is
-    refused.
+    refused. As in ``attention_backward``, ``dP``, ``D`` and ``dS`` are worked in units of
+    ``d_out``'s rows and ``v``'s heads (powers of two), so neither the gradients nor the check
+    of ``out`` lose digits where ``dO V^T`` would leave the float range.
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1``: row 0's scores are ``[1, 0]``,
     its ``lse = log(e + 1) = 1.3133`` and ``exp([1, 0] - 1.3133) = [0.7311, 0.2689]``, the
@@ -98,7 +99,15 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     lse = _saved_lse(lse, lead + (T,))  # (..., T)
     dtype = np.result_type(q, k_all, v_all, d_out, out)  # the gradients' type: the inputs', not lse's
     wide = np.result_type(dtype, lse, np.float32)  # worked in: float16 is summed in float32, as forward
-    D = np.einsum("...k,...k->...", np.asarray(d_out, wide), np.asarray(out, wide))  # (..., T): rowsum(dP o P)
+    u = _units(v_all, d_out, scale)  # dP, D and dS are worked in units 2**(e_g + e_v) per row
+    D = np.zeros(lead + (T,), wide)  # (..., T): rowsum(dP o P) = dO . out
+    g_norm = np.zeros(lead + (T,), wide)  # (..., T): |dO_i| in its row's units
+    for i0 in range(0, T, block_q):
+        i1 = min(i0 + block_q, T)
+        g_i = _in(d_out[..., i0:i1, :], u.e_g[..., i0:i1, :], wide)  # (..., bq, d_v)
+        D[..., i0:i1] = np.einsum("...k,...k->...", g_i, _in(out[..., i0:i1, :], u.e_v, wide))
+        g_norm[..., i0:i1] = _norms(g_i)
+    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| in the values' units
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
@@ -108,29 +117,31 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
-            k_j, v_j = k_all[..., j0:j1, :], v_all[..., j0:j1, :]  # (..., bk, d), (..., bk, d_v)
+            k_j = k_all[..., j0:j1, :]  # (..., bk, d)
+            v_u = _in(v_all[..., j0:j1, :], u.e_v, wide)  # (..., bk, d_v)
+            v_norm = np.maximum(v_norm, _norms(v_u).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
             dk_j = np.zeros(lead + (j1 - j0, d), wide)  # (..., bk, d)
             dv_j = np.zeros(lead + (j1 - j0, d_v), wide)  # (..., bk, d_v)
             for i0 in range(0, T, block_q):
                 i1 = min(i0 + block_q, T)
                 if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
                     continue
-                q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]  # (..., bq, d), (..., bq, d_v)
-                p = _tile_weights(q_i, k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
+                do_i = d_out[..., i0:i1, :]  # (..., bq, d_v)
+                p = _tile_weights(q[..., i0:i1, :], k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
                                   lse_shift[..., i0:i1])  # (..., bq, bk)
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
-                # dP in the type worked in, as the forward pass's P V: float16's dO V^T overflows long
-                # before the gradients do
-                dp = np.asarray(do_i, wide) @ np.asarray(np.swapaxes(v_j, -1, -2), wide)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
+                # dP in the type worked in, as the forward pass's P V, and in the units of dO's rows and V
+                e_i = u.e_g[..., i0:i1, :]  # (..., bq, 1)
+                dp = _in(do_i, e_i, wide) @ np.swapaxes(v_u, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
                 p_dp = p * dp  # (..., bq, bk)
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
-                dq[..., i0:i1, :] += (ds @ k_j) * scale  # (..., bq, bk) @ (..., bk, d) -> (..., bq, d)
-                dk_j += (np.swapaxes(ds, -1, -2) @ q_i) * scale  # (..., bk, bq) @ (..., bq, d) -> (..., bk, d)
+                dq[..., i0:i1, :] += _dq(ds, k_j, u, e_i, wide)  # (..., bq, d)
+                dk_j += _dk(ds, q[..., i0:i1, :], u, e_i, wide)  # (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
     _lse_matches(row_mass, lse, max(np.dtype(wide), lse.dtype, key=lambda t: np.finfo(t).eps))
-    _out_matches(row_d, D, d_out, v_all, np.dtype(dtype), np.dtype(wide))
+    _out_matches(row_d, D, g_norm * v_norm, (u.e_g + u.e_v)[..., 0], np.dtype(dtype), np.dtype(wide))
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
 
 
@@ -162,16 +173,7 @@ def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None
                          "return_lse=True) returned with the same mask, causal and scale")
 
 
-def _norms(a: np.ndarray) -> np.ndarray:
-    """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``), taken on the row
-    divided by its largest magnitude: the plain sum of squares overflowed for values near 1e160
-    (a tolerance of inf then let any ``out`` pass) and underflowed near 1e-170 (a tolerance of 0
-    refused the forward pass's own ``out``)."""
-    scaled, top = by_largest(a, axis=-1)  # (..., n, k), (..., n, 1)
-    return top[..., 0] * np.sqrt(np.einsum("...k,...k->...", scaled, scaled))
-
-
-def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndarray, dtype: np.dtype,
+def _out_matches(row_d: np.ndarray, D: np.ndarray, size: np.ndarray, e_row: np.ndarray, dtype: np.dtype,
                  wide: np.dtype) -> None:
     """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
     (dO_i . v_j) = dO_i . O_i`` (``row_d``, accumulated over the tiles from ``dP``, which the
@@ -180,16 +182,28 @@ def _out_matches(row_d: np.ndarray, D: np.ndarray, d_out: np.ndarray, v: np.ndar
     mask's, a stale one). Allowed: ``(4 eps + 64 eps_wide) |dO_i| max_j |v_j|``, the rounding
     of ``out`` and of ``dP`` in the inputs' type and of the sums in the type worked in, where
     ``|dO_i| max_j |v_j|`` bounds every ``|dP_ij|`` and ``|dO_i . out_i|`` (Cauchy-Schwarz: an
-    output is a weighted mean of values)."""
-    size = _norms(np.asarray(d_out, wide)) * _norms(np.asarray(v, wide)).max(axis=-1, keepdims=True, initial=0.0)
-    tol = (4 * np.finfo(dtype).eps + 64 * np.finfo(wide).eps) * size + np.finfo(wide).tiny  # (..., T)
+    output is a weighted mean of values).
+
+    ``size`` is ``|dO_i| max_j |v_j|`` and everything is compared in units of ``2**e_row`` per
+    row (``d_out``'s row and the values each divided by a power of two near its largest
+    magnitude), where ``size`` is at least 1/4 unless a factor is 0 (then ``D`` and ``row_d``
+    are exactly 0). In the inputs' own units a tolerance for subnormal sums, ``+ tiny``, had let a
+    negated ``out`` pass wherever ``|dO| |v|`` was below float64's smallest normal number."""
+    tol = (4 * np.finfo(dtype).eps + 64 * np.finfo(wide).eps) * size  # (..., T)
     off = np.abs(row_d - D)  # (..., T)
     if not (off <= tol).all():  # (a NaN is refused too)
         where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
+        e = int(np.broadcast_to(e_row, off.shape)[where])
         raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "
-                         f"= {float(D[where]):.6g}, but the weights exp(s - lse) give d_out . O = "
-                         f"{float(row_d[where]):.6g}; pass the output that tiled_attention(q, k, v, ..., "
-                         "return_lse=True) returned with this lse")
+                         f"= {float(np.ldexp(D[where], e)):.6g}, but the weights exp(s - lse) give d_out . O = "
+                         f"{float(np.ldexp(row_d[where], e)):.6g}; pass the output that tiled_attention(q, k, "
+                         "v, ..., return_lse=True) returned with this lse")
+
+
+def _norms(a: np.ndarray) -> np.ndarray:
+    """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``); its entries are
+    scaled to at most 1 in magnitude, so the squares neither overflow nor lose the largest."""
+    return np.sqrt(np.einsum("...k,...k->...", a, a))
 
 
 def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:

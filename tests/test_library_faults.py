@@ -461,6 +461,70 @@ def test_the_out_check_holds_at_any_scale_of_the_values(scale, dtype):
                                    atol=1e-5 * np.abs(w).max())
 
 
+def _tiled_or_closed(which, q, k, v, do):
+    """The gradients from the closed form, or from the tiled pass (blocks of 2 and 3) on its own
+    forward pass's ``out`` and ``lse``."""
+    if which == "closed":
+        return m.attention_backward(q, k, v, do)
+    o, lse = m.tiled_attention(q, k, v, block_q=2, block_k=3, return_lse=True)
+    return m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=3)
+
+
+@pytest.mark.parametrize("which", ["closed", "tiled"])
+@pytest.mark.parametrize("dtype, sq, sk, sv", [
+    pytest.param(np.float64, 1e-100, 1e100, 1e-160, id="float64-dP-1e-320"),
+    pytest.param(np.float64, 1e-100, 1e100, 1e-162, id="float64-dP-1e-324"),
+    pytest.param(np.float64, 1e-100, 1e-100, 1e160, id="float64-dP-1e320"),
+    pytest.param(np.float32, 1e-10, 1e10, 1e-22, id="float32-dP-1e-44"),
+    pytest.param(np.float32, 1e-10, 1e-10, 1e21, id="float32-dP-1e42"),
+])
+def test_gradients_keep_their_digits_where_dO_times_v_leaves_the_float_range(which, dtype, sq, sk, sv):
+    """``dP = dO V^T`` underflowed (or overflowed) where ``dO`` and ``V`` were both scaled by a
+    small (large) ``sv``, though every gradient fits: ``dq ~ scale dS K`` is near ``sk * sv**2``
+    (1e-220 for the first case, 1e220 for the third). Both backward passes gave dq = 0 for dP
+    near 1e-324, three digits for 1e-320, and refused the overflowing cases as "too large"
+    (pass thirty-one). Expected: torch autograd in float64 on the same q and k and the unscaled
+    values, times ``sv**2`` (dq, dk: bilinear in dO and V) or ``sv`` (dv: linear in dO)."""
+    import torch
+
+    rng = np.random.default_rng(0)
+    T, S, d = 5, 7, 4
+    q, k, v, do = (rng.standard_normal(shape) for shape in ((T, d), (S, d), (S, d), (T, d)))
+    q, k = (q * sq).astype(dtype), (k * sk).astype(dtype)
+    v_s, do_s = (v * sv).astype(dtype), (do * sv).astype(dtype)
+    got = _tiled_or_closed(which, q, k, v_s, do_s)
+    Q, K = (torch.tensor(a.astype(np.float64), requires_grad=True) for a in (q, k))
+    V = torch.tensor(v_s.astype(np.float64) / sv, requires_grad=True)  # float64 holds these unscaled
+    (torch.softmax(Q @ K.T / 2, -1) @ V).backward(torch.tensor(do_s.astype(np.float64) / sv))
+    want = [Q.grad.numpy() * sv * sv, K.grad.numpy() * sv * sv, V.grad.numpy() * sv]
+    for g, w, name in zip(got, want, ("dq", "dk", "dv")):
+        assert g.dtype == dtype
+        if np.abs(w).max() < np.finfo(dtype).tiny:  # dk near 1e-420: below the type, 0 or subnormal
+            assert np.abs(g).max() <= np.finfo(dtype).tiny, name
+            continue
+        np.testing.assert_allclose(g.astype(np.float64), w, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                   atol=1e-6 * np.abs(w).max(), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype, sv, sd", [(np.float64, 1e-154, 1e-154), (np.float64, 1e-160, 1e-150),
+                                           (np.float32, 1e-20, 1e-19)])
+@pytest.mark.parametrize("wrong", [-1.0, 3.0])
+def test_a_wrong_out_is_refused_where_dO_times_v_is_subnormal(dtype, sv, sd, wrong):
+    """The check of ``out`` allowed ``+ tiny`` for sums of subnormal products: where ``|dO| |v|``
+    fell below the smallest normal number (1e-308 in float64, 1e-38 in float32), a negated or
+    tripled ``out`` passed and dq came back 188 % off (pass thirty). Now the check compares in
+    units of dO's rows and the values, where any wrong ``out`` with ``dO . out != 0`` is far
+    outside rounding."""
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal(shape) for shape in ((5, 4), (7, 4), (7, 4), (5, 4)))
+    q, k, v, do = q.astype(dtype), k.astype(dtype), (v * sv).astype(dtype), (do * sd).astype(dtype)
+    o, lse = m.tiled_attention(q, k, v, block_q=2, block_k=3, return_lse=True)
+    assert float(np.abs(np.einsum("td,td->t", do.astype(np.float64), o.astype(np.float64))).min()) > 0
+    with pytest.raises(ValueError, match=r"out is not the forward pass's output.*d_out \. out = -?\d"):
+        m.tiled_attention_backward(q, k, v, do, o * dtype(wrong), lse, block_q=2, block_k=3)
+    m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=3)  # its own out passes
+
+
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
     """dP = dO V^T is worked in float32, as the forward pass's P V is: with values and dO about
     300 wide, dO V^T passes float16's 65,504 while every gradient fits (torch, float64, on the
