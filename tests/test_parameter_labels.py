@@ -741,6 +741,28 @@ def test_a_tick_in_thousands_is_a_thousand_tokens():
             assert int(number.replace(",", "")) * {"": 1, "k": 1000, "M": 10**6}[unit] == at, (params, at, text)
 
 
+def test_the_window_and_its_label_stay_on_the_rolling_cache_figure():
+    """rolling_kv_cache --max-tokens 3 --window 1000000 (both in the CLI's ranges) wrote an SVG
+    104,160,092 pt wide: the window's label stood at x = 1e6 on a 3-token axis; as a PNG it
+    crashed ("Image size ... is too large"); near the right edge the label ran off the axes
+    (pass thirty). Every text now lies inside the axes, and a window at or past the horizon
+    says that the rolling cache is the full one there."""
+    module = figures.load("rolling_kv_cache")
+    for params in (dict(max_tokens=3, window=1_000_000), dict(max_tokens=32_768, window=40_000),
+                   dict(max_tokens=32_768, window=32_768), dict(max_tokens=32_768, window=32_000), dict()):
+        fig = module.draw(module.data(**params))
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        box = ax.get_window_extent()
+        texts = {t.get_text(): t.get_window_extent() for t in ax.texts}
+        plt.close(fig)
+        for text, at in texts.items():
+            assert box.x0 <= at.x0 and at.x1 <= box.x1 and box.y0 <= at.y0 and at.y1 <= box.y1, (params, text)
+        past = params.get("window", 4096) >= params.get("max_tokens", 32_768)
+        assert any(t.endswith("the full cache up to here") for t in texts) == past, (params, list(texts))
+        assert any(t.strip() == "window" for t in texts) == (not past), (params, list(texts))
+
+
 def test_a_memory_axis_ticks_its_exact_values_in_a_unit_the_data_fits():
     """attention_memory --lengths 1,2,3 ticked its "MiB" axis 9.53674e-07 (one byte, rounded by
     ``g``) and 1.90735e-06 (pass twenty-one). Its unit now fits the smallest point, and every

@@ -59,13 +59,22 @@ def draw(data: dict):
     full, rolling = np.asarray(data["full"]) / in_unit, np.asarray(data["rolling"]) / in_unit
     ax.plot(data["tokens"], full, "-", color=line[0], lw=2)
     ax.plot(data["tokens"], rolling, "-", color=line[1], lw=2)
-    ax.axvline(data["window"], color=style.colors()["muted"], ls="--", lw=1)
     top = full[-1]
     ax.text(0.55 * data["max_tokens"], 0.55 * top + 0.06 * top, "full cache", rotation=0, ha="right", va="bottom",
             fontsize=11, color=style.ink(line[0]))
-    ax.text(data["max_tokens"], rolling[-1] + 0.03 * top, f"rolling: last {data['window']:,} token{'s' if data['window'] != 1 else ''}", ha="right",
-            va="bottom", fontsize=11, color=style.ink(line[1]))
-    ax.text(data["window"], 0.97 * top, " window", va="top", ha="left", fontsize=11, color=style.colors()["muted"])
+    last = f"rolling: last {style.counted(data['window'], 'token')}"
+    if data["window"] < data["max_tokens"]:
+        ax.axvline(data["window"], color=style.colors()["muted"], ls="--", lw=1)
+        right = data["window"] > 0.8 * data["max_tokens"]  # near the right edge the label goes left of its line
+        ax.text(data["window"], 0.97 * top, "window " if right else " window", va="top", ha="right" if right else "left",
+                fontsize=11, color=style.colors()["muted"])
+    else:  # the window is past the axis (it drew the line and its label millions of points to the right): one curve
+        last += ": the full cache up to here"
+    if rolling[-1] > 0.6 * top:  # above a line near the top it would leave the axes: top left, where no line is
+        ax.text(0.03 * data["max_tokens"], 0.97 * top, last, ha="left", va="top", fontsize=11, color=style.ink(line[1]))
+    else:
+        ax.text(data["max_tokens"], rolling[-1] + 0.03 * top, last, ha="right", va="bottom", fontsize=11,
+                color=style.ink(line[1]))
     ax.set(xlabel="tokens so far", ylabel=f"KV cache ({memory})", xlim=(0, data["max_tokens"]), ylim=(0, 1.04 * top))
     # ticks at 1, 2 or 5 times a power of ten, at most seven; "k" is a thousand tokens, "M" a
     # million (ticks at multiples of 1,024 labelled "2,048k" put 2,097,152 tokens where a reader
