@@ -148,6 +148,20 @@ def test_negative_numbers_in_any_form_are_values_on_the_command_line(tmp_path):
     assert refused.value.code == 2
 
 
+def test_scores_past_the_float_range_over_tau_are_refused_by_their_name(tmp_path, capsys):
+    """temperature_two_keys --scores 1e308 -1e308 --taus 0.5 failed with "x must not hold NaN
+    or +inf", naming an argument the reader never gave (pass thirty): 1e308 / 0.5 is past
+    float64's largest, 1.8e308. Scores up to 0.5 x 1.8e308 in size pass at tau = 0.5."""
+    module = figures.load("temperature_two_keys")
+    with pytest.raises(SystemExit) as refused:
+        module.main(["--out", str(tmp_path / "t.json"), "--scores", "1e308", "-1e308", "--taus", "0.5"])
+    assert refused.value.code == 2
+    said = capsys.readouterr().err
+    assert "scores / tau" in said and "tau = 0.5" in said and "raise taus" in said, said
+    got = module.data(scores=(8.9e307, -8.9e307), taus=(0.5,))["rows"][0]["weights"]
+    assert list(got) == [1.0, 0.0]  # by hand: the gap 2 x 8.9e307 / 0.5 leaves exp(-gap) = 0
+
+
 def test_importing_a_script_changes_no_global_state():
     """Importing a figure script (and the style module) must not switch the caller's
     matplotlib backend or theme."""

@@ -23,8 +23,10 @@ def _entropy(z: np.ndarray) -> float:
     is below float64's 1e-16: the largest weight's term -w ln w is then about r, and 1 - r
     rounded to 1 lost it, making the entropy at tau = 0.04 about 2 % too small)."""
     top = int(np.argmax(z))
-    e = np.exp(z - z[top])  # (S,), e[top] == 1
-    log_w = (z - z[top]) - np.log1p(np.delete(e, top).sum())  # (S,): ln w_i, -inf for a weight of 0
+    with np.errstate(over="ignore"):  # a gap past the float range is -inf: a weight of exactly 0
+        gap = z - z[top]  # (S,), <= 0
+    e = np.exp(gap)  # (S,), e[top] == 1
+    log_w = gap - np.log1p(np.delete(e, top).sum())  # (S,): ln w_i, -inf for a weight of 0
     w = np.exp(log_w)
     return float(-np.sum(np.where(w > 0, w * np.where(w > 0, log_w, 0.0), 0.0)))
 
@@ -34,6 +36,12 @@ def data(scores: tuple[float, ...] = (2.0, 0.0),
     if len(scores) < 2:
         raise ValueError(f"scores must hold at least two keys' scores, got {len(scores)}: {scores!r}")
     s = np.asarray(scores, dtype=float)
+    biggest = float(np.abs(s).max())
+    for tau in taus:  # s / tau past the float range returned "x must not hold NaN or +inf" (pass thirty)
+        if biggest / tau > np.finfo(float).max:
+            raise ValueError(f"scores / tau must stay within the float range: at tau = {style.exact(tau)} the "
+                             f"largest |score|, {biggest:.6g}, over tau passes the largest float, {np.finfo(float).max:.3g}; keep the scores under "
+                             f"{tau * np.finfo(float).max:.3g} in size or raise taus")
     rows = []
     for tau in taus:
         w = mhalib.softmax(s / tau)  # (S,)
