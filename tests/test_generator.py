@@ -131,7 +131,9 @@ def js(tmp_path_factory, payload_text, inputs, logits_rows, model):
     requests += [dict(op="generate", prompt=ids, n_new=50 if c else FULL, options=dict(seed=None, cache=c))
                  for c in (True, False)]
     requests += [dict(op="check", prompt=p, n_new=n) for p, n in
-                 [("", 10), ("Attention é and ü", 10), ("abc", 126), ("abc", 125), ("abc", 0)]]
+                 [("", 10), ("Attention é and ü", 10), ("abc", 126), ("abc", 125), ("abc", 0),
+                  ("a" * 128, 1), ("a" * 127, 2), ("a", 128)]]
+    requests.append(dict(op="counted", n=[0, 1, 2, 1234], noun="character"))
     res = subprocess.run([node, str(DRIVER)], input=json.dumps(requests), capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     answers = json.loads(res.stdout)[1:]
@@ -333,13 +335,19 @@ def test_the_pages_words_about_the_static_run_name_its_settings(gen):
 
 
 def test_js_names_the_faults_of_a_request(js):
-    empty, foreign, too_long, fits, zero = js["check"]
+    empty, foreign, too_long, fits, zero, full, one_left, one_char = js["check"]
     assert "prompt is empty" in empty
     assert "the characters “é”, “ü”" in foreign and "no token for them" in foreign
     assert "(3 characters) plus 126 new ones makes 129, past the model's context of 128" in too_long
     assert "at most 125 new characters" in too_long
     assert fits is None
     assert "at least 1" in zero
+    # a prompt that fills the context was told "ask for at most 0 new characters", against the
+    # field's minimum of 1; one character read "1 characters" (pass thirty)
+    assert "at most 0" not in full and "shorten the prompt to at most 127 characters" in full, full
+    assert "ask for at most 1 new character," in one_left and "(127 characters) plus 2 new ones" in one_left
+    assert "The prompt (1 character) plus 128 new ones makes 129" in one_char, one_char
+    assert js["counted"] == [["0 characters", "1 character", "2 characters", "1,234 characters"]]
 
 
 def test_generate_refuses_a_text_past_the_context(model):
@@ -352,6 +360,9 @@ def test_generate_refuses_a_text_past_the_context(model):
         generate(weights, config, np.ones((2, 3), dtype=int), 4)
     with pytest.raises(TypeError, match="config must be a TinyConfig, got dict"):
         generate(weights, config.to_dict(), tok.encode("abc"), 4)
+    # an empty prompt was refused as "tokens must have shape (B, T) or (T,) ..., got (1, 0)" (pass thirty)
+    with pytest.raises(ValueError, match="prompt must hold at least one token id, got none"):
+        generate(weights, config, tok.encode(""), 4)
     assert repr(Pcg32(3, 4)) == "Pcg32(seed=3, stream=4)"
 
 

@@ -341,6 +341,10 @@
   }
 
   // ---- generation -------------------------------------------------------------------------
+  // A count and its noun, singular for one, as style.counted writes them in Python ("1 character",
+  // "2 characters"; the stats read "1 characters").
+  function counted(n, noun) { return `${n.toLocaleString("en-US")} ${n === 1 ? noun : noun + "s"}`; }
+
   // The reader's settings checked, with the message the page shows for each fault (null: fine).
   function checkRequest(m, prompt, nNew) {
     if (!prompt.length) return "The prompt is empty: type at least one character for the model to continue.";
@@ -352,10 +356,12 @@
         `Remove or replace ${missing.length === 1 ? "it" : "them"}.`;
     }
     if (!Number.isInteger(nNew) || nNew < 1) return `New characters must be a whole number of at least 1, got ${nNew}.`;
-    const n = Array.from(prompt).length;
+    const n = Array.from(prompt).length, room = m.maxLen - n;
     if (n + nNew > m.maxLen)
-      return `The prompt (${n} characters) plus ${nNew} new ones makes ${n + nNew}, past the model's context of ` +
-        `${m.maxLen} characters: ask for at most ${Math.max(0, m.maxLen - n)} new characters, or shorten the prompt.`;
+      return `The prompt (${counted(n, "character")}) plus ${counted(nNew, "new one")} makes ${n + nNew}, past the ` +
+        `model's context of ${counted(m.maxLen, "character")}: ` + (room >= 1
+        ? `ask for at most ${counted(room, "new character")}, or shorten the prompt.`
+        : `shorten the prompt to at most ${counted(m.maxLen - 1, "character")}, to leave room for one new one.`);
     return null;
   }
 
@@ -411,7 +417,7 @@
   }
 
   const api = { Pcg32, halfToFloat, decodeTensor, loadModel, newCache, step, forward, softmax, filterLogits,
-    sampleNext, greedy, checkRequest, encode, decode, generate, generateSync };
+    sampleNext, greedy, checkRequest, counted, encode, decode, generate, generateSync };
   root.mhaGenerator = api;
   if (typeof document === "undefined") return; // node (tests): the numerics only
 
@@ -542,7 +548,7 @@
       if (a && b && a.key === b.key) {
         const same = a.text === b.text;
         verdict.textContent = same
-          ? `Same settings and seed both ways: the two texts are identical (${a.generated} characters). ` +
+          ? `Same settings and seed both ways: the two texts are identical (${counted(a.generated, "character")}). ` +
             (a.ms > 0 && b.ms > 0 ? `The cache was ${ratioText((a.generated / a.ms) / (b.generated / b.ms))} times as fast.`
               : "This browser's clock is too coarse to tell their speeds apart.")
           : `Same settings and seed both ways, but the texts differ from character ${[...a.text].findIndex((c, i) => c !== b.text[i]) + 1}.`;
@@ -571,13 +577,13 @@
         promptPart.textContent = text;
         newPart.textContent = "";
         output.hidden = false;
-        live.textContent = `Generating ${s.nNew} characters ${useCache ? "with the KV cache" : "with the full pass every step"}.`;
+        live.textContent = `Generating ${counted(s.nNew, "character")} ${useCache ? "with the KV cache" : "with the full pass every step"}.`;
         let pending = "";
         const r = await generate(model, promptIds, s.nNew, {
           seed: s.seed, temperature: s.temperature, topK: s.topK, topP: s.topP, cache: useCache,
           onToken: (id, st) => {
             pending += model.vocab[id];
-            stats.textContent = `${st.n} of ${s.nNew} characters · first after ${msText(st.firstMs)} · ` +
+            stats.textContent = `${st.n} of ${counted(s.nNew, "character")} · first after ${msText(st.firstMs)} · ` +
               `${rateText(st.n, st.ms)} characters/s`;
           },
           pause: async () => { newPart.textContent += pending; pending = ""; await pause(); },
@@ -589,9 +595,9 @@
         if (r.generated === s.nNew) {
           last[String(useCache)] = { key: JSON.stringify([text, s]), text: gen, generated: r.generated, firstMs: r.firstMs, ms: r.ms };
         }
-        stats.textContent = `${r.generated} characters · first after ${msText(r.firstMs)} · ${rate} characters/s ` +
+        stats.textContent = `${counted(r.generated, "character")} · first after ${msText(r.firstMs)} · ${rate} characters/s ` +
           `(${useCache ? "with the KV cache" : "full pass every step"}; computing time only)` + (r.generated < s.nNew ? " · stopped" : "");
-        live.textContent = `Done: ${r.generated} characters` + (r.ms > 0 ? `, ${rate} per second.` : ".");
+        live.textContent = `Done: ${counted(r.generated, "character")}` + (r.ms > 0 ? `, ${rate} per second.` : ".");
         showRuns();
       } catch (err) {
         say(`The generator failed: ${err.message}`);

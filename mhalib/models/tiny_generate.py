@@ -149,7 +149,11 @@ def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int, *
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
-    ids = token_batch(np.asarray(_checks.not_masked(prompt, "prompt")), config.vocab)  # (T,) -> (1, T)
+    prompt = np.asarray(_checks.not_masked(prompt, "prompt"))
+    if prompt.size == 0:
+        raise ValueError("prompt must hold at least one token id, got none: the model continues a text, "
+                         "so it needs one token to predict the next from")
+    ids = token_batch(prompt, config.vocab)  # (T,) -> (1, T)
     if ids.shape[0] != 1:
         raise ValueError(f"prompt must be one sequence of token ids (1-D), got shape {np.shape(prompt)}")
     n_new = _checks.positive_int(n_new, "n_new")

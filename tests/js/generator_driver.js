@@ -37,6 +37,8 @@ async function answer(r, model) {
       return G.generateSync(model, r.prompt, r.n_new, r.options).ids;
     case "check":
       return G.checkRequest(model, r.prompt, r.n_new);
+    case "counted":
+      return r.n.map((n) => G.counted(n, r.noun));
     default:
       throw new Error(`unknown op ${r.op}`);
   }
