@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 _NUMBER = re.compile(r"[-+\u2212]?[\d.,_]*\d(?:[eE][-+]?\d+)?%?")
 
@@ -56,10 +57,22 @@ def bound(value, fmt: str, direction: str) -> float:
     rounding = decimal.ROUND_CEILING if direction == "up" else decimal.ROUND_FLOOR
     q = x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding, context=decimal.Context(prec=400))
     shown = float(q) or 0.0  # -0.0 (a small negative rounded up) is written "-0": the bound is 0
-    text = format(shown, fmt)
-    written = decimal.Decimal(text.replace(",", "").replace("_", "").rstrip("%"))
-    if kind == "%":
-        written = written.scaleb(-2)
+
+    def written_as(f: float) -> tuple[str, decimal.Decimal]:
+        text = format(f, fmt)
+        written = decimal.Decimal(text.replace(",", "").replace("_", "").rstrip("%"))
+        return text, written.scaleb(-2) if kind == "%" else written
+
+    text, written = written_as(shown)
+    if written != q and 0 < abs(shown) < sys.float_info.min:
+        # a subnormal holds fewer digits than its repr: 5e-324 is the float 4.94e-324, which
+        # .1e writes "4.9e-324", below 5e-324 (it was refused); "4.9e-324" is a true lower
+        # bound, and the next float up, "9.9e-324", the nearest upper one a float can write
+        toward = math.inf if direction == "up" else -math.inf
+        while (written < x) if direction == "up" else (written > x):
+            shown = math.nextafter(shown, toward)
+            text, written = written_as(shown)
+        return shown
     if written != q:  # q is on the bound's side; the float the format writes is not q
         raise ValueError(f"{value!r} has more digits at {fmt!r} than a float holds: the bound {q} is written "
                          f"{text!r}, on the wrong side; show it with 'e'")
