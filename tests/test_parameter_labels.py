@@ -792,6 +792,21 @@ def test_a_memory_axis_ticks_its_exact_values_in_a_unit_the_data_fits():
         assert [v * size for v in ax.get_lines()[0].get_ydata()] == list(data["full"])
 
 
+def test_the_writers_refuse_what_they_cannot_write_truly():
+    """style.counted(1.5, "token") wrote "1.5 tokens" and counted(1.0, "head") "1.0 head";
+    binary_unit(-5) and binary_unit(nan) answered "bytes", binary_unit(inf) "TiB"; exact wrote the
+    integer 2**53 + 2 as "9007199254740994.0" (pass thirty)."""
+    assert style.counted(1.0, "head") == "1 head" and style.counted(np.int64(3), "head") == "3 heads"
+    for bad in (1.5, True, "3"):
+        with pytest.raises(ValueError, match="n must be a whole number to count tokens"):
+            style.counted(bad, "token")
+    for bad in (-5, float("nan"), float("inf"), True):
+        with pytest.raises(ValueError, match="n must be a finite number of bytes, 0 or more"):
+            style.binary_unit(bad)
+    assert style.exact(2.0**53 + 2) == "9007199254740994" and style.exact(9999999999999998.0) == "9999999999999998"
+    assert float(style.exact(2.0**60)) == 2.0**60  # past 1e16 Python's own exponent form, which reads back
+
+
 def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
     """cross_attention_cache --max_steps 1 ticked its decoding steps 0.00, 0.25, 0.50 and wrote
     "the 100000 source tokens"; flash_io_table --query-block 1 headed a column "1 query rows"
@@ -909,11 +924,17 @@ def test_a_bound_a_script_writes_is_on_its_side_and_never_reads_as_0_or_1():
     from figures._kit import reading
 
     for x, places, direction in ((0.8649, 2, "up"), (0.8649, 2, "down"), (1e-20, 2, "down"), (1e-20, 2, "up"),
-                                 (0.99997, 2, "up"), (-0.35245, 2, "down"), (1e-300, 3, "down")):
+                                 (0.99997, 2, "up"), (-0.35245, 2, "down"), (1e-300, 3, "down"),
+                                 (5e-324, 2, "down"), (-5e-324, 2, "up"), (1e-310, 3, "down")):
         text = style.bounded(x, places, direction)
         shown, value = Fraction(text), Fraction(repr(x))  # the text, and the value as Python writes it (reading.bound)
         assert (shown >= value) if direction == "up" else (shown <= value), (x, direction, text)
         assert read(text) != 0 and not reads_one(text), (x, direction, text)
+    # a subnormal holds fewer digits than Python writes: 5e-324 is the float 4.94e-324, which
+    # ".1e" writes "4.9e-324"; it was refused as "more digits than a float holds" (pass thirty)
+    assert [format(reading.bound(5e-324, ".1e", d), ".1e") for d in ("down", "up")] == ["4.9e-324", "9.9e-324"]
+    with pytest.raises(ValueError, match=r"more digits at '\.20f' than a float holds"):
+        reading.bound(0.1, ".20f", "up")  # a normal float's binary digits are still refused
     with pytest.raises(ValueError, match=r"direction must be 'up' or 'down', got 'UP'"):
         reading.bound(0.8649, ".2f", "UP")
     for bad in (float("nan"), float("inf")):

@@ -247,6 +247,9 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     >>> counted(1, "head"), counted(32, "head"), counted(4096, "token"), counted(1, "query", "queries")
     ('1 head', '32 heads', '4,096 tokens', '1 query')
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)) or not float(n).is_integer():
+        raise ValueError(f"n must be a whole number to count {plural or noun + 's'}; got {n!r}")
+    n = int(n)  # a count held as a float (1.0) is written as the count, "1 head", not "1.0 head"
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
@@ -291,7 +294,7 @@ def exact(value: float) -> str:
     short = f"{x:g}"
     if float(short) == x:
         return short
-    if x.is_integer() and abs(x) < 2**53:
+    if x.is_integer() and abs(x) < 1e16:  # past 2**53 too (repr wrote 9007199254740994.0); from 1e16 repr has an exponent
         return str(int(x))
     return repr(x)
 
@@ -484,6 +487,8 @@ def binary_unit(n: float) -> tuple[int, str]:
     >>> binary_unit(2**31), binary_unit(524_288), binary_unit(3)
     ((1073741824, 'GiB'), (1024, 'KiB'), (1, 'bytes'))
     """
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not 0 <= n < float("inf"):
+        raise ValueError(f"n must be a finite number of bytes, 0 or more; got {n!r}")
     return next((size, name) for size, name in BINARY_UNITS if n >= size or size == 1)
 
 

@@ -40,8 +40,8 @@ def data(scores: tuple[float, ...] = (2.0, 0.0),
     for tau in taus:  # s / tau past the float range returned "x must not hold NaN or +inf" (pass thirty)
         if biggest / tau > np.finfo(float).max:
             raise ValueError(f"scores / tau must stay within the float range: at tau = {style.exact(tau)} the "
-                             f"largest |score|, {biggest:.6g}, over tau passes the largest float, {np.finfo(float).max:.3g}; keep the scores under "
-                             f"{tau * np.finfo(float).max:.3g} in size or raise taus")
+                             f"largest |score|, {style.exact(biggest)}, over tau passes the largest float, "
+                             f"{style.exact(np.finfo(float).max)}; lower the scores or raise taus")
     rows = []
     for tau in taus:
         w = mhalib.softmax(s / tau)  # (S,)
