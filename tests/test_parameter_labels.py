@@ -935,6 +935,8 @@ def test_a_bound_a_script_writes_is_on_its_side_and_never_reads_as_0_or_1():
     assert [format(reading.bound(5e-324, ".1e", d), ".1e") for d in ("down", "up")] == ["4.9e-324", "9.9e-324"]
     with pytest.raises(ValueError, match=r"more digits at '\.20f' than a float holds"):
         reading.bound(0.1, ".20f", "up")  # a normal float's binary digits are still refused
+    with pytest.raises(ValueError, match=r"more digits at '\.100f' than a float holds"):
+        style.bounded(1e308, 100, "up")  # it raised decimal's bare InvalidOperation (409 digits > 400)
     with pytest.raises(ValueError, match=r"direction must be 'up' or 'down', got 'UP'"):
         reading.bound(0.8649, ".2f", "UP")
     for bad in (float("nan"), float("inf")):

@@ -55,7 +55,9 @@ def bound(value, fmt: str, direction: str) -> float:
     else:
         exponent = -(places + (2 if kind == "%" else 0))
     rounding = decimal.ROUND_CEILING if direction == "up" else decimal.ROUND_FLOOR
-    q = x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding, context=decimal.Context(prec=400))
+    digits_needed = max(x.adjusted(), 0) - exponent + 2  # every digit from the value's first to the format's last
+    q = x.quantize(decimal.Decimal(1).scaleb(exponent), rounding=rounding,
+                   context=decimal.Context(prec=max(400, digits_needed)))  # (1e308 at .100f passed 400 digits)
     shown = float(q) or 0.0  # -0.0 (a small negative rounded up) is written "-0": the bound is 0
 
     def written_as(f: float) -> tuple[str, decimal.Decimal]:
