@@ -185,6 +185,11 @@ def test_numerics_figures():
     assert "NaN" not in by_score[88.0]["naive_float32"] and "NaN" in by_score[89.0]["naive_float32"]
     assert "NaN" in by_score[12.0]["naive_float16"] and "NaN" not in by_score[11.0]["naive_float16"]
     assert all("NaN" not in r["stable_float32"] for r in so["rows"])
+    # the page's reason a float16 row reads [1, ...]: by the closed forms 1/(1 + e^-s) and 1 - 2^-11
+    first = so["rows"][0]
+    assert first["top_float64"] == pytest.approx(1 / (1 + math.exp(-first["score"])), rel=1e-15)
+    assert so["float16_below_one"] == 1 - 2**-11 < first["top_float64"] < 1
+    assert first["stable_float16"].startswith("[1, ")
     mc = {r["constant"]: r for r in d("mask_constants")["rows"]}
     assert mc["-1e9"]["stored"] == -math.inf and mc["-1e4"]["stored"] == -10000
     assert "NaN" in mc["-inf"]["full_naive"] and mc["-inf"]["full_ours"] == "[0, 0, 0]"

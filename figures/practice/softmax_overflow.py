@@ -28,7 +28,7 @@ def _show(row) -> str:
 def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) -> dict:
     rows = []
     for s in scores:
-        row = dict(score=s)
+        row = dict(score=s, top_float64=float(mhalib.softmax(np.array([s, 0.0]))[0]))  # the larger weight, exactly
         for dt in ("float16", "float32"):
             with np.errstate(over="ignore"):  # a score past the type's range becomes inf: said in the row
                 x = np.array([s, 0.0], dtype=dt)
@@ -38,7 +38,9 @@ def data(scores: tuple[float, ...] = (10.0, 11.0, 12.0, 88.0, 89.0, 10000.0)) ->
         rows.append(row)
     return dict(rows=rows, threshold_float32=mhalib.exp_overflow_threshold("float32"),
                 threshold_float16=mhalib.exp_overflow_threshold("float16"),
-                float16_max=float(np.finfo(np.float16).max))
+                float16_max=float(np.finfo(np.float16).max),
+                # a weight above this prints as 1 in float16: the rows read [1, 4.5e-05], summing past 1
+                float16_below_one=float(np.nextafter(np.float16(1), np.float16(0))))
 
 
 def table(data: dict) -> str:
