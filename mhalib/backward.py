@@ -139,73 +139,92 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     dtype = np.result_type(q, k_all, v_all, d_out)  # the gradients' type: the inputs'
     wide = np.promote_types(dtype, np.float32)  # worked in: float16 in float32, as the forward pass
     P = np.asarray(P, wide)
-    u = _units(v_all, d_out, scale)
+    u = _units(q, k_all, v_all, d_out, scale, wide)
+    row = u.e_g - u.c_v  # (..., T, 1): dP's units, 2**row per query row
     with np.errstate(over="ignore", invalid="ignore"):
         dv = np.swapaxes(P, -1, -2) @ np.asarray(d_out, wide)  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
-        dP = _in(d_out, u.e_g, wide) @ np.swapaxes(_in(v_all, u.e_v, wide), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S)
-        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S), in units 2**(e_g + e_v); 0 where P is 0
-        dq = _dq(dS, k_all, u, u.e_g, wide)  # (..., T, d)
-        dk = _dk(dS, q, u, u.e_g, wide)  # (..., S, d)
+        dP = u.g(d_out) @ np.swapaxes(u.v(v_all), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S), in units 2**row
+        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S), in the same units; 0 where P is 0
+        dq = _dq(dS, u.k(k_all), u, row)  # (..., T, d)
+        dk = _dk(dS, u.q(q), u, row)  # (..., S, d)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
 
 
+#: dP = dO V^T is worked in units that bring its largest entry near 2**(maxexp - HEADROOM) of the
+#: type worked in (2**960 in float64, 2**64 in float32): room above for sums of up to 2**60 terms,
+#: and as far as the type allows below, for the weights P that multiply it.
+HEADROOM = 64
+
+
 class _Units(NamedTuple):
-    """The powers of two the backward passes divide ``d_out`` (per row) and ``v`` (per head) by
-    (``mhalib._scaled.largest_exponent``), ``scale = m * 2**e_s``, and ``e_top``, the largest of
-    ``d_out``'s row exponents."""
-    e_v: np.ndarray  # (..., 1, 1)
+    """The powers of two the backward passes scale their factors by (exactly, ``np.ldexp``):
+    ``d_out``'s rows divided by ``2**e_g`` (largest entry in [0.5, 1)), ``v`` multiplied by
+    ``2**c_v`` per head (largest entry near ``2**(maxexp - HEADROOM)``), ``k`` and ``q``
+    divided by ``2**e_k`` and ``2**e_q`` per head, ``scale = m * 2**e_s``. dP's row ``i`` is
+    then in units of ``2**(e_g_i - c_v)``."""
     e_g: np.ndarray  # (..., T, 1)
-    e_top: np.ndarray  # (..., 1, 1)
+    c_v: np.ndarray  # (..., 1, 1)
+    e_k: np.ndarray  # (..., 1, 1)
+    e_q: np.ndarray  # (..., 1, 1)
     m: float
     e_s: int
+    wide: np.dtype
+
+    def g(self, d_out, rows: slice = slice(None)) -> np.ndarray:
+        """``d_out``'s ``rows`` in their units, ``(..., t, d_v)``."""
+        return np.ldexp(np.asarray(d_out, self.wide), -self.e_g[..., rows, :])
+
+    def v(self, v) -> np.ndarray:
+        """Values (or outputs, their weighted means) times ``2**c_v``."""
+        return np.ldexp(np.asarray(v, self.wide), self.c_v)
+
+    def k(self, k) -> np.ndarray:
+        return np.ldexp(np.asarray(k, self.wide), -self.e_k)
+
+    def q(self, q) -> np.ndarray:
+        return np.ldexp(np.asarray(q, self.wide), -self.e_q)
 
 
-def _units(v, d_out, scale: float) -> _Units:
-    """The units the backward passes work in, so that ``dP = dO V^T`` and ``dS`` are near 1.
+def _units(q, k, v, d_out, scale: float, wide) -> _Units:
+    """The units the backward passes work in.
 
-    ``dP`` underflowed to 0 where ``dO`` and ``V`` were near 1e-162 in float64, though ``dq =
-    scale * dS K`` was near 1e-225 with ``K`` near 1e100: every gradient came back 0; near 1e160
-    it overflowed, and gradients near 1e220 were refused. In these units ``dP``, ``dS`` and the
-    row sums are near 1, and ``_dq``/``_dk`` multiply the exponents back in once, at the end
-    (``np.ldexp``, exact), so a gradient loses digits only where it is itself subnormal, and
-    overflows only where it does not fit its type (refused)."""
-    e_g = largest_exponent(d_out, -1)  # (..., T, 1)
+    In the inputs' own units ``dP = dO V^T`` underflowed to 0 where ``dO`` and ``V`` were near
+    1e-162 in float64 (every gradient came back 0, though ``dq`` was near 1e-225 with ``K`` near
+    1e100) and overflowed near 1e160 (gradients near 1e220 refused). Scaled to a largest entry
+    near 1 instead, ``dS = P o (dP - D)`` underflowed where a weight was tiny and ``dO V^T``
+    large, and one large entry (a masked key's value, a padded row's ``d_out``) pushed every
+    other to 0 (pass thirty-one). Near the top of the float range, neither happens: small
+    entries keep their digits down to 2**-1074 of the type, and the exponents are multiplied
+    back in once, at the end (``_dq``, ``_dk``), so a gradient loses digits only where it is
+    itself subnormal, and overflows only where it does not fit its type (refused)."""
+    wide = np.dtype(wide)
     m, e_s = np.frexp(scale)  # scale = m * 2**e_s, |m| in [0.5, 1)
-    return _Units(largest_exponent(v, (-2, -1)), e_g,
-                  e_g.max(axis=-2, keepdims=True, initial=np.iinfo(e_g.dtype).min),  # (..., T, 1) -> (..., 1, 1)
-                  float(m), int(e_s))
+    c_v = (np.finfo(wide).maxexp - HEADROOM) - largest_exponent(v, (-2, -1))  # (..., 1, 1)
+    return _Units(largest_exponent(d_out, -1), c_v, largest_exponent(k, (-2, -1)), largest_exponent(q, (-2, -1)),
+                  float(m), int(e_s), wide)
 
 
-def _in(a, e: np.ndarray, wide) -> np.ndarray:
-    """``a / 2**e`` in the type worked in (exact)."""
-    return np.ldexp(np.asarray(a, wide), -e)
-
-
-def _times(a: np.ndarray, b, u: _Units, e: np.ndarray, wide) -> np.ndarray:
-    """``(a @ b) * scale * 2**e`` (``a (..., n, s)``, ``b (..., s, d)``), the exponents applied
-    once, at the end; where ``a @ b`` alone overflows (``b`` near the float's largest), ``b`` is
-    first divided by its own power of two (it is left as it is otherwise: one pass fewer over
-    ``k`` or ``q``)."""
-    b = np.asarray(b, wide)
-    ab = (a @ b) * u.m  # (..., n, s) @ (..., s, d) -> (..., n, d)
-    if not np.isfinite(ab).all():
-        e_b = largest_exponent(b, (-2, -1))  # (..., 1, 1)
-        ab, e = (a @ np.ldexp(b, -e_b)) * u.m, e + e_b
-    return np.ldexp(ab, e + u.e_s)
-
-
-def _dq(ds: np.ndarray, k, u: _Units, e_row: np.ndarray, wide) -> np.ndarray:
+def _dq(ds: np.ndarray, k: np.ndarray, u: _Units, row: np.ndarray) -> np.ndarray:
     """``scale * dS K`` for a block of query rows: ``ds (..., t, s)`` is ``dS`` in units of
-    ``2**(e_row + e_v)`` per row, ``k (..., s, d)`` the keys; returns ``(..., t, d)``."""
-    return _times(ds, k, u, e_row + u.e_v, wide)
+    ``2**row`` (``(..., t, 1)``), ``k (..., s, d)`` the keys over ``2**e_k``; ``(..., t, d)``."""
+    return np.ldexp((ds @ k) * u.m, row + u.e_k + u.e_s)  # (..., t, s) @ (..., s, d) -> (..., t, d)
 
 
-def _dk(ds: np.ndarray, q, u: _Units, e_row: np.ndarray, wide) -> np.ndarray:
-    """``scale * dS^T Q`` for a block of query rows (``ds`` and ``e_row`` as in ``_dq``, ``q
-    (..., t, d)`` the queries); every row is first brought to the units of the largest,
-    ``2**(e_top + e_v)``, so the sum over rows adds like with like. Returns ``(..., s, d)``."""
-    rows = np.ldexp(ds, e_row - u.e_top)  # (..., t, s); a row 2**1074 below the largest is 0
-    return _times(np.swapaxes(rows, -1, -2), q, u, u.e_top + u.e_v, wide)  # (..., s, t) @ (..., t, d)
+_NO_ROW = -(1 << 20)  # the exponent of a row of zeros: below any other
+
+
+def _dk(ds: np.ndarray, q: np.ndarray, u: _Units, row: np.ndarray) -> np.ndarray:
+    """``scale * dS^T Q`` for a block of query rows (``ds`` and ``row`` as in ``_dq``, ``q
+    (..., t, d)`` the queries over ``2**e_q``). The sum over rows needs them in one unit: each
+    row is brought to that of the row whose ``dS`` is largest (a row of zeros, a fully masked
+    query whose ``d_out`` is anything, does not count). ``(..., s, d)``."""
+    top_abs = np.abs(ds).max(axis=-1, keepdims=True, initial=0.0)  # (..., t, 1)
+    ex = np.where(top_abs > 0, np.frexp(top_abs)[1] + row, _NO_ROW)  # (..., t, 1): each row's largest, 2**ex
+    top = ex.max(axis=-2, keepdims=True, initial=_NO_ROW)  # (..., t, 1) -> (..., 1, 1)
+    top = np.where(top == _NO_ROW, 0, top)  # (every row 0: any unit)
+    rows = np.ldexp(ds, row - top)  # (..., t, s); a row 2**1074 below the largest is 0
+    return np.ldexp((np.swapaxes(rows, -1, -2) @ q) * u.m,  # (..., s, t) @ (..., t, d) -> (..., s, d)
+                    top + u.e_q + u.e_s)
 
 
 def _stored(grads: tuple, dtype) -> tuple:

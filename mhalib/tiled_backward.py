@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from .backward import _dk, _dq, _gradient_like, _gradients, _in, _inputs, _stored, _units
+from .backward import HEADROOM, _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
 from .tiled import _tile_allowed, _tile_mask
 
 
@@ -99,27 +99,29 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     lse = _saved_lse(lse, lead + (T,))  # (..., T)
     dtype = np.result_type(q, k_all, v_all, d_out, out)  # the gradients' type: the inputs', not lse's
     wide = np.result_type(dtype, lse, np.float32)  # worked in: float16 is summed in float32, as forward
-    u = _units(v_all, d_out, scale)  # dP, D and dS are worked in units 2**(e_g + e_v) per row
+    u = _units(q, k_all, v_all, d_out, scale, wide)
+    row = u.e_g - u.c_v  # (..., T, 1): dP, D and dS are worked in units of 2**row per query row
     D = np.zeros(lead + (T,), wide)  # (..., T): rowsum(dP o P) = dO . out
     g_norm = np.zeros(lead + (T,), wide)  # (..., T): |dO_i| in its row's units
     for i0 in range(0, T, block_q):
         i1 = min(i0 + block_q, T)
-        g_i = _in(d_out[..., i0:i1, :], u.e_g[..., i0:i1, :], wide)  # (..., bq, d_v)
-        D[..., i0:i1] = np.einsum("...k,...k->...", g_i, _in(out[..., i0:i1, :], u.e_v, wide))
+        g_i = u.g(d_out[..., i0:i1, :], slice(i0, i1))  # (..., bq, d_v)
+        D[..., i0:i1] = np.einsum("...k,...k->...", g_i, u.v(out[..., i0:i1, :]))
         g_norm[..., i0:i1] = _norms(g_i)
-    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| in the values' units
+    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| times 2**c_v
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
     dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
     row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
     row_d = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij dP_ij = dO_i . O_i, D when out is the forward's
+    s_top = np.zeros(lead + (T,), wide)  # (..., T): max_j |s_ij| over the allowed keys
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
             k_j = k_all[..., j0:j1, :]  # (..., bk, d)
-            v_u = _in(v_all[..., j0:j1, :], u.e_v, wide)  # (..., bk, d_v)
-            v_norm = np.maximum(v_norm, _norms(v_u).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
+            k_u, v_u = u.k(k_j), u.v(v_all[..., j0:j1, :])  # (..., bk, d), (..., bk, d_v)
+            v_norm = np.maximum(v_norm, _norms_near_top(v_u, wide).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
             dk_j = np.zeros(lead + (j1 - j0, d), wide)  # (..., bk, d)
             dv_j = np.zeros(lead + (j1 - j0, d_v), wide)  # (..., bk, d_v)
             for i0 in range(0, T, block_q):
@@ -127,22 +129,41 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
                     continue
                 do_i = d_out[..., i0:i1, :]  # (..., bq, d_v)
-                p = _tile_weights(q[..., i0:i1, :], k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
-                                  lse_shift[..., i0:i1])  # (..., bq, bk)
+                p, s_abs = _tile_weights(q[..., i0:i1, :], k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
+                                         lse_shift[..., i0:i1])  # (..., bq, bk), (..., bq)
+                s_top[..., i0:i1] = np.maximum(s_top[..., i0:i1], s_abs)
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
-                # dP in the type worked in, as the forward pass's P V, and in the units of dO's rows and V
-                e_i = u.e_g[..., i0:i1, :]  # (..., bq, 1)
-                dp = _in(do_i, e_i, wide) @ np.swapaxes(v_u, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
+                # dP in the type worked in, as the forward pass's P V, in units of 2**row
+                dp = u.g(do_i, slice(i0, i1)) @ np.swapaxes(v_u, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
                 p_dp = p * dp  # (..., bq, bk)
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
-                dq[..., i0:i1, :] += _dq(ds, k_j, u, e_i, wide)  # (..., bq, d)
-                dk_j += _dk(ds, q[..., i0:i1, :], u, e_i, wide)  # (..., bk, d)
+                row_i = row[..., i0:i1, :]  # (..., bq, 1)
+                dq[..., i0:i1, :] += _dq(ds, k_u, u, row_i)  # (..., bq, d)
+                dk_j += _dk(ds, u.q(q[..., i0:i1, :]), u, row_i)  # (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
-    _lse_matches(row_mass, lse, max(np.dtype(wide), lse.dtype, key=lambda t: np.finfo(t).eps))
-    _out_matches(row_d, D, g_norm * v_norm, (u.e_g + u.e_v)[..., 0], np.dtype(dtype), np.dtype(wide))
+    # the weights' rounding: exp(s - lse) with s recomputed in other tiles (another summation
+    # order: d eps max|q||k| scale) and lse rounded in its own type
+    eps = max(np.finfo(wide).eps, np.finfo(lse.dtype).eps)
+    spread = eps * (np.where(np.isfinite(lse), np.abs(lse), 0.0) + d * _score_bound(q, k_all, u, s_top) + S)
+    _lse_matches(row_mass, lse, 8 * spread)
+    sub = 2 * np.sqrt(d_v) * g_norm * np.ldexp(np.finfo(out.dtype).smallest_subnormal
+                                               + S * np.finfo(wide).smallest_subnormal, u.c_v[..., 0])
+    tol = (4 * np.finfo(out.dtype).eps + 64 * np.finfo(wide).eps + 8 * spread) * g_norm * v_norm + sub
+    _out_matches(row_d, D, tol, row[..., 0])
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
+
+
+def _score_bound(q, k, u, s_top: np.ndarray) -> np.ndarray:
+    """``|scale| |q_i| max_j |k_j|``, a bound on every score of row ``i`` and on the terms
+    its dot products add (``(..., T)``), from the scaled queries and keys; where it passes the
+    float range, the largest score the tiles met, ``s_top``."""
+    q_n = _norms(u.q(q))  # (..., T)
+    k_n = _norms(u.k(k)).max(axis=-1, keepdims=True, initial=0.0)  # (..., S) -> (..., 1)
+    with np.errstate(over="ignore"):
+        bound = np.ldexp(abs(u.m) * q_n * k_n, u.e_q[..., 0] + u.e_k[..., 0] + u.e_s)  # (..., T)
+    return np.where(np.isfinite(bound), bound, s_top)
 
 
 def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
@@ -156,62 +177,77 @@ def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
     return lse
 
 
-def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, dtype: np.dtype) -> None:
+def _lse_matches(row_mass: np.ndarray, lse: np.ndarray, tol: np.ndarray) -> None:
     """Refuse an ``lse`` that is not the forward pass's: its weights ``exp(s - lse)`` must sum to 1
-    in each row (0 in a row with no key, lse = -inf), within ``4 sqrt(eps)`` of ``dtype``, the
-    coarser of the type worked in and ``lse``'s own (float32 for float16 inputs: their weights
-    are exponentiated and summed in float32). Any other ``lse`` scales every gradient of its row
-    by a wrong factor."""
+    in each row (0 in a row with no key, lse = -inf), within ``tol`` (``(..., T)``: the rounding
+    of the scores and of ``lse``, from their sizes). Any other ``lse`` scales every gradient of its
+    row by a wrong factor. (A fixed ``4 sqrt(eps)``, 6e-8 in float64, let an ``lse`` 5e-8 off pass
+    and refused a correct one whose scores were near 1e10: pass thirty-one.)"""
     want = np.where(np.isfinite(lse), 1.0, 0.0)  # (..., T)
     off = np.abs(row_mass - want)  # (..., T)
-    tol = 4 * float(np.sqrt(np.finfo(dtype).eps))
     if not (off <= tol).all():  # (a NaN mass is refused too)
         where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
+        mass, one = _apart(float(row_mass[where]), float(want[where]))
         raise ValueError(f"lse is not the log-sum-exp of the forward pass on these inputs: the weights "
-                         f"exp(s - lse) of row {where} sum to {float(row_mass[where]):.6g}, not "
-                         f"{float(want[where]):g}; pass the lse that tiled_attention(q, k, v, ..., "
-                         "return_lse=True) returned with the same mask, causal and scale")
+                         f"exp(s - lse) of row {where} sum to {mass}, not {one}; pass the lse that "
+                         "tiled_attention(q, k, v, ..., return_lse=True) returned with the same mask, causal and scale")
 
 
-def _out_matches(row_d: np.ndarray, D: np.ndarray, size: np.ndarray, e_row: np.ndarray, dtype: np.dtype,
-                 wide: np.dtype) -> None:
-    """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
-    (dO_i . v_j) = dO_i . O_i`` (``row_d``, accumulated over the tiles from ``dP``, which the
-    gradient computes anyway: no extra matmul). ``out`` enters the gradients only through ``D``,
-    so this refuses exactly the outputs that would make them wrong (another input's, another
-    mask's, a stale one). Allowed: ``(4 eps + 64 eps_wide) |dO_i| max_j |v_j|``, the rounding
-    of ``out`` and of ``dP`` in the inputs' type and of the sums in the type worked in, where
-    ``|dO_i| max_j |v_j|`` bounds every ``|dP_ij|`` and ``|dO_i . out_i|`` (Cauchy-Schwarz: an
-    output is a weighted mean of values).
-
-    ``size`` is ``|dO_i| max_j |v_j|`` and everything is compared in units of ``2**e_row`` per
-    row (``d_out``'s row and the values each divided by a power of two near its largest
-    magnitude), where ``size`` is at least 1/4 unless a factor is 0 (then ``D`` and ``row_d``
-    are exactly 0). In the inputs' own units a tolerance for subnormal sums, ``+ tiny``, had let a
-    negated ``out`` pass wherever ``|dO| |v|`` was below float64's smallest normal number."""
-    tol = (4 * np.finfo(dtype).eps + 64 * np.finfo(wide).eps) * size  # (..., T)
-    off = np.abs(row_d - D)  # (..., T)
-    if not (off <= tol).all():  # (a NaN is refused too)
-        where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
-        e = int(np.broadcast_to(e_row, off.shape)[where])
-        raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "
-                         f"= {float(np.ldexp(D[where], e)):.6g}, but the weights exp(s - lse) give d_out . O = "
-                         f"{float(np.ldexp(row_d[where], e)):.6g}; pass the output that tiled_attention(q, k, "
-                         "v, ..., return_lse=True) returned with this lse")
+def _apart(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` to the fewest significant digits, from 6 up to 17, that tell them apart (an
+    error said the weights "sum to 1, not 1" for 0.9999994)."""
+    for digits in range(6, 18):
+        shown = format(a, f".{digits}g"), format(b, f".{digits}g")
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def _norms(a: np.ndarray) -> np.ndarray:
     """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``); its entries are
-    scaled to at most 1 in magnitude, so the squares neither overflow nor lose the largest."""
+    scaled (``_Units``), so the squares neither overflow nor lose the largest."""
     return np.sqrt(np.einsum("...k,...k->...", a, a))
 
 
-def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:
-    """The tile's weights ``P = exp(q_i k_j^T * scale - lse_i)``, 0 where masked, ``(..., bq, bk)``."""
+def _norms_near_top(v_u: np.ndarray, wide) -> np.ndarray:
+    """``_norms`` of values scaled near the top of the float range (``_Units.v``), whose squares
+    overflow: taken at 2**-(maxexp - HEADROOM) of them, and scaled back."""
+    top = np.finfo(wide).maxexp - HEADROOM
+    return np.ldexp(_norms(np.ldexp(v_u, -top)), top)
+
+
+def _out_matches(row_d: np.ndarray, D: np.ndarray, tol: np.ndarray, row: np.ndarray) -> None:
+    """Refuse an ``out`` whose ``D_i = dO_i . out_i`` is not what the weights give, ``sum_j P_ij
+    (dO_i . v_j) = dO_i . O_i`` (``row_d``, accumulated over the tiles from ``dP``, which the
+    gradient computes anyway: no extra matmul). ``out`` enters the gradients only through ``D``,
+    so this refuses exactly the outputs that would make them wrong (another input's, another
+    mask's, a stale one). Both are in units of ``2**row`` (``(..., T)``); ``tol`` allows the
+    rounding of ``out`` in its own type (float16 from a float16 forward pass, even beside a
+    float64 ``d_out``), of ``dP`` and the sums in the type worked in, and of the weights, each
+    times ``|dO_i| max_j |v_j|``, which bounds every ``|dP_ij|`` and ``|dO_i . out_i|``
+    (Cauchy-Schwarz: an output is a weighted mean of values); and subnormal values' absolute
+    rounding. In the inputs' own units a tolerance for subnormal sums, ``+ tiny``, had let a
+    negated ``out`` pass wherever ``|dO| |v|`` was below float64's smallest normal number."""
+    off = np.abs(row_d - D)  # (..., T)
+    if not (off <= tol).all():  # (a NaN is refused too)
+        where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
+        e = int(np.broadcast_to(row, off.shape)[where])
+        given, weights = _apart(float(np.ldexp(D[where], e)), float(np.ldexp(row_d[where], e)))
+        if given == weights:  # both past the float range in the inputs' units
+            given, weights = (f"{t} x 2**{e}" for t in _apart(float(D[where]), float(row_d[where])))
+        raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "
+                         f"= {given}, but the weights exp(s - lse) give d_out . O = {weights}; pass the output "
+                         "that tiled_attention(q, k, v, ..., return_lse=True) returned with this lse")
+
+
+def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> tuple[np.ndarray, np.ndarray]:
+    """The tile's weights ``P = exp(q_i k_j^T * scale - lse_i)``, 0 where masked, ``(..., bq, bk)``,
+    and each row's largest allowed ``|s|`` (``(..., bq)``)."""
     s = (q_i @ np.swapaxes(k_j, -1, -2)) * scale  # (..., bq, d) @ (..., d, bk) -> (..., bq, bk)
     _checks.no_overflow(s, "the scores (q @ k^T) * scale of a tile",
                         "q, k or scale is too large for tiled attention; attention_backward "
                         "computes the gradients of scores beyond the float range")
     if allowed is not None:
         s = np.where(allowed, s, -np.inf)  # (..., bq, bk); exp gives 0
-    return np.exp(s - lse_i[..., None])  # (..., bq, bk); 0 where masked
+    s_abs = np.abs(np.where(np.isfinite(s), s, 0.0)).max(axis=-1, initial=0.0)  # (..., bq)
+    return np.exp(s - lse_i[..., None]), s_abs  # (..., bq, bk); 0 where masked

@@ -5,6 +5,7 @@ from mhalib's output.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -523,6 +524,133 @@ def test_a_wrong_out_is_refused_where_dO_times_v_is_subnormal(dtype, sv, sd, wro
     with pytest.raises(ValueError, match=r"out is not the forward pass's output.*d_out \. out = -?\d"):
         m.tiled_attention_backward(q, k, v, do, o * dtype(wrong), lse, block_q=2, block_k=3)
     m.tiled_attention_backward(q, k, v, do, o, lse, block_q=2, block_k=3)  # its own out passes
+
+
+def _torch_gradients(q, k, v, do, scale, mask=None, causal=False):
+    """dq, dk, dv by torch autograd in float64 on the same values (a row with no key: 0)."""
+    import torch
+
+    Q, K, V = (torch.tensor(np.asarray(a, np.float64), requires_grad=True) for a in (q, k, v))
+    s = (Q @ K.transpose(-1, -2)) * scale
+    allowed = np.ones(s.shape, bool) if mask is None else np.broadcast_to(mask, s.shape)
+    if causal:
+        allowed = allowed & np.tril(np.ones(s.shape[-2:], bool))
+    s = s.masked_fill(~torch.tensor(allowed), -float("inf"))
+    (torch.nan_to_num(torch.softmax(s, -1)) @ V).backward(torch.tensor(np.asarray(do, np.float64)))
+    return Q.grad.numpy(), K.grad.numpy(), V.grad.numpy()
+
+
+def _case_tiny_weight():  # P = e^-707 carries the whole dq (k_0 = 0); dO V^T near 1e20
+    b = 1e-16
+    return dict(q=[[-707 / b]], k=[[0.0], [b]], v=[[1e10], [-1e10]], do=[[1e10]], scale=1.0)
+
+
+def _case_subnormal_keys():  # k subnormal, d_out near 1e300
+    rng = np.random.default_rng(3)
+    return dict(q=rng.standard_normal((3, 2)), k=[[5e-324, 0.0], [1e-323, 0.0], [0.0, 5e-324]],
+                v=rng.standard_normal((3, 2)), do=rng.standard_normal((3, 2)) * 1e300, scale=1.0)
+
+
+def _case_masked_huge_value():  # key 0, seen by no query, holds 1e300; the others near 1e-30
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal((3, 2)) for _ in range(4))
+    v = v * 1e-30
+    v[0] = 1e300
+    return dict(q=q, k=k, v=v, do=do, scale=1.0, mask=np.array([[False, True, True]] * 3))
+
+
+def _case_padded_row():  # query 0 sees no key (a padded row) and its d_out is 1e300
+    rng = np.random.default_rng(12)
+    q, k, v, do = (rng.standard_normal(s) for s in ((3, 2), (4, 2), (4, 2), (3, 2)))
+    mask = np.ones((3, 4), bool)
+    mask[0] = False
+    do[0] *= 1e300
+    do[1:] *= 1e-30
+    return dict(q=q, k=k, v=v, do=do, scale=1.0, mask=mask)
+
+
+def _case_causal_first_row():  # query 0's one weight is 1, so its dS is 0, beside d_out 1e300
+    rng = np.random.default_rng(5)
+    q, k, v, do = (rng.standard_normal((4, 3)) for _ in range(4))
+    do[0] *= 1e300
+    do[1:] *= 1e-20
+    return dict(q=q, k=k, v=v, do=do, scale=1.0, causal=True)
+
+
+@pytest.mark.parametrize("which", ["closed", "tiled"])
+@pytest.mark.parametrize("case", [_case_tiny_weight, _case_subnormal_keys, _case_masked_huge_value, _case_padded_row,
+                                  _case_causal_first_row], ids=lambda f: f.__name__[6:])
+def test_gradients_keep_their_digits_where_a_weight_is_tiny_or_one_entry_is_huge(which, case):
+    """The first repair worked dP in units that put its largest entry near 1: then dS = P o (dP -
+    D) underflowed where a weight was tiny (dq = -0 for -1.8e-303), one large entry of a value
+    head or a d_out row scaled every other entry to 0 (a masked key's 1e300 zeroed every
+    gradient), and a padded row's large d_out set the unit of dk for all rows (dk = 0) (pass
+    thirty-one). Expected: torch autograd in float64, which needs no units here."""
+    c = case()
+    q, k, v, do = (np.asarray(c[n], np.float64) for n in ("q", "k", "v", "do"))
+    extra = {n: c[n] for n in ("mask", "causal") if n in c}
+    if which == "closed":
+        got = m.attention_backward(q, k, v, do, scale=c["scale"], **extra)
+    else:
+        o, lse = m.tiled_attention(q, k, v, scale=c["scale"], block_q=2, block_k=2, return_lse=True, **extra)
+        got = m.tiled_attention_backward(q, k, v, do, o, lse, scale=c["scale"], block_q=2, block_k=2, **extra)
+    want = _torch_gradients(q, k, v, do, c["scale"], c.get("mask"), c.get("causal", False))
+    for g, w, name in zip(got, want, ("dq", "dk", "dv")):
+        normal = np.abs(w) >= np.finfo(np.float64).tiny  # (a subnormal gradient has fewer digits)
+        assert np.abs(w[normal]).max(initial=0) == 0 or np.allclose(g[normal], w[normal], rtol=1e-9, atol=0), (name, g, w)
+        assert (np.abs(g[~normal]) <= np.finfo(np.float64).tiny).all(), (name, g, w)
+
+
+def test_a_wrong_lse_is_refused_where_d_out_is_orthogonal_to_out():
+    """A wrong lse was accepted wherever dO_i . out_i = 0 (a loss of O / |O| gives such dO): the
+    check of the weights' sum allowed 4 sqrt(eps), 6e-8 in float64 and 1.4e-3 for a float32 lse,
+    and every gradient of the row, dv too, came out scaled by exp(-offset) (pass thirty-one).
+    Now the weights' sum is held to the rounding of the scores and of lse."""
+    rng = np.random.default_rng(7)
+    q, k, v, do = (rng.standard_normal(s) for s in ((4, 3), (6, 3), (6, 3), (4, 3)))
+    o, lse = m.tiled_attention(q, k, v, return_lse=True)
+    do = do - (np.sum(do * o, -1, keepdims=True) / np.sum(o * o, -1, keepdims=True)) * o  # dO_i . out_i = 0
+    for wrong in (lse + 5e-8, (lse - 1.3e-3).astype(np.float32)):
+        with pytest.raises(ValueError, match=r"lse is not the log-sum-exp.*sum to (\S+), not 1;") as refused:
+            m.tiled_attention_backward(q, k, v, do, o, wrong)
+        shown = re.search(r"sum to (\S+), not 1;", str(refused.value)).group(1)
+        assert float(shown) != 1, str(refused.value)  # it said "sum to 1, not 1" for 0.9999994
+    want = m.attention_backward(q, k, v, do)
+    for g, w in zip(m.tiled_attention_backward(q, k, v, do, o, lse.astype(np.float32)), want):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-6 * np.abs(w).max())  # the forward's lse in float32 passes
+
+
+def test_the_forward_pass_own_out_and_lse_pass_at_any_block_size_and_score_size():
+    """Correct out and lse were refused (pass thirty-one): scores of std 64 recomputed in tiles of
+    16 where the forward pass used 64 (another summation order), scores near 1e6 to 1e10 ("sum
+    to 1, not 1", "d_out . out = 1.2525, but ... 1.2525"), float16 q, k, v beside a float64
+    d_out (the out check used float64's eps for a float16 out), and subnormal values. Expected:
+    accepted, and equal to the closed form within the scores' own rounding."""
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 2, 64, 64)) * 8
+    v, do = rng.standard_normal((2, 2, 64, 64))
+    o, lse = m.tiled_attention(q, k, v, return_lse=True)
+    got = m.tiled_attention_backward(q, k, v, do, o, lse, block_q=16, block_k=16)
+    for g, w in zip(got, m.attention_backward(q, k, v, do)):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-9 * np.abs(w).max())
+    q, k, v, do = rng.standard_normal((3, 5, 3)), rng.standard_normal((7, 3)), rng.standard_normal((7, 2)), \
+        rng.standard_normal((3, 5, 2))
+    for scale in (1e3, 1e6, 1e8, 1e10):
+        o, lse = m.tiled_attention(q, k, v, scale=scale, return_lse=True)
+        got = m.tiled_attention_backward(q, k, v, do, o, lse, scale=scale, block_q=2, block_k=3)
+        want = m.attention_backward(q, k, v, do, scale=scale)
+        bound = float(np.abs(np.einsum("...td,sd->...ts", q, k)).max()) * scale * 1e-15  # |s| eps, relative
+        assert np.abs(got[2] - want[2]).max() <= bound * np.abs(want[2]).max(), scale
+    q16, k16, v16 = (a.astype(np.float16) for a in (q[0], k, v))
+    o, lse = m.tiled_attention(q16, k16, v16, return_lse=True)
+    assert o.dtype == np.float16
+    got = m.tiled_attention_backward(q16, k16, v16, do[0], o, lse)  # a float64 d_out beside them
+    assert got[0].dtype == np.float64
+    sub = v * 1e-310  # subnormal values
+    o, lse = m.tiled_attention(q[0], k, sub, return_lse=True)
+    m.tiled_attention_backward(q[0], k, sub, do[0], o, lse, block_q=2, block_k=4)
+    with pytest.raises(ValueError, match="out is not the forward pass's output"):
+        m.tiled_attention_backward(q[0], k, sub, do[0], -o, lse, block_q=2, block_k=4)
 
 
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
