@@ -7,6 +7,7 @@ reads back as the same float and the exact shortest text where it does not.
 from __future__ import annotations
 
 import re
+import warnings
 
 import matplotlib
 
@@ -797,12 +798,15 @@ def test_the_writers_refuse_what_they_cannot_write_truly():
     binary_unit(-5) and binary_unit(nan) answered "bytes", binary_unit(inf) "TiB"; exact wrote the
     integer 2**53 + 2 as "9007199254740994.0" (pass thirty)."""
     assert style.counted(1.0, "head") == "1 head" and style.counted(np.int64(3), "head") == "3 heads"
-    for bad in (1.5, True, "3"):
-        with pytest.raises(ValueError, match="n must be a whole number to count tokens"):
+    for bad in (1.5, True, "3", -1):
+        with pytest.raises(ValueError, match="n must be a whole number, 0 or more, to count tokens"):
             style.counted(bad, "token")
     for bad in (-5, float("nan"), float("inf"), True):
         with pytest.raises(ValueError, match="n must be a finite number of bytes, 0 or more"):
             style.binary_unit(bad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # np.uint64(2**64 - 1) < inf warned of an overflowing cast
+        assert style.binary_unit(np.uint64(2**64 - 1)) == (2**40, "TiB")
     assert style.exact(2.0**53 + 2) == "9007199254740994" and style.exact(9999999999999998.0) == "9999999999999998"
     assert float(style.exact(2.0**60)) == 2.0**60  # past 1e16 Python's own exponent form, which reads back
 
@@ -823,6 +827,8 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
         assert f"the {n:,} source tokens" in words, (params, words)
     module = figures.load("flash_io_table")
     assert "1 query row |" in module.table(module.data(query_block=1)).splitlines()[0]
+    head = figures.load("alibi_slopes_table")  # "| head | 1 heads | 3 heads |" (pass thirty-one)
+    assert "| 1 head | 3 heads |" in head.table(head.data(head_counts=(1, 3))).splitlines()[0]
     assert "1,024 query rows |" in module.table(module.data(query_block=1024)).splitlines()[0]
     # one of a count is singular everywhere a table or title writes it (pass twenty-three)
     for name, params, where, text in (("decode_cost", dict(n_heads=1, d_model=128), "title", "1 head of 128"),

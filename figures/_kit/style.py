@@ -247,8 +247,9 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     >>> counted(1, "head"), counted(32, "head"), counted(4096, "token"), counted(1, "query", "queries")
     ('1 head', '32 heads', '4,096 tokens', '1 query')
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)) or not float(n).is_integer():
-        raise ValueError(f"n must be a whole number to count {plural or noun + 's'}; got {n!r}")
+    if (isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)) or not float(n).is_integer()
+            or n < 0):
+        raise ValueError(f"n must be a whole number, 0 or more, to count {plural or noun + 's'}; got {n!r}")
     n = int(n)  # a count held as a float (1.0) is written as the count, "1 head", not "1.0 head"
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
@@ -487,7 +488,7 @@ def binary_unit(n: float) -> tuple[int, str]:
     >>> binary_unit(2**31), binary_unit(524_288), binary_unit(3)
     ((1073741824, 'GiB'), (1024, 'KiB'), (1, 'bytes'))
     """
-    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not 0 <= n < float("inf"):
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not 0 <= float(n) < float("inf"):
         raise ValueError(f"n must be a finite number of bytes, 0 or more; got {n!r}")
     return next((size, name) for size, name in BINARY_UNITS if n >= size or size == 1)
 

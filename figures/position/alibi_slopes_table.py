@@ -37,7 +37,7 @@ def table(data: dict) -> str:
         return f"2^−{style.exact(data['exponents'][str(n)][h])} {style.stated(data['slopes'][str(n)][h])}"
 
     rows = [[str(h + 1)] + [cell(n, h) for n in data["counts"]] for h in range(max(data["counts"]))]
-    return markdown_table(["head"] + [f"{n} heads" for n in data["counts"]], rows, "r" * (1 + len(data["counts"])))
+    return markdown_table(["head"] + [style.counted(n, "head") for n in data["counts"]], rows, "r" * (1 + len(data["counts"])))
 
 
 main = cli.main_for(__name__)
