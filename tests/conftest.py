@@ -144,6 +144,14 @@ def pytest_configure(config):
     config.pluginmanager.register(_EagerBuild(), "mha-eager-build")
 
 
+def unmarked_site_tests(items) -> list[str]:
+    """The tests that read the shared site without the ``build`` mark: ``make check`` selects them,
+    and one such test makes the fast tier wait for a whole site build (two did: 47 s of its 123)."""
+    return [item.nodeid for item in items
+            if "built_site" in item.fixturenames and item.get_closest_marker("build") is None]
+
+
+
 def _whole_suite(config) -> bool:
     """A run of every test (``make test``, CI): no test chosen by name, marker, file or folder."""
     o = config.option
@@ -304,10 +312,16 @@ def tour(browser, site_url, built_site):
 
 # ---- distribution over the workers -------------------------------------------------------------
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups, and before -m deselects
 def pytest_collection_modifyitems(config, items):
     """A test that uses a module- or class-scoped fixture runs on the worker of its module's
-    other such tests (``--dist loadgroup``), so the fixture is made once per run."""
+    other such tests (``--dist loadgroup``), so the fixture is made once per run. And every test
+    that reads the site is marked ``build`` (:func:`unmarked_site_tests`), in any run."""
+    unmarked = unmarked_site_tests(items)
+    if unmarked:
+        raise pytest.UsageError("these tests read the built site (fixture built_site) but are not marked "
+                                "@pytest.mark.build, so `make check` would build the site for them: "
+                                + ", ".join(unmarked))
     for item in items:
         if any(True for _ in item.iter_markers("xdist_group")):
             continue

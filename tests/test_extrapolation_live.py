@@ -65,12 +65,19 @@ def test_payload_is_the_stored_models_in_float16_and_make_batchs_sequences(paylo
     assert size < 1_000_000, f"payload {size} bytes"  # float16: about 0.97 MB of JSON
 
 
-def test_one_pass_gives_every_shorter_prefix(models, batch):
+def test_one_pass_gives_every_shorter_prefix():
     """extrapolation_live.data() scores the prefixes of one long pass (the model is causal):
-    held equal to a pass per length."""
-    cfg, w = models["kback_alibi"]
-    long = forward(w, cfg, batch["tokens"][:2, :48])["logits"]  # (2, 48, V)
-    short = forward(w, cfg, batch["tokens"][:2, :20])["logits"]  # (2, 20, V)
+    held equal to a pass per length. On the stored weights, without the site: in the fast tier
+    this test read the built payload, and so waited for a whole site build (47 s of 123)."""
+    from figures.experiments import extrapolation_live as live
+
+    d = live.load()
+    kb = d["config"]["tasks"]["kback"]
+    cfg = TinyConfig.from_dict(d["weights"]["models"]["kback_alibi"]["config"])
+    w = load_weights(live.WEIGHTS, "kback_alibi", cfg)
+    tokens = live.evaluation_batch(kb["vocab"], kb["k"])["tokens"]
+    long = forward(w, cfg, tokens[:2, :48])["logits"]  # (2, 48, V)
+    short = forward(w, cfg, tokens[:2, :20])["logits"]  # (2, 20, V)
     np.testing.assert_allclose(long[:, :20], short, rtol=0, atol=1e-10)
 
 
@@ -108,6 +115,7 @@ def test_the_float16_bound_is_stated_for_the_lengths_it_was_measured_at(built_si
             "between them a scaled RoPE model is a pass of its own and can differ by more)") in page
 
 
+@pytest.mark.build
 def test_the_live_figures_alt_text_says_what_its_data_say(built_site):
     """What the explorer's alt text says in words, which no {{ value }} can give (its lengths are
     values; tests/test_alt_text_numbers.py lists the rest): up to the training length sinusoidal,

@@ -116,3 +116,18 @@ def test_scopes_that_need_no_site_go_out_first_and_the_largest_first_within_each
     site = {"b.py::t[0]", "b.py::t[1]", "b.py::t[2]", "b.py::t[3]", "b.py::t[4]", "c.py::site", "e.py::y"}
     order = list(conftest._site_last(queue, site))
     assert order == ["group:d.py", "a.py::x", "group:tour", "group:c.py", "e.py::y"]
+
+
+def test_a_test_that_reads_the_site_is_marked_build():
+    """``make check`` (``-m "not build and not slow"``) must never wait for the site: a test that
+    reads it through ``built_site`` without the ``build`` mark is refused when tests are collected
+    (two were, and made the fast tier build the whole site)."""
+    from types import SimpleNamespace
+
+    def item(nodeid, fixtures, marks=()):
+        return SimpleNamespace(nodeid=nodeid, fixturenames=fixtures,
+                               get_closest_marker=lambda name: name if name in marks else None)
+
+    items = [item("reads", ["built_site", "tmp_path"]), item("marked", ["built_site"], ("build",)),
+             item("slow only", ["built_site"], ("slow",)), item("no site", ["tmp_path"])]
+    assert conftest.unmarked_site_tests(items) == ["reads", "slow only"]
