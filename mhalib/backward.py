@@ -139,92 +139,104 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     dtype = np.result_type(q, k_all, v_all, d_out)  # the gradients' type: the inputs'
     wide = np.promote_types(dtype, np.float32)  # worked in: float16 in float32, as the forward pass
     P = np.asarray(P, wide)
-    u = _units(q, k_all, v_all, d_out, scale, wide)
-    row = u.e_g - u.c_v  # (..., T, 1): dP's units, 2**row per query row
+    u = _units(v_all, d_out, scale, wide)
     with np.errstate(over="ignore", invalid="ignore"):
         dv = np.swapaxes(P, -1, -2) @ np.asarray(d_out, wide)  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
-        dP = u.g(d_out) @ np.swapaxes(u.v(v_all), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S), in units 2**row
+        dP = u.g(d_out) @ np.swapaxes(u.v(v_all), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S), in units 2**u.row
         dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S), in the same units; 0 where P is 0
-        dq = _dq(dS, u.k(k_all), u, row)  # (..., T, d)
-        dk = _dk(dS, u.q(q), u, row)  # (..., S, d)
+        dq = _dq(dS, k_all, u, u.row)  # (..., T, d)
+        dk = _dk(dS, q, u, u.row)  # (..., S, d)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
 
 
-#: dP = dO V^T is worked in units that bring its largest entry near 2**(maxexp - HEADROOM) of the
-#: type worked in (2**960 in float64, 2**64 in float32): room above for sums of up to 2**60 terms,
-#: and as far as the type allows below, for the weights P that multiply it.
+#: dP = dO V^T is worked in its own units (the inputs' values) wherever its largest entry per
+#: row, about 2**n, lies between 1 and 2**(maxexp - HEADROOM) (2**960 in float64, 2**64 in
+#: float32); below, the row of d_out (and values below 1) are scaled up to it, above, the row is
+#: scaled down to it: room for sums of up to 2**60 terms.
 HEADROOM = 64
 
 
 class _Units(NamedTuple):
-    """The powers of two the backward passes scale their factors by (exactly, ``np.ldexp``):
-    ``d_out``'s rows divided by ``2**e_g`` (largest entry in [0.5, 1)), ``v`` multiplied by
-    ``2**c_v`` per head (largest entry near ``2**(maxexp - HEADROOM)``), ``k`` and ``q``
-    divided by ``2**e_k`` and ``2**e_q`` per head, ``scale = m * 2**e_s``. dP's row ``i`` is
-    then in units of ``2**(e_g_i - c_v)``."""
-    e_g: np.ndarray  # (..., T, 1)
-    c_v: np.ndarray  # (..., 1, 1)
-    e_k: np.ndarray  # (..., 1, 1)
-    e_q: np.ndarray  # (..., 1, 1)
+    """The powers of two the backward passes scale ``dP = dO V^T``'s factors by (exactly, with
+    ``np.ldexp``): ``d_out``'s row ``i`` times ``2**a_i``, ``v`` times ``2**b`` per head;
+    ``dP``'s row ``i`` is then in units of ``2**row_i``, ``row = -(a + b)``. ``scale = m *
+    2**e_s``. ``q`` and ``k`` are used as they are (``_times`` scales one only where a product
+    with it overflows)."""
+    a: np.ndarray  # (..., T, 1)
+    b: np.ndarray  # (..., 1, 1)
     m: float
     e_s: int
     wide: np.dtype
 
+    @property
+    def row(self) -> np.ndarray:
+        """``(..., T, 1)``: dP's row ``i`` is in units of ``2**row_i``."""
+        return -(self.a + self.b)
+
     def g(self, d_out, rows: slice = slice(None)) -> np.ndarray:
-        """``d_out``'s ``rows`` in their units, ``(..., t, d_v)``."""
-        return np.ldexp(np.asarray(d_out, self.wide), -self.e_g[..., rows, :])
+        """``d_out``'s ``rows`` times ``2**a``, ``(..., t, d_v)``."""
+        return np.ldexp(np.asarray(d_out, self.wide), self.a[..., rows, :])
 
     def v(self, v) -> np.ndarray:
-        """Values (or outputs, their weighted means) times ``2**c_v``."""
-        return np.ldexp(np.asarray(v, self.wide), self.c_v)
-
-    def k(self, k) -> np.ndarray:
-        return np.ldexp(np.asarray(k, self.wide), -self.e_k)
-
-    def q(self, q) -> np.ndarray:
-        return np.ldexp(np.asarray(q, self.wide), -self.e_q)
+        """Values (or outputs, their weighted means) times ``2**b``."""
+        return np.ldexp(np.asarray(v, self.wide), self.b)
 
 
-def _units(q, k, v, d_out, scale: float, wide) -> _Units:
-    """The units the backward passes work in.
+def _units(v, d_out, scale: float, wide) -> _Units:
+    """The units the backward passes work ``dP``, ``D`` and ``dS`` in.
 
-    In the inputs' own units ``dP = dO V^T`` underflowed to 0 where ``dO`` and ``V`` were near
-    1e-162 in float64 (every gradient came back 0, though ``dq`` was near 1e-225 with ``K`` near
-    1e100) and overflowed near 1e160 (gradients near 1e220 refused). Scaled to a largest entry
-    near 1 instead, ``dS = P o (dP - D)`` underflowed where a weight was tiny and ``dO V^T``
-    large, and one large entry (a masked key's value, a padded row's ``d_out``) pushed every
-    other to 0 (pass thirty-one). Near the top of the float range, neither happens: small
-    entries keep their digits down to 2**-1074 of the type, and the exponents are multiplied
-    back in once, at the end (``_dq``, ``_dk``), so a gradient loses digits only where it is
-    itself subnormal, and overflows only where it does not fit its type (refused)."""
+    A scaling loses the entries of a row or head more than 2**1074 below its largest when it
+    scales down, and nothing when it scales up; so each factor is scaled up where it is small
+    and down only as far as the product needs. In the inputs' units ``dP`` underflowed where
+    ``dO`` and ``V`` were near 1e-162 (every gradient came back 0, though ``dq`` was near
+    1e-225) and overflowed near 1e160 (gradients near 1e220 refused); scaled to a largest entry
+    near 1, one large entry (a masked key's value, a padded row's ``d_out``, one column of a row)
+    set every other to 0 (passes thirty-one and thirty-two). The exponents go back once, at
+    the end (``_dq``, ``_dk``), so a gradient loses digits only where it is itself subnormal,
+    and overflows only where it does not fit its type (refused)."""
     wide = np.dtype(wide)
+    e_v = largest_exponent(v, (-2, -1))  # (..., 1, 1)
+    b = np.maximum(-e_v, 0)  # values below 1 up to it
+    n = largest_exponent(d_out, -1) + e_v + b  # (..., T, 1): dP's row i is below 2**n * d_v
+    top = np.finfo(wide).maxexp - HEADROOM
+    a = np.where(n < 0, -n, np.where(n > top, top - n, 0))  # (..., T, 1)
     m, e_s = np.frexp(scale)  # scale = m * 2**e_s, |m| in [0.5, 1)
-    c_v = (np.finfo(wide).maxexp - HEADROOM) - largest_exponent(v, (-2, -1))  # (..., 1, 1)
-    return _Units(largest_exponent(d_out, -1), c_v, largest_exponent(k, (-2, -1)), largest_exponent(q, (-2, -1)),
-                  float(m), int(e_s), wide)
+    return _Units(a, b, float(m), int(e_s), wide)
 
 
-def _dq(ds: np.ndarray, k: np.ndarray, u: _Units, row: np.ndarray) -> np.ndarray:
+def _times(x: np.ndarray, y, u: _Units, e: np.ndarray) -> np.ndarray:
+    """``(x @ y) * scale * 2**e`` (``x (..., n, s)``, ``y (..., s, d)``, ``e`` broadcasting to
+    the result), the exponent applied once, at the end; where ``x @ y`` overflows (``y`` near
+    the float's largest), ``y`` is first divided by its own largest power of two."""
+    y = np.asarray(y, u.wide)
+    xy = (x @ y) * u.m  # (..., n, s) @ (..., s, d) -> (..., n, d)
+    if not np.isfinite(xy).all():
+        e_y = largest_exponent(y, (-2, -1))  # (..., 1, 1)
+        xy, e = (x @ np.ldexp(y, -e_y)) * u.m, e + e_y
+    return np.ldexp(xy, e + u.e_s)
+
+
+def _dq(ds: np.ndarray, k, u: _Units, row: np.ndarray) -> np.ndarray:
     """``scale * dS K`` for a block of query rows: ``ds (..., t, s)`` is ``dS`` in units of
-    ``2**row`` (``(..., t, 1)``), ``k (..., s, d)`` the keys over ``2**e_k``; ``(..., t, d)``."""
-    return np.ldexp((ds @ k) * u.m, row + u.e_k + u.e_s)  # (..., t, s) @ (..., s, d) -> (..., t, d)
+    ``2**row`` (``(..., t, 1)``); returns ``(..., t, d)``."""
+    return _times(ds, k, u, row)
 
 
 _NO_ROW = -(1 << 20)  # the exponent of a row of zeros: below any other
 
 
-def _dk(ds: np.ndarray, q: np.ndarray, u: _Units, row: np.ndarray) -> np.ndarray:
-    """``scale * dS^T Q`` for a block of query rows (``ds`` and ``row`` as in ``_dq``, ``q
-    (..., t, d)`` the queries over ``2**e_q``). The sum over rows needs them in one unit: each
-    row is brought to that of the row whose ``dS`` is largest (a row of zeros, a fully masked
-    query whose ``d_out`` is anything, does not count). ``(..., s, d)``."""
+def _dk(ds: np.ndarray, q, u: _Units, row: np.ndarray) -> np.ndarray:
+    """``scale * dS^T Q`` for a block of query rows (``ds`` and ``row`` as in ``_dq``). The sum
+    over rows needs them in one unit: the inputs' own, unless the largest row's ``dS`` (a row of
+    zeros, a padded query's, does not count) is above 2**(maxexp - HEADROOM) (then down to it)
+    or below 1 (then up to it). ``(..., s, d)``."""
     top_abs = np.abs(ds).max(axis=-1, keepdims=True, initial=0.0)  # (..., t, 1)
     ex = np.where(top_abs > 0, np.frexp(top_abs)[1] + row, _NO_ROW)  # (..., t, 1): each row's largest, 2**ex
-    top = ex.max(axis=-2, keepdims=True, initial=_NO_ROW)  # (..., t, 1) -> (..., 1, 1)
-    top = np.where(top == _NO_ROW, 0, top)  # (every row 0: any unit)
-    rows = np.ldexp(ds, row - top)  # (..., t, s); a row 2**1074 below the largest is 0
-    return np.ldexp((np.swapaxes(rows, -1, -2) @ q) * u.m,  # (..., s, t) @ (..., t, d) -> (..., s, d)
-                    top + u.e_q + u.e_s)
+    big = ex.max(axis=-2, keepdims=True, initial=_NO_ROW)  # (..., t, 1) -> (..., 1, 1)
+    top = np.finfo(u.wide).maxexp - HEADROOM
+    unit = np.where(big == _NO_ROW, 0, np.where(big > top, big - top, np.minimum(big, 0)))  # (..., 1, 1)
+    rows = np.ldexp(ds, row - unit)  # (..., t, s), in units of 2**unit
+    return _times(np.swapaxes(rows, -1, -2), q, u, unit)  # (..., s, t) @ (..., t, d) -> (..., s, d)
 
 
 def _stored(grads: tuple, dtype) -> tuple:

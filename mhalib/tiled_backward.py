@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from .backward import HEADROOM, _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
+from ._scaled import largest_exponent
+from .backward import _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
 from .tiled import _tile_allowed, _tile_mask
 
 
@@ -72,7 +73,8 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
         ``k`` and ``v`` and in their float type (``np.result_type`` of ``q``, ``k``, ``v``,
         ``d_out`` and ``out``; ``lse``'s float32 does not widen float16 inputs, whose
         gradients are summed in float32 and rounded once), equal to ``attention_backward``'s
-        within rounding (1e-12 in float64) for any block sizes. A query with no key to attend
+        within rounding for any block sizes (1e-12 in float64 for scores of order 1; scores
+        recomputed in other tiles differ by about ``|s| eps``, and the weights with them). A query with no key to attend
         to gets ``dq = 0``.
 
     ``out`` and ``lse`` are not recomputed (that is the point), but each is checked against what
@@ -99,8 +101,8 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     lse = _saved_lse(lse, lead + (T,))  # (..., T)
     dtype = np.result_type(q, k_all, v_all, d_out, out)  # the gradients' type: the inputs', not lse's
     wide = np.result_type(dtype, lse, np.float32)  # worked in: float16 is summed in float32, as forward
-    u = _units(q, k_all, v_all, d_out, scale, wide)
-    row = u.e_g - u.c_v  # (..., T, 1): dP, D and dS are worked in units of 2**row per query row
+    u = _units(v_all, d_out, scale, wide)
+    row = u.row  # (..., T, 1): dP, D and dS are worked in units of 2**row per query row
     D = np.zeros(lead + (T,), wide)  # (..., T): rowsum(dP o P) = dO . out
     g_norm = np.zeros(lead + (T,), wide)  # (..., T): |dO_i| in its row's units
     for i0 in range(0, T, block_q):
@@ -108,31 +110,32 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
         g_i = u.g(d_out[..., i0:i1, :], slice(i0, i1))  # (..., bq, d_v)
         D[..., i0:i1] = np.einsum("...k,...k->...", g_i, u.v(out[..., i0:i1, :]))
         g_norm[..., i0:i1] = _norms(g_i)
-    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| times 2**c_v
+    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| times 2**b
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
     dv = np.zeros(lead + (S, d_v), wide)  # (..., S, d_v)
     row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
     row_d = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij dP_ij = dO_i . O_i, D when out is the forward's
-    s_top = np.zeros(lead + (T,), wide)  # (..., T): max_j |s_ij| over the allowed keys
+    reach = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij sum_k |q_ik k_jk| |scale|, what the scores' rounding scales
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
             k_j = k_all[..., j0:j1, :]  # (..., bk, d)
-            k_u, v_u = u.k(k_j), u.v(v_all[..., j0:j1, :])  # (..., bk, d), (..., bk, d_v)
-            v_norm = np.maximum(v_norm, _norms_near_top(v_u, wide).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
+            v_u = u.v(v_all[..., j0:j1, :])  # (..., bk, d_v)
+            v_norm = np.maximum(v_norm, _norms(v_u).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
             dk_j = np.zeros(lead + (j1 - j0, d), wide)  # (..., bk, d)
             dv_j = np.zeros(lead + (j1 - j0, d_v), wide)  # (..., bk, d_v)
             for i0 in range(0, T, block_q):
                 i1 = min(i0 + block_q, T)
                 if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
                     continue
-                do_i = d_out[..., i0:i1, :]  # (..., bq, d_v)
-                p, s_abs = _tile_weights(q[..., i0:i1, :], k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
-                                         lse_shift[..., i0:i1])  # (..., bq, bk), (..., bq)
-                s_top[..., i0:i1] = np.maximum(s_top[..., i0:i1], s_abs)
+                q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]  # (..., bq, d), (..., bq, d_v)
+                p = _tile_weights(q_i, k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
+                                  lse_shift[..., i0:i1])  # (..., bq, bk)
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
+                reach[..., i0:i1] += np.einsum("...qd,...qd->...q", p @ np.abs(np.asarray(k_j, wide)),
+                                               np.abs(np.asarray(q_i, wide))) * abs(scale)  # (..., bq)
                 dv_j += np.swapaxes(p, -1, -2) @ do_i  # (..., bk, bq) @ (..., bq, d_v) -> (..., bk, d_v)
                 # dP in the type worked in, as the forward pass's P V, in units of 2**row
                 dp = u.g(do_i, slice(i0, i1)) @ np.swapaxes(v_u, -1, -2)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
@@ -140,30 +143,52 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
                 row_i = row[..., i0:i1, :]  # (..., bq, 1)
-                dq[..., i0:i1, :] += _dq(ds, k_u, u, row_i)  # (..., bq, d)
-                dk_j += _dk(ds, u.q(q[..., i0:i1, :]), u, row_i)  # (..., bk, d)
+                dq[..., i0:i1, :] += _dq(ds, k_j, u, row_i)  # (..., bq, d)
+                dk_j += _dk(ds, q_i, u, row_i)  # (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
-    # the weights' rounding: exp(s - lse) with s recomputed in other tiles (another summation
-    # order: d eps max|q||k| scale) and lse rounded in its own type
-    eps = max(np.finfo(wide).eps, np.finfo(lse.dtype).eps)
-    spread = eps * (np.where(np.isfinite(lse), np.abs(lse), 0.0) + d * _score_bound(q, k_all, u, s_top) + S)
-    _lse_matches(row_mass, lse, 8 * spread)
-    sub = 2 * np.sqrt(d_v) * g_norm * np.ldexp(np.finfo(out.dtype).smallest_subnormal
-                                               + S * np.finfo(wide).smallest_subnormal, u.c_v[..., 0])
-    tol = (4 * np.finfo(out.dtype).eps + 64 * np.finfo(wide).eps + 8 * spread) * g_norm * v_norm + sub
-    _out_matches(row_d, D, tol, row[..., 0])
+    _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row[..., 0], u, S=S, d=d, d_v=d_v)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
 
 
-def _score_bound(q, k, u, s_top: np.ndarray) -> np.ndarray:
-    """``|scale| |q_i| max_j |k_j|``, a bound on every score of row ``i`` and on the terms
-    its dot products add (``(..., T)``), from the scaled queries and keys; where it passes the
-    float range, the largest score the tiles met, ``s_top``."""
-    q_n = _norms(u.q(q))  # (..., T)
-    k_n = _norms(u.k(k)).max(axis=-1, keepdims=True, initial=0.0)  # (..., S) -> (..., 1)
-    with np.errstate(over="ignore"):
-        bound = np.ldexp(abs(u.m) * q_n * k_n, u.e_q[..., 0] + u.e_k[..., 0] + u.e_s)  # (..., T)
-    return np.where(np.isfinite(bound), bound, s_top)
+def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row, u, *, S: int, d: int, d_v: int) -> None:
+    """Refuse an ``lse`` or ``out`` that is not the forward pass's, and one the tiles cannot check.
+
+    The tolerances are the rounding the forward and backward passes may differ by, per row:
+    the scores recomputed in other tiles (another summation order, about ``sqrt(d) eps`` times
+    ``sum_k |q_ik k_jk| |scale|``, weighted by ``P``: ``reach``), ``lse`` in its own type, and
+    the sums over ``S`` keys (a fixed ``4 sqrt(eps)`` let an ``lse`` 5e-8 off pass in float64,
+    ``d |q| |k|`` one 0.3 off in float32: passes thirty-one and thirty-two). ``out`` is held to
+    that and to its own rounding, relative to ``|dO_i| max_j |v_j|`` (``g_norm * v_norm``, in
+    units of ``2**row``), and absolute where the values are subnormal. So ``out`` is checked to
+    about ``16 eps`` of its type and the type worked in: a wrong ``out`` closer than that is
+    within the rounding the check itself makes. Where the scores' rounding reaches the weights
+    themselves (scores near 1e15 in float64 differ by more than 1 between tile shapes), or
+    ``out``'s rounding is as large as what it must tell apart (values near float32's smallest
+    subnormal, 1.4e-45), the tiled pass cannot use them: refused, naming ``attention_backward``
+    (it gave gradients of the wrong sign there)."""
+    eps = np.finfo(u.wide).eps
+    lse_abs = np.where(np.isfinite(lse), np.abs(lse), 0.0)  # (..., T)
+    spread = 4 * np.sqrt(d) * eps * reach + 4 * np.finfo(lse.dtype).eps * lse_abs + eps * (4 * np.sqrt(S) + 8)
+    _refuse_where(~(spread < 1 / 16), lambda w: (  # (NaN or inf too)
+        f"the scores of row {w} are too large for their weights to be recomputed in tiles: their rounding in "
+        f"{u.wide} moves exp(s - lse) by about {float(spread[w]):.2g}"))
+    _lse_matches(row_mass, lse, spread)  # 11 times the largest gap of 300 random correct calls
+    size = g_norm * v_norm  # (..., T): bounds |dP_ij| and |D_i| in units of 2**row
+    tiny = np.finfo(out.dtype).smallest_subnormal + S * np.finfo(u.wide).smallest_subnormal  # out's absolute rounding
+    sub = np.sqrt(d_v) * g_norm * np.ldexp(tiny, u.b[..., 0])  # (..., T): what that moves D by, in the same units
+    coarse = np.sqrt(max(eps, np.finfo(out.dtype).eps))  # out's rounding may be this large, relative to size
+    _refuse_where((v_norm > 0) & ~(sub <= coarse * size), lambda w: (
+        f"the values are too close to 0 in {out.dtype} for row {w}: out's rounding to subnormal numbers moves "
+        f"d_out . out by {float(sub[w] / size[w]):.2g} of its size"))
+    tol = (4 * np.finfo(out.dtype).eps + eps * (4 * np.sqrt(S) + 8) + spread) * size + 2 * sub
+    _out_matches(row_d, D, tol, row)
+
+
+def _refuse_where(bad: np.ndarray, why) -> None:
+    """A ``ValueError`` naming the first row where ``bad`` holds: ``why(row)``, then the way out."""
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{why(where)}; compute these gradients with attention_backward (it keeps the weights)")
 
 
 def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:
@@ -204,16 +229,12 @@ def _apart(a: float, b: float) -> tuple[str, str]:
 
 
 def _norms(a: np.ndarray) -> np.ndarray:
-    """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``); its entries are
-    scaled (``_Units``), so the squares neither overflow nor lose the largest."""
-    return np.sqrt(np.einsum("...k,...k->...", a, a))
-
-
-def _norms_near_top(v_u: np.ndarray, wide) -> np.ndarray:
-    """``_norms`` of values scaled near the top of the float range (``_Units.v``), whose squares
-    overflow: taken at 2**-(maxexp - HEADROOM) of them, and scaled back."""
-    top = np.finfo(wide).maxexp - HEADROOM
-    return np.ldexp(_norms(np.ldexp(v_u, -top)), top)
+    """The Euclidean norm of each row of ``a`` (``(..., n, k) -> (..., n)``), taken on the row
+    divided by its largest power of two (exact), so the squares neither overflow nor underflow
+    (``_Units`` leaves rows near 2**960 and near 1)."""
+    e = largest_exponent(a, -1)  # (..., n, 1)
+    scaled = np.ldexp(a, -e)  # (..., n, k)
+    return np.ldexp(np.sqrt(np.einsum("...k,...k->...", scaled, scaled)), e[..., 0])
 
 
 def _out_matches(row_d: np.ndarray, D: np.ndarray, tol: np.ndarray, row: np.ndarray) -> None:
@@ -232,7 +253,8 @@ def _out_matches(row_d: np.ndarray, D: np.ndarray, tol: np.ndarray, row: np.ndar
     if not (off <= tol).all():  # (a NaN is refused too)
         where = tuple(int(i) for i in np.argwhere(~(off <= tol))[0])
         e = int(np.broadcast_to(row, off.shape)[where])
-        given, weights = _apart(float(np.ldexp(D[where], e)), float(np.ldexp(row_d[where], e)))
+        with np.errstate(over="ignore", under="ignore"):  # past the float range: written with the power below
+            given, weights = _apart(float(np.ldexp(D[where], e)), float(np.ldexp(row_d[where], e)))
         if given == weights:  # both past the float range in the inputs' units
             given, weights = (f"{t} x 2**{e}" for t in _apart(float(D[where]), float(row_d[where])))
         raise ValueError(f"out is not the forward pass's output on these inputs: in row {where}, d_out . out "
@@ -240,14 +262,12 @@ def _out_matches(row_d: np.ndarray, D: np.ndarray, tol: np.ndarray, row: np.ndar
                          "that tiled_attention(q, k, v, ..., return_lse=True) returned with this lse")
 
 
-def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> tuple[np.ndarray, np.ndarray]:
-    """The tile's weights ``P = exp(q_i k_j^T * scale - lse_i)``, 0 where masked, ``(..., bq, bk)``,
-    and each row's largest allowed ``|s|`` (``(..., bq)``)."""
+def _tile_weights(q_i, k_j, scale, allowed, lse_i) -> np.ndarray:
+    """The tile's weights ``P = exp(q_i k_j^T * scale - lse_i)``, 0 where masked, ``(..., bq, bk)``."""
     s = (q_i @ np.swapaxes(k_j, -1, -2)) * scale  # (..., bq, d) @ (..., d, bk) -> (..., bq, bk)
     _checks.no_overflow(s, "the scores (q @ k^T) * scale of a tile",
                         "q, k or scale is too large for tiled attention; attention_backward "
                         "computes the gradients of scores beyond the float range")
     if allowed is not None:
         s = np.where(allowed, s, -np.inf)  # (..., bq, bk); exp gives 0
-    s_abs = np.abs(np.where(np.isfinite(s), s, 0.0)).max(axis=-1, initial=0.0)  # (..., bq)
-    return np.exp(s - lse_i[..., None]), s_abs  # (..., bq, bk); 0 where masked
+    return np.exp(s - lse_i[..., None])  # (..., bq, bk); 0 where masked

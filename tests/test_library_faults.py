@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -577,15 +578,45 @@ def _case_causal_first_row():  # query 0's one weight is 1, so its dS is 0, besi
     return dict(q=q, k=k, v=v, do=do, scale=1.0, causal=True)
 
 
+def _case_d_out_row_spanning():  # d_out's row holds 1e300 and 1e-300, and v's column for the 1e300 is 0
+    return dict(q=[[0.3, -1.2], [0.8, 0.1]], k=[[1.0, 0.5], [-0.7, 0.2], [0.1, -1.1]],
+                v=[[0.0, 1.0], [0.0, -0.5], [0.0, 2.0]], do=[[1e300, 1e-300], [-1e300, 2e-300]], scale=1.0)
+
+
+def _case_key_head_spanning():  # one key holds 1e300, the others 1e-300 in another feature
+    rng = np.random.default_rng(1)
+    return dict(q=[[0.0, 1.0], [0.0, 2.0]], k=[[1e300, 0.0], [0.0, 1e-300], [0.0, 3e-300]],
+                v=rng.standard_normal((3, 2)), do=rng.standard_normal((2, 2)), scale=1.0)
+
+
+def _case_d_out_rows_apart():  # d_out rows 1e300 and 1e-300, query rows orthogonal: dk's second column
+    rng = np.random.default_rng(2)
+    do = rng.standard_normal((2, 2))
+    do[0] *= 1e300
+    do[1] *= 1e-300
+    return dict(q=[[1.0, 0.0], [0.0, 1.0]], k=rng.standard_normal((3, 2)), v=rng.standard_normal((3, 2)), do=do,
+                scale=1.0)
+
+
+def _case_query_head_spanning():  # one query holds 1e300, the other 1e-300 in another feature
+    rng = np.random.default_rng(3)
+    return dict(q=[[1e300, 0.0], [0.0, 1e-300]], k=[[0.0, 1.0], [0.0, 2.0], [0.0, -1.0]],
+                v=rng.standard_normal((3, 2)), do=rng.standard_normal((2, 2)), scale=1.0)
+
+
 @pytest.mark.parametrize("which", ["closed", "tiled"])
 @pytest.mark.parametrize("case", [_case_tiny_weight, _case_subnormal_keys, _case_masked_huge_value, _case_padded_row,
-                                  _case_causal_first_row], ids=lambda f: f.__name__[6:])
+                                  _case_causal_first_row, _case_d_out_row_spanning, _case_key_head_spanning,
+                                  _case_d_out_rows_apart, _case_query_head_spanning], ids=lambda f: f.__name__[6:])
 def test_gradients_keep_their_digits_where_a_weight_is_tiny_or_one_entry_is_huge(which, case):
     """The first repair worked dP in units that put its largest entry near 1: then dS = P o (dP -
     D) underflowed where a weight was tiny (dq = -0 for -1.8e-303), one large entry of a value
     head or a d_out row scaled every other entry to 0 (a masked key's 1e300 zeroed every
     gradient), and a padded row's large d_out set the unit of dk for all rows (dk = 0) (pass
-    thirty-one). Expected: torch autograd in float64, which needs no units here."""
+    thirty-one). The second scaled each factor to a largest entry near 1, and a row of d_out, a
+    head of keys or queries, or the rows of dS spanning 1e300 to 1e-300 lost their small
+    entries, whole gradient components with them (pass thirty-two). Expected: torch autograd in
+    float64, which needs no units here."""
     c = case()
     q, k, v, do = (np.asarray(c[n], np.float64) for n in ("q", "k", "v", "do"))
     extra = {n: c[n] for n in ("mask", "causal") if n in c}
@@ -651,6 +682,46 @@ def test_the_forward_pass_own_out_and_lse_pass_at_any_block_size_and_score_size(
     m.tiled_attention_backward(q[0], k, sub, do[0], o, lse, block_q=2, block_k=4)
     with pytest.raises(ValueError, match="out is not the forward pass's output"):
         m.tiled_attention_backward(q[0], k, sub, do[0], -o, lse, block_q=2, block_k=4)
+
+
+def test_the_tiled_pass_refuses_what_its_tiles_cannot_check_and_warns_of_nothing():
+    """Pass thirty-two: an lse 2e-3 off (float32, 4,096 keys) or 0.3 off (float32 scores near 900)
+    passed, the check's d |q| |k| and S terms being thousands of times the rounding; the
+    forward's own lse at scores near 1e30 was refused as "sum to inf, not 1", and at scores
+    near 1e300 the tolerance overflowed (two RuntimeWarnings) and a negated out passed; values
+    at float32's smallest subnormal gave gradients of the wrong sign. Now each is refused with a
+    reason, or passes, without a warning."""
+    f = np.float32
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((8, 64)).astype(f), rng.standard_normal((4096, 64)).astype(f)
+    v, do = rng.standard_normal((4096, 16)).astype(f), rng.standard_normal((8, 16)).astype(f)
+    o, lse = m.tiled_attention(q, k, v, return_lse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.tiled_attention_backward(q, k, v, do, o, lse, block_q=4, block_k=100)  # its own: passes
+        with pytest.raises(ValueError, match=r"sum to 0\.998\d*, not 1"):
+            m.tiled_attention_backward(q, k, v, do, o, lse + f(2e-3))
+        q, k = (rng.standard_normal((16, 64)) * 30).astype(f), (rng.standard_normal((16, 64)) * 30).astype(f)
+        o, lse = m.tiled_attention(q, k, v[:16], return_lse=True)
+        m.tiled_attention_backward(q, k, v[:16], do[:1].repeat(16, 0), o, lse, block_q=4, block_k=4)
+        with pytest.raises(ValueError, match=r"sum to 0\.74\d*, not 1"):
+            m.tiled_attention_backward(q, k, v[:16], do[:1].repeat(16, 0), o, lse + f(0.3))
+        for size, blocks in ((1e15, dict(block_q=2, block_k=3)), (1e150, {})):
+            q, k = rng.standard_normal((5, 4)) * size, rng.standard_normal((7, 4)) * size
+            vv, dd = rng.standard_normal((7, 3)), rng.standard_normal((5, 3))
+            o, lse = m.tiled_attention(q, k, vv, return_lse=True)
+            for out in (o, -o):
+                with pytest.raises(ValueError, match=r"too large for their weights to be recomputed in tiles.*"
+                                                     r"attention_backward"):
+                    m.tiled_attention_backward(q, k, vv, dd, out, lse, **blocks)
+        for dt, tiny, big in ((np.float32, 1.4e-45, 3e37), (np.float64, 5e-324, 1e300)):
+            q, k = np.array([[0.5], [1.0]], dt), np.array([[1.0], [-1.0], [0.3]], dt)
+            vv, dd = np.array([[1], [2], [-1]], dt) * dt(tiny), np.array([[1.0], [-2.0]], dt) * dt(big)
+            o, lse = m.tiled_attention(q, k, vv, scale=1.0, return_lse=True)
+            with pytest.raises(ValueError, match=r"values are too close to 0.*attention_backward"):
+                m.tiled_attention_backward(q, k, vv, dd, o, lse, scale=1.0)
+            want = _torch_gradients(q, k, vv, dd, 1.0)[0]
+            np.testing.assert_allclose(m.attention_backward(q, k, vv, dd, scale=1.0)[0], want, rtol=1e-5)
 
 
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
