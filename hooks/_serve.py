@@ -62,7 +62,7 @@ def engine_files() -> list[Path]:
     try:
         import figures._kit as kit
 
-        files += sorted(Path(kit.__file__).resolve().parent.glob("*.py"))
+        files += sorted(Path(kit.__file__).resolve().parent.rglob("*.py"))  # its subpackages too
     except ImportError:  # a fixture project without the kit
         pass
     return files

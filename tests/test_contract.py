@@ -6,6 +6,7 @@ import json
 import re
 import shlex
 import textwrap
+from pathlib import Path
 from decimal import Decimal
 
 import numpy as np
@@ -217,6 +218,11 @@ def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, li
     ("from figures.chap import *", "from figures.chap import *"),
     ("NAME = 'x.json'\nF = data_file(NAME)", "data_file(NAME)"),
     ("F = data_file(name='x.json')", "data_file(name='x.json')"),
+    # a private module beside the kit, and a file read through __file__: neither is in any key,
+    # and an edit to either was served from the cache (pass thirty-two)
+    ("from figures._util import magic", "from figures._util import magic"),
+    ("import figures._util", "import figures._util"),
+    ("from pathlib import Path\nF = Path(__file__).parent / 'x.json'", "__file__"),
 ])
 def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_path, line, what):
     (tmp_path / "chap").mkdir()
@@ -225,6 +231,26 @@ def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_
         "from figures._kit import cli\n", f"from figures._kit import cli\nfrom figures._kit.contract import data_file\n{line}\n"))
     with pytest.raises(contract.ContractError, match=f"(?s)(?=.*{re.escape(what)})(?=.*(cache key|key follows))"):
         contract.discover(tmp_path)
+
+
+def test_the_kit_digest_covers_the_kits_subpackages(tmp_path, monkeypatch):
+    """``figures._kit.extra.K`` (a subpackage of the kit) was not in the kit's digest: an edit to
+    it left every key, and the cached numbers, as they were (pass thirty-two). Read on a copy
+    of the kit, so that no render beside this test sees another digest."""
+    import shutil
+
+    from figures._kit import contract as real
+
+    kit = tmp_path / "figures" / "_kit"
+    shutil.copytree(Path(real.__file__).parent, kit, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(Path(real.__file__).parent.parent / "__init__.py", kit.parent / "__init__.py")
+    monkeypatch.setattr(real, "__file__", str(kit / "contract.py"))
+    before = real.kit_digest()
+    (kit / "extra").mkdir()
+    (kit / "extra" / "__init__.py").write_text("K = 10\n")
+    added = real.kit_digest()
+    (kit / "extra" / "__init__.py").write_text("K = 11\n")
+    assert len({before, added, real.kit_digest()}) == 3
 
 
 def test_an_import_of_a_name_no_script_has_is_refused(tmp_path):

@@ -404,6 +404,10 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                                     f"data_file(\"NAME.json\"): the cache key hashes the files a script names, and "
                                     f"cannot read {ast.unparse(node)!r}")
             files.add(node.args[0].value)
+        elif isinstance(node, ast.Name) and node.id == "__file__":  # a path the key cannot follow
+            raise ContractError(f"{where}:{node.lineno}: read a stored file with data_file(\"NAME.json\"), not through "
+                                "__file__: the cache key hashes the files data_file() names, and an edit to any other "
+                                "would leave the older numbers served")
     return Script(
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
@@ -419,9 +423,10 @@ def _script_imports(tree: ast.AST, where: str) -> set[str]:
     """The figure scripts a script imports, by name, for its cache key (an edit to one changes
     the key of every script that imports it). Read from ``from figures.CHAPTER.SCRIPT import
     ...``, ``from figures.CHAPTER import SCRIPT`` and ``import figures.CHAPTER.SCRIPT``; the
-    kit (``figures._kit``) is hashed for every script. Any other way to reach a script (``import
-    figures``, ``from figures import load``, a relative import) is refused: the key could not
-    follow it, and an edit there would leave the older numbers served."""
+    kit (``figures._kit`` and its subpackages) is hashed for every script. Any other way to
+    reach a script (``import figures``, ``from figures import load``, a relative import) or a
+    private module beside the kit (``figures._util``: not in the kit's digest) is refused: the
+    key could not follow it, and an edit there would leave the older numbers served."""
     found = set()
     refuse = "{}:{}: {!r}: import a figure script as `from figures.CHAPTER.SCRIPT import NAME` or " \
              "`from figures.CHAPTER import SCRIPT`; the cache key follows only these (and figures._kit)"
@@ -431,8 +436,10 @@ def _script_imports(tree: ast.AST, where: str) -> set[str]:
                 raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "figures":
             parts = node.module.split(".")
-            if len(parts) > 1 and parts[1].startswith("_"):
+            if len(parts) > 1 and parts[1] == "_kit":
                 continue  # the kit
+            if len(parts) > 1 and parts[1].startswith("_"):  # a private module beside the kit: not in its digest
+                raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
             if len(parts) == 3:
                 found.add(parts[2])
             elif len(parts) == 2 and not any(a.name == "*" for a in node.names):
@@ -444,7 +451,7 @@ def _script_imports(tree: ast.AST, where: str) -> set[str]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
-                if parts[0] != "figures" or (len(parts) > 1 and parts[1].startswith("_")):
+                if parts[0] != "figures" or (len(parts) > 1 and parts[1] == "_kit"):
                     continue
                 if len(parts) != 3:
                     raise ContractError(refuse.format(where, node.lineno, ast.unparse(node)))
@@ -1155,7 +1162,7 @@ def kit_digest() -> str:
     the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
     fontTools and Brotli for the fonts in each SVG), those of the real model and the libraries
     that read it with its files as found (:func:`_model_files`), torch's (:data:`RESULT_DISTS`),
-    and this figure machinery (``figures/_kit/*.py`` and ``figures/__init__.py``)."""
+    and this figure machinery (``figures/_kit/**/*.py``, subpackages too, and ``figures/__init__.py``)."""
     h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
     for dist in WRITER_DISTS:
         h.update(f"{dist}=={_version(dist)}\0".encode())
@@ -1163,7 +1170,7 @@ def kit_digest() -> str:
         h.update(f"{dist}=={_version_or_absent(dist)}\0".encode())
     h.update(_model_files().encode() + b"\0")
     kit = Path(__file__).resolve().parent
-    _digest_files(h, list(kit.glob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
+    _digest_files(h, list(kit.rglob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
     return h.hexdigest()
 
 
