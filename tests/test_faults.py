@@ -127,7 +127,8 @@ def test_a_worker_runs_the_kit_as_its_source_is_now_never_an_older_bytecode_file
 def test_a_source_changed_during_the_render_is_never_cached(tmp_path):
     source = SMALL_TABLE.replace(
         "    return dict(rows=",
-        "    from pathlib import Path\n    p = Path(__file__)\n    p.write_text(p.read_text() + '# edited\\n')\n"
+        "    from pathlib import Path\n    p = Path(globals()['__file__'])  # (the contract refuses a bare __file__)\n"
+        "    p.write_text(p.read_text() + '# edited\\n')\n"
         "    return dict(rows=")
     d = scripts_dir(tmp_path, self_editing=source)
     cache = tmp_path / "cache"
