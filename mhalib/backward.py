@@ -124,9 +124,15 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
         to ``dk`` and ``dv``.
 
     Gradients that overflow the float range are refused with a ``ValueError``. ``dP`` is formed
-    from ``d_out`` and ``v`` divided by powers of two (per row, per head) and the powers are
+    from ``d_out`` and ``v`` scaled by powers of two (per row, per head) and the powers are
     multiplied back into the gradients at the end, so a gradient that fits its type keeps its
-    digits even where ``dO V^T`` itself would underflow or overflow.
+    digits even where ``dO V^T`` itself would underflow or overflow (``_units``).
+
+    Limits, as of any computation in the float type: a weight that underflows to 0 (``exp(-800)``
+    in float64) adds nothing, here as in the forward pass whose weight it is, even where a
+    ``d_out`` near 1e300 would have made its term a normal number; and ``dk`` sums the rows of
+    ``dS`` in one unit, so a row more than 2**1074 below the largest is dropped even where a
+    query near 1e300 would have made its term count.
 
     Example: one query and two keys, ``q = [[0, 0]]``, ``k = [[1, 0], [0, 1]]``,
     ``v = [[1], [0]]``, ``scale=1`` and ``d_out = [[1]]``: ``P = [1/2, 1/2]``, ``dV = [[1/2],
@@ -175,11 +181,12 @@ class _Units(NamedTuple):
 
     def g(self, d_out, rows: slice = slice(None)) -> np.ndarray:
         """``d_out``'s ``rows`` times ``2**a``, ``(..., t, d_v)``."""
-        return np.ldexp(np.asarray(d_out, self.wide), self.a[..., rows, :])
+        a = self.a[..., rows, :]
+        return np.ldexp(np.asarray(d_out, self.wide), a) if a.any() else np.asarray(d_out, self.wide)
 
     def v(self, v) -> np.ndarray:
         """Values (or outputs, their weighted means) times ``2**b``."""
-        return np.ldexp(np.asarray(v, self.wide), self.b)
+        return np.ldexp(np.asarray(v, self.wide), self.b) if self.b.any() else np.asarray(v, self.wide)
 
 
 def _units(v, d_out, scale: float, wide) -> _Units:
@@ -206,13 +213,22 @@ def _units(v, d_out, scale: float, wide) -> _Units:
 
 def _times(x: np.ndarray, y, u: _Units, e: np.ndarray) -> np.ndarray:
     """``(x @ y) * scale * 2**e`` (``x (..., n, s)``, ``y (..., s, d)``, ``e`` broadcasting to
-    the result), the exponent applied once, at the end; where ``x @ y`` overflows (``y`` near
-    the float's largest), ``y`` is first divided by its own largest power of two."""
+    the result), the exponents applied once, at the end. A row of ``x`` or a head of ``y`` whose
+    largest entry is below 1 is first scaled up to it (which loses nothing: ``dS K`` of a key
+    near 1e-306 underflowed in between, though ``scale`` near 1e306 brought the gradient back
+    to 1e-18, pass thirty-three); where ``x @ y`` still overflows (``y`` near the float's
+    largest), ``y`` is divided by its own largest power of two."""
     y = np.asarray(y, u.wide)
+    e_x = np.minimum(largest_exponent(x, -1), 0)  # (..., n, 1): rows below 1, up to it
+    e_y = np.minimum(largest_exponent(y, (-2, -1)), 0)  # (..., 1, 1)
+    if e_x.any():  # (a pass over each only where some part is below 1)
+        x, e = np.ldexp(x, -e_x), e + e_x
+    if e_y.any():
+        y, e = np.ldexp(y, -e_y), e + e_y
     xy = (x @ y) * u.m  # (..., n, s) @ (..., s, d) -> (..., n, d)
     if not np.isfinite(xy).all():
-        e_y = largest_exponent(y, (-2, -1))  # (..., 1, 1)
-        xy, e = (x @ np.ldexp(y, -e_y)) * u.m, e + e_y
+        e_big = largest_exponent(y, (-2, -1))  # (..., 1, 1)
+        xy, e = (x @ np.ldexp(y, -e_big)) * u.m, e + e_big
     return np.ldexp(xy, e + u.e_s)
 
 

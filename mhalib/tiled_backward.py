@@ -110,7 +110,8 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
         g_i = u.g(d_out[..., i0:i1, :], slice(i0, i1))  # (..., bq, d_v)
         D[..., i0:i1] = np.einsum("...k,...k->...", g_i, u.v(out[..., i0:i1, :]))
         g_norm[..., i0:i1] = _norms(g_i)
-    v_norm = np.zeros(lead + (1,), wide)  # (..., 1): max_j |v_j| times 2**b
+    v_reach = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij |v_j| times 2**b, over the keys row i sees
+    has_key = np.zeros(lead + (T,), bool)  # (..., T): row i may attend to some key
     lse_shift = np.where(np.isfinite(lse), lse, 0.0)  # (..., T); a row with no key (lse = -inf): every s is -inf
     dq = np.zeros(lead + (T, d), wide)  # (..., T, d), accumulated over key blocks
     dk = np.zeros(lead + (S, d), wide)  # (..., S, d)
@@ -123,7 +124,7 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
             j1 = min(j0 + block_k, S)
             k_j = k_all[..., j0:j1, :]  # (..., bk, d)
             v_u = u.v(v_all[..., j0:j1, :])  # (..., bk, d_v)
-            v_norm = np.maximum(v_norm, _norms(v_u).max(axis=-1, keepdims=True))  # (..., bk) -> (..., 1)
+            v_n = _norms(v_u)  # (..., bk)
             dk_j = np.zeros(lead + (j1 - j0, d), wide)  # (..., bk, d)
             dv_j = np.zeros(lead + (j1 - j0, d_v), wide)  # (..., bk, d_v)
             for i0 in range(0, T, block_q):
@@ -131,8 +132,10 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 if causal and j0 > i1 - 1:  # a tile wholly above the diagonal holds no allowed key
                     continue
                 q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]  # (..., bq, d), (..., bq, d_v)
-                p = _tile_weights(q_i, k_j, scale, _tile_allowed(mask, causal, i0, i1, j0, j1),
-                                  lse_shift[..., i0:i1])  # (..., bq, bk)
+                allowed = _tile_allowed(mask, causal, i0, i1, j0, j1)  # (..., bq, bk) or None
+                has_key[..., i0:i1] |= True if allowed is None else allowed.any(axis=-1)
+                p = _tile_weights(q_i, k_j, scale, allowed, lse_shift[..., i0:i1])  # (..., bq, bk)
+                v_reach[..., i0:i1] += np.einsum("...qk,...k->...q", p, v_n)  # (..., bq)
                 row_mass[..., i0:i1] += p.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 reach[..., i0:i1] += np.einsum("...qd,...qd->...q", p @ np.abs(np.asarray(k_j, wide)),
                                                np.abs(np.asarray(q_i, wide))) * abs(scale)  # (..., bq)
@@ -146,11 +149,12 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 dq[..., i0:i1, :] += _dq(ds, k_j, u, row_i)  # (..., bq, d)
                 dk_j += _dk(ds, q_i, u, row_i)  # (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
-    _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row[..., 0], u, S=S, d=d, d_v=d_v)
+    _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_reach, has_key, row[..., 0], u, S=S, d=d, d_v=d_v)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
 
 
-def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row, u, *, S: int, d: int, d_v: int) -> None:
+def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_reach, has_key, row, u, *, S: int, d: int,
+                 d_v: int) -> None:
     """Refuse an ``lse`` or ``out`` that is not the forward pass's, and one the tiles cannot check.
 
     The tolerances are the rounding the forward and backward passes may differ by, per row:
@@ -158,8 +162,11 @@ def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row, u, *,
     ``sum_k |q_ik k_jk| |scale|``, weighted by ``P``: ``reach``), ``lse`` in its own type, and
     the sums over ``S`` keys (a fixed ``4 sqrt(eps)`` let an ``lse`` 5e-8 off pass in float64,
     ``d |q| |k|`` one 0.3 off in float32: passes thirty-one and thirty-two). ``out`` is held to
-    that and to its own rounding, relative to ``|dO_i| max_j |v_j|`` (``g_norm * v_norm``, in
-    units of ``2**row``), and absolute where the values are subnormal. So ``out`` is checked to
+    that and to its own rounding, relative to ``|dO_i| sum_j P_ij |v_j|`` (``g_norm * v_reach``, in
+    units of ``2**row``: over the keys the row sees, so a padded key's large value widens no row's
+    tolerance, as ``max_j |v_j|`` over all keys did: a negated ``out`` passed beside a padded
+    value of 300 in float16, pass thirty-three), and absolute where the values are subnormal.
+    An ``lse`` of -inf (no key) for a row that has keys is refused. So ``out`` is checked to
     about ``16 eps`` of its type and the type worked in: a wrong ``out`` closer than that is
     within the rounding the check itself makes. Where the scores' rounding reaches the weights
     themselves (scores near 1e15 in float64 differ by more than 1 between tile shapes), or
@@ -167,28 +174,33 @@ def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_norm, row, u, *,
     subnormal, 1.4e-45), the tiled pass cannot use them: refused, naming ``attention_backward``
     (it gave gradients of the wrong sign there)."""
     eps = np.finfo(u.wide).eps
+    _refuse_where(has_key & np.isneginf(lse), lambda w: (
+        f"lse is not the log-sum-exp of the forward pass on these inputs: it is -inf (no key to attend to) for "
+        f"row {w}, which has keys"), "pass the lse that tiled_attention(q, k, v, ..., return_lse=True) returned "
+                                     "with the same mask, causal and scale")
     lse_abs = np.where(np.isfinite(lse), np.abs(lse), 0.0)  # (..., T)
     spread = 4 * np.sqrt(d) * eps * reach + 4 * np.finfo(lse.dtype).eps * lse_abs + eps * (4 * np.sqrt(S) + 8)
     _refuse_where(~(spread < 1 / 16), lambda w: (  # (NaN or inf too)
         f"the scores of row {w} are too large for their weights to be recomputed in tiles: their rounding in "
         f"{u.wide} moves exp(s - lse) by about {float(spread[w]):.2g}"))
     _lse_matches(row_mass, lse, spread)  # 11 times the largest gap of 300 random correct calls
-    size = g_norm * v_norm  # (..., T): bounds |dP_ij| and |D_i| in units of 2**row
+    size = g_norm * v_reach  # (..., T): bounds |D_i| and the sum of |P_ij dP_ij|, in units of 2**row
     tiny = np.finfo(out.dtype).smallest_subnormal + S * np.finfo(u.wide).smallest_subnormal  # out's absolute rounding
     sub = np.sqrt(d_v) * g_norm * np.ldexp(tiny, u.b[..., 0])  # (..., T): what that moves D by, in the same units
     coarse = np.sqrt(max(eps, np.finfo(out.dtype).eps))  # out's rounding may be this large, relative to size
-    _refuse_where((v_norm > 0) & ~(sub <= coarse * size), lambda w: (
+    _refuse_where((v_reach > 0) & ~(sub <= coarse * size), lambda w: (
         f"the values are too close to 0 in {out.dtype} for row {w}: out's rounding to subnormal numbers moves "
         f"d_out . out by {float(sub[w] / size[w]):.2g} of its size"))
     tol = (4 * np.finfo(out.dtype).eps + eps * (4 * np.sqrt(S) + 8) + spread) * size + 2 * sub
     _out_matches(row_d, D, tol, row)
 
 
-def _refuse_where(bad: np.ndarray, why) -> None:
-    """A ``ValueError`` naming the first row where ``bad`` holds: ``why(row)``, then the way out."""
+def _refuse_where(bad: np.ndarray, why, way: str = "compute these gradients with attention_backward (it keeps "
+                                                  "the weights)") -> None:
+    """A ``ValueError`` naming the first row where ``bad`` holds: ``why(row)``, then ``way`` out."""
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{why(where)}; compute these gradients with attention_backward (it keeps the weights)")
+        raise ValueError(f"{why(where)}; {way}")
 
 
 def _saved_lse(lse, shape: tuple[int, ...]) -> np.ndarray:

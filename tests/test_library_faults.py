@@ -604,10 +604,15 @@ def _case_query_head_spanning():  # one query holds 1e300, the other 1e-300 in a
                 v=rng.standard_normal((3, 2)), do=rng.standard_normal((2, 2)), scale=1.0)
 
 
+def _case_scale_brings_it_back():  # dS K near 4e-324 on the way, times scale 1e306: dq near 4e-18
+    return dict(q=[[40.0]], k=[[1e-306], [0.0]], v=[[0.0], [1.0]], do=[[1.0]], scale=1e306)
+
+
 @pytest.mark.parametrize("which", ["closed", "tiled"])
 @pytest.mark.parametrize("case", [_case_tiny_weight, _case_subnormal_keys, _case_masked_huge_value, _case_padded_row,
                                   _case_causal_first_row, _case_d_out_row_spanning, _case_key_head_spanning,
-                                  _case_d_out_rows_apart, _case_query_head_spanning], ids=lambda f: f.__name__[6:])
+                                  _case_d_out_rows_apart, _case_query_head_spanning, _case_scale_brings_it_back],
+                         ids=lambda f: f.__name__[6:])
 def test_gradients_keep_their_digits_where_a_weight_is_tiny_or_one_entry_is_huge(which, case):
     """The first repair worked dP in units that put its largest entry near 1: then dS = P o (dP -
     D) underflowed where a weight was tiny (dq = -0 for -1.8e-303), one large entry of a value
@@ -722,6 +727,42 @@ def test_the_tiled_pass_refuses_what_its_tiles_cannot_check_and_warns_of_nothing
                 m.tiled_attention_backward(q, k, vv, dd, o, lse, scale=1.0)
             want = _torch_gradients(q, k, vv, dd, 1.0)[0]
             np.testing.assert_allclose(m.attention_backward(q, k, vv, dd, scale=1.0)[0], want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype, padded", [(np.float16, 300), (np.float32, 3e5), (np.float64, 1e20)])
+def test_a_padded_keys_value_widens_no_rows_check_of_out(dtype, padded):
+    """The check of out allowed rounding relative to |dO_i| max_j |v_j| over every key, padded
+    ones too: one masked key holding 300 in float16 (3e5 in float32, 1e20 in float64) let a
+    negated out, zeros, or out + 0.5 pass, and the gradients came out 94 % to 294 % off (pass
+    thirty-three). The size is now sum_j P_ij |v_j|, over the keys the row sees."""
+    rng = np.random.default_rng(0)
+    q, k, v, do = (rng.standard_normal(s).astype(dtype) for s in ((8, 8), (16, 8), (16, 8), (8, 8)))
+    v[-1] = padded
+    mask = np.ones((8, 16), bool)
+    mask[:, -1] = False
+    o, lse = m.tiled_attention(q, k, v, mask=mask, return_lse=True)
+    got = m.tiled_attention_backward(q, k, v, do, o, lse, mask=mask)  # its own out passes
+    want = _torch_gradients(q, k, v, do, 1 / np.sqrt(8), mask)
+    np.testing.assert_allclose(got[0].astype(np.float64), want[0], atol=3e-2 * np.abs(want[0]).max())
+    for wrong in (-o, np.zeros_like(o), o + dtype(0.5)):
+        with pytest.raises(ValueError, match="out is not the forward pass's output"):
+            m.tiled_attention_backward(q, k, v, do, wrong, lse, mask=mask)
+
+
+def test_an_lse_of_minus_infinity_for_a_row_with_keys_is_refused():
+    """lse = -inf says a row has no key; for a row that has one, whose scores are all near -1000,
+    exp(s - 0) underflowed to a mass of 0, which is what -inf expects: a stale lse passed and
+    the row's gradients came back 0 (pass thirty-three)."""
+    q, k = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[-1000.0, 0.0], [-1000.0, 5.0]])
+    v, do = np.array([[1.0], [-1.0]]), np.ones((2, 1))
+    o, lse = m.tiled_attention(q, k, v, scale=1.0, return_lse=True)
+    stale = lse.copy()
+    stale[0] = -np.inf
+    with pytest.raises(ValueError, match=r"it is -inf \(no key to attend to\) for row \(0,\), which has keys"):
+        m.tiled_attention_backward(q, k, v, do, o, stale, scale=1.0)
+    got = m.tiled_attention_backward(q, k, v, do, o, lse, scale=1.0)
+    for g, w in zip(got, _torch_gradients(q, k, v, do, 1.0)):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
 
 
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
