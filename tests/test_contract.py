@@ -222,7 +222,13 @@ def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, li
     # and an edit to either was served from the cache (pass thirty-two)
     ("from figures._util import magic", "from figures._util import magic"),
     ("import figures._util", "import figures._util"),
-    ("from pathlib import Path\nF = Path(__file__).parent / 'x.json'", "__file__"),
+    ("F = (__file__, 'x.json')", "__file__"),
+    # and the other ways pass thirty-three found: code by name, open(), the environment, the data folder
+    ("import importlib\nX = importlib.import_module('figures.chap.base')", "import importlib"),
+    ("X = __import__('figures.chap.base')", "__import__"), ("exec('X = 1')", "exec"),
+    ("T = open('figures/data/x.json').read()", "open"), ("import os\nZ = os.environ.get('Z')", "import os"),
+    ("from pathlib import Path\nP = Path('figures/data/x.json')", "from pathlib import Path"),
+    ("from figures._kit.contract import DATA_DIR", "from figures._kit.contract import DATA_DIR"),
 ])
 def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_path, line, what):
     (tmp_path / "chap").mkdir()
@@ -231,6 +237,15 @@ def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_
         "from figures._kit import cli\n", f"from figures._kit import cli\nfrom figures._kit.contract import data_file\n{line}\n"))
     with pytest.raises(contract.ContractError, match=f"(?s)(?=.*{re.escape(what)})(?=.*(cache key|key follows))"):
         contract.discover(tmp_path)
+
+
+def test_a_line_that_says_why_it_reaches_outside_the_key_is_read(tmp_path):
+    """The render machinery's own probes read their process id and environment: a line marked
+    ``# unkeyed: why`` is read; the same line unmarked is refused (above)."""
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", "from figures._kit import cli\nimport os  # unkeyed: a probe\n"))
+    assert "user" in contract.discover(tmp_path)
 
 
 def test_the_kit_digest_covers_the_kits_subpackages(tmp_path, monkeypatch):

@@ -62,7 +62,7 @@ def test_an_edited_script_is_rendered_from_its_new_source_in_the_same_process(tm
 def test_renders_run_in_fresh_processes(tmp_path):
     """Each render call uses new worker processes, so no module imported before an edit
     (mhalib included) is ever reused."""
-    source = SMALL_TABLE.replace("return dict(rows=", "import os\n    return dict(pid=os.getpid(), rows=")
+    source = SMALL_TABLE.replace("return dict(rows=", "import os  # unkeyed: a probe of the render machinery\n    return dict(pid=os.getpid(), rows=")
     d = scripts_dir(tmp_path, pid_table=source)
     (first,), _ = render(d, tmp_path / "c1", ("pid_table", {}))
     (second,), _ = render(d, tmp_path / "c2", ("pid_table", {}))
@@ -76,7 +76,7 @@ def test_a_worker_takes_the_environment_folder_and_path_of_the_moment_and_no_pro
     the process has now: its environment, working folder and sys.path (a forked worker would
     otherwise keep the server's, from its start), and none of this project's modules comes from
     the server: each worker imports them itself."""
-    source = SMALL_TABLE.replace("return dict(rows=", "import os, sys\n    return dict(probe=os.environ.get('MHA_PROBE', 'unset'), "
+    source = SMALL_TABLE.replace("return dict(rows=", "import os, sys  # unkeyed: a probe of the render machinery\n    return dict(probe=os.environ.get('MHA_PROBE', 'unset'), "
                                  "cwd=os.getcwd(), path=sys.path[:2], rows=")
     d = scripts_dir(tmp_path, env_table=source)
     render(d, tmp_path / "c1", ("env_table", {}))  # the server is running from here on
@@ -127,8 +127,9 @@ def test_a_worker_runs_the_kit_as_its_source_is_now_never_an_older_bytecode_file
 def test_a_source_changed_during_the_render_is_never_cached(tmp_path):
     source = SMALL_TABLE.replace(
         "    return dict(rows=",
-        "    from pathlib import Path\n    p = Path(globals()['__file__'])  # (the contract refuses a bare __file__)\n"
-        "    p.write_text(p.read_text() + '# edited\\n')\n"
+        "    import numpy as np  # (the contract refuses open, pathlib, __file__: its own bytes, through numpy)\n"
+        "    f = data.__code__.co_filename\n"
+        "    np.append(np.fromfile(f, np.uint8), np.frombuffer(b'# edited\\n', np.uint8)).tofile(f)\n"
         "    return dict(rows=")
     d = scripts_dir(tmp_path, self_editing=source)
     cache = tmp_path / "cache"
@@ -739,7 +740,7 @@ def _within(seconds: float, fn):
 def _hanging_table(pid_file: Path, ignore_the_alarm: bool) -> str:
     block = "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n" if ignore_the_alarm else ""
     return SMALL_TABLE.replace("def data(rows: int = 2) -> dict:\n", (
-        "import os, signal, time\nfrom pathlib import Path\n\n\n"
+        "import os, signal, time  # unkeyed: a probe of the render machinery\nfrom pathlib import Path  # unkeyed: a probe of the render machinery\n\n\n"
         "def data(rows: int = 2) -> dict:\n"
         f"    Path({str(pid_file)!r}).write_text(str(os.getpid()))\n{block}"
         "    time.sleep(300)  # hangs (bounded, so that a failing test leaves nothing for long)\n"))
@@ -792,7 +793,7 @@ def _slow_figure(hold: Path) -> str:
     """A figure that writes its pid beside ``hold`` and waits while ``hold`` exists (at most
     two minutes, so that a failing test leaves nothing behind for long)."""
     return SMALL_FIGURE.replace("def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n", (
-        "import os, time\nfrom pathlib import Path\n\n\n"
+        "import os, time  # unkeyed: a probe of the render machinery\nfrom pathlib import Path  # unkeyed: a probe of the render machinery\n\n\n"
         "def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n"
         f"    hold = Path({str(hold)!r})\n"
         "    Path(str(hold) + '.pid').write_text(str(os.getpid()))\n"
@@ -906,7 +907,7 @@ def test_an_edited_mhalib_module_re_renders_exactly_its_dependents(tmp_path, mon
     "f = getattr(mhalib, 'alibi_slopes')\n",
     "lib = mhalib\n",
     "mhalib.alibi_slopes = None\n",
-    "import importlib\nm = importlib.import_module('mhalib.alibi')\n",
+    # (importlib is refused outright now: tests/test_contract.py, a way the key cannot follow)
     "x = mhalib.not_a_name\n",
     "from mhalib import models\n",
 ])

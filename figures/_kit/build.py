@@ -850,3 +850,6 @@ class Rendering:
             self._progress.close()
             self._pool = None
         self._pending = set()
+# edited
+# edited
+# edited

@@ -396,6 +396,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                             "without it, `python figures/NAME.py --out ...` (the command a page prints where the site "
                             "serves no wheel) runs nothing, says nothing and exits 0")
     imports, files = _script_imports(tree, where), set()
+    source_lines = text.splitlines()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name(node.func) == "data_file":
             if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
@@ -404,10 +405,14 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                                     f"data_file(\"NAME.json\"): the cache key hashes the files a script names, and "
                                     f"cannot read {ast.unparse(node)!r}")
             files.add(node.args[0].value)
-        elif isinstance(node, ast.Name) and node.id == "__file__":  # a path the key cannot follow
-            raise ContractError(f"{where}:{node.lineno}: read a stored file with data_file(\"NAME.json\"), not through "
-                                "__file__: the cache key hashes the files data_file() names, and an edit to any other "
-                                "would leave the older numbers served")
+        else:
+            reach = _unkeyed_reach(node)
+            if reach and UNKEYED_MARK not in source_lines[node.lineno - 1]:
+                raise ContractError(f"{where}:{node.lineno}: {reach!r}: a figure script reads stored files with "
+                                    "data_file(\"NAME.json\") and other scripts by importing them; the cache key "
+                                    "hashes only those (and mhalib, the kit and the libraries' versions), so an "
+                                    "edit to a file, module or setting reached another way would leave the older "
+                                    "numbers served")
     return Script(
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
@@ -417,6 +422,32 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )
+
+
+#: Modules through which a script could reach files, the environment or code by name, none of
+#: which its cache key could follow (pass thirty-three served the old numbers after an edit
+#: reached through importlib, exec, open(), os.environ, DATA_DIR or a path written out).
+UNKEYED_MODULES = frozenset({"os", "pathlib", "importlib", "sys", "io", "builtins", "subprocess", "shutil", "glob",
+                             "runpy", "pkgutil", "tempfile", "fileinput", "urllib", "socket"})
+#: Names that do the same from a script's own scope.
+UNKEYED_NAMES = frozenset({"__file__", "__import__", "open", "exec", "eval", "compile", "globals", "DATA_DIR",
+                           "FIGURES_ROOT"})
+#: A line that reaches one of them on purpose says so and why (the test suite's probes of the
+#: render machinery read their process id and environment): ``import os  # unkeyed: why``.
+UNKEYED_MARK = "# unkeyed:"
+
+
+def _unkeyed_reach(node: ast.AST) -> str:
+    """The text of ``node`` where it reaches a file, the environment or code the cache key cannot
+    follow (:data:`UNKEYED_MODULES`, :data:`UNKEYED_NAMES`), else ``""``."""
+    if isinstance(node, ast.Import) and any(a.name.split(".")[0] in UNKEYED_MODULES for a in node.names):
+        return ast.unparse(node)
+    if isinstance(node, ast.ImportFrom) and ((node.module or "").split(".")[0] in UNKEYED_MODULES
+                                             or any(a.name in UNKEYED_NAMES for a in node.names)):
+        return ast.unparse(node)
+    if isinstance(node, ast.Name) and node.id in UNKEYED_NAMES:
+        return node.id
+    return ""
 
 
 def _script_imports(tree: ast.AST, where: str) -> set[str]:

@@ -95,16 +95,7 @@ def needed(model: dict) -> list[tuple[str, str]]:
     return out
 
 
-def vocabulary(model: dict) -> list[str]:
-    """The tokens by id, as the packaged vocab.txt lists them."""
-    from pathlib import Path
-
-    words = (Path(model["path"]) / "vocab.txt").read_text(encoding="utf-8").split("\n")
-    if words and words[-1] == "":
-        words.pop()
-    if len(words) != model["config"]["vocab_size"]:
-        raise ValueError(f"vocab.txt lists {len(words)} tokens, config.json says {model['config']['vocab_size']}")
-    return words
+vocabulary = bert.vocabulary  # the tokens by id (the figure contract keeps file reading out of scripts)
 
 
 #: What the packaged normalizer does to a character, beyond leaving it as it is (tokenizer_tables).

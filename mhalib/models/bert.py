@@ -62,6 +62,17 @@ def load_model(folder: str | None = None) -> dict:
                 weights=load_file(str(path / "model.safetensors")), tokenizer=tokenizer, path=str(path))
 
 
+def vocabulary(model: dict) -> list[str]:
+    """The tokens by id, as the packaged ``vocab.txt`` lists them (``model`` from :func:`load_model`);
+    a count other than the config's ``vocab_size`` is refused (page: the real model, live)."""
+    words = (Path(model["path"]) / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    if words and words[-1] == "":
+        words.pop()
+    if len(words) != model["config"]["vocab_size"]:
+        raise ValueError(f"vocab.txt lists {len(words)} tokens, config.json says {model['config']['vocab_size']}")
+    return words
+
+
 def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float) -> np.ndarray:
     """``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis (mhalib.models.norm)."""
     return _layer_norm(x, gamma, beta, eps)
