@@ -850,6 +850,3 @@ class Rendering:
             self._progress.close()
             self._pool = None
         self._pending = set()
-# edited
-# edited
-# edited
