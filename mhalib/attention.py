@@ -79,16 +79,43 @@ def _max_exponent(a: np.ndarray, axis) -> np.ndarray:
 def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """The scores ``(q @ k^T) * scale`` as ``u * 2**E``, for when they overflow.
 
-    Each row of ``q`` and each key set ``k`` is divided by a power of two (exact) so that
-    every entry is below 1 in size; then ``|u| < d`` cannot overflow. Returns ``u (..., T, S)``
-    and the integer exponents ``E (..., T, 1)``, one per query.
-    """
+    Each row of ``q`` and each key (row of ``k``) is divided by a power of two (exact) so that
+    its entries are below 1 in size; then ``|u| < d`` cannot overflow. Returns ``u (..., T, S)``
+    and the integer exponents ``E (..., T, S)``, one per score. (One power for all the keys of a
+    head turned a key near 1e-300 beside one near 1e300 into 0, and its score with it: pass
+    thirty-four.) float16 is worked in float32, as everywhere."""
+    wide = np.promote_types(np.result_type(q, k), np.float32)
+    q, k = np.asarray(q, wide), np.asarray(k, wide)
     e_q = _max_exponent(q, -1)  # (..., T, 1)
-    e_k = _max_exponent(k, (-2, -1))  # (..., 1, 1)
+    e_k = _max_exponent(k, -1)  # (..., S, 1)
     m_s, e_s = math.frexp(scale)  # scale = m_s * 2**e_s, 1/2 <= m_s < 1
     q_n, k_n = np.ldexp(q, -e_q), np.ldexp(k, -e_k)  # same shapes, entries in (-1, 1)
     u = (q_n @ np.swapaxes(k_n, -1, -2)) * m_s  # (..., T, d) @ (..., d, S) -> (..., T, S)
-    return u, e_q + e_k + e_s
+    return u, e_q + np.swapaxes(e_k, -1, -2) + e_s  # (..., T, S)
+
+
+def _in_row_units(w: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values ``w * 2**H`` (per entry; ``-inf`` masked) as ``t * 2**F`` with one exponent per row,
+    ``F (..., T, 1)``, that of the row's largest value: the softmax needs the values near the
+    largest, and a value far below it has weight 0 whatever its digits. (The largest *magnitude*
+    served before: scores ``-1e600, 1, 2`` kept only the first and gave ``[0, 0.5, 0.5]``.) Where
+    every value is negative, the largest is the one nearest 0; a value far below it becomes
+    ``-inf`` (weight 0)."""
+    finite = np.isfinite(w)
+    X = H + np.frexp(np.where(finite, w, 0.0))[1]  # (..., T, S): each value's binary exponent
+    low, high = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+    pos = finite & (w > 0)
+    neg = finite & (w < 0)
+    zero = finite & (w == 0)
+    top_pos = np.where(pos, X, low).max(axis=-1, keepdims=True)  # (..., T, 1)
+    top_any = np.where(pos | neg, X, low).max(axis=-1, keepdims=True)
+    near_zero = np.where(neg, X, high).min(axis=-1, keepdims=True)
+    F = np.where(pos.any(axis=-1, keepdims=True), top_pos,
+                 np.where(zero.any(axis=-1, keepdims=True), np.maximum(top_any, 0),
+                          np.where(neg.any(axis=-1, keepdims=True), near_zero, 0)))  # (..., T, 1)
+    with np.errstate(over="ignore"):
+        t = np.ldexp(w, H - F)  # (..., T, S): the largest value near 1; far below it, -inf
+    return t, F
 
 
 def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) -> np.ndarray:
@@ -106,7 +133,7 @@ def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) 
         return scores
     u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E
     with np.errstate(over="ignore"):
-        scores = np.ldexp(u, E)  # (..., T, S)
+        scores = np.ldexp(u, E).astype(np.result_type(q, k, scale), copy=False)  # (..., T, S)
     return _checks.no_overflow(
         scores, "the scores (q @ k^T) * scale",
         "they lie beyond the float range, so q, k or scale is too large to return them "
@@ -116,15 +143,16 @@ def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) 
 
 def _overflow_weights(q, k, scale, bias, allowed) -> np.ndarray:
     """Attention weights when the scores (plus bias) overflow: softmax of ``t * 2**F``, row by row."""
-    u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E: u (..., T, S), E (..., T, 1)
+    u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E: u, E (..., T, S)
     if bias is None:
-        t, F = u, E
+        w, H = u, E
     else:
         finite = np.where(np.isfinite(bias), bias, 0.0)
-        F = np.maximum(E, _max_exponent(finite, -1))  # (..., T, 1): covers the scores and the bias
-        t = np.ldexp(u, E - F) + np.ldexp(bias, -F)  # (..., T, S), |t| < d + 1; -inf bias stays -inf
+        H = np.maximum(E, np.frexp(finite)[1])  # (..., T, S): covers the score and its bias
+        w = np.ldexp(u, E - H) + np.ldexp(np.asarray(bias, u.dtype), -H)  # |w| < d + 1; -inf bias stays -inf
     if allowed is not None:
-        t = np.where(allowed, t, -np.inf)
+        w = np.where(allowed, w, -np.inf)
+    t, F = _in_row_units(w, H)
     return _softmax_pow2(t, F)
 
 

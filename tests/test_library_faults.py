@@ -765,6 +765,30 @@ def test_an_lse_of_minus_infinity_for_a_row_with_keys_is_refused():
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
 
 
+def test_overflowing_scores_keep_the_small_keys_beside_them():
+    """Where q k^T overflows, the scores were computed with one power of two for all the keys of
+    a head and one exponent per row from the largest magnitude: a key near 1e-300 beside one near
+    -1e300 lost its score, and the weights read [0, 0.5, 0.5] for [0, 0.2689, 0.7311]; in float16
+    (q = 300, a key at -300) the weights were 40 ulps off (pass thirty-four). Expected: torch
+    float64 on the scores it can form (-inf, 1, 2), and the softmax of the exact scores."""
+    import torch
+
+    o, w = m.scaled_dot_product_attention([[1e300]], [[-1e300], [1e-300], [2e-300]], [[0.0], [1.0], [2.0]], scale=1.0)
+    want = torch.softmax(torch.tensor([-np.inf, 1.0, 2.0], dtype=torch.float64), -1).numpy()
+    np.testing.assert_allclose(w[0], want, rtol=1e-15)
+    np.testing.assert_allclose(o[0, 0], want @ [0.0, 1.0, 2.0], rtol=1e-15)
+    np.testing.assert_allclose(m.attention_backward([[1e300]], [[-1e300], [1e-300], [2e-300]], [[0.0], [1.0], [2.0]],
+                                                    [[1.0]], scale=1.0)[2].ravel(), want, rtol=1e-15)
+    f = np.float16
+    q, k, v = np.array([[300]], f), np.array([[-300], [0.001], [0.003]], f), np.array([[0], [0], [1]], f)
+    o, w = m.scaled_dot_product_attention(q, k, v, scale=1.0)
+    exact = torch.softmax(torch.tensor(q.astype(np.float64) @ k.astype(np.float64).T), -1).numpy()[0]
+    assert w.dtype == np.float16
+    np.testing.assert_array_equal(w[0], exact.astype(np.float16))  # the float16 nearest the exact weights
+    scores = m.attention_scores([[2.0**1000]], [[2.0**100], [2.0**-980]], scale=2.0**-100)
+    assert scores[0].tolist() == [2.0**1000, 2.0**-80]  # by hand: 2^(1000+100-100), 2^(1000-980-100)
+
+
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
     """dP = dO V^T is worked in float32, as the forward pass's P V is: with values and dO about
     300 wide, dO V^T passes float16's 65,504 while every gradient fits (torch, float64, on the
