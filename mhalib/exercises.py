@@ -92,6 +92,23 @@ def _exact_integers(got: np.ndarray, want: np.ndarray) -> bool:
     return np.issubdtype(got.dtype, np.integer) and np.issubdtype(want.dtype, np.integer)
 
 
+def _integer_beside_float(got: np.ndarray, want: np.ndarray) -> bool:
+    """Whether one side holds integers and the other real floats (Python or numpy float64 and
+    below): then a difference in float64 can round a wrong integer past 2**53 to the right one
+    (2.0**53 against 2**53 + 1 was "right", pass thirty-four)."""
+    kinds = {got.dtype.kind, want.dtype.kind}
+    return bool(kinds & {"i", "u"}) and "f" in kinds and np.finfo(np.result_type(got, want, np.float64)).bits <= 64
+
+
+def _exact_differences(got: np.ndarray, want: np.ndarray, odd: np.ndarray) -> np.ndarray:
+    """``|got - want|`` entry by entry in exact arithmetic (``Fraction``), rounded once to float64;
+    0 where ``odd`` (an infinity or NaN, compared apart)."""
+    pairs = np.broadcast_arrays(got, want, odd)
+    out = [0.0 if o else float(abs(Fraction(g.item()) - Fraction(w.item())))
+           for g, w, o in zip(pairs[0].ravel(), pairs[1].ravel(), pairs[2].ravel())]
+    return np.array(out, dtype=np.float64).reshape(pairs[0].shape)
+
+
 def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str]:
     if answer is ... or answer is None:
         what = "..." if answer is ... else "None"
@@ -130,7 +147,7 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
             return False, (f"{name}: {int(wrong.sum())} of {want.size} entries differ, the first at index "
                            f"{first}: got {_number(got[first])}, expected {_number(want[first])}")
         return True, f"{name} matches (shape {want.shape}, largest difference 0)"
-    given = got
+    given, expected_array = got, want
     got, want = got.astype(np.result_type(got, np.float64)), want.astype(np.result_type(want, np.float64))
     # an infinity or NaN must stand where the expected value has the same (a mask's -inf)
     odd = ~np.isfinite(got) | ~np.isfinite(want)
@@ -141,20 +158,24 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
                        if want.ndim else f"{name} is {_number(got[()])}, expected {_number(want[()])}")
     with np.errstate(over="ignore", invalid="ignore"):  # past the float range: inf, not close
         diff = np.where(odd, 0.0, np.abs(got - want))
+    if _integer_beside_float(given, expected_array):  # float64 holds an integer exactly only to 2**53
+        diff = _exact_differences(given, expected_array, odd)
     close = diff <= atol + rtol * np.where(odd, 0.0, np.abs(want))
     largest = float(diff.max(initial=0.0))
     if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
         off = _off(given[()], expected) if not np.iscomplexobj(want) else f"off by {_g(largest, 3)}"
         return False, f"{name} is {_number(given[()], want[()])}, not the expected value ({off})"
     if want.ndim == 0:
-        exact = np.iscomplexobj(want) or odd.all() or Fraction(given[()].item()) == Fraction(want[()].item())
+        exact = (np.iscomplexobj(want) or odd.all()
+                 or Fraction(given[()].item()) == Fraction(expected_array[()].item()))
         return True, (f"{name} = {_number(given[()])} is the expected value" if exact else
                       f"{name} is {_number(given[()], want[()])}, the expected value {_number(want[()], given[()])} "
                       f"within the tolerance")
     if not close.all():
         first = tuple(int(i) for i in np.argwhere(~close)[0])
         return False, (f"{name} differs by up to {_g(largest, 3)}; the first wrong entry is at index {first}: "
-                       f"got {_number(got[first], want[first])}, expected {_number(want[first], got[first])}")
+                       f"got {_number(given[first], expected_array[first])}, "
+                       f"expected {_number(expected_array[first], given[first])}")
     return True, f"{name} matches (shape {want.shape}, largest difference {_g(largest, 2)})"
 
 

@@ -248,6 +248,14 @@ def test_check_says_equal_only_when_it_is():
     assert _said(2**53 + 1, np.float64(2**53))[1] == ("right: x is 9,007,199,254,740,993, the expected value "
                                                        "9,007,199,254,740,992 within the tolerance\n")
     assert _said(0.25, 0.25)[1] == "right: x = 0.25 is the expected value\n"
+    # a float answer against an integer past 2**53 was compared in float64, so 2.0**53 against
+    # 2**53 + 1 was "right" even with rtol = atol = 0 (pass thirty-four); exactly now
+    assert _said(2.0**53, 2**53 + 1, rtol=0, atol=0) == (
+        False, "not yet: x is 9,007,199,254,740,992, not the expected value (1.1e-14% off)\n")
+    assert _said(np.array([2.0**53]), np.array([2**53 + 1]), rtol=0, atol=0) == (
+        False, "not yet: x differs by up to 1; the first wrong entry is at index (0,): got 9,007,199,254,740,992, "
+               "expected 9,007,199,254,740,993\n")
+    assert _said(np.array([2**53 + 1]), np.array([2.0**53]), rtol=0, atol=0)[0] is False
 
 
 def test_check_says_how_close_a_right_answer_is_without_reading_below_1_as_1():
