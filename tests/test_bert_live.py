@@ -100,6 +100,15 @@ def test_quantize_refuses_what_it_cannot_store():
     assert np.isfinite(big).all() and abs(float(big[0, 0]) - 3.3e38) <= step / 2 * 1.0001
     assert stored_bytes((384, 1536), 10, 32) == 384 * 1536 * 10 // 8 + 384 * 48
     assert stored_bytes((3, 4), 10, 4) == math.ceil(3 * 4 * 10 / 8) + 3
+    # a group that does not divide K counted a floor of K / group, one larger than K no scale
+    # byte at all; a negative or fractional shape, or 0 bits, gave a number (pass thirty-four)
+    for shape, bits, group, words in (((3, 4), 8, 3, "not divisible by group=3"), ((3, 4), 8, 8, "group=8"),
+                                      ((-3, 4), 8, 1, "N (shape[0]) must be an integer >= 1"),
+                                      ((3, 4), 0, 1, "bits must be an integer >= 1")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            stored_bytes(shape, bits, group)
+    with pytest.raises(TypeError, match="N .shape.0.. must be an integer"):
+        stored_bytes((3.5, 4), 8, 1)
 
 
 # ---- the tokenizer ---------------------------------------------------------------------------------

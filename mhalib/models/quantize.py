@@ -73,12 +73,8 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
     W = _checks.float_array(weight, "weight")
     if W.ndim != 2:
         raise ValueError(f"weight must be a 2-D matrix (N, K), one group row per output channel, got shape {W.shape}")
-    bits = _checks.positive_int(bits, "bits")
-    if not 2 <= bits <= 16:
-        raise ValueError(f"bits must be from 2 to 16 (the integers are stored in int16), got {bits}")
-    group = _checks.positive_int(group, "group")
     N, K = W.shape
-    n_groups = _checks.divisible(K, group, "K (weight.shape[1])", "group")
+    bits, group, n_groups = _bits_and_groups(bits, group, K, "K (weight.shape[1])")
     M = 2 ** (bits - 1) - 1
     W = W.astype(np.float64)
     blocks = W.reshape(N, n_groups, group)  # (N, K) -> (N, K // g, g)
@@ -111,8 +107,23 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
     return Quantized(q=q, codes=codes, base=base, bits=bits, group=group)
 
 
+def _bits_and_groups(bits, group, K: int, k_name: str) -> tuple[int, int, int]:
+    """``bits`` (2 to 16), ``group`` (dividing ``K``, named ``k_name``) and the number of groups
+    per row, checked."""
+    bits = _checks.positive_int(bits, "bits")
+    if not 2 <= bits <= 16:
+        raise ValueError(f"bits must be from 2 to 16 (the integers are stored in int16), got {bits}")
+    group = _checks.positive_int(group, "group")
+    return bits, group, _checks.divisible(K, group, k_name, "group")
+
+
 def stored_bytes(shape: tuple[int, int], bits: int, group: int) -> int:
     """Bytes of a quantized ``(N, K)`` matrix packed as the browser reads it: ``bits`` per weight
-    (rounded up to whole bytes) and one byte per group."""
-    N, K = shape
-    return math.ceil(N * K * bits / 8) + N * (K // group)
+    (rounded up to whole bytes) and one byte per group, ``ceil(N K bits / 8) + N K / group``.
+    ``shape``, ``bits`` and ``group`` are checked as :func:`quantize` checks them (a group that
+    does not divide ``K`` counted a floor, one larger than ``K`` no scale at all)."""
+    if not (isinstance(shape, (tuple, list)) and len(shape) == 2):
+        raise TypeError(f"shape must be a pair (N, K), got {shape!r}")
+    N, K = (_checks.positive_int(n, name) for n, name in zip(shape, ("N (shape[0])", "K (shape[1])")))
+    bits, _, n_groups = _bits_and_groups(bits, group, K, "K (shape[1])")
+    return math.ceil(N * K * bits / 8) + N * n_groups
