@@ -216,7 +216,7 @@ def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, li
     ("import figures.chap", "import figures.chap"), ("from . import base", "from . import base"),
     ("from .base import data as _d", "from .base import data as _d"),
     ("from figures.chap import *", "from figures.chap import *"),
-    ("NAME = 'x.json'\nF = data_file(NAME)", "data_file(NAME)"),
+    ("NAME = 'x'\nF = data_file(NAME)", "data_file(NAME)"),
     ("F = data_file(name='x.json')", "data_file(name='x.json')"),
     # a private module beside the kit, and a file read through __file__: neither is in any key,
     # and an edit to either was served from the cache (pass thirty-two)
@@ -229,6 +229,11 @@ def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, li
     ("T = open('figures/data/x.json').read()", "open"), ("import os\nZ = os.environ.get('Z')", "import os"),
     ("from pathlib import Path\nP = Path('figures/data/x.json')", "from pathlib import Path"),
     ("from figures._kit.contract import DATA_DIR", "from figures._kit.contract import DATA_DIR"),
+    # and those pass thirty-four found easy to write by accident: a stored file named in a text,
+    # path arithmetic on a keyed file, the data folder as an attribute
+    ("W = np.load('figures/data/tiny_lm_weights.npz')", "'figures/data/tiny_lm_weights.npz'"),
+    ("P = data_file('x.json').with_name('y.npz')", "data_file('x.json').with_name"),
+    ("from figures._kit import contract as c\nP = c.DATA_DIR", "c.DATA_DIR"),
 ])
 def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_path, line, what):
     (tmp_path / "chap").mkdir()

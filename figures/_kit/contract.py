@@ -397,7 +397,13 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
                             "serves no wheel) runs nothing, says nothing and exits 0")
     imports, files = _script_imports(tree, where), set()
     source_lines = text.splitlines()
+    keyed = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "data_file" for a in n.args}
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
     for node in ast.walk(tree):
+        if id(node) in keyed or id(node) in docstrings:
+            continue
         if isinstance(node, ast.Call) and _name(node.func) == "data_file":
             if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
                     or not isinstance(node.args[0].value, str):
@@ -437,9 +443,19 @@ UNKEYED_NAMES = frozenset({"__file__", "__import__", "open", "exec", "eval", "co
 UNKEYED_MARK = "# unkeyed:"
 
 
+#: Path arithmetic, which turns a keyed file into another one (``data_file("a.json").with_name(
+#: "b.npz")`` keyed only a.json: pass thirty-four).
+UNKEYED_ATTRIBUTES = frozenset({"with_name", "with_suffix", "with_stem", "parent", "parents", "joinpath", "glob",
+                                "rglob", "iterdir", "DATA_DIR", "FIGURES_ROOT", "__file__"})
+#: A text naming a stored file anywhere but in ``data_file(...)`` (``np.load("figures/data/x.npz")``).
+STORED_FILE = re.compile(r"\.(json|npz|npy|csv|tsv|txt|pt|pth|pkl|pickle|safetensors|bin|h5)$", re.IGNORECASE)
+
+
 def _unkeyed_reach(node: ast.AST) -> str:
     """The text of ``node`` where it reaches a file, the environment or code the cache key cannot
-    follow (:data:`UNKEYED_MODULES`, :data:`UNKEYED_NAMES`), else ``""``."""
+    follow (:data:`UNKEYED_MODULES`, :data:`UNKEYED_NAMES`, :data:`UNKEYED_ATTRIBUTES`, a text
+    naming a stored file: :data:`STORED_FILE`; ``data_file``'s own argument is read apart), else
+    ``""``."""
     if isinstance(node, ast.Import) and any(a.name.split(".")[0] in UNKEYED_MODULES for a in node.names):
         return ast.unparse(node)
     if isinstance(node, ast.ImportFrom) and ((node.module or "").split(".")[0] in UNKEYED_MODULES
@@ -447,6 +463,10 @@ def _unkeyed_reach(node: ast.AST) -> str:
         return ast.unparse(node)
     if isinstance(node, ast.Name) and node.id in UNKEYED_NAMES:
         return node.id
+    if isinstance(node, ast.Attribute) and node.attr in UNKEYED_ATTRIBUTES:
+        return ast.unparse(node)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and STORED_FILE.search(node.value.strip()):
+        return repr(node.value)
     return ""
 
 

@@ -26,7 +26,7 @@ GPT2 = data_file("gpt2_small_config.json")
 def _minilm() -> dict:
     from mhalib.models import bert
 
-    cfg = json.loads((bert.model_dir() / "config.json").read_text())
+    cfg = json.loads((bert.model_dir() / "config.json").read_text())  # unkeyed: the packaged model's files are in the kit digest
     D, H, L, F = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"], cfg["intermediate_size"]
     V, P, types = cfg["vocab_size"], cfg["max_position_embeddings"], cfg["type_vocab_size"]
     embeddings = dict(token=V * D, position=P * D, segment=types * D, norm=2 * D)  # + LayerNorm gain and bias
