@@ -168,6 +168,20 @@ def _recipe_exponents(H: int) -> list:
     return [Fraction(8 * h, n) for h in range(1, n + 1)] + [Fraction(8 * h, 2 * n) for h in range(1, 2 * n, 2)][: H - n]
 
 
+def test_alibi_slopes_of_more_heads_than_fit_are_refused_at_once():
+    """alibi_slopes(2**49 - 1) ran for hours: float64's log2 rounds it up to 49, so the largest
+    power of two "below" H was 2**49 > H, and 5.6e14 slopes were built before any check (pass
+    thirty-four). The power of two is found exactly, and the size is refused first."""
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"alibi_slopes' 562,949,953,421,311 slopes .* needs"):
+        m.alibi_slopes(2**49 - 1)
+    assert time.monotonic() - started < 5
+    slopes = m.alibi_slopes(2**12 - 1)  # by the recipe: 2**11 slopes of 2**11 heads, then every other of 2**12
+    assert len(slopes) == 2**12 - 1 and slopes[0] == 2.0 ** -(8 / 2**11) and slopes[2**11] == 2.0 ** -(8 / 2**12)
+
+
 def test_alibi_slopes_are_the_recipes_powers_of_two_to_the_last_bit():
     """2^-1 at 16 heads was 0.5000000000000001 (the slope table then wrote "2^-1 ≈ 0.5"), and
     255 heads drifted 50 ulp: a whole power of two is exact, every other slope within one ulp
