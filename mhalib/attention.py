@@ -96,25 +96,29 @@ def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray
 
 def _in_row_units(w: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values ``w * 2**H`` (per entry; ``-inf`` masked) as ``t * 2**F`` with one exponent per row,
-    ``F (..., T, 1)``, that of the row's largest value: the softmax needs the values near the
-    largest, and a value far below it has weight 0 whatever its digits. (The largest *magnitude*
-    served before: scores ``-1e600, 1, 2`` kept only the first and gave ``[0, 0.5, 0.5]``.) Where
-    every value is negative, the largest is the one nearest 0; a value far below it becomes
-    ``-inf`` (weight 0)."""
+    ``F (..., T, 1)``: that of the row's largest value, and never below 0 (the inputs' own unit).
+
+    The softmax needs the values near the row's largest; one far below it has weight 0 whatever
+    its digits, and a value within about 745 of it must keep its own. So ``F`` is the binary
+    exponent of the largest value where that is above 1, else 0: then every value within 745
+    of the largest is written as it is. (The largest *magnitude* served first, and scores
+    ``-1e600, 1, 2`` gave weights ``[0, 0.5, 0.5]``: pass thirty-four; then a largest value of 0
+    or of 1e-310 took the unit of ``-1e600`` or of ``1e-310``, and ``-1`` beside it read as 0 or
+    as ``-inf``: pass thirty-five.) Where every value is negative, the largest is the one
+    nearest 0."""
     finite = np.isfinite(w)
     X = H + np.frexp(np.where(finite, w, 0.0))[1]  # (..., T, S): each value's binary exponent
     low, high = np.iinfo(np.int32).min, np.iinfo(np.int32).max
     pos = finite & (w > 0)
     neg = finite & (w < 0)
-    zero = finite & (w == 0)
-    top_pos = np.where(pos, X, low).max(axis=-1, keepdims=True)  # (..., T, 1)
-    top_any = np.where(pos | neg, X, low).max(axis=-1, keepdims=True)
-    near_zero = np.where(neg, X, high).min(axis=-1, keepdims=True)
-    F = np.where(pos.any(axis=-1, keepdims=True), top_pos,
-                 np.where(zero.any(axis=-1, keepdims=True), np.maximum(top_any, 0),
-                          np.where(neg.any(axis=-1, keepdims=True), near_zero, 0)))  # (..., T, 1)
+    top_pos = np.where(pos, X, low).max(axis=-1, keepdims=True)  # (..., T, 1): the largest value's, if positive
+    near_zero = np.where(neg, X, high).min(axis=-1, keepdims=True)  # the largest value's, if all are negative
+    largest = np.where(pos.any(axis=-1, keepdims=True), top_pos,
+                       np.where((finite & (w == 0)).any(axis=-1, keepdims=True) | ~neg.any(axis=-1, keepdims=True),
+                                0, near_zero))  # (..., T, 1); a largest value of 0: 0
+    F = np.maximum(largest, 0)
     with np.errstate(over="ignore"):
-        t = np.ldexp(w, H - F)  # (..., T, S): the largest value near 1; far below it, -inf
+        t = np.ldexp(w, H - F)  # (..., T, S): the largest value at most ~1, or itself; far below it, -inf
     return t, F
 
 
@@ -149,7 +153,8 @@ def _overflow_weights(q, k, scale, bias, allowed) -> np.ndarray:
     else:
         finite = np.where(np.isfinite(bias), bias, 0.0)
         H = np.maximum(E, np.frexp(finite)[1])  # (..., T, S): covers the score and its bias
-        w = np.ldexp(u, E - H) + np.ldexp(np.asarray(bias, u.dtype), -H)  # |w| < d + 1; -inf bias stays -inf
+        wide = np.result_type(u, bias)  # a float64 bias beside float32 scores stays float64 (-1e39 is finite)
+        w = np.ldexp(u.astype(wide), E - H) + np.ldexp(np.asarray(bias, wide), -H)  # |w| < d + 1; -inf stays -inf
     if allowed is not None:
         w = np.where(allowed, w, -np.inf)
     t, F = _in_row_units(w, H)

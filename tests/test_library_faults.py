@@ -787,6 +787,18 @@ def test_overflowing_scores_keep_the_small_keys_beside_them():
     np.testing.assert_array_equal(w[0], exact.astype(np.float16))  # the float16 nearest the exact weights
     scores = m.attention_scores([[2.0**1000]], [[2.0**100], [2.0**-980]], scale=2.0**-100)
     assert scores[0].tolist() == [2.0**1000, 2.0**-80]  # by hand: 2^(1000+100-100), 2^(1000-980-100)
+    # pass thirty-five: a largest value of 0, or of 1e-310, took the unit of the largest magnitude,
+    # and -1 beside it read 0 or -inf; a float64 bias was cast to float32 scores' type (-1e39: -inf)
+    e1 = float(torch.softmax(torch.tensor([0.0, -1.0], dtype=torch.float64), -1)[0])  # 0.7311
+    w = m.scaled_dot_product_attention(np.array([[1e300]]), np.array([[0.0], [-1e-300], [-1e300]]), np.eye(3),
+                                       scale=1.0)[1]
+    np.testing.assert_allclose(w[0], [e1, 1 - e1, 0.0], rtol=1e-15)
+    w = m.scaled_dot_product_attention(np.array([[1e300, 0.0], [0.0, 1.0]]), np.array([[0.0, 1e-310], [1e300, -1.0]]),
+                                       np.eye(2), scale=1.0)[1]
+    np.testing.assert_allclose(w[1], [e1, 1 - e1], rtol=1e-15)  # scores 1e-310 and -1
+    q32, k32 = np.array([[1e20], [0]], np.float32), np.array([[1e20], [1e20]], np.float32)
+    w = m.scaled_dot_product_attention(q32, k32, np.eye(2), scale=1.0, bias=np.array([[0, 0], [-1e39, -2e39]]))[1]
+    assert w[1].tolist() == [1.0, 0.0]  # scores -1e39 and -2e39: a gap of 1e39
 
 
 def test_float16_gradients_that_fit_float16_are_computed_not_refused():
