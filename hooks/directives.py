@@ -123,8 +123,11 @@ MAX_FORMAT_WIDTH = 40
 MAX_FORMAT_PRECISION = 30
 # Python's format spec: [[fill]align][sign][z][#][0][width][grouping][.precision][type] (no type c: a
 # number shown as the character of that code is never what a reader should read)
-FORMAT_SPEC_RE = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?#?0?(?P<width>\d+)?[,_]?"
-                            r"(?:\.(?P<precision>\d+))?[bdeEfFgGnosxX%]?", re.S)
+#: A value's format: Python's, less what writes a number as another number in prose: the types
+#: b, o, x, X, c and n (100 at "x" read "64"), and a digit as the fill (0.004 at "1>5.2f" read
+#: "10.00"): pass thirty-five.
+FORMAT_SPEC_RE = re.compile(r"(?:(?P<fill>[^1-9\n])?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?#?0?(?P<width>\d+)?[,_]?"
+                            r"(?:\.(?P<precision>\d+))?[deEfFgGs%]?", re.S)
 EQ_LABEL_RE = re.compile(r"\\\](?P<label>\{\s*#eq:(?P<key>" + KEY + r")\s*\})")
 
 
@@ -370,13 +373,19 @@ def _ref_hint(text: str) -> str:
 def _check_format(spec: str, where: str) -> None:
     """A value's format spec: Python's, with a bounded width and precision (a spec such as
     ``999999999.2f`` would build a string of a gigabyte before anything could refuse it)."""
-    m = FORMAT_SPEC_RE.fullmatch(spec)
-    if not m:
-        raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")
     if spec.endswith("n"):
         raise DirectiveError(f"{where}: the format spec {spec!r} writes the number in the build machine's "
                              "locale (its separators depend on where the site is built); use ',' or 'd' for "
                              "grouped digits, or 'g'")
+    if spec[-1:] in ("b", "o", "x", "X", "c"):
+        raise DirectiveError(f"{where}: the format spec {spec!r} writes the number in base 2, 8 or 16 or as a "
+                             "character, which prose reads as another number (100 at 'x' is 64); use d, f, e, g or %")
+    if re.match(r"\d[<>=^]", spec) and not re.match(r"0[>=]", spec):  # (zeros on the left change nothing)
+        raise DirectiveError(f"{where}: the format spec {spec!r} pads with the digit {spec[0]!r}, which reads as part "
+                             "of the number (0.004 at '1>5.2f' is 10.00); pad with a space or not at all")
+    m = FORMAT_SPEC_RE.fullmatch(spec)
+    if not m:
+        raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")
     for part, limit in (("width", MAX_FORMAT_WIDTH), ("precision", MAX_FORMAT_PRECISION)):
         if m[part] is not None and int(m[part]) > limit:
             raise DirectiveError(f"{where}: the format spec {spec!r} asks for a {part} of {int(m[part])}; "

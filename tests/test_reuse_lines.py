@@ -515,6 +515,9 @@ def test_label_kinds_and_options_are_spelled_exactly_with_a_suggestion(text, mes
     (".2q", r"not a format spec"),
     ("n", r"the build machine's locale"),
     (".3n", r"locale .*use ',' or 'd'"),
+    # another number in prose: 100 at "x" read 64, 0.004 at "1>5.2f" read 10.00 (pass thirty-five)
+    ("x", r"base 2, 8 or 16"), ("b", r"base 2, 8 or 16"), ("o", r"base 2, 8 or 16"), ("c", r"as a character"),
+    ("1>5.2f", r"pads with the digit '1'"), ("9<7.4f", r"pads with the digit '9'"), ("0<5.0f", r"digit '0'"),
 ])
 def test_format_specs_have_bounded_widths_and_precisions(spec, message):
     with pytest.raises(D.DirectiveError, match=r"^p:1: '\{\{ value fig x " + re.escape(spec) + r" \}\}': .*" + message):
