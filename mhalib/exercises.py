@@ -32,6 +32,13 @@ def _number(x, other=None) -> str:
     if isinstance(x, (complex, np.complexfloating)):
         text = f"{complex(x):.6g}"
         return repr(complex(x)) if other is not None and text == f"{complex(other):.6g}" else text
+    if isinstance(x, np.floating) and np.finfo(x.dtype).bits > 64:  # longdouble: float() drops its last digits
+        if x == np.round(x) and abs(x) < 2**63:
+            return f"{int(x):,}"
+        text = np.format_float_positional(x, precision=6, unique=False, fractional=False, trim="-")
+        if other is not None and _fraction(x) != _fraction(other):
+            return np.format_float_scientific(x, unique=True)  # all its digits: not read as the other
+        return text
     x = float(x)
     if x.is_integer() and abs(x) <= 2**53:
         return f"{int(x):,}"
@@ -39,6 +46,16 @@ def _number(x, other=None) -> str:
     if (other is not None and text == _number(other)) or (-1 < x < 1 and abs(float(text)) == 1):
         return repr(x)
     return text
+
+
+def _fraction(x) -> Fraction:
+    """``x`` exactly, whatever its type: Python or numpy integers and floats, longdouble included
+    (``Fraction(np.longdouble(1))`` raises; its ``as_integer_ratio`` is exact)."""
+    if isinstance(x, np.generic) and (not np.issubdtype(x.dtype, np.floating) or np.finfo(x.dtype).bits <= 64):
+        x = x.item()  # Python's int or float: exact
+    if hasattr(x, "as_integer_ratio") and not isinstance(x, (int, Fraction)):
+        return Fraction(*x.as_integer_ratio())
+    return Fraction(x)
 
 
 def _g(x: float, digits: int) -> str:
@@ -73,10 +90,10 @@ def _off(got, want) -> str:
     is 0; from the exact values (fractions), so neither a float overflow (1.5e308 against
     -1.5e308 is 200 % off) nor an integer past the float range stops it."""
     got, want = (x.item() if isinstance(x, np.generic) else x for x in (got, want))  # (Fraction takes no float32)
-    diff = abs(Fraction(got) - Fraction(want))
+    diff = abs(_fraction(got) - _fraction(want))
     if want == 0:
         return f"off by {int(diff):,}" if diff.denominator == 1 else f"off by {_g(float(diff), 3)}"
-    rel = diff / abs(Fraction(want))
+    rel = diff / abs(_fraction(want))
     if rel > 10**300:
         return f"off by a factor of about 10^{len(str(int(rel))) - 1}"
     return f"{_share_off(rel)} off"
@@ -93,18 +110,17 @@ def _exact_integers(got: np.ndarray, want: np.ndarray) -> bool:
 
 
 def _integer_beside_float(got: np.ndarray, want: np.ndarray) -> bool:
-    """Whether one side holds integers and the other real floats (Python or numpy float64 and
-    below): then a difference in float64 can round a wrong integer past 2**53 to the right one
+    """Whether one side holds integers and the other real floats (of any width): then a difference in float64 can round a wrong integer past 2**53 to the right one
     (2.0**53 against 2**53 + 1 was "right", pass thirty-four)."""
     kinds = {got.dtype.kind, want.dtype.kind}
-    return bool(kinds & {"i", "u"}) and "f" in kinds and np.finfo(np.result_type(got, want, np.float64)).bits <= 64
+    return bool(kinds & {"i", "u"}) and "f" in kinds
 
 
 def _exact_differences(got: np.ndarray, want: np.ndarray, odd: np.ndarray) -> np.ndarray:
     """``|got - want|`` entry by entry in exact arithmetic (``Fraction``), rounded once to float64;
     0 where ``odd`` (an infinity or NaN, compared apart)."""
     pairs = np.broadcast_arrays(got, want, odd)
-    out = [0.0 if o else float(abs(Fraction(g.item()) - Fraction(w.item())))
+    out = [0.0 if o else float(abs(_fraction(g[()]) - _fraction(w[()])))
            for g, w, o in zip(pairs[0].ravel(), pairs[1].ravel(), pairs[2].ravel())]
     return np.array(out, dtype=np.float64).reshape(pairs[0].shape)
 
@@ -167,7 +183,7 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         return False, f"{name} is {_number(given[()], want[()])}, not the expected value ({off})"
     if want.ndim == 0:
         exact = (np.iscomplexobj(want) or odd.all()
-                 or Fraction(given[()].item()) == Fraction(expected_array[()].item()))
+                 or _fraction(given[()]) == _fraction(expected_array[()]))
         return True, (f"{name} = {_number(given[()])} is the expected value" if exact else
                       f"{name} is {_number(given[()], want[()])}, the expected value {_number(want[()], given[()])} "
                       f"within the tolerance")
@@ -188,6 +204,10 @@ def check(answer, expected, name: str = "your answer", *, rtol: float = 1e-9, at
     placeholder left in (``...`` or ``None``), the shape, a NaN, or the first wrong entry.
     Never raises for any ``answer``.
     """
+    for tol, tol_name in ((rtol, "rtol"), (atol, "atol")):  # the lab's own arguments: refused, not reported
+        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 <= tol < np.inf:
+            raise ValueError(f"{tol_name} must be a finite number, 0 or more, got {tol!r} (a NaN called an "
+                             "identical answer wrong, an infinity any answer right)")
     try:
         ok, message = _verdict(answer, expected, str(name), rtol, atol)
     except Exception as exc:  # noqa: BLE001 - a check must report, not stop the notebook

@@ -256,6 +256,17 @@ def test_check_says_equal_only_when_it_is():
         False, "not yet: x differs by up to 1; the first wrong entry is at index (0,): got 9,007,199,254,740,992, "
                "expected 9,007,199,254,740,993\n")
     assert _said(np.array([2**53 + 1]), np.array([2.0**53]), rtol=0, atol=0)[0] is False
+    # longdouble (pass thirty-five): "could not be compared" for a right answer, "got 1, expected 1"
+    # for a wrong one, "right" for 2**53 + 1 against a longdouble 2**53 with no tolerance
+    ld = np.longdouble
+    assert _said(ld(1), 1.0) == (True, "right: x = 1 is the expected value\n")
+    if np.finfo(ld).nmant >= 63:  # x86's 80-bit longdouble (elsewhere it may be float64)
+        ok, text = _said(np.array([ld(1) + ld(2) ** -60, 2]), np.array([ld(1), 2]), rtol=0, atol=0)
+        assert not ok and text.endswith("got 1.0000000000000000009e+00, expected 1\n"), text
+        assert _said(2**53 + 1, ld(2**53), rtol=0, atol=0)[0] is False
+    for bad in (dict(rtol=float("nan")), dict(atol=-1.0), dict(rtol=float("inf"))):  # the lab's own arguments
+        with pytest.raises(ValueError, match=r"(rtol|atol) must be a finite number, 0 or more"):
+            check(1.0, 1.0, **bad)
 
 
 def test_check_says_how_close_a_right_answer_is_without_reading_below_1_as_1():
