@@ -40,8 +40,8 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     followed by ``2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5`` (every other one of 16).
     """
     H = _checks.positive_int(n_heads, "n_heads")
-    _checks.fits_in_memory(64 * H, f"alibi_slopes' {H:,} slopes (as Python floats, then float64)", "use fewer heads")
-    low = 1 << (H.bit_length() - 1)  # the largest power of two <= H, exactly (float log2 of 2**49 - 1 is 49)
+    _checks.fits_in_memory(64 * H, f"alibi_slopes' {H:,} slopes", "use fewer heads")
+    low = 1 << (H.bit_length() - 1)  # largest power of two <= H (float log2 can round up)
     slopes = _power_of_two_slopes(low)
     if low < H:
         slopes += _power_of_two_slopes(2 * low)[0::2][: H - low]

@@ -175,7 +175,7 @@ def test_alibi_slopes_of_more_heads_than_fit_are_refused_at_once():
     import time
 
     started = time.monotonic()
-    with pytest.raises(ValueError, match=r"alibi_slopes' 562,949,953,421,311 slopes .* needs"):
+    with pytest.raises(ValueError, match=r"alibi_slopes' 562,949,953,421,311 slopes needs"):
         m.alibi_slopes(2**49 - 1)
     assert time.monotonic() - started < 5
     slopes = m.alibi_slopes(2**12 - 1)  # by the recipe: 2**11 slopes of 2**11 heads, then every other of 2**12
