@@ -622,12 +622,12 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
                                   "between -1 and 1 never reads as 1 on a page, not even as a bound (a weight of "
                                   "0.9998 is not all of it); give it the digits that tell it from 1")
-    if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not d.options.get("round") \
-            and not _exactly(shown, value):
+    if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not _exactly(shown, value):
+        # (a bound too: "ln 2 = 0.694" with round=up is a false sentence: pass thirty-five)
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}, after an "
                                   "'=': the page says it is exactly that; write ≈ (\\approx in a formula) before "
-                                  "it, or give it every digit")
+                                  "it, ≤ or ≥ (or 'at most', 'at least') before a bound, or give it every digit")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown and reads_zero:
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0: a zero, unsigned
     if isinstance(value, str) and UNSHOWABLE.search(value):

@@ -1266,7 +1266,9 @@ def test_a_value_after_an_equals_sign_must_be_exact():
         with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
             shown(value, fmt)
     assert shown(-7 / 256, ".7g") == "-0.02734375" and shown(1050624, ",") == "1,050,624" and shown(0.5, ".2f") == "0.50"
-    assert shown(math.log(2), ".3f", round="up") == "0.694"  # a bound says what it is
+    with pytest.raises(FM.FigureMarkdownError, match="before a bound"):  # "ln 2 = 0.694": false (pass thirty-five)
+        shown(math.log(2), ".3f", round="up")
+    assert shown(0.5, ".2f", round="up") == "0.50"  # a bound that is the value itself
 
 
 def test_a_bound_reads_as_one_only_for_one():
