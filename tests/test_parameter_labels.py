@@ -906,15 +906,23 @@ def test_the_widgets_say_a_coarse_clock_and_an_unfinished_load_as_they_are():
               "{ const b = js('bert_live.js'), j = b.indexOf('  const megabytes');"
               "eval(b.slice(j, b.indexOf('\\n', j)).replace('const megabytes', 'globalThis.megabytes')); }"
               + grab("generator.js", "ratioText") + grab("generator.js", "msText") + grab("generator.js", "rateText")
-              + grab("bert_live.js", "arrived") + grab("bert_viewer.js", "percentText") +
+              + grab("bert_live.js", "loadedText") + grab("bert_viewer.js", "percentText") +
               "console.log(JSON.stringify([[0, 0.04, 16.7].map(msText), [rateText(1, 0), rateText(40, 16.7)],"
-              " [0.04, 0.001].map(ratioText), [arrived(23880000, 23923796), arrived(23923796, 23923796)],"
+              " [0.04, 0.001].map(ratioText), [23880000, 23904999, 23905000, 23923795, 23923796, 0]"
+              ".map((n) => loadedText(n, 23923796)).concat([loadedText(39500, 40000)]),"
               " [1, 0.99908, 0.004, 0, 4e-18, 1e-300, 5e-324].map(percentText)]));")
     run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts") + "/"], capture_output=True,
                          text=True, check=True)
     ms, rates, ratios, loaded, percents = json.loads(run.stdout)
     assert ms == ["under the clock's step", "0.04 ms", "16.7 ms"] and rates == ["–", "2395"]
-    assert ratios == ["0.04", "0.001"] and loaded == ["23.88 MB", "23.9 MB"]
+    assert ratios == ["0.04", "0.001"]
+    # what has arrived reads below the whole until it is the whole: "23.90 MB of 23.9 MB" with 28.8 kB
+    # to come, "23.92 MB of 23.9 MB" above it (pass thirty-six); every part a lower bound of n
+    assert loaded[4] == "23.9 MB of 23.9 MB" and loaded[5] == "0.0 MB of 23.9 MB"
+    for n, text in zip((23880000, 23904999, 23905000, 23923795, 39500), loaded[:4] + loaded[6:]):
+        part, whole = (float(t.split()[0]) for t in text.split(" of "))
+        assert part < whole and part <= n / 1e6, (n, text)
+    assert loaded[3] == "23.923 MB of 23.924 MB"  # by hand: 23,923,795 bytes down, 23,923,796 to nearest, in kB
     assert percents[:4] == ["100%", "99.9%", "0.4%", "0%"]
     # a share past toFixed's last digit (pass twenty-two: "0.000000000000000%" for each of these)
     for share, text in zip((4e-18, 1e-300, 5e-324), percents[4:]):

@@ -403,11 +403,16 @@
 
   // (a count that is not 0 never reads "0.0 MB": 40 kB is "0.04 MB")
   const megabytes = (n) => `${n > 0 && n < 5e4 ? Number((n / 1e6).toPrecision(1)) : (n / 1e6).toFixed(1)} MB`;
-  // "23.88 MB of 23.9 MB": what has arrived never reads as the whole before it is
-  function arrived(n, size) {
-    let digits = 1, text = megabytes(n);
-    while (n < size && text === megabytes(size) && digits < 6) text = `${(n / 1e6).toFixed(++digits)} MB`;
-    return text;
+  // "23.904 MB of 23.924 MB": what has arrived, rounded down, beside the whole, rounded to nearest,
+  // both to the decimals that keep the part below the whole until it is the whole (the texts were
+  // compared as text, "23.90" against "23.9", and rounded to nearest: "23.92 MB of 23.9 MB" before
+  // the end, pass thirty-six). Integer arithmetic: n and size are byte counts.
+  function loadedText(n, size) {
+    if (n >= size) return `${megabytes(size)} of ${megabytes(size)}`;
+    for (let d = 1; ; d++) {
+      const unit = 10 ** (6 - d), part = Math.floor(n / unit), whole = Math.round(size / unit);
+      if (part < whole || d >= 6) return `${(part / 10 ** d).toFixed(d)} MB of ${(whole / 10 ** d).toFixed(d)} MB`;
+    }
   }
   // a time the page's clock measured: a coarse clock (privacy settings) can read 0 for a short run
   const msText = (ms) => (ms > 0 ? `${Number(ms.toFixed(0)) === 0 ? ms.toPrecision(1) : ms.toFixed(0)} ms`
@@ -487,7 +492,7 @@
         const t0 = performance.now();
         loading = fetchModel(holder.dataset.src, (n) => {
           progress.value = n;
-          status.textContent = `Loading the model: ${arrived(n, size)} of ${megabytes(size)}…`;
+          status.textContent = `Loading the model: ${loadedText(n, size)}…`;
         })
           .then((buffer) => {
             status.textContent = "Unpacking the weights…";
