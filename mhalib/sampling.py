@@ -232,7 +232,8 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
     """``x_j - max - log(sum_k exp(x_k - max))`` along the last axis, in float64."""
     x = x.astype(np.float64)
     m = np.max(x, axis=-1, keepdims=True)  # finite: every row has a finite entry
-    return x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))
+    with np.errstate(over="ignore"):  # a gap past float64's range is -inf here, refused by beam_search
+        return x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))
 
 
 def _start_tokens(start) -> np.ndarray:
@@ -291,7 +292,7 @@ def beam_search(step_fn: Callable[[np.ndarray], ArrayLike], start: ArrayLike, *,
     max_new = _checks.positive_int(max_new, "max_new")
     prefixes, scores, V = [prompt], np.zeros(1), None
     for _ in range(max_new):
-        rows = []
+        rows, allowed = [], []
         for prefix in prefixes:
             x = _checked_logits(step_fn(prefix.copy()), "step_fn's output")
             if x.ndim != 1 or (V is not None and x.shape[0] != V):
@@ -299,10 +300,17 @@ def beam_search(step_fn: Callable[[np.ndarray], ArrayLike], start: ArrayLike, *,
                 raise ValueError(f"step_fn's output must be 1-D logits of shape {want}, got shape {x.shape}")
             V = x.shape[0]
             rows.append(_log_softmax(x))
+            allowed.append(np.isfinite(x))  # only a -inf logit forbids its token
         if prompt.size and prompt.max() >= V:
             raise ValueError(f"start must hold token ids in [0, {V}) for step_fn's vocabulary of V={V}, "
                              f"got {prompt.max()}")
-        candidates = (scores[:, None] + np.stack(rows)).ravel()  # (n, 1) + (n, V) -> (n * V,)
+        with np.errstate(over="ignore"):
+            candidates = (scores[:, None] + np.stack(rows)).ravel()  # (n, 1) + (n, V) -> (n * V,)
+        lost = np.stack(allowed).ravel() & ~np.isfinite(candidates)  # allowed, but its score left float64
+        if lost.any():
+            raise ValueError(f"the log-probability of {int(lost.sum())} allowed sequence(s) passes float64's range "
+                             "(logits spread by more than 1.8e308, or scores summed past it), so beam search "
+                             "cannot rank them; scale step_fn's logits down")
         order = np.argsort(-candidates, kind="stable")  # best first; ties: earlier prefix, then token id
         order = order[np.isfinite(candidates[order])][:beams]  # never an impossible sequence
         parent, token = np.divmod(order, V)  # which prefix each kept candidate extends, and with what

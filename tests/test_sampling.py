@@ -538,3 +538,21 @@ def test_bad_input_is_refused_with_a_message_that_names_it(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def test_beam_search_refuses_scores_past_float64_rather_than_drop_them():
+    """Logits 1e308 and -1e308 give the second token ln p = -2e308, which float64 cannot hold: it
+    became -inf and the sequence was dropped as impossible (one of three asked-for beams came
+    back, pass thirty-six). Only a -inf logit forbids a token; a score past the range is refused."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"passes float64's range .* scale step_fn's logits down"):
+            m.beam_search(lambda p: np.array([1e308, -1e308]), [], beams=3, max_new=2)
+        seqs, scores = m.beam_search(lambda p: np.array([1.0, -np.inf, 0.5]), [], beams=3, max_new=2)
+    assert 1 not in seqs  # the -inf logit still forbids its token
+    # by hand: ln p(0) = 1 - ln(e + e^0.5), ln p(2) = 0.5 - ln(e + e^0.5)
+    lp0, lp2 = 1 - np.log(np.e + np.exp(0.5)), 0.5 - np.log(np.e + np.exp(0.5))
+    np.testing.assert_allclose(scores, [2 * lp0, lp0 + lp2, lp0 + lp2], rtol=1e-15)
+
