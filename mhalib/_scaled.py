@@ -6,8 +6,9 @@ Used where a float type's squares leave its range (float16 deviations past 256, 
 
 ``largest_exponent`` gives the power of two at or above the largest magnitude instead; dividing
 by it rounds nothing. The backward passes form ``dO V^T`` from factors scaled so and multiply
-the exponents back in at the end (``np.ldexp``), so a product that would underflow (``dO`` and ``V``
-near 1e-160 in float64) or overflow keeps its digits whenever the gradient itself fits.
+the exponents back in at the end (``np.ldexp``), so a product that would underflow (``dO`` and
+``V`` near 1e-160 in float64) or overflow keeps its digits whenever the gradient itself fits;
+attention writes scores past the float range the same way (``mhalib.attention._scores_pow2``).
 """
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._scaled import largest_exponent
 from .masks import causal_mask
 from .softmax import _softmax_pow2, softmax
 
@@ -71,11 +72,6 @@ def _raw_scores(q: np.ndarray, k: np.ndarray, scale: float) -> np.ndarray:
         return (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
 
 
-def _max_exponent(a: np.ndarray, axis) -> np.ndarray:
-    """The integer ``e`` with ``max |a| < 2**e`` along ``axis`` (kept as length-1 axes; 0 for all zeros)."""
-    return np.frexp(np.max(np.abs(a), axis=axis, keepdims=True))[1]
-
-
 def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """The scores ``(q @ k^T) * scale`` as ``u * 2**E``, for when they overflow.
 
@@ -86,8 +82,8 @@ def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray
     thirty-four.) float16 is worked in float32, as everywhere."""
     wide = np.promote_types(np.result_type(q, k), np.float32)
     q, k = np.asarray(q, wide), np.asarray(k, wide)
-    e_q = _max_exponent(q, -1)  # (..., T, 1)
-    e_k = _max_exponent(k, -1)  # (..., S, 1)
+    e_q = largest_exponent(q, -1)  # (..., T, 1)
+    e_k = largest_exponent(k, -1)  # (..., S, 1)
     m_s, e_s = math.frexp(scale)  # scale = m_s * 2**e_s, 1/2 <= m_s < 1
     q_n, k_n = np.ldexp(q, -e_q), np.ldexp(k, -e_k)  # same shapes, entries in (-1, 1)
     u = (q_n @ np.swapaxes(k_n, -1, -2)) * m_s  # (..., T, d) @ (..., d, S) -> (..., T, S)
