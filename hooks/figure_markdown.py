@@ -550,11 +550,31 @@ UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 MAX_NUMBER_CHARS = 40
 
 
+#: What may stand between an "=" and the value it equates without changing the sentence: spaces
+#: (a line break, a no-break space), emphasis (``**``, ``_``), a code span's backtick, an opening
+#: bracket, a formula's delimiters (``\\(``, ``\\)``, ``$``, ``\\[``) and TeX's spacing
+#: (``\\,``, ``\\;``, ``\\ ``, ``\\quad``, ``~``), an HTML tag: "\\(dz = \\) {{ value }}" and
+#: "= _{{ value }}_" state an exact value as much as "= {{ value }}" (pass thirty-eight).
+_BETWEEN_EQUALS = re.compile(r"(?:[\s\u00a0*_`$~({\[]|&nbsp;|\\[()\[\],;:! ]|\\q?quad|\\[a-z]*space\b|</?[A-Za-z][^<>]*>)+$")
+
+#: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
+_LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*,$")
+
+
 def follows_equals(text: str, start: int) -> bool:
-    """Whether the directive at ``start`` of ``text`` follows an "=" on its line (bold, a formula's
-    opening or spaces between): "\\(\\ln 2\\) = **{{ value ... }}**" states an exact value."""
-    before = text[max(0, start - 200):start].rstrip(" *$\u00a0\n")  # (an "=" may end the line before)
-    before = before[:-2].rstrip(" *\n") if before.endswith("\\(") else before
+    """Whether the directive at ``start`` of ``text`` follows an "=" (on its line or the line
+    before), with only :data:`_BETWEEN_EQUALS` and earlier values of the same list between: "\\(\\ln 2\\) = **{{ value ... }}**" and
+    "\\(dz = \\) {{ value ... }}" state an exact value."""
+    before, listed = text[max(0, start - 400):start], False
+    while True:
+        gap = _BETWEEN_EQUALS.search(before)
+        if listed and not (gap and re.search(r"[(\[]", gap.group())):
+            return False  # "= a, b times more": a list only in brackets, "= (a, b)"
+        before = before[:gap.start()] if gap else before
+        earlier = _LISTED_AFTER.search(before)  # "= (v1, v2)": v2 is equated as v1 is
+        if not earlier:
+            break
+        before, listed = before[:earlier.start()], True
     return before.endswith("=") and not before.endswith(("<=", ">=", "!=", "=="))
 
 
@@ -713,9 +733,10 @@ def gallery_caption(site: Site, page, resolver, caption: str) -> str:
 
 def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     """``text`` (an alt text, a caption) with its ``{{ value }}`` directives ``found`` (their
-    offsets in ``text``) filled in as :func:`marked_value`s."""
+    offsets in ``text``) filled in as :func:`marked_value`s; one after an "=" must be exact, as
+    in prose (:func:`follows_equals`)."""
     return directives.substitute(text, found, lambda x: marked_value(
-        site, resolver.where(x), x, site.result_of(resolver.request(x))))
+        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start)))
 
 
 def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:

@@ -1244,11 +1244,18 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
 @pytest.mark.parametrize("text, after", [
     ("\\(\\ln 2\\) = {{ value x }}", True), ("x = **{{ value x }}**", True), ("\\(\\ln 64 = {{ value x }}\\)", True),
     ("\\(-7/256\\) =\n    **{{ value x }}**", True), ("a <= {{ value x }}", False), ("score {{ value x }}", False),
-    ("\\(\\ln 2\\) ≈ {{ value x }}", False), ("a\n{{ value x }}", False)])
+    ("\\(\\ln 2\\) ≈ {{ value x }}", False), ("a\n{{ value x }}", False),
+    # pass thirty-eight: a formula that ends at its "=", emphasis, code, a bracket, TeX spacing, a tag
+    ("\\(dz = \\) {{ value x }}", True), ("\\(da = \\)\n{{ value x }}", True), ("ln 2 = _{{ value x }}_", True),
+    ("x = `{{ value x }}`", True), ("x = ({{ value x }})", True), ("\\(x =\\; {{ value x }}\\)", True),
+    ("\\(x = \\quad {{ value x }}\\)", True), ("x = <b>{{ value x }}</b>", True), ("\\(a = b\\) {{ value x }}", False),
+    ("\\(dz \\approx \\) {{ value x }}", False), ("x == {{ value x }}", False),
+    ("= **({{ value a }}, {{ value x }})**", True), ("= **{{ value a }}**,\n{{ value x }} times more", False),
+    ("\\(X\\) = {{ value a }}, {{ value x }}", False), ("against ({{ value a }}, {{ value x }})", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 
-    assert FM.follows_equals(text, text.index("{{")) is after
+    assert FM.follows_equals(text, text.index("{{ value x")) is after
 
 
 def test_a_value_after_an_equals_sign_must_be_exact():
@@ -1269,6 +1276,28 @@ def test_a_value_after_an_equals_sign_must_be_exact():
     with pytest.raises(FM.FigureMarkdownError, match="before a bound"):  # "ln 2 = 0.694": false (pass thirty-five)
         shown(math.log(2), ".3f", round="up")
     assert shown(0.5, ".2f", round="up") == "0.50"  # a bound that is the value itself
+
+
+def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(monkeypatch):
+    """Pass thirty-eight: an explorer's or gallery's caption filled its values without the "="
+    check prose has, so a caption "\\(\\ln 2 = {{ value ... .3f }}\\)" published a rounded value."""
+    import directives
+    import figure_markdown as FM
+    from types import SimpleNamespace
+
+    text = "At \\(\\ln 2 = {{ value s x .3f }}\\), and about {{ value s x .3f }}."
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    result = SimpleNamespace(data={"x": math.log(2)}, request=None)
+    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False:
+                        FM.value_text(where, d, result, equated=equated))
+    resolver = SimpleNamespace(where=lambda d: "p.md:1", request=lambda d: None)
+    site = SimpleNamespace(result_of=lambda request: result)
+    with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
+        FM.with_values(site, resolver, text, found)
+    text = text.replace("=", "\\approx")
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert FM.with_values(site, resolver, text, found) == \
+        "At \\(\\ln 2 \\approx 0.693\\), and about 0.693."
 
 
 def test_a_bound_reads_as_one_only_for_one():

@@ -958,6 +958,16 @@ def test_a_bound_a_script_writes_is_on_its_side_and_never_reads_as_0_or_1():
             reading.bound(bad, ".2f", "up")
 
 
+@pytest.mark.parametrize("fmt, up, down", [("*>8.2f", "****0.14", "****0.13"), ("#<9.3e", "1.313e-01", "1.312e-01"),
+                                           ("^+9.1%", " +13.2%  ", " +13.1%  "), ("08.2f", "00000.14", "00000.13")])
+def test_a_bound_with_a_fill_and_a_width_is_rounded_on_its_side(fmt, up, down):
+    """Pass thirty-eight: round=up with a fill ("*>8.2f") crashed with a bare decimal error (the
+    padded text was read as the number); the bound is the digits', the padding only pads."""
+    from figures._kit import reading
+
+    assert [format(reading.bound(0.13125, fmt, d), fmt) for d in ("up", "down")] == [up, down]
+
+
 def test_the_one_head_setup_writes_its_strength_exactly():
     """one_head_setup --strength 0.9999999 wrote the query of *sat* as "(1, 0 ∥ 1, 0)": ":g"
     keeps six significant digits (pass twenty-eight). The strength is written as given."""

@@ -60,8 +60,15 @@ def bound(value, fmt: str, direction: str) -> float:
                    context=decimal.Context(prec=max(400, digits_needed)))  # (1e308 at .100f passed 400 digits)
     shown = float(q) or 0.0  # -0.0 (a small negative rounded up) is written "-0": the bound is 0
 
+    # the digits the format writes, without its fill, alignment and width ("*>8.2f" pads 0.14
+    # with stars, which no number reads: pass thirty-eight)
+    spec = re.fullmatch(r"(?:.?[<>=^])?([-+ ]?)(z?)#?0?\d*([_,]?)(\.\d+)?([eEfF%])", fmt)
+    if spec is None:
+        raise ValueError(f"fmt must be a format spec such as '.2f', '>8.3e' or '.1%', got {fmt!r}")
+    digits_only = "".join(spec.groups(""))
+
     def written_as(f: float) -> tuple[str, decimal.Decimal]:
-        text = format(f, fmt)
+        text = format(f, digits_only)
         written = decimal.Decimal(text.replace(",", "").replace("_", "").rstrip("%"))
         return text, written.scaleb(-2) if kind == "%" else written
 
