@@ -81,6 +81,13 @@ def _divide_by_temperature(x: np.ndarray, temperature: float) -> np.ndarray:
     """``x / T`` in ``x``'s dtype (float16 divides in float32 and rounds once, as torch does)."""
     op = _opmath(x.dtype)
     with np.errstate(over="ignore"):
+        t = op(temperature)
+    if t == 0 or not np.isfinite(t):  # 0/0 or -inf/inf: NaN (pass thirty-seven)
+        raise ValueError(f"temperature={temperature} is {'0' if t == 0 else 'infinite'} in {np.dtype(op).name}, the "
+                         f"type {x.dtype} logits are divided in (as torch does); its range is "
+                         f"{np.finfo(op).smallest_subnormal:.3g} to {np.finfo(op).max:.3g}: pass the logits as "
+                         "float64, or a temperature in that range")
+    with np.errstate(over="ignore"):
         z = (x.astype(op) / op(temperature)).astype(x.dtype)  # (..., V)
     overflowed = np.isfinite(x) & ~np.isfinite(z)
     if overflowed.any():

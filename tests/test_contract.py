@@ -234,6 +234,21 @@ def test_every_way_to_import_a_script_the_key_follows_is_in_its_key(tmp_path, li
     ("W = np.load('figures/data/tiny_lm_weights.npz')", "'figures/data/tiny_lm_weights.npz'"),
     ("P = data_file('x.json').with_name('y.npz')", "data_file('x.json').with_name"),
     ("from figures._kit import contract as c\nP = c.DATA_DIR", "c.DATA_DIR"),
+    # and those pass thirty-eight found plain: the project's other code, a reader of files by
+    # another module, a stored file of another kind, a folder, the clock, an unkeyed library,
+    # data_file under another name
+    ("from tools.train_tiny import CONFIG", "from tools.train_tiny import CONFIG"),
+    ("import gzip", "import gzip"), ("import zipfile", "import zipfile"), ("import linecache", "import linecache"),
+    ("import inspect", "import inspect"), ("from datetime import date", "from datetime import date"),
+    ("import scipy.special", "import scipy.special"), ("import hooks.directives", "import hooks.directives"),
+    ("X = np.loadtxt('figures/data/x.dat')", "'figures/data/x.dat'"),
+    ("import matplotlib.image as im\nX = im.imread('figures/data/x.png')", "'figures/data/x.png'"),
+    ("X = np.genfromtxt('values.tsv.gz')", "'values.tsv.gz'"), ("D = 'figures/data'", "'figures/data'"),
+    ("X = np.loadtxt('/tmp/adv/values')", "'/tmp/adv/values'"),
+    ("P = data_file('probe_dir/values')", "data_file('probe_dir/values')"), ("P = data_file('probe_dir')", "probe_dir"),
+    ("P = data_file('../mkdocs.yml')", "data_file('../mkdocs.yml')"),
+    ("from figures._kit.contract import data_file as df\nP = df('x.json')", "data_file as df"),
+    ("read = data_file\nP = read('x.json')", "data_file"),
 ])
 def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_path, line, what):
     (tmp_path / "chap").mkdir()
@@ -242,6 +257,65 @@ def test_a_way_to_reach_a_script_or_a_file_the_key_cannot_follow_is_refused(tmp_
         "from figures._kit import cli\n", f"from figures._kit import cli\nfrom figures._kit.contract import data_file\n{line}\n"))
     with pytest.raises(contract.ContractError, match=f"(?s)(?=.*{re.escape(what)})(?=.*(cache key|key follows))"):
         contract.discover(tmp_path)
+
+
+@pytest.mark.parametrize("text", ["tokens/s", "/s", "1/√d", "q/k", "top-k", ".2f", "{:.2f}", "np.float32", "d_model",
+                                  "cat sat/mat.png", "Figure 1/2."])
+def test_a_label_with_a_slash_or_a_dot_is_not_read_as_a_file(text):
+    assert not contract.names_a_file(text)
+
+
+def test_a_data_file_that_is_a_folder_or_missing_has_no_key(tmp_path, monkeypatch):
+    """Pass thirty-eight: data_file("probe_dir") was keyed as b"missing" whatever the folder held:
+    an edit to a file inside served the older numbers. A name without a file's ending is refused
+    as the script is read; a folder or nothing under a file's name has no key."""
+    monkeypatch.setattr(contract, "DATA_DIR", tmp_path / "data")
+    (tmp_path / "data" / "probe.d").mkdir(parents=True)
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n",
+        "from figures._kit import cli\nfrom figures._kit.contract import data_file\nP = data_file('probe.d')\n"))
+    scripts = contract.discover(tmp_path)
+    key = lambda: contract.cache_key(scripts["user"], scripts["user"].request(), "shared", scripts)  # noqa: E731
+    with pytest.raises(contract.ContractError, match=r"data_file\('probe.d'\) names no file"):
+        key()  # a folder
+    (tmp_path / "data" / "probe.d").rmdir()
+    with pytest.raises(contract.ContractError, match=r"data_file\('probe.d'\) names no file"):
+        key()  # nothing
+    (tmp_path / "data" / "probe.d").write_text("1\n")
+    before = key()
+    (tmp_path / "data" / "probe.d").write_text("2\n")
+    assert key() != before
+
+
+def test_the_key_covers_the_chapters_package(tmp_path):
+    """A chapter's ``__init__.py`` runs on every import of its scripts: an edit to it changes
+    their keys (pass thirty-eight: it was in neither the kit's digest nor the key)."""
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "__init__.py").write_text('"""A chapter."""\n')
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE)
+    scripts = contract.discover(tmp_path)
+    before = contract.cache_key(scripts["user"], scripts["user"].request(), "shared", scripts)
+    (tmp_path / "chap" / "__init__.py").write_text('"""A chapter."""\nSCALE = 2\n')
+    assert contract.cache_key(scripts["user"], scripts["user"].request(), "shared", scripts) != before
+
+
+def test_the_kit_digest_covers_the_font_files_a_figure_draws_with(monkeypatch):
+    """A figure's SVG embeds the glyphs of the font files matplotlib resolves (fonts.py): another
+    DejaVu file installed or replaced on the machine changes every key."""
+    from matplotlib import font_manager as fm
+
+    contract._font_files.cache_clear()
+    before = contract.kit_digest()
+    entry = next(e for e in fm.fontManager.ttflist if e.name == "DejaVu Sans")
+    monkeypatch.setattr(fm.fontManager, "ttflist", [e for e in fm.fontManager.ttflist if e is not entry])
+    contract._font_files.cache_clear()
+    try:
+        assert contract.kit_digest() != before
+    finally:
+        monkeypatch.undo()
+        contract._font_files.cache_clear()
+    assert contract.kit_digest() == before
 
 
 def test_a_line_that_says_why_it_reaches_outside_the_key_is_read(tmp_path):

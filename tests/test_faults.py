@@ -742,7 +742,7 @@ def _hanging_table(pid_file: Path, ignore_the_alarm: bool) -> str:
     return SMALL_TABLE.replace("def data(rows: int = 2) -> dict:\n", (
         "import os, signal, time  # unkeyed: a probe of the render machinery\nfrom pathlib import Path  # unkeyed: a probe of the render machinery\n\n\n"
         "def data(rows: int = 2) -> dict:\n"
-        f"    Path({str(pid_file)!r}).write_text(str(os.getpid()))\n{block}"
+        f"    Path({str(pid_file)!r}).write_text(str(os.getpid()))  # unkeyed: a probe\n{block}"
         "    time.sleep(300)  # hangs (bounded, so that a failing test leaves nothing for long)\n"))
 
 
@@ -795,7 +795,7 @@ def _slow_figure(hold: Path) -> str:
     return SMALL_FIGURE.replace("def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n", (
         "import os, time  # unkeyed: a probe of the render machinery\nfrom pathlib import Path  # unkeyed: a probe of the render machinery\n\n\n"
         "def data(n: int = 3, scale: float = 1.0, label: str = \"line\") -> dict:\n"
-        f"    hold = Path({str(hold)!r})\n"
+        f"    hold = Path({str(hold)!r})  # unkeyed: a probe of the render machinery\n"
         "    Path(str(hold) + '.pid').write_text(str(os.getpid()))\n"
         "    deadline = time.monotonic() + 120\n"
         "    while hold.exists() and time.monotonic() < deadline:\n"

@@ -104,6 +104,23 @@ def test_bad_command_lines_are_refused_before_any_work(argv, message, tmp_path, 
     assert not list(tmp_path.iterdir()), "nothing may be written"
 
 
+@pytest.mark.parametrize("name, argv, says, never", [
+    ("rope_frequencies_plot", ["--d-head", "8"], "rope_frequencies_plot, drawn with d_head = 8", "128"),
+    ("pe_frequencies", ["--n-positions", "10", "--pairs", "2", "4"], "drawn with n_positions = 10, pairs = 2,4", "100"),
+    ("decode_alignment", ["--prompt", "5", "--new", "1"], "drawn with new = 1, prompt = 5", "3-token"),
+    ("rope_frequencies_plot", ["--d-head", "128"], "for d_head = 128", "drawn with"),
+    ("rope_frequencies_plot", [], "for d_head = 128", "drawn with"),
+])
+def test_a_figures_markdown_line_describes_the_figure_it_was_drawn_as(tmp_path, name, argv, says, never):
+    """Pass thirty-seven: ``--out x.md`` wrote the docstring's title, which names the default
+    parameters ("... for d_head = 128"), whatever the command drew, and linked NAME.svg, not
+    the SVG named as the line was; the title now stands only for the defaults."""
+    out = tmp_path / "slide.md"
+    assert figures.load(name).main(["--out", str(out), *argv]) == 0
+    line = out.read_text()
+    assert says in line and never not in line and line.rstrip().endswith("](slide.svg)"), line
+
+
 def test_an_optional_float_parameter_is_a_number(tmp_path):
     out = tmp_path / "r.json"
     assert figures.load("rope_rotation_2d").main(["--out", str(out), "--theta", "1.0"]) == 0

@@ -859,22 +859,23 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
     ("rope_layouts", dict(n_positions=1)), ("rope_frequencies_plot", dict(d_head=2)),
     ("pitfall_exponent", dict(d_model=2)), ("cross_attention_cache", dict(max_steps=2)),
     ("t5_buckets", dict(num_buckets=4)),
+    ("sampling_temperature", dict(top_p=0.01, top_k=1)),  # "characters top-p keeps" read 0.6 ... 1.4 (pass 37)
 ])
 def test_an_axis_that_counts_is_ticked_at_whole_numbers_however_few(name, params):
     """Over a few points matplotlib ticked "position 0.25", "pair i −0.025" and "decoding step
     1.50" (pass twenty-three). Every drawn tick of an axis that counts (positions, dimensions,
     offsets, distances, pairs, planes, steps) is a whole number."""
-    counting = re.compile(r"(query |relative |decoding )?(position|dimension|offset|distance|pair|plane|step|bucket)")
+    counting = re.compile(r"(query |relative |decoding )?(position|dimension|offset|distance|pair|plane|step|bucket"
+                          r"|characters .* keeps)")
     module = figures.load(name)
     fig = module.draw(module.data(**params))
     fig.canvas.draw()
     checked = 0
     for ax in fig.axes:
-        for label, ticks, (lo, hi) in ((ax.get_xlabel(), ax.get_xticklabels(), sorted(ax.get_xlim())),
-                                       (ax.get_ylabel(), ax.get_yticklabels(), sorted(ax.get_ylim()))):
+        for at, label, ticks, (lo, hi) in ((0, ax.get_xlabel(), ax.get_xticklabels(), sorted(ax.get_xlim())),
+                                           (1, ax.get_ylabel(), ax.get_yticklabels(), sorted(ax.get_ylim()))):
             if not counting.match(label):  # (a "wavelength (positions)" axis is a length, not a count)
                 continue
-            at = "xy".index("x" if ticks is ax.get_xticklabels() else "y")
             drawn = [t.get_text() for t in ticks if lo <= t.get_position()[at] <= hi and t.get_text()]
             assert drawn and all(re.fullmatch(r"[−-]?\d+", t) for t in drawn), (name, params, label, drawn)
             if label == "bucket":  # buckets run 0 .. n - 1: no tick names another (t5_buckets ticked -1)

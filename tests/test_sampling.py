@@ -481,6 +481,12 @@ BAD = [
     pytest.param(lambda: m.filter_logits(ROW, temperature="1"), TypeError, ["temperature", "'1'", "str"], id="temperature-str"),
     pytest.param(lambda: m.filter_logits(np.array([60000.0], np.float16), temperature=0.5), ValueError,
      ["overflow", "temperature=0.5", "float16", "65504"], id="temperature-overflows-float16"),
+    # pass thirty-seven: a temperature beyond float32 gave NaN for a -inf logit (inf / inf) and
+    # blamed the logits for 0 / 0
+    pytest.param(lambda: m.filter_logits(np.array([0.0, -np.inf], np.float32), temperature=1e300), ValueError,
+     ["temperature=1e+300", "infinite in float32", "float64"], id="temperature-past-float32"),
+    pytest.param(lambda: m.filter_logits(np.zeros(2, np.float16), temperature=1e-300), ValueError,
+     ["temperature=1e-300", "0 in float32", "float16 logits"], id="temperature-below-float32"),
     # top_p
     pytest.param(lambda: m.filter_logits(ROW, top_p=0), ValueError, ["top_p", "(0, 1]", "0.0"], id="top_p-0"),
     pytest.param(lambda: m.filter_logits(ROW, top_p=1.5), ValueError, ["top_p", "(0, 1]", "1.5"], id="top_p-1.5"),

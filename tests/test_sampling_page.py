@@ -233,6 +233,30 @@ def test_samples_table_greedy_row_and_costs_against_torch():
         ids.append(int(tok.encode(c)[0]))
 
 
+def test_samples_table_ranges_hold_every_continuations_value():
+    """Pass thirty-seven: the table's "(lo–hi)" rounded its ends to nearest, "1.97 (1.63–2.27)"
+    for a largest cost of 2.2716, so the range left out the values it names as its range (and
+    the page's own bound, "between 1.63 and 2.28", disagreed with it). Each end is read back and
+    compared exactly with the values of the continuations."""
+    from fractions import Fraction
+
+    from figures.generation import sampling_samples
+
+    out = d("sampling_samples")
+    text = sampling_samples.table(out)
+    rows = out["rows"] + [out["held_out"]]
+    for line, r in zip(text.splitlines()[2:], rows):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for cell, key, scale in ((cells[2], "nats", 1), (cells[3], "repeated", 100)):
+            m = re.fullmatch(r"\S+ \((\S+)–(\S+)\)", cell)
+            if r[f"{key}_min"] == r[f"{key}_max"]:
+                assert m is None, cell
+                continue
+            lo, hi = (Fraction(t.rstrip("%")) / (scale if t.endswith("%") else 1) for t in m.groups())
+            assert lo <= Fraction(r[f"{key}_min"]) and hi >= Fraction(r[f"{key}_max"]), (r["decoder"], cell)
+            assert hi - Fraction(r[f"{key}_max"]) <= Fraction(1, 100), cell  # rounded outward, not widened
+
+
 def test_beam_table_scores_are_log_probabilities_of_its_texts():
     out = d("sampling_beams", max_new=6)
     _, _, tok = load_model()

@@ -7,7 +7,9 @@
 // KV cache (each step projects the new token only and attends over the kept keys and values)
 // or by running the full causal pass over the whole text again at every step. The sampler is
 // mhalib.sample_next's (temperature, then top-k, then top-p; u from PCG32, mhalib/prng.py),
-// so a seed gives the same text here as in Python. Tests hold all of it to mhalib
+// so a seed gives the same text here as in Python, unless a draw or the top-p cut falls within
+// a rounding error of the line between two characters (this file sums left to right, numpy
+// pairwise: the last bit of a probability can differ). Tests hold all of it to mhalib
 // (tests/test_generator.py), through window.mhaGenerator.
 //
 // The payload (about 1.9 MB) is fetched when the reader first asks for text, not with the page.

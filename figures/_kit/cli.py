@@ -146,9 +146,26 @@ def run(module, argv=None, prog: str | None = None) -> int:
         except OSError as exc:
             parser.error(f"--out: cannot make the folder {str(out.parent)!r} for {out.name!r}: {exc.strerror or exc}")
     export.write(module, data, out, theme=theme, layout=layout,
-                 salt=export.salt_for(request.stem, theme, layout))
+                 salt=export.salt_for(request.stem, theme, layout), alt=described(script, request, module))
     print(out)
     return 0
+
+
+def described(script: contract.Script, request: contract.Request, module) -> str:
+    """What a figure drawn for ``request`` shows, in words: its title at its default parameters
+    (the docstring's first line names them: "... for d_head = 128"), else its name and the
+    parameters it was drawn with, which the title would contradict (pass thirty-seven)."""
+    import inspect
+
+    def same(value, default) -> bool:
+        default = tuple(default) if isinstance(default, list) else default
+        return type(value) is type(default) and value == default if value is not None else default is None
+
+    defaults = {n: p.default for n, p in inspect.signature(module.data).parameters.items()}
+    changed = [(n, v) for n, v in request.kwargs.items() if not (n in defaults and same(v, defaults[n]))]
+    if not changed:
+        return script.title
+    return f"{script.name}, drawn with " + ", ".join(f"{n} = {script.params[n].text(v)}" for n, v in changed)
 
 
 def script_of(module) -> contract.Script:

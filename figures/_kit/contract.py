@@ -34,6 +34,7 @@ import importlib.util
 import json
 import math
 import re
+import os
 import shlex
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -398,6 +399,7 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     imports, files = _script_imports(tree, where), set()
     source_lines = text.splitlines()
     keyed = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "data_file" for a in n.args}
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "data_file"}
     docstrings = {id(n.body[0].value) for n in ast.walk(tree)
                   if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
@@ -406,19 +408,27 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
             continue
         if isinstance(node, ast.Call) and _name(node.func) == "data_file":
             if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
-                    or not isinstance(node.args[0].value, str):
-                raise ContractError(f"{where}:{node.lineno}: data_file() takes the file's name as one literal text, "
-                                    f"data_file(\"NAME.json\"): the cache key hashes the files a script names, and "
-                                    f"cannot read {ast.unparse(node)!r}")
+                    or not isinstance(node.args[0].value, str) or not FLAT_NAME.fullmatch(node.args[0].value):
+                raise ContractError(f"{where}:{node.lineno}: data_file() takes the name of one file in figures/data "
+                                    f"as one literal text, data_file(\"NAME.json\"): the cache key hashes the files a "
+                                    f"script names, and cannot read {ast.unparse(node)!r}")
             files.add(node.args[0].value)
+            called.add(id(node.func))
+        elif (isinstance(node, (ast.Name, ast.Attribute)) and _name(node) == "data_file" and id(node) not in called) \
+                or (isinstance(node, ast.ImportFrom) and any(a.name == "data_file" and a.asname not in (None, "data_file")
+                                                             for a in node.names)):
+            raise ContractError(f"{where}:{node.lineno}: {ast.unparse(node)!r}: call data_file(\"NAME.json\") by its "
+                                "own name; the cache key reads the files a script names from those calls only, and "
+                                "would not see a file named through another name")
         else:
             reach = _unkeyed_reach(node)
             if reach and UNKEYED_MARK not in source_lines[node.lineno - 1]:
                 raise ContractError(f"{where}:{node.lineno}: {reach!r}: a figure script reads stored files with "
-                                    "data_file(\"NAME.json\") and other scripts by importing them; the cache key "
-                                    "hashes only those (and mhalib, the kit and the libraries' versions), so an "
-                                    "edit to a file, module or setting reached another way would leave the older "
-                                    "numbers served")
+                                    "data_file(\"NAME.json\") and other scripts by importing them, and imports only "
+                                    "numpy, matplotlib, torch, mhalib and the standard library's computing modules "
+                                    "(contract.KEYED_IMPORTS); the cache key hashes only those (and the kit and the "
+                                    "libraries' versions), so an edit to a file, module or setting reached another "
+                                    "way would leave the older numbers served")
     return Script(
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
@@ -430,11 +440,18 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     )
 
 
-#: Modules through which a script could reach files, the environment or code by name, none of
-#: which its cache key could follow (pass thirty-three served the old numbers after an edit
-#: reached through importlib, exec, open(), os.environ, DATA_DIR or a path written out).
-UNKEYED_MODULES = frozenset({"os", "pathlib", "importlib", "sys", "io", "builtins", "subprocess", "shutil", "glob",
-                             "runpy", "pkgutil", "tempfile", "fileinput", "urllib", "socket"})
+#: The modules a figure script may import: those that compute and nothing else (the standard
+#: library's arithmetic, text and data structures), the libraries whose versions the kit digest
+#: holds (numpy, matplotlib, torch) and the project's own mhalib and figure scripts, both keyed.
+#: Anything else could reach what no key follows: a file (gzip, zipfile, sqlite3, linecache,
+#: importlib, os, pathlib, exec), the clock (datetime, time), the project's other code (tools,
+#: hooks: pass thirty-eight served a constant from tools/ unchanged after an edit), or a library
+#: whose upgrade would not re-render (scipy). A line that must reach one says so and why.
+KEYED_IMPORTS = frozenset({"__future__", "typing", "math", "cmath", "json", "itertools", "functools", "textwrap",
+                           "zlib", "struct", "re", "decimal", "fractions", "dataclasses", "collections",
+                           "statistics", "string", "enum", "operator", "bisect", "heapq", "numbers", "copy",
+                           "hashlib", "base64", "colorsys", "unicodedata", "html", "abc",
+                           "numpy", "matplotlib", "torch", "mhalib", "figures"})
 #: Names that do the same from a script's own scope.
 UNKEYED_NAMES = frozenset({"__file__", "__import__", "open", "exec", "eval", "compile", "globals", "DATA_DIR",
                            "FIGURES_ROOT"})
@@ -447,25 +464,50 @@ UNKEYED_MARK = "# unkeyed:"
 #: "b.npz")`` keyed only a.json: pass thirty-four).
 UNKEYED_ATTRIBUTES = frozenset({"with_name", "with_suffix", "with_stem", "parent", "parents", "joinpath", "glob",
                                 "rglob", "iterdir", "DATA_DIR", "FIGURES_ROOT", "__file__"})
-#: A text naming a stored file anywhere but in ``data_file(...)`` (``np.load("figures/data/x.npz")``).
-STORED_FILE = re.compile(r"\.(json|npz|npy|csv|tsv|txt|pt|pth|pkl|pickle|safetensors|bin|h5)$", re.IGNORECASE)
+#: A file's name as ``data_file`` takes it: one file in figures/data, no folder, no way out.
+FLAT_NAME = re.compile(r"(?!\.)[\w.+-]+\.[A-Za-z0-9]+")
+#: The ending of a file's name that names a stored file (data, text, images, archives, settings).
+STORED_FILE = re.compile(r"\.(json|jsonl|npz|npy|csv|tsv|txt|dat|raw|pt|pth|pkl|pickle|safetensors|bin|h5|hdf5|"
+                         r"parquet|feather|arrow|db|sqlite|gz|bz2|xz|zst|zip|tar|tgz|png|jpe?g|gif|svg|pdf|md|"
+                         r"ya?ml|toml|ini|cfg|xml|html?|mplstyle|ttf|otf|woff2?)$", re.IGNORECASE)
+
+
+def names_a_file(text: str) -> bool:
+    """Whether a script's ``text`` (a literal outside ``data_file(...)``) names a file or folder:
+    a stored file's name (:data:`STORED_FILE`: ``"x.json.gz"``), or a path, a word with a slash that
+    starts at a root or a folder of the project, or ends in a file's name (``"figures/data"``,
+    ``"./x"``, ``"/tmp/y"``, ``"a/b.q"``). A label such as "tokens/s", "/s" or "1/√d" names none."""
+    word = text.strip()
+    if not word or any(c.isspace() for c in word):
+        return False
+    if STORED_FILE.search(word):
+        return True
+    if "/" not in word and "\\" not in word:
+        return False
+    first = re.split(r"[/\\]", word)[0]
+    return word.startswith(("./", "../", "~/")) or bool(re.match(r"/[\w.-]+/", word)) or first in PROJECT_FOLDERS \
+        or bool(re.search(r"[/\\][\w-]+\.[A-Za-z][A-Za-z0-9]*$", word))
+
+
+#: The project's folders, whose files a path text could name (``"figures/data/x"``, ``"tools/y"``).
+PROJECT_FOLDERS = frozenset({"figures", "mhalib", "tools", "hooks", "tests", "docs", "data", "site", ".cache"})
 
 
 def _unkeyed_reach(node: ast.AST) -> str:
     """The text of ``node`` where it reaches a file, the environment or code the cache key cannot
-    follow (:data:`UNKEYED_MODULES`, :data:`UNKEYED_NAMES`, :data:`UNKEYED_ATTRIBUTES`, a text
-    naming a stored file: :data:`STORED_FILE`; ``data_file``'s own argument is read apart), else
+    follow (a module outside :data:`KEYED_IMPORTS`, :data:`UNKEYED_NAMES`, :data:`UNKEYED_ATTRIBUTES`,
+    a text naming a file: :func:`names_a_file`; ``data_file``'s own argument is read apart), else
     ``""``."""
-    if isinstance(node, ast.Import) and any(a.name.split(".")[0] in UNKEYED_MODULES for a in node.names):
+    if isinstance(node, ast.Import) and any(a.name.split(".")[0] not in KEYED_IMPORTS for a in node.names):
         return ast.unparse(node)
-    if isinstance(node, ast.ImportFrom) and ((node.module or "").split(".")[0] in UNKEYED_MODULES
-                                             or any(a.name in UNKEYED_NAMES for a in node.names)):
+    if isinstance(node, ast.ImportFrom) and not node.level and ((node.module or "").split(".")[0] not in KEYED_IMPORTS
+                                                                or any(a.name in UNKEYED_NAMES for a in node.names)):
         return ast.unparse(node)
     if isinstance(node, ast.Name) and node.id in UNKEYED_NAMES:
         return node.id
     if isinstance(node, ast.Attribute) and node.attr in UNKEYED_ATTRIBUTES:
         return ast.unparse(node)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and STORED_FILE.search(node.value.strip()):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and names_a_file(node.value):
         return repr(node.value)
     return ""
 
@@ -1197,6 +1239,29 @@ def _model_files() -> str:
     return "\n".join(rows)
 
 
+#: The font families a figure draws with: its labels' (style.py's font.sans-serif) and the faces
+#: matplotlib's mathtext takes for a formula.
+FONT_FAMILIES = ("DejaVu", "STIX", "cm")
+
+
+@functools.lru_cache(maxsize=None)
+def _font_files() -> str:
+    """The files matplotlib may draw a figure's text with (:data:`FONT_FAMILIES`), each with its
+    path, size and change time, read once per process: a font installed or replaced on the
+    machine changes the glyphs a figure embeds (fonts.py) and every key."""
+    from matplotlib import font_manager as fm
+
+    rows = set()
+    for entry in fm.fontManager.ttflist + fm.fontManager.afmlist:
+        if entry.name.startswith(FONT_FAMILIES):
+            try:
+                st = os.stat(entry.fname)
+            except OSError:
+                continue
+            rows.add(f"{entry.name}:{entry.style}:{entry.weight}:{entry.fname}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(sorted(rows))
+
+
 def _version_or_absent(dist: str) -> str:
     try:
         return _version(dist)
@@ -1220,6 +1285,7 @@ def kit_digest() -> str:
     for dist in RESULT_DISTS:
         h.update(f"{dist}=={_version_or_absent(dist)}\0".encode())
     h.update(_model_files().encode() + b"\0")
+    h.update(_font_files().encode() + b"\0")
     kit = Path(__file__).resolve().parent
     _digest_files(h, list(kit.rglob("*.py")) + [kit.parent / "__init__.py"], kit.parent.parent)
     return h.hexdigest()
@@ -1243,9 +1309,14 @@ def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, 
             h.update(f"missing script {name}\0".encode())
             continue
         h.update(s.path.read_bytes() + b"\0")
+        package = s.path.parent / "__init__.py"  # runs on every import of the chapter's scripts
+        h.update(package.read_bytes() if package.is_file() else b"no package")
         for fname in s.data_files:
             f = DATA_DIR / fname
-            h.update(f.read_bytes() if f.is_file() else b"missing")
+            if not f.is_file():  # a folder, or nothing: no bytes to key it by (pass thirty-eight)
+                raise ContractError(f"{s.path}: data_file({fname!r}) names no file in {DATA_DIR}: the cache key "
+                                    "hashes the file a script reads, and a folder or a missing file has none")
+            h.update(f.read_bytes())
         refs.update(s.lib_refs)
         todo.extend(s.imports)
     if refs:

@@ -679,8 +679,10 @@ def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str 
 
 
 def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | None = None,
-          layout: str = "wide") -> Path:
-    """Write ``data`` (from ``module.data``) to ``path`` in the format its suffix names."""
+          layout: str = "wide", alt: str | None = None) -> Path:
+    """Write ``data`` (from ``module.data``) to ``path`` in the format its suffix names. A
+    figure's ``.md`` is an image line for the SVG of the same name beside it, described by
+    ``alt`` (the docstring's title by default: the figure at its default parameters)."""
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     name = Path(module.__file__).stem
@@ -696,8 +698,9 @@ def write(module, data: dict, path: Path, *, theme: str = "light", salt: str | N
             check_table_markdown(md, nan_columns(module))  # also a table written without markdown_table
             path.write_text(md.rstrip() + "\n", encoding="utf-8")
         else:
-            title = (module.__doc__ or name).strip().splitlines()[0]
-            path.write_text(f"![{title}]({name}.svg)\n", encoding="utf-8")
+            title = alt or (module.__doc__ or name).strip().splitlines()[0]
+            title = title.replace("[", "(").replace("]", ")")
+            path.write_text(f"![{title}]({path.with_suffix('.svg').name})\n", encoding="utf-8")
     else:
         if not hasattr(module, "draw"):
             raise ValueError(f"{name} is a table: write .md, .csv or .json, not .{fmt}")

@@ -383,7 +383,7 @@ def sci(x: float, places: int = 1) -> str:
     return text
 
 
-def bounded(x: float, places: int, direction: str) -> str:
+def bounded(x: float, places: int, direction: str, *, percent: bool = False) -> str:
     """``x`` rounded ``up`` or ``down`` to ``places`` decimals, for a bound a text states ("up to
     0.87" for a largest score of 0.8649: rounded to nearest, "up to 0.86" cut off the value it
     bounds; figures/_kit/reading.bound); with more decimals where the bound would read a number
@@ -391,16 +391,24 @@ def bounded(x: float, places: int, direction: str) -> str:
 
     >>> bounded(0.8649, 2, "up"), bounded(0.8649, 2, "down"), bounded(0.99997, 2, "up"), bounded(0.0003, 2, "down")
     ('0.87', '0.86', '0.99997', '0.0003')
+
+    ``percent``: a share as a percentage (``places`` decimals of the percentage), rounded on the
+    percentage's own digits (0.07 is "7%" either way, not the 7.000000000000001 of 0.07 × 100).
+
+    >>> bounded(0.1613, 0, "up", percent=True), bounded(0.07, 0, "up", percent=True), bounded(0.99996, 1, "up", percent=True)
+    ('17%', '7%', '99.996%')
     """
     x = float(x) + 0.0
     while True:
-        fmt = f".{places}f"
+        fmt = f".{places}{'%' if percent else 'f'}"
         text = format(bound(x, fmt, direction), fmt)
         if places < 17 and ((x != 0 and read(text) == 0) or (-1 < x < 1 and reads_one(text))):
             places += 1
             continue
         if x != 0 and read(text) == 0:  # below 17 decimals (1e-20): in powers of ten, rounded the same way
             text = format(bound(x, ".1e", direction), ".1e")
+            if percent:  # the bound of the share, times 100 in decimal (exact): "1.0e-20%"
+                text = f"{decimal.Decimal(text) * 100:.1e}%"
         return text
 
 

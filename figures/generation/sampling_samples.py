@@ -121,13 +121,18 @@ def _text_cell(text: str) -> str:
 
 
 def table(data: dict) -> str:
-    def spread(r: dict, key: str, write) -> str:
+    def spread(r: dict, key: str, percent: bool) -> str:
+        """The mean, and the range in brackets with its ends rounded outward (the smallest down,
+        the largest up): a range that holds every continuation's value, as the caption says."""
         lo, hi = r[f"{key}_min"], r[f"{key}_max"]
-        return write(r[key]) if lo == hi else f"{write(r[key])} ({write(lo)}–{write(hi)})"
+        mean = style.percent(r[key]) if percent else style.fixed(r[key], 2)
+        places = 0 if percent else 2
+        ends = [style.bounded(x, places, d, percent=percent) for x, d in ((lo, "down"), (hi, "up"))]
+        return mean if lo == hi else f"{mean} ({ends[0]}–{ends[1]})"
 
     header = ["decoder", f"the first continuation ({data['n_new']} characters)", "nats per character",
               f"repeated {data['ngram']}-grams"]
-    rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", lambda x: style.fixed(x, 2)), spread(r, "repeated", style.percent)]
+    rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", False), spread(r, "repeated", True)]
             for r in data["rows"] + [data["held_out"]]]
     return markdown_table(header, rows, "llrr")
 

@@ -101,6 +101,7 @@ def draw(data: dict):
     b.annotate(f"top-k keeps {data['top_k']}", (data["top_k"], b.get_ylim()[1] * 0.92), xytext=(4, 0),
                textcoords="offset points", color=style.colors()["fg"], fontsize=11)
     b.set(xlabel=f"characters top-p = {style.exact(data['top_p'])} keeps", ylabel="share of positions")
+    style.whole_ticks(b, "x")  # a count: top-p = 0.01 keeps 1 everywhere, ticked 0.6 ... 1.4 (pass thirty-seven)
     b.grid(axis="y", alpha=0.4)
     return fig
 

@@ -142,10 +142,13 @@ def generate(weights: dict, config: TinyConfig, prompt: ArrayLike, n_new: int, *
         cached: True runs each step with the KV cache (:func:`decode`); False runs
             ``tiny_numpy.forward`` on the whole prefix at every step, as the site's live
             generator does with its cache switched off. Both give the same logits within
-            1e-9, so the same tokens.
+            1e-9, so the same tokens unless a draw or the top-p cut falls that close to
+            the line between two tokens.
 
     With ``rng = mhalib.Pcg32(seed)`` the live generator (``docs/javascripts/generator.js``)
-    draws the same numbers, so it writes the same text.
+    draws the same numbers, so it writes the same text, with the same proviso: its sums
+    are rounded in another order (left to right; numpy's are pairwise), and a probability can
+    differ in its last bit.
     """
     if not isinstance(config, TinyConfig):
         raise TypeError(f"config must be a TinyConfig, got {type(config).__name__}")
