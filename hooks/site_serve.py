@@ -61,13 +61,25 @@ def _build_key(config, files) -> str:
                       repr(sorted((config["mdx_configs"] or {}).keys())), repr(site))
 
 
-def _snippets(markdown: str, root: Path) -> list:
+def _snippets(markdown: str, root: Path, depth: int = 0) -> list | None:
+    """The files ``markdown`` includes (``--8<-- "FILE"``), each with its hash, and those they
+    include in turn (a snippet that includes another: an edit to the inner one must change the
+    key too, pass thirty-nine); None where an included file includes in a form the key cannot
+    follow (the page is then converted every time, as :func:`_memo_safe` says)."""
     out = []
     for rel in sorted(set(SNIPPET_RE.findall(markdown))):
         try:
-            out += [rel, hashlib.sha256((root / rel).read_bytes()).hexdigest()]
+            content = (root / rel).read_bytes()
         except OSError:
             out += [rel, None]  # missing: the conversion says so (and is not kept: it warns)
+            continue
+        out += [rel, hashlib.sha256(content).hexdigest()]
+        text = content.decode("utf-8", errors="replace")
+        if SNIPPET_LINE.search(text):
+            inner = _snippets(text, root, depth + 1) if depth < 8 and _memo_safe(text) else None
+            if inner is None:
+                return None
+            out += inner
     return out
 
 
@@ -86,7 +98,10 @@ def on_pre_page(page, *, config, files):
         if not _memo_safe(markdown):
             return render(config, files)
         root = Path(config.config_file_path).resolve().parent
-        parts = (_build_key(config, files), page.file.src_uri, page.url, markdown, *_snippets(markdown, root))
+        included = _snippets(markdown, root)
+        if included is None:
+            return render(config, files)
+        parts = (_build_key(config, files), page.file.src_uri, page.url, markdown, *included)
 
         def convert():
             handler = _Warnings()

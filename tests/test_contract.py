@@ -265,6 +265,61 @@ def test_a_label_with_a_slash_or_a_dot_is_not_read_as_a_file(text):
     assert not contract.names_a_file(text)
 
 
+@pytest.mark.parametrize("line", [
+    "class Node:\n    parent = None\n\n\ndef up(n):\n    return n.parent.parent",  # a tree's parent, not a path's
+    "NON_FINITE = {'scores.raw': 'not measured'}", "GRID_LABELS = {'hist.bin': ('tokens', None)}",
+    "UNITS = ['data/s', 'tests/s', 'docs/min', 'GB/s', 'n/a']", "LINK = '../positions/rope.md'",
+    "LABELS = ['-3.dB', 'Q/K.T', 'v1.2', 'x.y.z']", "R = np.random.default_rng(7)",
+    "import torch\nG = torch.Generator().manual_seed(0)\nX = torch.randn(3, generator=G)",
+])
+def test_a_plain_script_the_early_warning_must_not_refuse(tmp_path, line):
+    """Pass thirty-nine: the wider rules of pass thirty-eight refused a tree's ``.parent``, a
+    NON_FINITE key "scores.raw", units "data/s", a link, "-3.dB": what a render really reads is
+    watched as it runs (build._Reads), so the source's early warning keeps to plain cases."""
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", f"import numpy as np\nfrom figures._kit import cli\n{line}\n"))
+    assert "user" in contract.discover(tmp_path)
+
+
+@pytest.mark.parametrize("line, what", [
+    ("R = np.random.default_rng()", "np.random.default_rng()"), ("X = np.random.rand(3)", "np.random.rand(3)"),
+    ("np.random.seed(0)", "np.random.seed(0)"), ("import torch\nX = torch.randn(3)", "torch.randn(3)"),
+    ("import torch\ntorch.manual_seed(0)", "torch.manual_seed(0)"), ("H = hash('cat')", "hash('cat')"),
+])
+def test_random_numbers_no_seed_fixes_are_refused(tmp_path, line, what):
+    """Pass thirty-nine: ``np.random.default_rng()`` with no seed cached one draw, every cold
+    build drew another; a global generator's draws depend on which render ran before in the
+    worker; ``hash`` of a text is salted in each process (the command line and the build differ)."""
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", f"import numpy as np\nfrom figures._kit import cli\n{line}\n"))
+    with pytest.raises(contract.ContractError, match=rf"{re.escape(what)}.*no seed fixes"):
+        contract.discover(tmp_path)
+
+
+def test_the_key_tells_the_data_files_apart_and_the_kit_digest_holds_pythons_version(tmp_path, monkeypatch):
+    """Bytes moved from the end of one data file to the start of the next changed no key (the
+    files were hashed end to end); a new Python (another unicodedata, another float repr)
+    changes every key."""
+    monkeypatch.setattr(contract, "DATA_DIR", tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "chap").mkdir()
+    (tmp_path / "chap" / "user.py").write_text(SMALL_TABLE.replace(
+        "from figures._kit import cli\n", "from figures._kit import cli\nfrom figures._kit.contract import data_file\n"
+        "A = data_file('a.json')\nB = data_file('b.json')\n"))
+    scripts = contract.discover(tmp_path)
+    keys = []
+    for a, b in (("12", "3"), ("1", "23")):
+        (tmp_path / "data" / "a.json").write_text(a)
+        (tmp_path / "data" / "b.json").write_text(b)
+        keys.append(contract.cache_key(scripts["user"], scripts["user"].request(), "shared", scripts))
+    assert keys[0] != keys[1]
+    before = contract.kit_digest()
+    monkeypatch.setattr(contract.sys, "version", contract.sys.version + " (another)")
+    assert contract.kit_digest() != before
+
+
 def test_a_data_file_that_is_a_folder_or_missing_has_no_key(tmp_path, monkeypatch):
     """Pass thirty-eight: data_file("probe_dir") was keyed as b"missing" whatever the folder held:
     an edit to a file inside served the older numbers. A name without a file's ending is refused

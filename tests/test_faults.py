@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -1490,3 +1491,58 @@ def test_a_key_that_shows_nan_inf_or_none_is_refused_like_a_value():
     assert contract.not_finite(data) == ["by_ratio.nanx (a key)", "nan (a key)", "None (a key)", "ms.infms (a key)"]
     assert contract.not_finite(data, (("by_ratio.*", "a ratio not measured"), ("nan", "x"), ("None", "x"),
                                       ("ms.*", "x"))) == []
+
+
+# ---- what a render reads, watched as it runs ------------------------------------------------------
+
+def _reading_table(body: str) -> str:
+    """SMALL_TABLE whose data() first runs ``body`` (indented lines), with a keyed data file."""
+    return SMALL_TABLE.replace("from figures._kit import cli\n", (
+        "import numpy as np\nfrom figures._kit import cli\nfrom figures._kit.contract import data_file\n\n"
+        "SRC = data_file(\"tiny_lm.json\")\n")).replace(
+        "def data(rows: int = 2) -> dict:\n", f"def data(rows: int = 2) -> dict:\n{body}")
+
+
+@pytest.mark.parametrize("body, what", [
+    # a path made from a keyed path's text: the contract reads no such thing (pass thirty-nine)
+    ("    np.fromfile(str(SRC).replace('lm', 'lm_corpus', 1), dtype=np.uint8)\n", "tiny_lm_corpus"),
+    # a file outside the project, named by pieces the contract does not read as a path
+    ("    np.fromfile('/'.join(['', 'etc', 'hostname']), dtype=np.uint8)\n", "/etc/hostname"),
+    # a library function that opens a file by a name of its own, relative to the working folder
+    ("    np.fromfile('READ' + 'ME' + '.md', dtype=np.uint8)\n", "README"),
+])
+def test_a_render_that_reads_what_its_key_does_not_cover_fails_naming_it(tmp_path, body, what):
+    d = scripts_dir(tmp_path, reader=_reading_table(body))
+    with pytest.raises(build.FigureError, match=rf"(?s)figure 'reader'.*reached what its cache key does not "
+                                                rf"cover: reads .*{re.escape(what)}.*Nothing was cached"):
+        render(d, tmp_path / "cache", ("reader", {}))
+    assert not any((tmp_path / "cache").glob("reader-*/" + store.MANIFEST))
+
+
+def test_a_render_that_reads_its_keyed_file_and_writes_a_scratch_file_is_cached(tmp_path):
+    """What the watch allows: the data file the script names, a file the render wrote itself,
+    the libraries' own files (numpy, matplotlib) and mhalib."""
+    body = ("    import tempfile, os  # unkeyed: a scratch file of its own\n"
+            "    n = np.fromfile(SRC, dtype=np.uint8).size\n"
+            "    scratch = os.path.join(tempfile.mkdtemp(), 'x.bin')  # unkeyed: a scratch file of its own\n"
+            "    np.arange(3).tofile(scratch)\n"
+            "    assert np.fromfile(scratch, dtype=np.int64).tolist() == [0, 1, 2]\n"
+            "    rows = 2 if n else 0\n")
+    d = scripts_dir(tmp_path, reader=_reading_table(body))
+    (result,), _ = render(d, tmp_path / "cache", ("reader", {}))
+    assert result.data["rows"][1] == dict(i=1, square=1)
+
+
+def test_workers_hash_a_text_alike_in_every_build(tmp_path):
+    """Pass thirty-nine: a script that lists a set of words drew them in the order of its worker's
+    hash salt, another in each worker and build, under one cache key. The workers hash with
+    PYTHONHASHSEED=0: the order a plain Python with that seed gives, in two builds."""
+    source = SMALL_TABLE.replace("    return dict(rows=", (
+        "    words = list({'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'})\n"
+        "    return dict(words=words, rows="))
+    d = scripts_dir(tmp_path, words=source)
+    orders = [render(d, tmp_path / f"cache{i}", ("words", {}))[0][0].data["words"] for i in range(2)]
+    code = "print(' '.join(list({'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'})))"
+    seeded = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONHASHSEED="0"),
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert orders[0] == orders[1] == seeded

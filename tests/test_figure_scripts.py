@@ -344,3 +344,20 @@ def test_scaling_variance_without_512_says_what_its_missing_value_means(tmp_path
     assert json.loads(out.read_text())["std_at_512"] is None
     data = module.data(d_heads=(512, 8), n_samples=1000)
     assert data["std_at_512"] == data["variance"][0] ** 0.5
+
+
+def test_a_machines_matplotlibrc_changes_no_figure(tmp_path):
+    """Pass thirty-nine: a matplotlibrc in the working folder or the user's settings
+    (axes.autolimit_mode, axes.formatter.limits, axes.unicode_minus) changed the ticks a figure
+    prints, under the same cache key. A figure is drawn from matplotlib's own defaults and the
+    kit's style, whatever the machine's settings."""
+    import matplotlib
+
+    module = figures.load("temperature_sweep")
+    plain = tmp_path / "plain.svg"
+    assert module.main(["--out", str(plain)]) == 0
+    with matplotlib.rc_context({"axes.autolimit_mode": "round_numbers", "axes.formatter.limits": (-1, 1),
+                                "axes.unicode_minus": False, "lines.linewidth": 4.0}):
+        tuned = tmp_path / "tuned.svg"
+        assert module.main(["--out", str(tuned)]) == 0
+    assert tuned.read_bytes() == plain.read_bytes()

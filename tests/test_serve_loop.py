@@ -217,3 +217,21 @@ def test_a_page_whose_includes_the_key_cannot_follow_is_converted_every_time(mar
     import site_serve
 
     assert site_serve._memo_safe(markdown) is kept
+
+
+def test_a_snippet_that_a_snippet_includes_is_in_the_pages_key(tmp_path):
+    """Pass thirty-nine: a page including a.md, which includes b.md, was keyed on a.md alone:
+    an edit to b.md under `mkdocs serve` left the old conversion served. The inner file is in the
+    key; one included in a form the key cannot follow makes the page converted every time."""
+    sys.path.insert(0, str(HOOKS))
+    import site_serve
+
+    page = '# A\n\n--8<-- "a.md"\n'
+    (tmp_path / "a.md").write_text('a\n\n--8<-- "b.md"\n')
+    (tmp_path / "b.md").write_text("b value 1\n")
+    before = site_serve._snippets(page, tmp_path)
+    assert before is not None and "b.md" in before
+    (tmp_path / "b.md").write_text("b value 2\n")
+    assert site_serve._snippets(page, tmp_path) != before
+    (tmp_path / "a.md").write_text("a\n\n--8<-- 'b.md'\n")  # single quotes: not in any key
+    assert site_serve._snippets(page, tmp_path) is None

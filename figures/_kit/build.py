@@ -39,6 +39,7 @@ import importlib.machinery
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import sys
@@ -283,6 +284,89 @@ class _LibTrace:
 _TRACE = _LibTrace()
 
 
+#: What a render may not do at all: its output would depend on what no key holds.
+_REFUSED_EVENTS = {"socket.connect": "connects to", "socket.getaddrinfo": "looks up the address of",
+                   "subprocess.Popen": "runs the program", "os.system": "runs the command",
+                   "os.exec": "runs the program", "os.posix_spawn": "runs the program", "os.spawn": "runs the program"}
+#: A font file anywhere: matplotlib opens the faces it draws with (the kit digest holds them:
+#: contract._font_files).
+_FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".afm", ".pfb", ".pfa")
+
+
+#: The installed distributions' metadata, wherever an editable install keeps it (the project's
+#: own ``mhalib.egg-info``, setuptools' ``__editable__`` path hooks): torch lists entry points.
+_METADATA = re.compile(r"[^/]+\.(dist|egg)-info(/|$)|/__editable__\.[^/]*$")
+
+
+class _Reads:
+    """The files a render opens for reading beyond what its key covers, and any program or
+    network connection it starts, seen by an audit hook (:func:`sys.addaudithook`, in each
+    worker) while a render runs.
+
+    The contract reads a script's source for the ways to reach a file (contract._unkeyed_reach),
+    but a path can be made in more ways than a reading of the source can follow (a keyed path's
+    text edited, a library function that opens a file by a name of its own: pass thirty-nine).
+    So the render itself is watched: a file is keyed if it lies in the Python installation (the
+    libraries, whose versions the kit digest holds, and the packaged model, whose files it
+    stats), in mhalib or the figure scripts (hashed by the key), or is a data file the script
+    names with ``data_file`` (``keyed``); the render's own outputs, a font, and the system's
+    /proc, /sys and /dev are allowed too. Anything else fails the render, naming what was read,
+    instead of caching numbers an edit to that file would not re-render."""
+
+    def __init__(self):
+        self.roots: tuple | None = None  # None: not watching
+        self.keyed: frozenset = frozenset()
+        self.data_dir = ""
+        self.found: list = []
+        self.written: set = set()
+        self._busy = False
+
+    def start(self, roots, data_dir: Path, keyed) -> None:
+        self.roots = tuple(sorted({os.path.realpath(r) for r in roots}))
+        self.data_dir = os.path.realpath(data_dir)
+        self.keyed = frozenset(os.path.realpath(Path(data_dir) / f) for f in keyed)
+        self.found, self.written = [], set()
+
+    def stop(self) -> list:
+        self.roots = None
+        return self.found
+
+    def hook(self, event: str, args: tuple) -> None:
+        if self.roots is None or self._busy or (event != "open" and event not in _REFUSED_EVENTS):
+            return
+        self._busy = True  # (realpath below raises no audit event it would see; kept safe anyway)
+        try:
+            if event == "open":
+                self._open(*args[:3])
+            else:
+                self.found.append(f"{_REFUSED_EVENTS[event]} {args[0]!r}")
+        except Exception as exc:  # a hook that raises would break the call it watches
+            self.found.append(f"(an open it could not read: {exc!r})")
+        finally:
+            self._busy = False
+
+    def _open(self, path, mode, flags) -> None:
+        if isinstance(path, int) or path is None:
+            return  # a file already open
+        path = os.path.realpath(os.fsdecode(path))
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+            (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        if writes:
+            self.written.add(path)
+            return
+        if path in self.written or path in self.keyed or path.endswith(_FONT_SUFFIXES):
+            return
+        if _METADATA.search(path):  # what is installed (importlib.metadata: torch reads entry points)
+            return
+        inside = any(path == r or path.startswith(r + os.sep) for r in self.roots)
+        if inside and not (path == self.data_dir or path.startswith(self.data_dir + os.sep)):
+            return
+        self.found.append(f"reads {path}")
+
+
+_READS = _Reads()
+
+
 def _memoized(data_fn):
     """``data_fn`` computing each parameter set once per worker, returning a fresh deep copy
     each time (so a script that edits what another script's data() returned cannot change
@@ -403,8 +487,10 @@ def _context():
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(PRELOAD))
-    saved = {var: os.environ.get(var) for var in _BLAS_VARS}
-    os.environ.update({var: "1" for var in _BLAS_VARS})
+    # PYTHONHASHSEED: every worker hashes a text as the others do, in every build (a script that
+    # iterates over a set of words draws them in one order: pass thirty-nine)
+    saved = {var: os.environ.get(var) for var in _BLAS_VARS + ("PYTHONHASHSEED",)}
+    os.environ.update({var: "1" for var in _BLAS_VARS}, PYTHONHASHSEED="0")
     try:
         forkserver.ensure_running()
     finally:
@@ -487,6 +573,7 @@ def _worker_setup(progress) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    sys.addaudithook(_READS.hook)  # for good: a hook cannot be removed; it watches only while on
 
 
 def _render_group(jobs: list) -> list:
@@ -513,6 +600,8 @@ def _render_job(job: dict) -> dict:
         tmp = store.new_folder(cache_dir)
         try:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+            _READS.start(_keyed_roots(scripts_dir, cache_dir, Path(job["lib_dir"]), tmp), contract.DATA_DIR,
+                         contract.data_files_read(script, scripts))
             try:
                 module = _load(script, scripts)
                 if os.environ.get("MHA_TRACE_LIB") == "1":  # after the imports: what the render runs
@@ -520,7 +609,15 @@ def _render_job(job: dict) -> dict:
                 formats = _write_outputs(module, script, request, tmp, kind)
             finally:
                 seen = _TRACE.stop()
+                unkeyed = _READS.stop()
                 signal.setitimer(signal.ITIMER_REAL, 0)
+            if unkeyed:
+                more = f" and {len(unkeyed) - 5} more" if len(unkeyed) > 5 else ""
+                raise FigureError(f"figure {script.name!r} ({script.path}) reached what its cache key does not "
+                                  f"cover: {'; '.join(unkeyed[:5])}{more}. A figure reads stored files with "
+                                  "data_file(\"NAME.json\") from figures/data, and runs no program and opens no "
+                                  "connection; otherwise an edit there would leave its older numbers served. "
+                                  "Nothing was cached", script.name, request.params)
             # The sources may have changed while this worker ran: cache nothing that the key
             # does not describe. And the key describes the mhalib found where this worker imported it.
             lib_dir = Path(job["lib_dir"])
@@ -565,6 +662,18 @@ def _render_job(job: dict) -> dict:
     if _PROGRESS is not None:  # this render's entry is in place: the build may read it now
         _PROGRESS.put((os.getpid(), None, None, time.monotonic(), finished))
     return finished
+
+
+def _keyed_roots(scripts_dir: Path, cache_dir: Path, lib_dir: Path, out: Path) -> list:
+    """The folders a render may read anything in (:class:`_Reads`): the Python installation
+    (standard library, site-packages: the libraries and the packaged model), mhalib, the figure
+    scripts and their kit, the cache (its own entry, and matplotlib's font list), and the
+    system's /proc, /sys and /dev."""
+    import matplotlib
+
+    return [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(lib_dir), str(scripts_dir),
+            str(Path(contract.__file__).resolve().parent.parent), str(cache_dir), str(out),
+            matplotlib.get_cachedir(), "/proc", "/sys", "/dev"]
 
 
 def _groups(todo: list, scripts: dict) -> list:

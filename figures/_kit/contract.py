@@ -36,6 +36,7 @@ import math
 import re
 import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -400,6 +401,10 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
     source_lines = text.splitlines()
     keyed = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "data_file" for a in n.args}
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "data_file"}
+    # the texts of NON_FINITE and GRID_LABELS are data paths ("scores.raw"), read above
+    declarations = {id(c) for n in tree.body if isinstance(n, ast.Assign)
+                    and any(_name(t) in ("NON_FINITE", "GRID_LABELS") for t in n.targets)
+                    for c in ast.walk(n.value) if isinstance(c, ast.Constant)}
     docstrings = {id(n.body[0].value) for n in ast.walk(tree)
                   if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
@@ -420,7 +425,16 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
             raise ContractError(f"{where}:{node.lineno}: {ast.unparse(node)!r}: call data_file(\"NAME.json\") by its "
                                 "own name; the cache key reads the files a script names from those calls only, and "
                                 "would not see a file named through another name")
+        elif id(node) in declarations:
+            continue
         else:
+            drawn = _unseeded(node)
+            if drawn and UNKEYED_MARK not in source_lines[node.lineno - 1]:
+                raise ContractError(f"{where}:{node.lineno}: {drawn!r} draws random numbers no seed fixes (hash() "
+                                    "too: Python salts it anew in each process): each "
+                                    "render and each build would draw others, and the cache would keep one draw; "
+                                    "draw from np.random.default_rng(seed), or in torch with "
+                                    "generator=torch.Generator().manual_seed(seed)")
             reach = _unkeyed_reach(node)
             if reach and UNKEYED_MARK not in source_lines[node.lineno - 1]:
                 raise ContractError(f"{where}:{node.lineno}: {reach!r}: a figure script reads stored files with "
@@ -453,8 +467,8 @@ KEYED_IMPORTS = frozenset({"__future__", "typing", "math", "cmath", "json", "ite
                            "hashlib", "base64", "colorsys", "unicodedata", "html", "abc",
                            "numpy", "matplotlib", "torch", "mhalib", "figures"})
 #: Names that do the same from a script's own scope.
-UNKEYED_NAMES = frozenset({"__file__", "__import__", "open", "exec", "eval", "compile", "globals", "DATA_DIR",
-                           "FIGURES_ROOT"})
+UNKEYED_NAMES = frozenset({"__file__", "__import__", "__builtins__", "open", "exec", "eval", "compile", "globals",
+                           "DATA_DIR", "FIGURES_ROOT"})
 #: A line that reaches one of them on purpose says so and why (the test suite's probes of the
 #: render machinery read their process id and environment): ``import os  # unkeyed: why``.
 UNKEYED_MARK = "# unkeyed:"
@@ -462,35 +476,41 @@ UNKEYED_MARK = "# unkeyed:"
 
 #: Path arithmetic, which turns a keyed file into another one (``data_file("a.json").with_name(
 #: "b.npz")`` keyed only a.json: pass thirty-four).
-UNKEYED_ATTRIBUTES = frozenset({"with_name", "with_suffix", "with_stem", "parent", "parents", "joinpath", "glob",
-                                "rglob", "iterdir", "DATA_DIR", "FIGURES_ROOT", "__file__"})
+UNKEYED_ATTRIBUTES = frozenset({"with_name", "with_suffix", "with_stem", "joinpath", "rglob", "iterdir", "DATA_DIR",
+                                "FIGURES_ROOT", "__file__"})
+#: Random numbers from a global or unseeded generator: each render, and each build, would draw
+#: others (pass thirty-nine: ``np.random.default_rng()`` cached one draw). A script draws from
+#: ``np.random.default_rng(seed)``, or torch with ``generator=torch.Generator().manual_seed(seed)``.
+UNSEEDED = frozenset({"rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle",
+                      "permutation", "normal", "uniform", "standard_normal", "seed", "RandomState", "randperm",
+                      "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "manual_seed",
+                      "exponential", "poisson", "binomial", "beta", "gamma"})
 #: A file's name as ``data_file`` takes it: one file in figures/data, no folder, no way out.
 FLAT_NAME = re.compile(r"(?!\.)[\w.+-]+\.[A-Za-z0-9]+")
-#: The ending of a file's name that names a stored file (data, text, images, archives, settings).
-STORED_FILE = re.compile(r"\.(json|jsonl|npz|npy|csv|tsv|txt|dat|raw|pt|pth|pkl|pickle|safetensors|bin|h5|hdf5|"
-                         r"parquet|feather|arrow|db|sqlite|gz|bz2|xz|zst|zip|tar|tgz|png|jpe?g|gif|svg|pdf|md|"
-                         r"ya?ml|toml|ini|cfg|xml|html?|mplstyle|ttf|otf|woff2?)$", re.IGNORECASE)
+#: The ending of a file's name that names a stored file (data, archives, settings): the early
+#: warning; what a render really reads is watched as it runs (build._Reads). Endings that name
+#: what a page links to (.md, .svg, .png) or a data path's key (``scores.raw``) are left out.
+STORED_FILE = re.compile(r"\.(json|jsonl|npz|npy|csv|tsv|txt|dat|pt|pth|pkl|pickle|safetensors|h5|hdf5|parquet|"
+                         r"feather|sqlite|gz|bz2|xz|zst|zip|tar|tgz|mplstyle|ya?ml|toml|ini|cfg)$")
 
 
 def names_a_file(text: str) -> bool:
-    """Whether a script's ``text`` (a literal outside ``data_file(...)``) names a file or folder:
-    a stored file's name (:data:`STORED_FILE`: ``"x.json.gz"``), or a path, a word with a slash that
-    starts at a root or a folder of the project, or ends in a file's name (``"figures/data"``,
-    ``"./x"``, ``"/tmp/y"``, ``"a/b.q"``). A label such as "tokens/s", "/s" or "1/√d" names none."""
+    """Whether a script's ``text`` (a literal outside ``data_file(...)``) plainly names a stored
+    file or the project's files: a stored file's name (:data:`STORED_FILE`: ``"x.json.gz"``), a
+    path from the root (``"/tmp/y"``) or into the project's code and data (``"figures/data"``,
+    ``"mhalib/models"``). A label ("tokens/s", "data/s", "1/√d", "Q/K.T"), a link
+    ("../rope.md") or a data path's key ("hist.bin") names none. This is the early warning;
+    what a render really reads is watched as it runs (build._Reads)."""
     word = text.strip()
     if not word or any(c.isspace() for c in word):
         return False
     if STORED_FILE.search(word):
         return True
-    if "/" not in word and "\\" not in word:
-        return False
-    first = re.split(r"[/\\]", word)[0]
-    return word.startswith(("./", "../", "~/")) or bool(re.match(r"/[\w.-]+/", word)) or first in PROJECT_FOLDERS \
-        or bool(re.search(r"[/\\][\w-]+\.[A-Za-z][A-Za-z0-9]*$", word))
+    return bool(re.match(r"/[\w.-]+/", word)) or word.split("/")[0] in PROJECT_FOLDERS and "/" in word
 
 
-#: The project's folders, whose files a path text could name (``"figures/data/x"``, ``"tools/y"``).
-PROJECT_FOLDERS = frozenset({"figures", "mhalib", "tools", "hooks", "tests", "docs", "data", "site", ".cache"})
+#: The project's folders of code and data, which a path text could name (``"figures/data/x"``).
+PROJECT_FOLDERS = frozenset({"figures", "mhalib", ".cache"})
 
 
 def _unkeyed_reach(node: ast.AST) -> str:
@@ -509,6 +529,25 @@ def _unkeyed_reach(node: ast.AST) -> str:
         return ast.unparse(node)
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and names_a_file(node.value):
         return repr(node.value)
+    return ""
+
+
+def _unseeded(node: ast.AST) -> str:
+    """The text of ``node`` where it draws random numbers no seed fixes (:data:`UNSEEDED` on a
+    module, ``default_rng()`` with no seed, a torch draw with no ``generator=``, and ``hash()``,
+    which Python salts anew in each process), else ``""``."""
+    if not isinstance(node, ast.Call):
+        return ""
+    name = _name(node.func)
+    if name == "default_rng" and not node.args and not node.keywords:
+        return ast.unparse(node)
+    if isinstance(node.func, ast.Name) and name == "hash":  # a text's hash is salted anew in each process
+        return ast.unparse(node)
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    module = ast.unparse(owner) if owner is not None else ""
+    if name in UNSEEDED and module.split(".")[-1] in ("random", "np", "numpy", "torch") \
+            and not any(k.arg == "generator" for k in node.keywords):
+        return ast.unparse(node)
     return ""
 
 
@@ -1275,11 +1314,12 @@ WRITER_DISTS = ("numpy", "matplotlib", "pillow", "fonttools", "brotli")
 
 def kit_digest() -> str:
     """Hash of what every figure depends on besides its script and mhalib: :data:`CACHE_VERSION`,
+    the Python version,
     the versions of the libraries that write the files (numpy, matplotlib, Pillow for PNGs,
     fontTools and Brotli for the fonts in each SVG), those of the real model and the libraries
     that read it with its files as found (:func:`_model_files`), torch's (:data:`RESULT_DISTS`),
     and this figure machinery (``figures/_kit/**/*.py``, subpackages too, and ``figures/__init__.py``)."""
-    h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode())
+    h = hashlib.sha256(b"kit\0" + CACHE_VERSION.encode() + b"\0" + sys.version.encode() + b"\0")
     for dist in WRITER_DISTS:
         h.update(f"{dist}=={_version(dist)}\0".encode())
     for dist in RESULT_DISTS:
@@ -1316,7 +1356,8 @@ def cache_key(script: Script, request: Request, shared: str, scripts: dict[str, 
             if not f.is_file():  # a folder, or nothing: no bytes to key it by (pass thirty-eight)
                 raise ContractError(f"{s.path}: data_file({fname!r}) names no file in {DATA_DIR}: the cache key "
                                     "hashes the file a script reads, and a folder or a missing file has none")
-            h.update(f.read_bytes())
+            content = f.read_bytes()  # named and sized: bytes moved from one file to the next change it
+            h.update(f"{fname}\0{len(content)}\0".encode() + content)
         refs.update(s.lib_refs)
         todo.extend(s.imports)
     if refs:

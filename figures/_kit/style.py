@@ -130,7 +130,12 @@ def theme(name: str = "light"):
         "image.cmap": SEQUENTIAL,
     }
     try:
-        with plt.rc_context(rc):
+        with plt.rc_context():
+            # from matplotlib's own defaults, not from a matplotlibrc the machine or the working
+            # folder holds (one with axes.autolimit_mode or axes.formatter.limits changed the
+            # ticks a figure prints, under the same cache key: pass thirty-nine)
+            matplotlib.rcdefaults()
+            plt.rcParams.update(rc)
             yield c
     finally:
         _THEME.reset(token)
