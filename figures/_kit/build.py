@@ -16,6 +16,10 @@ What keeps a wrong figure from being published:
   tools once, and nothing of this project (:func:`_context`); where the platform has no
   fork server, they are spawned. After rendering, a worker hashes the sources again; if they changed
   while it worked, the result is thrown away, never cached under a key it does not match.
+* **Watched reads.** While a render runs, an audit hook sees every file it opens and every
+  program or connection it starts (:class:`_Reads`); a read beyond what the key covers (a
+  data file not named with ``data_file``, a file outside the libraries, mhalib and the
+  scripts) fails the render, naming it, and nothing is cached.
 * **Verified entries.** Each entry has a ``manifest.json`` with every file's size and
   SHA-256. An entry is used only if all of its files match; the bytes returned are the
   bytes checked. A damaged or incomplete entry (a plain file in its place included) is
