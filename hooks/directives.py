@@ -380,9 +380,10 @@ def _check_format(spec: str, where: str) -> None:
     if spec[-1:] in ("b", "o", "x", "X", "c"):
         raise DirectiveError(f"{where}: the format spec {spec!r} writes the number in base 2, 8 or 16 or as a "
                              "character, which prose reads as another number (100 at 'x' is 64); use d, f, e, g or %")
-    if re.match(r"\d[<>=^]", spec) and not re.match(r"0[>=]", spec):  # (zeros on the left change nothing)
-        raise DirectiveError(f"{where}: the format spec {spec!r} pads with the digit {spec[0]!r}, which reads as part "
-                             "of the number (0.004 at '1>5.2f' is 10.00); pad with a space or not at all")
+    if re.match(r"[\d.,_+\-−eE%][<>=^]", spec) and not re.match(r"0[>=]", spec):  # (zeros on the left change nothing)
+        raise DirectiveError(f"{where}: the format spec {spec!r} pads with {spec[0]!r}, which reads as part of the "
+                             "number (0.004 at '1>5.2f' is 10.00, 0.14 at '->8.2f' is ----0.14, a minus); pad with "
+                             "a space or not at all")
     m = FORMAT_SPEC_RE.fullmatch(spec)
     if not m:
         raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")

@@ -554,11 +554,18 @@ MAX_NUMBER_CHARS = 40
 #: (a line break, a no-break space), emphasis (``**``, ``_``), a code span's backtick, an opening
 #: bracket, a formula's delimiters (``\\(``, ``\\)``, ``$``, ``\\[``) and TeX's spacing
 #: (``\\,``, ``\\;``, ``\\ ``, ``\\quad``, ``~``), an HTML tag: "\\(dz = \\) {{ value }}" and
-#: "= _{{ value }}_" state an exact value as much as "= {{ value }}" (pass thirty-eight).
-_BETWEEN_EQUALS = re.compile(r"(?:[\s\u00a0*_`$~({\[]|&nbsp;|\\[()\[\],;:! ]|\\q?quad|\\[a-z]*space\b|</?[A-Za-z][^<>]*>)+$")
+#: "= _{{ value }}_" state an exact value as much as "= {{ value }}" (pass thirty-eight); and a
+#: sign written before the value, a table's cell border, a list's or a quote's marker, an HTML
+#: comment, ``\\text{``, ``\\left(`` (pass forty).
+_BETWEEN_EQUALS = re.compile(r"(?:[\s\u00a0*_`$~({\[|+\-−]|\n[ \t]*>|&nbsp;|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>"
+                             r"|\\[()\[\],;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\kern\S*"
+                             r"|\\(?:text|math[a-z]+|boldsymbol|operatorname)\{|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
+#: What states an equality besides "=": TeX's and Unicode's definitions and identities, "=" as
+#: an HTML character reference.
+_EQUALS = ("=", "≔", "≡", "\\coloneqq", "\\equiv", "&#61;", "&equals;")
 
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
-_LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*,$")
+_LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 
 
 def follows_equals(text: str, start: int) -> bool:
@@ -575,7 +582,7 @@ def follows_equals(text: str, start: int) -> bool:
         if not earlier:
             break
         before, listed = before[:earlier.start()], True
-    return before.endswith("=") and not before.endswith(("<=", ">=", "!=", "=="))
+    return before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))
 
 
 def _exactly(shown: str, value) -> bool:

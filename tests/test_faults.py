@@ -1252,7 +1252,15 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     ("\\(x = \\quad {{ value x }}\\)", True), ("x = <b>{{ value x }}</b>", True), ("\\(a = b\\) {{ value x }}", False),
     ("\\(dz \\approx \\) {{ value x }}", False), ("x == {{ value x }}", False),
     ("= **({{ value a }}, {{ value x }})**", True), ("= **{{ value a }}**,\n{{ value x }} times more", False),
-    ("\\(X\\) = {{ value a }}, {{ value x }}", False), ("against ({{ value a }}, {{ value x }})", False)])
+    ("\\(X\\) = {{ value a }}, {{ value x }}", False), ("against ({{ value a }}, {{ value x }})", False),
+    # pass forty: a sign outside the value, \\text{, a table cell, a comment, other equality signs,
+    # a list's or a quote's marker on the next line, a list with semicolons
+    ("x = -{{ value x }}", True), ("\\(dz = -\\){{ value x }}", True), ("x = \\text{ {{ value x }} }", True),
+    ("| \\(d\\) = | {{ value x }} |", True), ("x = <!-- a note --> {{ value x }}", True), ("x ≔ {{ value x }}", True),
+    ("\\(x \\coloneqq\\) {{ value x }}", True), ("\\(x \\equiv\\) {{ value x }}", True), ("x &#61; {{ value x }}", True),
+    ("x =\n> {{ value x }}", True), ("x =\n- {{ value x }}", True), ("= ({{ value a }}; {{ value x }})", True),
+    ("\\(x = \\left( {{ value x }}\\right)\\)", True), ("x => {{ value x }}", False), ("x = 3 - {{ value x }}", False),
+    ("a -> {{ value x }}", False), ("a >= -{{ value x }}", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 

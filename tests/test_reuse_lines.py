@@ -517,7 +517,11 @@ def test_label_kinds_and_options_are_spelled_exactly_with_a_suggestion(text, mes
     (".3n", r"locale .*use ',' or 'd'"),
     # another number in prose: 100 at "x" read 64, 0.004 at "1>5.2f" read 10.00 (pass thirty-five)
     ("x", r"base 2, 8 or 16"), ("b", r"base 2, 8 or 16"), ("o", r"base 2, 8 or 16"), ("c", r"as a character"),
-    ("1>5.2f", r"pads with the digit '1'"), ("9<7.4f", r"pads with the digit '9'"), ("0<5.0f", r"digit '0'"),
+    ("1>5.2f", r"pads with '1'"), ("9<7.4f", r"pads with '9'"), ("0<5.0f", r"pads with '0'"),
+    # and a fill that reads as a sign, a point or a separator: ".>8.2f" crashed the build with a bare
+    # ValueError, "->8.2f" showed 0.14 as ----0.14 (pass forty)
+    (".>8.2f", r"pads with '\.'"), ("->8.2f", r"pads with '-'"), ("+>8.2f", r"pads with '\+'"),
+    (",>8.2f", r"pads with ','"), ("e>8.2f", r"pads with 'e'"),
 ])
 def test_format_specs_have_bounded_widths_and_precisions(spec, message):
     with pytest.raises(D.DirectiveError, match=r"^p:1: '\{\{ value fig x " + re.escape(spec) + r" \}\}': .*" + message):
