@@ -25,7 +25,7 @@ Torch counterparts for cross-checks live in ``mhalib.torch_ref`` (needs torch).
 from . import examples
 from .alibi import alibi_bias, alibi_slopes
 from .attention import attention_scores, scaled_dot_product_attention
-from .backward import attention_backward, attention_memory_between_passes
+from .backward import attention_backward, attention_memory_between_passes, softmax_backward
 from .costs import (attention_flops, attention_hbm_bytes, attention_scores_bytes, dtype_bytes, flash_block_sizes,
                     kv_cache_bytes, causal_tile_counts,
                     kv_cache_bytes_per_token, mha_param_count, transformer_block_param_count)
@@ -57,7 +57,7 @@ __all__ = [
     "mla_attention", "mla_random_weights", "mla_cache_bytes",
     "filter_logits", "sample_next", "greedy", "beam_search", "Pcg32",
     "tiled_attention", "attention_flops", "attention_hbm_bytes", "flash_block_sizes", "causal_tile_counts",
-    "attention_backward", "tiled_attention_backward", "attention_memory_between_passes",
+    "attention_backward", "tiled_attention_backward", "attention_memory_between_passes", "softmax_backward",
     "DEFAULT_BASE", "sinusoidal_frequencies", "wavelengths", "sinusoidal_encoding", "offset_matrix",
     "rope_frequencies", "apply_rope", "layout_permutation", "rotation_matrix",
     "alibi_slopes", "alibi_bias",

@@ -149,10 +149,66 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     with np.errstate(over="ignore", invalid="ignore"):
         dv = np.swapaxes(P, -1, -2) @ np.asarray(d_out, wide)  # (..., S, T) @ (..., T, d_v) -> (..., S, d_v)
         dP = u.g(d_out) @ np.swapaxes(u.v(v_all), -1, -2)  # (..., T, d_v) @ (..., d_v, S) -> (..., T, S), in units 2**u.row
-        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., T, S), in the same units; 0 where P is 0
+        dS = _softmax_vjp(P, dP)  # (..., T, S), in the same units; 0 where P is 0
         dq = _dq(dS, k_all, u, u.row)  # (..., T, d)
         dk = _dk(dS, q, u, u.row)  # (..., S, d)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
+
+
+def softmax_backward(weights: ArrayLike, d_weights: ArrayLike) -> np.ndarray:
+    """The gradient of the scores from the gradient of their softmax weights, row by row along
+    the last axis (page: backward):
+
+        dZ = P o (dP - rowsum(dP o P)),    dZ_i = P_i sum_j P_j (dP_i - dP_j)
+
+    Args:
+        weights: ``P``, softmax weights ``(..., S)``, each row summing to 1 (0 where masked).
+        d_weights: ``dP``, the gradient of the loss with respect to them, of the same shape.
+
+    Returns:
+        np.ndarray: ``dZ``, of their shape and float type; each row sums to 0.
+
+    The two forms are equal in exact arithmetic but not in floats: where one weight holds
+    nearly all of its row (``P_m = 1 - 1e-17`` rounds to 1), ``dP_m - rowsum(dP o P)`` loses
+    every digit of ``sum_{j != m} P_j (dP_m - dP_j)``, and ``dZ_m`` came out 0 for a gradient
+    near 1e-16 (pass forty). So the entry of a weight above 2/3 (a row has at most one) is
+    computed from the others, ``P_m (dP_m sum_{j != m} P_j - sum_{j != m} P_j dP_j)``, and
+    every other entry from the first form, which loses nothing there. Each row of ``dP`` is
+    worked in units of its largest power of two, so ``dP - rowsum`` cannot overflow (``|dZ_i|``
+    is at most half the row's largest ``|dP_j|``).
+
+    Example: ``weights = [[1/2, 1/2]]``, ``d_weights = [[1, 0]]``: ``rowsum(dP o P) = 1/2``,
+    ``dZ = [[1/4, -1/4]]``.
+    """
+    P = _checks.float_array(weights, "weights", min_ndim=1)
+    dP = _checks.float_array(d_weights, "d_weights", min_ndim=1)
+    if P.shape != dP.shape:
+        raise ValueError(f"weights and d_weights must have one shape, got {P.shape} and {dP.shape}")
+    if ((P < 0) | (P > 1)).any():
+        raise ValueError("weights must lie in [0, 1] (softmax weights), got values from "
+                         f"{float(P.min())!r} to {float(P.max())!r}")
+    wide = np.result_type(P, dP)
+    e = largest_exponent(dP, -1)  # (..., 1): each row of dP worked near 1, its power of two put back at the end
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.ldexp(_softmax_vjp(P.astype(wide, copy=False), np.ldexp(dP.astype(wide, copy=False), -e)), e)
+    return out
+
+
+#: A weight above this holds most of its row: its entry of dZ is computed from the others. Not
+#: 1/2: two weights of 0.5 each can both round above it (exp(s - lse) in the tiled pass).
+DOMINANT = 2 / 3
+
+
+def _softmax_vjp(P: np.ndarray, dP: np.ndarray) -> np.ndarray:
+    """:func:`softmax_backward` without the checks, ``(..., S)``, for the backward passes."""
+    top = P > DOMINANT  # (..., S): at most one per row, even with the weights' rounding
+    dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., S)
+    if not top.any():
+        return dS
+    others = np.where(top, 0, P)  # (..., S)
+    rest = others.sum(axis=-1, keepdims=True)  # (..., 1): sum_{j != m} P_j, not 1 - P_m
+    dP_m = np.where(top, dP, 0).sum(axis=-1, keepdims=True)  # (..., 1)
+    return np.where(top, P * (dP_m * rest - (others * dP).sum(axis=-1, keepdims=True)), dS)
 
 
 #: dP = dO V^T is worked in its own units (the inputs' values) wherever its largest entry per

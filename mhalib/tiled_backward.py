@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from ._scaled import largest_exponent
-from .backward import _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
+from .backward import DOMINANT, _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
 from .tiled import _tile_allowed, _tile_mask
 
 
@@ -119,6 +119,14 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     row_mass = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij, 1 when lse is the forward's
     row_d = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij dP_ij = dO_i . O_i, D when out is the forward's
     reach = np.zeros(lead + (T,), wide)  # (..., T): sum_j P_ij sum_k |q_ik k_jk| |scale|, what the scores' rounding scales
+    # A weight above 2/3 (one per row at most) gets its dS from the row's other weights, summed
+    # over every tile first: P_m (dP_m sum_{j != m} P_j - sum_{j != m} P_j dP_j), as in
+    # backward.softmax_backward; P_m (dP_m - D_i) lost every digit where P_m rounds to 1.
+    rest = np.zeros(lead + (T,), wide)  # (..., T): sum of the other weights
+    rest_dp = np.zeros(lead + (T,), wide)  # (..., T): sum of P_ij dP_ij over them
+    top_p = np.zeros(lead + (T,), wide)  # (..., T): the weight above 2/3, and its dP
+    top_dp = np.zeros(lead + (T,), wide)
+    top_at = np.full(lead + (T,), -1)  # (..., T): its key, -1 where no weight is above 2/3
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused at the end
         for j0 in range(0, S, block_k):
             j1 = min(j0 + block_k, S)
@@ -145,12 +153,44 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
                 p_dp = p * dp  # (..., bq, bk)
                 row_d[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq, bk) -> (..., bq)
                 ds = p_dp - p * D[..., i0:i1, None]  # (..., bq, bk): P o (dP - D_i)
+                top = p > DOMINANT  # (..., bq, bk): at most one per row
+                if top.any():  # that entry's dS comes after every tile, from the rest of the row
+                    hit, at = top.any(axis=-1), top.argmax(axis=-1)[..., None]  # (..., bq), (..., bq, 1)
+                    top_p[..., i0:i1] = np.where(hit, np.take_along_axis(p, at, -1)[..., 0], top_p[..., i0:i1])
+                    top_dp[..., i0:i1] = np.where(hit, np.take_along_axis(dp, at, -1)[..., 0], top_dp[..., i0:i1])
+                    top_at[..., i0:i1] = np.where(hit, j0 + at[..., 0], top_at[..., i0:i1])
+                    ds, p, p_dp = np.where(top, 0, ds), np.where(top, 0, p), np.where(top, 0, p_dp)
+                rest[..., i0:i1] += p.sum(axis=-1)  # (..., bq)
+                rest_dp[..., i0:i1] += p_dp.sum(axis=-1)  # (..., bq)
                 row_i = row[..., i0:i1, :]  # (..., bq, 1)
                 dq[..., i0:i1, :] += _dq(ds, k_j, u, row_i)  # (..., bq, d)
                 dk_j += _dk(ds, q_i, u, row_i)  # (..., bk, d)
             dk[..., j0:j1, :], dv[..., j0:j1, :] = dk_j, dv_j
+        if (top_at >= 0).any():
+            ds_top = top_p * (top_dp * rest - rest_dp)  # (..., T), in units of 2**row
+            _add_top(dq, dk, ds_top, top_at, q, k_all, u, row, block_q, block_k)
     _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_reach, has_key, row[..., 0], u, S=S, d=d, d_v=d_v)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)  # worked in wide, stored as dtype
+
+
+def _add_top(dq, dk, ds_top, top_at, q, k_all, u, row, block_q: int, block_k: int) -> None:
+    """Add to ``dq`` and ``dk`` the terms of the weights above 2/3: ``ds_top (..., T)``, row
+    ``i``'s at key ``top_at[..., i]`` (-1: none), tile by tile as the main pass."""
+    T, S = ds_top.shape[-1], k_all.shape[-2]
+    for j0 in range(0, S, block_k):
+        j1 = min(j0 + block_k, S)
+        for i0 in range(0, T, block_q):
+            i1 = min(i0 + block_q, T)
+            at = top_at[..., i0:i1]  # (..., bq)
+            here = (at >= j0) & (at < j1)
+            if not here.any():
+                continue
+            ds = np.zeros(at.shape + (j1 - j0,), ds_top.dtype)  # (..., bq, bk): one entry per row at most
+            np.put_along_axis(ds, np.clip(at - j0, 0, j1 - j0 - 1)[..., None],
+                              np.where(here, ds_top[..., i0:i1], 0)[..., None], axis=-1)
+            row_i = row[..., i0:i1, :]  # (..., bq, 1)
+            dq[..., i0:i1, :] += _dq(ds, k_all[..., j0:j1, :], u, row_i)  # (..., bq, d)
+            dk[..., j0:j1, :] += _dk(ds, q[..., i0:i1, :], u, row_i)  # (..., bk, d)
 
 
 def _check_saved(row_mass, row_d, D, lse, out, reach, g_norm, v_reach, has_key, row, u, *, S: int, d: int,

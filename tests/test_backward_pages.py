@@ -176,8 +176,28 @@ def test_scaling_figure_equals_torch_autograd():
             dz = np.median(np.linalg.norm(scores.grad.numpy()[:, 0], axis=-1))
             dq = np.median(np.linalg.norm(tq.grad.numpy()[:, 0], axis=-1))
             # dZ is the gradient of the scaled scores, as the script defines Z = q k^T * scale
-            assert got[f"dZ_{label}"][i] == pytest.approx(dz, rel=1e-10), (w, label)
-            assert got[f"dQ_{label}"][i] == pytest.approx(dq, rel=1e-10), (w, label)
+            # (abs=0: approx's default absolute tolerance, 1e-12, would pass any gradient near 1e-20)
+            assert got[f"dZ_{label}"][i] == pytest.approx(dz, rel=1e-10, abs=0), (w, label)
+            assert got[f"dQ_{label}"][i] == pytest.approx(dq, rel=1e-10, abs=0), (w, label)
+
+
+def test_scaling_figure_at_the_widest_heads_keeps_the_dominant_entry():
+    """Pass forty: at d_head = 2048 over 2 keys the runner-up weight is below 1e-16 in most
+    trials; torch's dZ (and the script's, written the same way) lost the dominant entry, and the
+    published median was sqrt(2) too small. Against the term-by-term form of dZ on the same draws."""
+    n, S, w = 1000, 2, 2048
+    got = d("backward_scaling", d_heads=(w,), n_keys=S, n_samples=n)
+    rng = np.random.default_rng(0 + w)
+    q, k, v = (rng.standard_normal(shape) for shape in ((n, 1, w), (n, S, w), (n, S, w)))
+    d_out = rng.standard_normal((n, 1, w)) / math.sqrt(w)
+    z = q @ np.swapaxes(k, -1, -2)  # (n, 1, S), unscaled
+    P = np.exp(z - z.max(-1, keepdims=True))
+    P /= P.sum(-1, keepdims=True)
+    dA = d_out @ np.swapaxes(v, -1, -2)  # (n, 1, S)
+    dz = P * (P[..., None, :] * (dA[..., :, None] - dA[..., None, :])).sum(-1)  # (n, 1, S), no 1 - P_m formed
+    assert got["dZ_unscaled"][0] == pytest.approx(np.median(np.linalg.norm(dz[:, 0], axis=-1)), rel=1e-12, abs=0)
+    assert got["dQ_unscaled"][0] == pytest.approx(np.median(np.linalg.norm((dz @ k)[:, 0], axis=-1)), rel=1e-12,
+                                                  abs=0)
 
 
 def test_scaling_figure_claims():

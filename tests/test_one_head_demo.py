@@ -128,7 +128,7 @@ def test_the_bound_holds_at_every_strength(strength):
     assert r["distance"]["single"] >= 1.0 - 1e-12
     assert r["best_single"]["distance"] == pytest.approx(1.0, abs=1e-12)
     w, o = head_weights(strength)
-    assert r["distance"]["two"] == pytest.approx(math.sqrt(2) * math.hypot(1 - w, o), rel=1e-9)
+    assert r["distance"]["two"] == pytest.approx(math.sqrt(2) * math.hypot(1 - w, o), rel=1e-9, abs=0)
 
 
 # --- closest_weighted_average: the exact nearest point of the values' convex hull ---

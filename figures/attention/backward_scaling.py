@@ -3,8 +3,8 @@
 For each head width, ``n_samples`` independent trials of one query against 16 keys, entries
 of q, k and v drawn N(0, 1) and the output's gradient dO drawn N(0, 1/d_head) (so that
 dA = dO V^T has entries of variance 1 at every width: what changes with the width is the
-softmax alone). Left: the median norm of the scores' gradient dZ = A o (dA - rowsum(dA o A)),
-with the scores scaled by 1/sqrt(d_head) and unscaled. Right: the median norm of the query's
+softmax alone). Left: the median norm of the scores' gradient dZ = A o (dA - rowsum(dA o A))
+(mhalib.softmax_backward), with the scores scaled by 1/sqrt(d_head) and unscaled. Right: the median norm of the query's
 gradient dQ from mhalib.attention_backward. Page: how attention learns.
 """
 from __future__ import annotations
@@ -51,7 +51,9 @@ def data(d_heads: Annotated[tuple[int, ...], Range(1, 2048)] = (1, 2, 4, 8, 16, 
         for label, scale in (("scaled", 1 / math.sqrt(d)), ("unscaled", 1.0)):
             _, A = mhalib.scaled_dot_product_attention(q, k, v, scale=scale)  # (n, 1, S)
             dA = d_out @ np.swapaxes(v, -1, -2)  # (n, 1, d) @ (n, d, S) -> (n, 1, S)
-            dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))  # (n, 1, S)
+            # dZ = A o (dA - rowsum(dA o A)), the dominant weight's entry from the others (a weight
+            # of 1 - 1e-17 rounds to 1, and the plain form read that entry as 0: pass forty)
+            dZ = mhalib.softmax_backward(A, dA)  # (n, 1, S)
             dq, _, _ = mhalib.attention_backward(q, k, v, d_out, scale=scale)  # (n, 1, d)
             consistency = max(consistency, float(np.abs(dZ @ k * scale - dq).max()))
             out[f"dZ_{label}"].append(float(np.median(np.linalg.norm(dZ[:, 0], axis=-1))))
