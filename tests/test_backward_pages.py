@@ -423,3 +423,21 @@ def test_long_context_page_numbers(built_site):
     assert f"{2 * 128 * 128:,}" in p and "(last 4,096)" in p
     for anchor in ("beltagy-2020", "jiang-2023", "deepseek-2024", "xiao-2023", "llama-2024", "almazrouei-2023"):
         assert f'href="../references/#{anchor}"' in (built_site / "long_context" / "index.html").read_text(), anchor
+
+
+def test_the_pages_note_on_the_dominant_weight_states_the_librarys_threshold():
+    """The note under Step 3 says which weights softmax_backward computes from the others; the
+    number is the library's (mhalib.backward.DOMINANT), and the two forms it names agree."""
+    from fractions import Fraction
+
+    import mhalib
+    from mhalib.backward import DOMINANT
+
+    from helpers import ROOT
+
+    source = (ROOT / "docs" / "backward.md").read_text()
+    stated = re.search(r"computes the entry of a weight above (\d+)/(\d+) this way", source)
+    assert stated and Fraction(int(stated[1]), int(stated[2])) == Fraction(DOMINANT).limit_denominator(100)
+    P, dP = np.array([[0.7, 0.2, 0.1]]), np.array([[1.0, -2.0, 0.5]])  # a weight above 2/3, far from 1
+    plain = P * (dP - (dP * P).sum(-1, keepdims=True))
+    assert np.allclose(mhalib.softmax_backward(P, dP), plain, rtol=1e-14, atol=0)
