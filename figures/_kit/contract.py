@@ -428,21 +428,9 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         elif id(node) in declarations:
             continue
         else:
-            drawn = _unseeded(node)
-            if drawn and UNKEYED_MARK not in source_lines[node.lineno - 1]:
-                raise ContractError(f"{where}:{node.lineno}: {drawn!r} draws random numbers no seed fixes (hash() "
-                                    "too: Python salts it anew in each process): each "
-                                    "render and each build would draw others, and the cache would keep one draw; "
-                                    "draw from np.random.default_rng(seed), or in torch with "
-                                    "generator=torch.Generator().manual_seed(seed)")
-            reach = _unkeyed_reach(node)
-            if reach and UNKEYED_MARK not in source_lines[node.lineno - 1]:
-                raise ContractError(f"{where}:{node.lineno}: {reach!r}: a figure script reads stored files with "
-                                    "data_file(\"NAME.json\") and other scripts by importing them, and imports only "
-                                    "numpy, matplotlib, torch, mhalib and the standard library's computing modules "
-                                    "(contract.KEYED_IMPORTS); the cache key hashes only those (and the kit and the "
-                                    "libraries' versions), so an edit to a file, module or setting reached another "
-                                    "way would leave the older numbers served")
+            for found, why in ((_unseeded(node), _UNSEEDED_WHY), (_unkeyed_reach(node), _UNKEYED_WHY)):
+                if found and UNKEYED_MARK not in source_lines[node.lineno - 1]:
+                    raise ContractError(f"{where}:{node.lineno}: {found!r}: {why}")
     return Script(
         name=path.stem, path=path, chapter=path.parent.name if chapter is None else chapter,
         kind=has[0], title=lines[0].strip(), description=" ".join(l.strip() for l in lines[1:] if l.strip()),
@@ -452,6 +440,15 @@ def _parse_script(path: Path, chapter: str | None, text: str) -> Script:
         lib_refs=_lib_refs(tree, None),
         import_roots=_import_roots(tree),
     )
+
+
+_UNSEEDED_WHY = ("it draws random numbers no seed fixes (hash() too: Python salts it anew in each process): each "
+                 "render and each build would draw others, and the cache would keep one draw; draw from "
+                 "np.random.default_rng(seed), or in torch with generator=torch.Generator().manual_seed(seed)")
+_UNKEYED_WHY = ("a figure script reads stored files with data_file(\"NAME.json\") and other scripts by importing them, "
+                "and imports only numpy, matplotlib, torch, mhalib and the standard library's computing modules "
+                "(contract.KEYED_IMPORTS); the cache key hashes only those (and the kit and the libraries' versions), "
+                "so an edit to a file, module or setting reached another way would leave the older numbers served")
 
 
 #: The modules a figure script may import: those that compute and nothing else (the standard
