@@ -77,8 +77,9 @@ def test_a_worker_takes_the_environment_folder_and_path_of_the_moment_and_no_pro
     the process has now: its environment, working folder and sys.path (a forked worker would
     otherwise keep the server's, from its start), and none of this project's modules comes from
     the server: each worker imports them itself."""
-    source = SMALL_TABLE.replace("return dict(rows=", "import os, sys  # unkeyed: a probe of the render machinery\n    return dict(probe=os.environ.get('MHA_PROBE', 'unset'), "
-                                 "cwd=os.getcwd(), path=sys.path[:2], rows=")
+    source = SMALL_TABLE.replace("return dict(rows=", "import os, sys  # unkeyed: a probe of the render machinery\n"
+                                 "    probe = os.environ.get('MHA_PROBE', 'unset')  # unkeyed: a probe\n"
+                                 "    return dict(probe=probe, cwd=os.getcwd(), path=sys.path[:2], rows=")
     d = scripts_dir(tmp_path, env_table=source)
     render(d, tmp_path / "c1", ("env_table", {}))  # the server is running from here on
     monkeypatch.setenv("MHA_PROBE", "now")
@@ -1554,3 +1555,32 @@ def test_workers_hash_a_text_alike_in_every_build(tmp_path):
     seeded = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONHASHSEED="0"),
                             capture_output=True, text=True, check=True).stdout.split()
     assert orders[0] == orders[1] == seeded
+
+
+def test_the_watch_reads_a_file_opened_to_be_changed_a_listed_folder_and_a_font_among_the_data(tmp_path):
+    """Pass forty-one: a file opened "r+" or "a+" (np.memmap's r+, os.open's O_RDWR) was taken
+    for a write and its contents read unseen; a data file with a font's ending passed as a
+    font; another figure's cache entry could be read; a folder's listing was not watched.
+    The watch itself, in this process: what it records for each kind of open."""
+    reads = build._Reads()
+    data, out, lib = tmp_path / "data", tmp_path / "out", tmp_path / "lib"
+    for d in (data, out, lib):
+        d.mkdir()
+    keyed = data / "keyed.json"
+    for f in (keyed, data / "other.json", data / "face.ttf", tmp_path / "elsewhere.txt"):
+        f.write_text("1")
+    reads.start([lib, out], data, ["keyed.json"])
+    for path, mode, flags in ((data / "other.json", "r+", 0), (data / "other.json", "a+", 0),
+                              (data / "other.json", None, os.O_RDWR), (data / "face.ttf", "rb", 0),
+                              (tmp_path / "elsewhere.txt", "r", 0)):
+        reads.hook("open", (str(path), mode, flags))
+    reads.hook("os.listdir", (str(data),))
+    for path, mode, flags in ((keyed, "r", 0), (out / "x.svg", "w", 0), (out / "x.svg", "r", 0),
+                              (tmp_path / "scratch.bin", "w+", 0), (tmp_path / "scratch.bin", "r", 0),
+                              (tmp_path / "log.txt", None, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                              (lib / "m.py", "r", 0), (tmp_path / "elsewhere.txt", "a", 0)):
+        reads.hook("open", (str(path), mode, flags))
+    found = reads.stop()
+    assert sorted(found) == sorted(["reads " + p for p in [str((data / "other.json").resolve())] * 3
+                                    + [str((data / "face.ttf").resolve()), str((tmp_path / "elsewhere.txt").resolve()),
+                                       str(data.resolve())]]), found

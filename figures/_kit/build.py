@@ -292,6 +292,8 @@ _TRACE = _LibTrace()
 _REFUSED_EVENTS = {"socket.connect": "connects to", "socket.getaddrinfo": "looks up the address of",
                    "subprocess.Popen": "runs the program", "os.system": "runs the command",
                    "os.exec": "runs the program", "os.posix_spawn": "runs the program", "os.spawn": "runs the program"}
+#: What a render reads: a file opened, a folder listed.
+_WATCHED = frozenset({"open", "os.listdir", "os.scandir"})
 #: A font file anywhere: matplotlib opens the faces it draws with (the kit digest holds them:
 #: contract._font_files).
 _FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".afm", ".pfb", ".pfa")
@@ -336,12 +338,14 @@ class _Reads:
         return self.found
 
     def hook(self, event: str, args: tuple) -> None:
-        if self.roots is None or self._busy or (event != "open" and event not in _REFUSED_EVENTS):
+        if self.roots is None or self._busy or (event not in _WATCHED and event not in _REFUSED_EVENTS):
             return
         self._busy = True  # (realpath below raises no audit event it would see; kept safe anyway)
         try:
             if event == "open":
                 self._open(*args[:3])
+            elif event in ("os.listdir", "os.scandir"):  # which files a folder holds is read too
+                self._read(os.path.realpath(os.fsdecode(args[0] if args[0] is not None else ".")))
             else:
                 self.found.append(f"{_REFUSED_EVENTS[event]} {args[0]!r}")
         except Exception as exc:  # a hook that raises would break the call it watches
@@ -353,19 +357,28 @@ class _Reads:
         if isinstance(path, int) or path is None:
             return  # a file already open
         path = os.path.realpath(os.fsdecode(path))
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-            (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
-        if writes:
+        if isinstance(mode, str):  # open(): "w" and "x" start the file afresh; "r", "a" and "+" keep what it holds
+            fresh, reads = any(c in mode for c in "wx"), "r" in mode or "+" in mode
+        else:  # os.open()'s flags: O_TRUNC or O_CREAT | O_EXCL start afresh; O_RDONLY (0) and O_RDWR read
+            flags = flags if isinstance(flags, int) else 0
+            fresh = bool(flags & os.O_TRUNC) or (flags & (os.O_CREAT | os.O_EXCL)) == os.O_CREAT | os.O_EXCL
+            reads = not flags & os.O_WRONLY
+        if fresh:
             self.written.add(path)
+        elif reads:  # (a+, r+, memmap's r+: reads what the file held: pass forty-one)
+            self._read(path)
+
+    def _read(self, path: str) -> None:
+        """Record ``path`` (a real path) unless the render may read it."""
+        if path in self.written or path in self.keyed:
             return
-        if path in self.written or path in self.keyed or path.endswith(_FONT_SUFFIXES):
+        if path == self.data_dir or path.startswith(self.data_dir + os.sep):
+            self.found.append(f"reads {path}")  # (a font's ending there too: pass forty-one)
             return
-        if _METADATA.search(path):  # what is installed (importlib.metadata: torch reads entry points)
-            return
-        inside = any(path == r or path.startswith(r + os.sep) for r in self.roots)
-        if inside and not (path == self.data_dir or path.startswith(self.data_dir + os.sep)):
-            return
-        self.found.append(f"reads {path}")
+        if path.endswith(_FONT_SUFFIXES) or _METADATA.search(path):  # fonts; what is installed (torch reads
+            return                                                    # the entry points of every distribution)
+        if not any(path == r or path.startswith(r + os.sep) for r in self.roots):
+            self.found.append(f"reads {path}")
 
 
 _READS = _Reads()
@@ -604,7 +617,7 @@ def _render_job(job: dict) -> dict:
         tmp = store.new_folder(cache_dir)
         try:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
-            _READS.start(_keyed_roots(scripts_dir, cache_dir, Path(job["lib_dir"]), tmp), contract.DATA_DIR,
+            _READS.start(_keyed_roots(scripts_dir, Path(job["lib_dir"]), tmp), contract.DATA_DIR,
                          contract.data_files_read(script, scripts))
             try:
                 module = _load(script, scripts)
@@ -668,15 +681,16 @@ def _render_job(job: dict) -> dict:
     return finished
 
 
-def _keyed_roots(scripts_dir: Path, cache_dir: Path, lib_dir: Path, out: Path) -> list:
+def _keyed_roots(scripts_dir: Path, lib_dir: Path, out: Path) -> list:
     """The folders a render may read anything in (:class:`_Reads`): the Python installation
     (standard library, site-packages: the libraries and the packaged model), mhalib, the figure
-    scripts and their kit, the cache (its own entry, and matplotlib's font list), and the
-    system's /proc, /sys and /dev."""
+    scripts and their kit, its own entry being written and matplotlib's font list (not the rest
+    of the cache: another figure's entry is not in this one's key), and the system's /proc,
+    /sys and /dev."""
     import matplotlib
 
     return [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(lib_dir), str(scripts_dir),
-            str(Path(contract.__file__).resolve().parent.parent), str(cache_dir), str(out),
+            str(Path(contract.__file__).resolve().parent.parent), str(out),
             matplotlib.get_cachedir(), "/proc", "/sys", "/dev"]
 
 

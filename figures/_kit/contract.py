@@ -474,7 +474,12 @@ UNKEYED_MARK = "# unkeyed:"
 #: Path arithmetic, which turns a keyed file into another one (``data_file("a.json").with_name(
 #: "b.npz")`` keyed only a.json: pass thirty-four).
 UNKEYED_ATTRIBUTES = frozenset({"with_name", "with_suffix", "with_stem", "joinpath", "rglob", "iterdir", "DATA_DIR",
-                                "FIGURES_ROOT", "__file__"})
+                                "FIGURES_ROOT", "__file__",
+                                # a module the imports refuse, reached through one they allow (np.lib._datasource.os,
+                                # torch.os), and what reads files, folders or the environment unseen by the render's
+                                # watch (torch.from_file maps a file in C++; os.environ: pass forty-one)
+                                "os", "sys", "subprocess", "shutil", "builtins", "importlib", "pathlib", "environ",
+                                "getenv", "listdir", "scandir", "from_file", "jit"})
 #: Random numbers from a global or unseeded generator: each render, and each build, would draw
 #: others (pass thirty-nine: ``np.random.default_rng()`` cached one draw). A script draws from
 #: ``np.random.default_rng(seed)``, or torch with ``generator=torch.Generator().manual_seed(seed)``.
