@@ -395,6 +395,8 @@ def test_pe_explorer_has_axes_ticks_and_a_colour_bar(open_page, site_url, width)
                 centre = lo + (int(value) + 0.5) / count * size
                 assert abs((cx if axis == "x" else cy) - centre) < 1.5, (axis, value, cx, cy, centre)
         assert f"= {d_model}, {n_pos} positions" in page.text_content(".mha-pe-title")
+        pairs = page.locator(".mha-pe-figure ~ p.mha-readout").first.text_content()  # "1 pair", not "1 pairs" (pass 42)
+        assert pairs.startswith(f"{d_model // 2} pair{'s' if d_model > 2 else ''}. Wavelengths"), pairs
 
     # the colour bar: -1 at the bottom, +1 at the top, matplotlib's PuOr_r like the static figure
     from matplotlib import colormaps
@@ -435,7 +437,8 @@ def test_pe_cells_show_position_dimension_and_value(open_page, site_url):  # noq
     readout = page.locator(".mha-cell-readout")
     assert (readout.get_attribute("data-position"), readout.get_attribute("data-dimension")) == ("5", "3")
     assert float(readout.get_attribute("data-value")) == pytest.approx(pe[5, 3], abs=1e-12)
-    assert readout.text_content() == f"position 5, dimension 3 (cos, pair 1): PE = {pe[5, 3]:.4f}"
+    # "≈": the readout rounds, and a value after "=" is exact (pass forty-two)
+    assert readout.text_content() == f"position 5, dimension 3 (cos, pair 1): PE ≈ {pe[5, 3]:.4f}"
     page.wait_for_function("document.querySelector('.mha-explorer-ui [aria-live]').textContent.startsWith('position 5')", polling=100)
 
     # the pointer: the cell under it, and the canvas paints it in PuOr_r

@@ -401,8 +401,10 @@
     return node;
   }
 
-  // (a count that is not 0 never reads "0.0 MB": 40 kB is "0.04 MB")
-  const megabytes = (n) => `${n > 0 && n < 5e4 ? Number((n / 1e6).toPrecision(1)) : (n / 1e6).toFixed(1)} MB`;
+  // (a count that is not 0 never reads "0.0 MB": 40 kB is "0.04 MB"; tenths of a MB rounded as
+  // loadedText rounds the whole, in integers: toFixed on the binary 23.95 read "23.9" where the
+  // progress line's whole read "24.0", pass forty-two)
+  const megabytes = (n) => `${n > 0 && n < 5e4 ? Number((n / 1e6).toPrecision(1)) : (Math.round(n / 1e5) / 10).toFixed(1)} MB`;
   // "23.904 MB of 23.924 MB": what has arrived, rounded down, beside the whole, rounded to nearest,
   // both to the decimals that keep the part below the whole until it is the whole (the texts were
   // compared as text, "23.90" against "23.9", and rounded to nearest: "23.92 MB of 23.9 MB" before

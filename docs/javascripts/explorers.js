@@ -444,12 +444,13 @@
         svgEl("line", { x1: -1.5, y1: 0, x2: 1.5, y2: 0, class: "mha-rope-axis" }),
         svgEl("line", { x1: 0, y1: -1.5, x2: 0, y2: 1.5, class: "mha-rope-axis" }),
         arrow(rq, "q", "q"), arrow(rk, "k", "k"));
-      svg.setAttribute("aria-label", `Rotated query R(${mm})q = (${fixed(rq[0], 2)}, ${fixed(rq[1], 2)}) and key R(${nn})k = (${fixed(rk[0], 2)}, ${fixed(rk[1], 2)})`);
+      // "≈": every number here is rounded, and a value after "=" is exact (pass forty-two)
+      svg.setAttribute("aria-label", `Rotated query R(${mm})q ≈ (${fixed(rq[0], 2)}, ${fixed(rq[1], 2)}) and key R(${nn})k ≈ (${fixed(rk[0], 2)}, ${fixed(rk[1], 2)})`);
       const score = ropeScore(data.q, data.k, mm, nn, th);
       const shortcut = ropeScore(data.q, data.k, 0, off, th);
       readout.replaceChildren(el("span", { text: `offset n − m = ${off};` }), " ",
-        el("span", { text: `score (R(m)q)·(R(n)k) = ${fixed(score, 4)};` }), " ",
-        el("span", { text: `qᵀR(n − m)k = ${fixed(shortcut, 4)}` }));
+        el("span", { text: `score (R(m)q)·(R(n)k) ≈ ${fixed(score, 4)};` }), " ",
+        el("span", { text: `qᵀR(n − m)k ≈ ${fixed(shortcut, 4)}` }));
       readout.dataset.score = String(score);
       // The same offset elsewhere: both positions stay >= 0 whatever the sign of the offset.
       const rows = [0, 4, 8, 12].map((s) => {
@@ -536,7 +537,7 @@
       Object.assign(cursor.style, { left: `${(j / D) * 100}%`, top: `${(p / N) * 100}%`,
         width: `${100 / D}%`, height: `${100 / N}%` });
       cursor.hidden = false;
-      const text = `position ${p}, dimension ${j} (${j % 2 ? "cos" : "sin"}, pair ${j >> 1}): PE = ${fixed(pe[p][j], 4)}`;
+      const text = `position ${p}, dimension ${j} (${j % 2 ? "cos" : "sin"}, pair ${j >> 1}): PE ≈ ${fixed(pe[p][j], 4)}`;
       cellReadout.textContent = text;
       Object.assign(cellReadout.dataset, { position: String(p), dimension: String(j), value: String(pe[p][j]) });
       return text;
@@ -556,14 +557,16 @@
       canvas.setAttribute("aria-label", `Sinusoidal encoding: ${N} positions (rows) by ${D} dimensions (columns), values from −1 (purple) to +1 (orange)`);
       plot.setAttribute("aria-label", `Heatmap of the sinusoidal encoding, ${N} positions by ${D} dimensions. Arrow keys move between cells.`);
       const lam = wavelengths(D, data.base);
-      readout.textContent = `${D / 2} pairs. Wavelengths 2π/ω: ` +
+      readout.textContent = `${D / 2} ${D === 2 ? "pair" : "pairs"}. Wavelengths 2π/ω: ` +
         lam.slice(0, 4).map((l, i) => `dims ${2 * i}–${2 * i + 1}: ${l.toFixed(2)}`).join(", ") +
         (lam.length > 4 ? ` … dims ${D - 2}–${D - 1}: ${lam[lam.length - 1].toFixed(2)}` : "") + " positions.";
       ui.dataset.dModel = String(D);
       ui.dataset.nPositions = String(N);
       draw();
       if (cell) showCell(Math.min(cell[0], N - 1), Math.min(cell[1], D - 1));
-      return `d model ${D}, ${N} positions: wavelengths ${lam[0].toFixed(2)} to ${lam[lam.length - 1].toFixed(2)}`;
+      const span = lam.length === 1 ? `wavelength ${lam[0].toFixed(2)}`
+        : `wavelengths ${lam[0].toFixed(2)} to ${lam[lam.length - 1].toFixed(2)}`;
+      return `d model ${D}, ${N} positions: ${span}`;
     }
     [d, n].forEach((s) => s.input.addEventListener("input", () => live.say(render())));
 

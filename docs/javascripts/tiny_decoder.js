@@ -464,7 +464,7 @@
       if (m.earlier && col === 0) {
         let s = 0;
         for (let j = 0; j < m.first; j++) s += map.weights[i * m.T + j];
-        return { text: `keys 0 to ${m.first - 1} together`, value: s, i };
+        return { text: m.first === 1 ? "key 0" : `keys 0 to ${m.first - 1} together`, value: s, i };
       }
       const j = m.first + col - m.earlier;
       return { text: `key ${j}${i - j === k ? ` (${k} back: the answer)` : ""}`, value: j <= i ? map.weights[i * m.T + j] : 0, i };
@@ -563,7 +563,7 @@
       if (map && cursor) cursor = [Math.min(cursor[0], mapLayout().W - 1), Math.min(cursor[1], mapLayout().cols - 1)];
       const m = map && mapLayout();
       mapCap.textContent = map ? `Layer ${l + 1}, head ${h + 1} on sequence 1: the last ${m.W} queries` +
-        (m.earlier ? `, a column for all ${m.first} earlier keys, then the last ${m.W} keys.` : ".") +
+        (m.earlier ? `, a column for ${m.first === 1 ? "the 1 earlier key" : `all ${m.first} earlier keys`}, then the last ${m.W} keys.` : ".") +
         " Brighter: more weight (0 to 1). Focus the map and use the arrow keys to read a cell." :
         "No attention map: the model is not defined at this length.";
       canvas.setAttribute("aria-label", map ? `Attention map, layer ${l + 1}, head ${h + 1}, length ${map.T}. ` +
