@@ -125,6 +125,30 @@ def _exact_differences(got: np.ndarray, want: np.ndarray, odd: np.ndarray) -> np
     return np.array(out, dtype=np.float64).reshape(pairs[0].shape)
 
 
+def _digits(n: int) -> str:
+    """An integer of any size as a reader can read it: every digit up to 30 of them, else its
+    first digits and its power of ten (a number of 400 digits is not a message)."""
+    text = str(abs(n))
+    if len(text) <= 30:
+        return f"{n:,}"
+    return f"{'-' if n < 0 else ''}{text[0]}.{text[1:6]}e+{len(text) - 1} (an integer of {len(text)} digits)"
+
+
+def _beside_a_big_integer(answer, expected: int, name: str, rtol: float, atol: float) -> tuple[bool, str]:
+    """``answer`` against an integer past numpy's 64 bits (``check(np.inf, 10**400)`` said "could
+    not be compared", pass forty-two): a real number, compared exactly as a fraction."""
+    if isinstance(answer, np.ndarray) and answer.ndim == 0:
+        answer = answer[()]
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (float, np.floating)):
+        return False, f"{name} is {answer!r} ({type(answer).__name__}), expected the integer {_digits(expected)}"
+    if not np.isfinite(answer):
+        return False, f"{name} is {_number(answer)}, expected the integer {_digits(expected)}"
+    diff = abs(_fraction(answer) - expected)
+    if diff <= atol + rtol * abs(expected):
+        return True, f"{name} is {_number(answer)}, the expected value {_digits(expected)} within the tolerance"
+    return False, f"{name} is {_number(answer)}, not the expected value {_digits(expected)} ({_off(answer, expected)})"
+
+
 def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str]:
     if answer is ... or answer is None:
         what = "..." if answer is ... else "None"
@@ -134,6 +158,8 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         if answer == expected:
             return True, f"{name} = {answer:,} is the expected value"
         return False, f"{name} is {answer:,}, not the expected value ({_off(answer, expected)})"
+    if type(expected) is int and not -2**63 <= expected < 2**63:  # past numpy's integers: exactly, as fractions
+        return _beside_a_big_integer(answer, expected, name, rtol, atol)
     want = np.asarray(expected)
     try:
         got = np.asarray(answer)
@@ -145,6 +171,11 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         return False, f"{name} holds complex numbers, expected real ones (of shape {want.shape})"
     if got.shape != want.shape:
         return False, f"{name} has shape {got.shape}, expected {want.shape}"
+    if (want.dtype == bool) != (got.dtype == bool):  # a 0/1 float mask indexes, a True counts as 1: neither works
+        if want.dtype == bool:
+            return False, (f"{name} holds numbers ({got.dtype}), expected True/False values (a boolean mask: "
+                           "compare, e.g. x > 0, or use .astype(bool))")
+        return False, f"{name} holds True/False values, expected numbers ({want.dtype}, shape {want.shape})"
     if want.dtype == bool:
         wrong = got != want
         if wrong.any():
@@ -185,8 +216,8 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         exact = (np.iscomplexobj(want) or odd.all()
                  or _fraction(given[()]) == _fraction(expected_array[()]))
         return True, (f"{name} = {_number(given[()])} is the expected value" if exact else
-                      f"{name} is {_number(given[()], want[()])}, the expected value {_number(want[()], given[()])} "
-                      f"within the tolerance")
+                      f"{name} is {_number(given[()], expected_array[()])}, the expected value "
+                      f"{_number(expected_array[()], given[()])} within the tolerance")
     if not close.all():
         first = tuple(int(i) for i in np.argwhere(~close)[0])
         return False, (f"{name} differs by up to {_g(largest, 3)}; the first wrong entry is at index {first}: "

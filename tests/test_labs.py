@@ -185,7 +185,11 @@ def _said(answer, expected, **kw) -> tuple[bool, str]:
     ([[1.0], [1.0, 2.0]], np.zeros(2), "cannot be read as an array"),
     (np.array([1.0, np.nan]), np.zeros(2), "holds nan at index (1,)"),
     (np.array([1.0, 2.0]), np.array([1.0, 2.5]), "first wrong entry is at index (1,): got 2, expected 2.5"),
-    (np.array([[1, 1], [1, 1]]), np.tril(np.ones((2, 2), bool)), "1 of 4 entries differ, the first at index (0, 1)"),
+    (np.array([[True, True], [True, True]]), np.tril(np.ones((2, 2), bool)),
+     "1 of 4 entries differ, the first at index (0, 1)"),
+    # numbers for a mask: a 0/1 float array indexes rows instead of masking (pass forty-two)
+    (np.array([[1, 1], [1, 1]]), np.tril(np.ones((2, 2), bool)), "holds numbers (int64), expected True/False values"),
+    (np.tril(np.ones((3, 3))), np.tril(np.ones((3, 3), bool)), "holds numbers (float64), expected True/False"),
     (3, 4, "is 3, not the expected value (25.0% off)"),
     (0.5, 0, "off by 0.5"),
     # a wrong answer never reads as the expected value, nor its error as 0.0 % (pass seventeen:
@@ -228,7 +232,6 @@ def test_check_says_not_yet_and_why(answer, expected, words):
     (4, 4),
     (np.float32(0.25), 0.25),
     (np.tril(np.ones((3, 3), bool)), np.tril(np.ones((3, 3), bool))),
-    (np.tril(np.ones((3, 3))), np.tril(np.ones((3, 3), bool))),  # 0/1 for a mask
     ([1.0, 2.0], np.array([1.0, 2.0])),
     (2**64, 2**64),  # beyond int64: a Python integer, compared exactly
     (np.array([0.0, -np.inf]), np.array([0.0, -np.inf])),  # a mask's -inf, where it is due (was "not yet")
@@ -239,6 +242,24 @@ def test_check_says_not_yet_and_why(answer, expected, words):
 def test_check_says_right(answer, expected):
     ok, text = _said(answer, expected)
     assert ok and text.startswith("right: x"), text
+
+
+def test_check_names_the_expected_value_as_it_is_and_wants_the_kind_it_asks_for():
+    """Pass forty-two: a float answer within the tolerance of an integer past 2**53 printed the
+    expected value cast to float64 ("the expected value 9,007,199,254,740,992" for ...993); a
+    0/1 float array passed for a boolean mask (it indexes rows instead of masking), True for 1;
+    an integer past numpy's 64 bits "could not be compared"."""
+    import mhalib
+
+    assert _said(np.float64(2**53), np.int64(2**53 + 1)) == (
+        True, "right: x is 9,007,199,254,740,992, the expected value 9,007,199,254,740,993 within the tolerance\n")
+    ok, text = _said(np.tril(np.ones((2, 6)), 4), mhalib.causal_mask(2, 6, align="bottom_right"))
+    assert not ok and "holds numbers (float64), expected True/False values" in text, text
+    assert _said(True, 1) == (False, "not yet: x holds True/False values, expected numbers (int64, shape ())\n")
+    assert _said(np.inf, 10**400) == (False, "not yet: x is inf, expected the integer 1.00000e+400 (an integer of "
+                                             "401 digits)\n")
+    assert _said(1.5e300, 10**300)[1].endswith("(an integer of 301 digits) (50.0% off)\n")
+    assert _said(1e300, 10**300)[0] is True and _said(2.0**70, 2**70 + 1, rtol=0, atol=0)[0] is False
 
 
 def test_check_says_equal_only_when_it_is():
