@@ -162,20 +162,23 @@ def softmax_backward(weights: ArrayLike, d_weights: ArrayLike) -> np.ndarray:
         dZ = P o (dP - rowsum(dP o P)),    dZ_i = P_i sum_j P_j (dP_i - dP_j)
 
     Args:
-        weights: ``P``, softmax weights ``(..., S)``, each row summing to 1 (0 where masked).
+        weights: ``P``, softmax weights ``(..., S)``: each row sums to 1, or is all 0 (a query
+            with no key to attend to, whose gradient is 0).
         d_weights: ``dP``, the gradient of the loss with respect to them, of the same shape.
 
     Returns:
-        np.ndarray: ``dZ``, of their shape and float type; each row sums to 0.
+        np.ndarray: ``dZ``, of their shape and float type (float16 is worked in float32 and
+        rounded once); each row sums to 0.
 
-    The two forms are equal in exact arithmetic but not in floats: where one weight holds
-    nearly all of its row (``P_m = 1 - 1e-17`` rounds to 1), ``dP_m - rowsum(dP o P)`` loses
-    every digit of ``sum_{j != m} P_j (dP_m - dP_j)``, and ``dZ_m`` came out 0 for a gradient
-    near 1e-16 (pass forty). So the entry of a weight above 2/3 (a row has at most one) is
-    computed from the others, ``P_m (dP_m sum_{j != m} P_j - sum_{j != m} P_j dP_j)``, and
-    every other entry from the first form, which loses nothing there. Each row of ``dP`` is
-    worked in units of its largest power of two, so ``dP - rowsum`` cannot overflow (``|dZ_i|``
-    is at most half the row's largest ``|dP_j|``).
+    The two forms are equal in exact arithmetic but not in floats. Only the differences between
+    the ``dP`` of a row matter, and ``dP_i - rowsum(dP o P)`` forms them from two large numbers:
+    where one weight holds nearly all of its row (``P_m = 1 - 1e-17`` rounds to 1), or the ``dP``
+    of a row share their leading digits (``1`` and ``1 + 2**-52``), every digit of the
+    difference was lost and ``dZ`` read 0 for a gradient near 1e-16 (passes forty and
+    forty-one). So each row's ``dP`` is first taken relative to the ``dP`` of its largest weight,
+    ``dP_j - dP_m`` (exact where they are close), and the first form applied to those
+    differences, which gives the same ``dZ`` (a row's weights sum to 1) without forming
+    ``1 - P_m``. A row is scaled down only where its differences could pass the float range.
 
     Example: ``weights = [[1/2, 1/2]]``, ``d_weights = [[1, 0]]``: ``rowsum(dP o P) = 1/2``,
     ``dZ = [[1/4, -1/4]]``.
@@ -187,28 +190,30 @@ def softmax_backward(weights: ArrayLike, d_weights: ArrayLike) -> np.ndarray:
     if ((P < 0) | (P > 1)).any():
         raise ValueError("weights must lie in [0, 1] (softmax weights), got values from "
                          f"{float(P.min())!r} to {float(P.max())!r}")
-    wide = np.result_type(P, dP)
-    e = largest_exponent(dP, -1)  # (..., 1): each row of dP worked near 1, its power of two put back at the end
+    sums = P.sum(axis=-1, dtype=np.float64)  # (...,)
+    off = (sums != 0) & (np.abs(sums - 1) > 4 * P.shape[-1] * np.finfo(P.dtype).eps)
+    if off.any():
+        at = tuple(int(i) for i in np.argwhere(off)[0])
+        raise ValueError(f"weights must be softmax rows, each summing to 1 (or all 0: a query with no key); row "
+                         f"{at} sums to {float(sums[at])!r}, and the two forms of dZ differ for it")
+    dtype = np.result_type(P, dP)
+    wide = np.promote_types(dtype, np.float32)  # float16 is worked in float32, as the backward passes
+    dP = dP.astype(wide, copy=False)
+    # a row whose differences could pass the float range (|dP| above a quarter of it) is scaled down
+    e = np.maximum(largest_exponent(dP, -1) - (np.finfo(wide).maxexp - 2), 0)  # (..., 1)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.ldexp(_softmax_vjp(P.astype(wide, copy=False), np.ldexp(dP.astype(wide, copy=False), -e)), e)
-    return out
-
-
-#: A weight above this holds most of its row: its entry of dZ is computed from the others. Not
-#: 1/2: two weights of 0.5 each can both round above it (exp(s - lse) in the tiled pass).
-DOMINANT = 2 / 3
+        out = np.ldexp(_softmax_vjp(P.astype(wide, copy=False), np.ldexp(dP, -e) if e.any() else dP), e)
+    return out.astype(dtype, copy=False)
 
 
 def _softmax_vjp(P: np.ndarray, dP: np.ndarray) -> np.ndarray:
-    """:func:`softmax_backward` without the checks, ``(..., S)``, for the backward passes."""
-    top = P > DOMINANT  # (..., S): at most one per row, even with the weights' rounding
-    dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))  # (..., S)
-    if not top.any():
-        return dS
-    others = np.where(top, 0, P)  # (..., S)
-    rest = others.sum(axis=-1, keepdims=True)  # (..., 1): sum_{j != m} P_j, not 1 - P_m
-    dP_m = np.where(top, dP, 0).sum(axis=-1, keepdims=True)  # (..., 1)
-    return np.where(top, P * (dP_m * rest - (others * dP).sum(axis=-1, keepdims=True)), dS)
+    """:func:`softmax_backward` without the checks, ``(..., S)``, for the backward passes: the
+    first form applied to each row's ``dP`` taken relative to that of its largest weight."""
+    if P.shape[-1] == 0:  # no key at all: nothing to differentiate
+        return P * dP
+    top = np.argmax(P, axis=-1)[..., None]  # (..., 1): the key of each row's largest weight
+    d = dP - np.take_along_axis(dP, top, axis=-1)  # (..., S): 0 at the largest weight
+    return P * (d - (P * d).sum(axis=-1, keepdims=True))  # (..., S)
 
 
 #: dP = dO V^T is worked in its own units (the inputs' values) wherever its largest entry per

@@ -32,8 +32,14 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from ._scaled import largest_exponent
-from .backward import DOMINANT, _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
+from .backward import _dk, _dq, _gradient_like, _gradients, _inputs, _stored, _units
 from .tiled import _tile_allowed, _tile_mask
+
+
+#: A weight above this holds most of its row: its entry of dS is computed from the row's other
+#: weights, after every tile (``_add_top``). Not 1/2: two weights of 0.5 each can both round above
+#: it in ``exp(s - lse)``.
+DOMINANT = 2 / 3
 
 
 def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike, out: ArrayLike,
@@ -85,6 +91,14 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     refused. As in ``attention_backward``, ``dP``, ``D`` and ``dS`` are worked in units of
     ``d_out``'s rows and ``v``'s heads (powers of two), so neither the gradients nor the check
     of ``out`` lose digits where ``dO V^T`` would leave the float range.
+
+    A limit of reading ``rowsum(dP o P)`` from the saved output, ``D_i = dO_i . out_i``, as
+    FlashAttention does: ``dS = P o (dP - D)`` carries the rounding of ``out`` (about
+    ``eps |dO_i| |out_i|`` per entry), so where the ``dP`` of a row differ by little more than
+    that (values that share their leading digits: ``1`` and ``1 + 2**-52``), ``dS`` has fewer
+    digits than ``attention_backward``'s, which forms the differences exactly. The entry of a
+    weight that holds nearly all of its row (above :data:`DOMINANT`) is computed from the
+    others, summed over every tile first, so that one keeps its digits here too.
 
     Example: ``q = k = v = [[1, 0], [0, 1]]`` with ``scale=1``: row 0's scores are ``[1, 0]``,
     its ``lse = log(e + 1) = 1.3133`` and ``exp([1, 0] - 1.3133) = [0.7311, 0.2689]``, the

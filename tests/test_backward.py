@@ -429,8 +429,28 @@ def test_unscaled_wide_heads_keep_their_digits(tiled):
     assert worst <= 1e-12, worst
 
 
+def test_softmax_backward_keeps_the_differences_of_near_equal_gradients_and_tiny_weights():
+    """Pass forty-one: where the dP of a row share their leading digits the subtraction form lost
+    them ([1, 1 + 2**-52] over [1/2, 1/2] gave [0, 1.1e-16] for [-5.6e-17, 5.6e-17]; [1e16 + 2,
+    1e16] gave [1, 0] for [0.5, -0.5]); a row of dP scaled down to 1 dropped a subnormal weight's
+    normal gradient (float16 [1, 2**-24] with dP [1024, 0] gave 0 for 6.1e-5). By hand."""
+    e = 2.0**-54
+    np.testing.assert_array_equal(m.softmax_backward([[0.5, 0.5]], [[1.0, 1 + 2.0**-52]]), [[-e, e]])
+    np.testing.assert_array_equal(m.softmax_backward([[0.5, 0.5]], [[1e16 + 2, 1e16]]), [[0.5, -0.5]])
+    h = m.softmax_backward(np.array([[1, 2.0**-24]], np.float16), np.array([[1024, 0]], np.float16))
+    assert h.dtype == np.float16 and h.tolist() == [[2.0**-14, -(2.0**-14)]]  # 2**-24 * 1024 * 1, a normal float16
+    f = m.softmax_backward(np.array([[1 - 2.0**-24, 2.0**-149]], np.float32), np.array([[2.0**100, 0]], np.float32))
+    assert f.dtype == np.float32 and f[0, 1] == -(2.0**-49) and f[0, 0] == pytest.approx(2.0**-49, rel=1e-6, abs=0)
+    d = m.softmax_backward([[1.0, 5e-324]], [[2.0**200, 0.0]])
+    assert d[0, 1] == -(5e-324 * 2.0**200) and d[0, 0] == pytest.approx(5e-324 * 2.0**200, rel=1e-15, abs=0)
+    # through attention_backward: q = 0, k = I, v = (1 + 2**-52, 1), dO = 1: dq = (e, -e) * 2
+    dq = m.attention_backward([[0.0, 0.0]], np.eye(2), [[1 + 2.0**-52], [1.0]], [[1.0]], scale=1.0)[0]
+    np.testing.assert_array_equal(dq, [[e, -e]])
+
+
 @pytest.mark.parametrize("args, exc, words", [
     (([[0.5, 0.5]], [[1.0]]), ValueError, ["one shape", "(1, 2)", "(1, 1)"]),
+    (([[0.9, 0.9]], [[1.0, 0.0]]), ValueError, ["softmax rows", "summing to 1", "(0,)", "1.8"]),
     (([[0.5, np.nan]], [[1.0, 0]]), ValueError, ["weights", "finite", "NaN"]),
     (([[1.5, -0.5]], [[1.0, 0]]), ValueError, ["weights", "[0, 1]", "-0.5"]),
     (([[True, False]], [[1.0, 0]]), TypeError, ["weights", "bool"]),

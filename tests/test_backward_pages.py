@@ -426,17 +426,17 @@ def test_long_context_page_numbers(built_site):
 
 
 def test_the_pages_note_on_the_dominant_weight_states_the_librarys_threshold():
-    """The note under Step 3 says which weights softmax_backward computes from the others; the
-    number is the library's (mhalib.backward.DOMINANT), and the two forms it names agree."""
+    """The note under Step 3 says which weights the tiled pass computes from the others; the
+    number is the library's (mhalib.tiled_backward.DOMINANT), and the two forms it names agree."""
     from fractions import Fraction
 
     import mhalib
-    from mhalib.backward import DOMINANT
+    from mhalib.tiled_backward import DOMINANT
 
     from helpers import ROOT
 
     source = (ROOT / "docs" / "backward.md").read_text()
-    stated = re.search(r"computes the entry of a weight above (\d+)/(\d+) this way", source)
+    stated = re.search(r"computes the entry of a\s+weight above (\d+)/(\d+) this way", source)
     assert stated and Fraction(int(stated[1]), int(stated[2])) == Fraction(DOMINANT).limit_denominator(100)
     P, dP = np.array([[0.7, 0.2, 0.1]]), np.array([[1.0, -2.0, 0.5]])  # a weight above 2/3, far from 1
     plain = P * (dP - (dP * P).sum(-1, keepdims=True))
