@@ -140,7 +140,14 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     ``dq = [[1/4, -1/4]]`` and ``dk = 0`` (``q`` is zero).
     """
     q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
-    out, P = scaled_dot_product_attention(q, k_all, v_all, mask, causal=causal, scale=scale)  # (..., T, S)
+    given = np.asarray(d_out) if not isinstance(d_out, np.ma.MaskedArray) else np.asarray([])
+    guess = np.promote_types(np.result_type(q, k_all, v_all, *([given.dtype] if given.dtype.kind == "f" else [])),
+                             np.float32)  # (d_out itself is checked below, by name)
+    # the weights as the forward pass computes them inside, in float32 for float16 inputs, not
+    # rounded back to float16 (a weight of e^-18 kept 3 digits there, and dq read 0 for -0.0164:
+    # pass forty-three)
+    out, P = scaled_dot_product_attention(*(np.asarray(x, guess) for x in (q, k_all, v_all)), mask,
+                                          causal=causal, scale=scale)  # (..., T, S)
     d_out = _gradient_like(d_out, "d_out", out.shape, "the output")  # (..., T, d_v)
     dtype = np.result_type(q, k_all, v_all, d_out)  # the gradients' type: the inputs'
     wide = np.promote_types(dtype, np.float32)  # worked in: float16 in float32, as the forward pass
@@ -190,8 +197,11 @@ def softmax_backward(weights: ArrayLike, d_weights: ArrayLike) -> np.ndarray:
     if ((P < 0) | (P > 1)).any():
         raise ValueError("weights must lie in [0, 1] (softmax weights), got values from "
                          f"{float(P.min())!r} to {float(P.max())!r}")
-    sums = P.sum(axis=-1, dtype=np.float64)  # (...,)
-    off = (sums != 0) & (np.abs(sums - 1) > 4 * P.shape[-1] * np.finfo(P.dtype).eps)
+    # a softmax row rounded entry by entry sums to 1 within about eps of its type, whatever its
+    # length (the bound grew with S: a float16 row of 128 summing to 1.29 passed, pass forty-three);
+    # summed in float64, or in P's own type where that is wider (longdouble)
+    sums = P.sum(axis=-1, dtype=np.result_type(P, np.float64))  # (...,)
+    off = (sums != 0) & (np.abs(sums - 1) > 8 * np.finfo(P.dtype).eps)
     if off.any():
         at = tuple(int(i) for i in np.argwhere(off)[0])
         raise ValueError(f"weights must be softmax rows, each summing to 1 (or all 0: a query with no key); row "

@@ -63,6 +63,8 @@ def _g(x: float, digits: int) -> str:
     between -1 and 1 as 1 or -1 (a difference of 0.99996 is not "1"); past the float range, says so."""
     if not np.isfinite(x):
         return "more than the largest float (1.8e+308)"
+    if isinstance(x, np.floating) and np.finfo(x.dtype).bits > 64 and x != 0 and float(x) in (0.0, np.inf):
+        return np.format_float_scientific(x, precision=digits - 1, trim="0")  # past float64: its own digits
     text = f"{x:.{digits}g}"
     while -1 < x < 1 and abs(float(text)) == 1:
         digits += 1
@@ -92,7 +94,12 @@ def _off(got, want) -> str:
     got, want = (x.item() if isinstance(x, np.generic) else x for x in (got, want))  # (Fraction takes no float32)
     diff = abs(_fraction(got) - _fraction(want))
     if want == 0:
-        return f"off by {int(diff):,}" if diff.denominator == 1 else f"off by {_g(float(diff), 3)}"
+        if diff.denominator == 1:
+            return f"off by {int(diff):,}"
+        if float(diff) == 0:  # below float64 (a longdouble 1e-4940 read "off by 0", pass forty-three)
+            with decimal.localcontext(decimal.Context(prec=3, Emin=-10**9)):
+                return f"off by {decimal.Decimal(diff.numerator) / decimal.Decimal(diff.denominator):g}"
+        return f"off by {_g(float(diff), 3)}"
     rel = diff / abs(_fraction(want))
     if rel > 10**300:
         return f"off by a factor of about 10^{len(str(int(rel))) - 1}"
@@ -120,9 +127,18 @@ def _exact_differences(got: np.ndarray, want: np.ndarray, odd: np.ndarray) -> np
     """``|got - want|`` entry by entry in exact arithmetic (``Fraction``), rounded once to float64;
     0 where ``odd`` (an infinity or NaN, compared apart)."""
     pairs = np.broadcast_arrays(got, want, odd)
-    out = [0.0 if o else float(abs(_fraction(g[()]) - _fraction(w[()])))
+    wide = np.result_type(got, want, np.float64)  # (longdouble keeps what float64 would round to 0)
+    out = [0 if o else _as_float(abs(_fraction(g[()]) - _fraction(w[()])), wide)
            for g, w, o in zip(pairs[0].ravel(), pairs[1].ravel(), pairs[2].ravel())]
-    return np.array(out, dtype=np.float64).reshape(pairs[0].shape)
+    return np.array(out, dtype=wide).reshape(pairs[0].shape)
+
+
+def _as_float(x: Fraction, dtype) -> np.floating:
+    """``x`` rounded once to ``dtype``; past its range, an infinity (not an OverflowError)."""
+    try:
+        return dtype.type(x.numerator) / dtype.type(x.denominator) if dtype.itemsize > 8 else dtype.type(float(x))
+    except OverflowError:
+        return dtype.type(np.inf)
 
 
 def _digits(n: int) -> str:
@@ -131,7 +147,8 @@ def _digits(n: int) -> str:
     text = str(abs(n))
     if len(text) <= 30:
         return f"{n:,}"
-    return f"{'-' if n < 0 else ''}{text[0]}.{text[1:6]}e+{len(text) - 1} (an integer of {len(text)} digits)"
+    with decimal.localcontext(decimal.Context(prec=6, Emax=10**9)):  # rounded to nearest, as _number rounds
+        return f"{+decimal.Decimal(n):.5e} (an integer of {len(text)} digits)"
 
 
 def _beside_a_big_integer(answer, expected: int, name: str, rtol: float, atol: float) -> tuple[bool, str]:
@@ -160,6 +177,17 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         return False, f"{name} is {answer:,}, not the expected value ({_off(answer, expected)})"
     if type(expected) is int and not -2**63 <= expected < 2**63:  # past numpy's integers: exactly, as fractions
         return _beside_a_big_integer(answer, expected, name, rtol, atol)
+    if type(answer) is int and not -2**63 <= answer < 2**63 and isinstance(expected, (float, np.floating)):
+        ok, text = _beside_a_big_integer(expected, answer, name, rtol, atol)  # the same comparison, read back
+        return ok, (f"{name} = {_digits(answer)} is the expected value" if ok and _fraction(expected) == answer
+                    else f"{name} is {_digits(answer)}, " + ("within the tolerance of" if ok else "not")
+                    + f" the expected value {_number(expected, answer)} ({_off(answer, expected)})")
+    if isinstance(answer, list) and isinstance(expected, list) and len(answer) == len(expected) and all(
+            type(x) is int for x in answer + expected):  # Python integers of any size: exactly, entry by entry
+        wrong = [i for i, (a, b) in enumerate(zip(answer, expected)) if a != b]
+        return (not wrong, f"{name} matches ({len(expected)} integer{'s' * (len(expected) != 1)})" if not wrong else
+                f"{name}: {len(wrong)} of {len(expected)} entries differ, the first at index {wrong[0]}: got "
+                f"{_digits(answer[wrong[0]])}, expected {_digits(expected[wrong[0]])}")
     want = np.asarray(expected)
     try:
         got = np.asarray(answer)
@@ -208,13 +236,13 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
     if _integer_beside_float(given, expected_array):  # float64 holds an integer exactly only to 2**53
         diff = _exact_differences(given, expected_array, odd)
     close = diff <= atol + rtol * np.where(odd, 0.0, np.abs(want))
-    largest = float(diff.max(initial=0.0))
+    largest = diff.max(initial=0) if diff.dtype.itemsize > 8 else float(diff.max(initial=0.0))
     if want.ndim == 0 and not close.all():  # say how far off, not the answer itself
-        off = _off(given[()], expected) if not np.iscomplexobj(want) else f"off by {_g(largest, 3)}"
+        off = _off(given[()], expected_array[()]) if not np.iscomplexobj(want) else f"off by {_g(largest, 3)}"
         return False, f"{name} is {_number(given[()], want[()])}, not the expected value ({off})"
     if want.ndim == 0:
-        exact = (np.iscomplexobj(want) or odd.all()
-                 or _fraction(given[()]) == _fraction(expected_array[()]))
+        exact = (bool(given[()] == expected_array[()]) if np.iscomplexobj(want) else  # (any complex pair within
+                 odd.all() or _fraction(given[()]) == _fraction(expected_array[()]))  # the tolerance read "=")
         return True, (f"{name} = {_number(given[()])} is the expected value" if exact else
                       f"{name} is {_number(given[()], expected_array[()])}, the expected value "
                       f"{_number(expected_array[()], given[()])} within the tolerance")

@@ -60,6 +60,10 @@ def _temperature(value) -> float:
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
         raise ValueError("temperature must be a finite number > 0, got 0; the limit T -> 0 is greedy decoding: "
                          "use mhalib.greedy(logits)")
+    if isinstance(value, np.floating) and np.finfo(value.dtype).bits > 64:  # longdouble: in its own range, not
+        if not (np.isfinite(value) and value > 0):                           # float64's (1e400 read "inf")
+            raise ValueError(f"temperature must be a finite number > 0, got {value}")
+        return value
     return _checks.positive_float(value, "temperature")
 
 

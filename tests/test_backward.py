@@ -460,3 +460,32 @@ def test_softmax_backward_refuses_bad_input_naming_it(args, exc, words):
     with pytest.raises(exc) as info:
         m.softmax_backward(*args)
     assert all(w in str(info.value) for w in words), str(info.value)
+
+
+def test_float16_gradients_use_the_weights_the_forward_pass_computes_inside():
+    """Pass forty-three: the closed form took the forward pass's float16 weights, rounded to 3
+    digits; a weight of e^-18 (its value times 60000 carries the gradient) read 0. By hand: scores
+    (0, -18), dS_1 = P_0 P_1 (dP_1 - dP_0) = P_0 P_1 60000, dq = dS_1 k_1 = -18 dS_1."""
+    q, k = np.array([[1.0, 0.0]], np.float16), np.array([[0.0, 0.0], [-18.0, 0.0]], np.float16)
+    v, g = np.array([[0.0], [60000.0]], np.float16), np.array([[1.0]], np.float16)
+    p1 = 1 / (1 + math.exp(18))
+    want = np.float16(-18 * (1 - p1) * p1 * 60000)
+    for dq, _, _ in (m.attention_backward(q, k, v, g, scale=1.0),
+                     m.tiled_attention_backward(q, k, v, g, *m.tiled_attention(q, k, v, scale=1.0, return_lse=True),
+                                                scale=1.0)):
+        assert dq.dtype == np.float16 and dq[0, 0] == want and dq[0, 1] == 0, dq
+
+
+def test_softmax_backward_holds_rows_to_one_whatever_their_length_in_their_own_type():
+    """Pass forty-three: the bound on a row's sum grew with its length (a float16 row of 128
+    summing to 1.29 passed), and longdouble rows were summed in float64 (valid rows refused)."""
+    P = np.full(128, 0.01, np.float16)
+    P[0] = 0.02
+    with pytest.raises(ValueError, match="softmax rows"):
+        m.softmax_backward(P, np.zeros(128, np.float16))
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        z = np.asarray(rng.normal(size=7) * 5, np.longdouble)
+        e = np.exp(z - z.max())
+        out = m.softmax_backward(e / e.sum(), np.ones(7, np.longdouble))
+        assert out.dtype == np.longdouble

@@ -1567,20 +1567,23 @@ def test_the_watch_reads_a_file_opened_to_be_changed_a_listed_folder_and_a_font_
     for d in (data, out, lib):
         d.mkdir()
     keyed = data / "keyed.json"
-    for f in (keyed, data / "other.json", data / "face.ttf", tmp_path / "elsewhere.txt"):
+    for f in (keyed, data / "other.json", data / "face.ttf", tmp_path / "elsewhere.txt", tmp_path / "numbers.ttf",
+              tmp_path / "keyed.ttf"):
         f.write_text("1")
-    reads.start([lib, out], data, ["keyed.json"])
+    reads.start([lib, out], data, ["keyed.json"], fonts=frozenset({str((tmp_path / "keyed.ttf").resolve())}))
+    # (pass forty-four: a ".ttf" anywhere passed as a font; only the fonts the kit digest holds do)
     for path, mode, flags in ((data / "other.json", "r+", 0), (data / "other.json", "a+", 0),
                               (data / "other.json", None, os.O_RDWR), (data / "face.ttf", "rb", 0),
-                              (tmp_path / "elsewhere.txt", "r", 0)):
+                              (tmp_path / "elsewhere.txt", "r", 0), (tmp_path / "numbers.ttf", "rb", 0)):
         reads.hook("open", (str(path), mode, flags))
     reads.hook("os.listdir", (str(data),))
     for path, mode, flags in ((keyed, "r", 0), (out / "x.svg", "w", 0), (out / "x.svg", "r", 0),
                               (tmp_path / "scratch.bin", "w+", 0), (tmp_path / "scratch.bin", "r", 0),
                               (tmp_path / "log.txt", None, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                              (lib / "m.py", "r", 0), (tmp_path / "elsewhere.txt", "a", 0)):
+                              (lib / "m.py", "r", 0), (tmp_path / "elsewhere.txt", "a", 0),
+                              (tmp_path / "keyed.ttf", "rb", 0)):
         reads.hook("open", (str(path), mode, flags))
     found = reads.stop()
     assert sorted(found) == sorted(["reads " + p for p in [str((data / "other.json").resolve())] * 3
                                     + [str((data / "face.ttf").resolve()), str((tmp_path / "elsewhere.txt").resolve()),
-                                       str(data.resolve())]]), found
+                                       str((tmp_path / "numbers.ttf").resolve()), str(data.resolve())]]), found

@@ -316,3 +316,24 @@ def test_no_cell_ends_in_a_bare_value():
                 printed = (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
                            and getattr(last.value.func, "id", "") == "print")
                 assert not isinstance(last, ast.Expr) or printed, (path.name, ast.unparse(last))
+
+
+def test_check_past_float64_and_64_bits_says_what_it_compared():
+    """Pass forty-three: a complex answer within the tolerance read "=" the expected value; a
+    longdouble difference of 1e-4940 read "off by 0"; a right integer past 64 bits was "of type
+    int"; 1.5 against np.array(2.0), and 1e4000 against 1, "could not be compared"."""
+    import math
+
+    assert _said(1.0000000001 + 0j, 1 + 0j)[1] == ("right: x is (1.0000000001+0j), the expected value (1+0j) "
+                                                     "within the tolerance\n")
+    ld = np.longdouble
+    tiny = ld(2) ** -16000  # 3.3e-4817: a longdouble far below float64's range
+    said = _said(tiny, 0.0, atol=0)[1]
+    assert said.startswith("not yet: x is 3.3118") and said.endswith("e-4817, not the expected value (off by 3.31e-4817)\n")
+    assert _said(np.array([tiny]), np.array([0.0]))[1] == "right: x matches (shape (1,), largest difference 3.3e-4817)\n"
+    assert _said(2**64, 2.0**64) == (True, "right: x = 18,446,744,073,709,551,616 is the expected value\n")
+    assert _said(math.factorial(170), float(math.factorial(170)))[0] is True
+    assert _said([2**70], [2**70]) == (True, "right: x matches (1 integer)\n")
+    assert _said([2**70], [2**70 + 1])[0] is False
+    assert _said(1.5, np.array(2.0))[1] == "not yet: x is 1.5, not the expected value (25.0% off)\n"
+    assert _said(np.array([ld("1e4000")]), np.array([1]))[1].startswith("not yet: x differs by up to 1.0e+4000")

@@ -964,6 +964,21 @@ def test_a_bound_a_script_writes_is_on_its_side_and_never_reads_as_0_or_1():
             reading.bound(bad, ".2f", "up")
 
 
+def test_a_bound_within_a_float_of_one_is_the_value_itself():
+    """Pass forty-four: style.bounded(0.9999999999999992, 0, "up", percent=True) raised (its
+    "never reads 1" loop reached a format no float can write on the bound's side); the value's
+    own digits are its bound, both ways."""
+    from fractions import Fraction
+
+    from figures._kit import style
+
+    for x in (0.9999999999999992, 0.9999999999999998, -0.9999999999999998):
+        for percent in (True, False):
+            text = style.bounded(x, 0, "up" if x > 0 else "down", percent=percent)
+            shown = Fraction(text.rstrip("%")) / (100 if percent else 1)
+            assert shown == Fraction(repr(x)) and abs(shown) < 1, (x, text)
+
+
 @pytest.mark.parametrize("fmt, up, down", [("*>8.2f", "****0.14", "****0.13"), ("#<9.3e", "1.313e-01", "1.312e-01"),
                                            ("^+9.1%", " +13.2%  ", " +13.1%  "), ("08.2f", "00000.14", "00000.13")])
 def test_a_bound_with_a_fill_and_a_width_is_rounded_on_its_side(fmt, up, down):

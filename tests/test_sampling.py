@@ -562,3 +562,11 @@ def test_beam_search_refuses_scores_past_float64_rather_than_drop_them():
     lp0, lp2 = 1 - np.log(np.e + np.exp(0.5)), 0.5 - np.log(np.e + np.exp(0.5))
     np.testing.assert_allclose(scores, [2 * lp0, lp0 + lp2, lp0 + lp2], rtol=1e-15)
 
+
+
+def test_a_longdouble_temperature_is_read_in_its_own_range():
+    """Pass forty-three: temperature=np.longdouble('1e400') for longdouble logits was refused as
+    "got inf" (read through float64); in longdouble it is an ordinary number."""
+    x = np.array([0.0, 1.0, 2.0], np.longdouble)
+    z = m.filter_logits(x, temperature=np.longdouble("1e400"))
+    assert z.dtype == np.longdouble and z[2] == np.longdouble(2) / np.longdouble("1e400") and z[2] > 0

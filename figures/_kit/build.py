@@ -294,9 +294,6 @@ _REFUSED_EVENTS = {"socket.connect": "connects to", "socket.getaddrinfo": "looks
                    "os.exec": "runs the program", "os.posix_spawn": "runs the program", "os.spawn": "runs the program"}
 #: What a render reads: a file opened, a folder listed.
 _WATCHED = frozenset({"open", "os.listdir", "os.scandir"})
-#: A font file anywhere: matplotlib opens the faces it draws with (the kit digest holds them:
-#: contract._font_files).
-_FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".afm", ".pfb", ".pfa")
 
 
 #: The installed distributions' metadata, wherever an editable install keeps it (the project's
@@ -322,13 +319,15 @@ class _Reads:
     def __init__(self):
         self.roots: tuple | None = None  # None: not watching
         self.keyed: frozenset = frozenset()
+        self.fonts: frozenset = frozenset()
         self.data_dir = ""
         self.found: list = []
         self.written: set = set()
         self._busy = False
 
-    def start(self, roots, data_dir: Path, keyed) -> None:
+    def start(self, roots, data_dir: Path, keyed, fonts=frozenset()) -> None:
         self.roots = tuple(sorted({os.path.realpath(r) for r in roots}))
+        self.fonts = fonts  # the font files the kit digest holds (a ".ttf" elsewhere is a file like any)
         self.data_dir = os.path.realpath(data_dir)
         self.keyed = frozenset(os.path.realpath(Path(data_dir) / f) for f in keyed)
         self.found, self.written = [], set()
@@ -375,8 +374,8 @@ class _Reads:
         if path == self.data_dir or path.startswith(self.data_dir + os.sep):
             self.found.append(f"reads {path}")  # (a font's ending there too: pass forty-one)
             return
-        if path.endswith(_FONT_SUFFIXES) or _METADATA.search(path):  # fonts; what is installed (torch reads
-            return                                                    # the entry points of every distribution)
+        if path in self.fonts or _METADATA.search(path):  # the keyed fonts; what is installed (torch reads
+            return                                         # the entry points of every distribution)
         if not any(path == r or path.startswith(r + os.sep) for r in self.roots):
             self.found.append(f"reads {path}")
 
@@ -618,7 +617,7 @@ def _render_job(job: dict) -> dict:
         try:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
             _READS.start(_keyed_roots(scripts_dir, Path(job["lib_dir"]), tmp), contract.DATA_DIR,
-                         contract.data_files_read(script, scripts))
+                         contract.data_files_read(script, scripts), contract.font_paths())
             try:
                 module = _load(script, scripts)
                 if os.environ.get("MHA_TRACE_LIB") == "1":  # after the imports: what the render runs

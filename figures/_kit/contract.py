@@ -1286,6 +1286,13 @@ FONT_FAMILIES = ("DejaVu", "STIX", "cm")
 
 
 @functools.lru_cache(maxsize=None)
+def font_paths() -> frozenset:
+    """The real paths of the font files the kit digest holds (:func:`_font_files`): the only
+    fonts outside the Python installation a render may open (build._Reads)."""
+    return frozenset(os.path.realpath(row.split(":")[3]) for row in _font_files().splitlines() if row)
+
+
+@functools.lru_cache(maxsize=None)
 def _font_files() -> str:
     """The files matplotlib may draw a figure's text with (:data:`FONT_FAMILIES`), each with its
     path, size and change time, read once per process: a font installed or replaced on the

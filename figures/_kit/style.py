@@ -404,9 +404,18 @@ def bounded(x: float, places: int, direction: str, *, percent: bool = False) -> 
     ('17%', '7%', '99.996%')
     """
     x = float(x) + 0.0
+    asked = places
     while True:
         fmt = f".{places}{'%' if percent else 'f'}"
-        text = format(bound(x, fmt, direction), fmt)
+        try:
+            text = format(bound(x, fmt, direction), fmt)
+        except ValueError:
+            if places == asked:  # the places the caller asked for: refused, as bound() refuses them
+                raise
+            # the places this loop added pass what a float holds (0.9999999999999992 at ".14%": pass
+            # forty-four): the value itself, every digit of it, is its own bound either way
+            digits = f"{decimal.Decimal(repr(x)) * (100 if percent else 1):f}"
+            return (digits.rstrip("0").rstrip(".") if "." in digits else digits) + ("%" if percent else "")
         if places < 17 and ((x != 0 and read(text) == 0) or (-1 < x < 1 and reads_one(text))):
             places += 1
             continue
