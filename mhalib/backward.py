@@ -141,8 +141,10 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     """
     q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
     given = np.asarray(d_out) if not isinstance(d_out, np.ma.MaskedArray) else np.asarray([])
-    guess = np.promote_types(np.result_type(q, k_all, v_all, *([given.dtype] if given.dtype.kind == "f" else [])),
-                             np.float32)  # (d_out itself is checked below, by name)
+    # (integers count as float64, as _gradient_like reads them: d_out=[[1]] computed the weights in
+    # float32 beside float64 gradients, and e^-110 read 0: pass forty-five; d_out is checked below)
+    guess = np.promote_types(np.result_type(q, k_all, v_all, *(
+        [given.dtype if given.dtype.kind == "f" else np.float64] if given.dtype.kind in "iuf" else [])), np.float32)
     # the weights as the forward pass computes them inside, in float32 for float16 inputs, not
     # rounded back to float16 (a weight of e^-18 kept 3 digits there, and dq read 0 for -0.0164:
     # pass forty-three)

@@ -166,6 +166,50 @@ def _beside_a_big_integer(answer, expected: int, name: str, rtol: float, atol: f
     return False, f"{name} is {_number(answer)}, not the expected value {_digits(expected)} ({_off(answer, expected)})"
 
 
+def _real_entries(x) -> np.ndarray | None:
+    """``x`` as an object array of Python ints and floats (numpy scalars read with ``.item()``),
+    or None where an entry is anything else (a bool, a text, a complex number, a ragged list)."""
+    try:
+        arr = np.asarray(x, dtype=object)
+    except ValueError:
+        return None
+    def plain(v):  # a numpy scalar as Python's own number (longdouble kept: .item() would round it)
+        if isinstance(v, np.floating) and np.finfo(v.dtype).bits > 64:
+            return v
+        return v.item() if isinstance(v, np.generic) else v
+
+    flat = [plain(v) for v in arr.ravel()]
+    if not all(isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) for v in flat):
+        return None
+    return np.array(flat + [None], dtype=object)[:-1].reshape(arr.shape)
+
+
+def _exact_entries(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str] | None:
+    """``answer`` against ``expected`` where either holds an integer past 64 bits (numpy keeps
+    them as objects: ``check([[2**64]], [[2**64]])`` read "of type list", pass forty-five): each
+    entry exactly, as a fraction; None where they are not both real numbers."""
+    got, want = _real_entries(answer), _real_entries(expected)
+    if got is None or want is None:
+        return None
+    if got.shape != want.shape:
+        return False, f"{name} has shape {got.shape}, expected {want.shape}"
+    pairs = list(zip(got.ravel(), want.ravel()))
+    if any(not np.isfinite(float(g)) if isinstance(g, float) else False for g, _ in pairs) or any(
+            not np.isfinite(float(w)) if isinstance(w, float) else False for _, w in pairs):
+        return None  # an infinity or NaN: the float comparison says where
+    far = [g != w if type(g) is int and type(w) is int else  # integers as integers: exactly, as above
+           abs(_fraction(g) - _fraction(w)) > atol + rtol * abs(_fraction(w)) for g, w in pairs]
+    if not any(far):
+        same = all(_fraction(g) == _fraction(w) for g, w in pairs)
+        return True, (f"{name} matches (shape {want.shape}" + (", every entry exactly)" if same else
+                                                                ", within the tolerance)"))
+    i = far.index(True)
+    at = tuple(int(j) for j in np.unravel_index(i, want.shape)) if want.shape else ()
+    show = lambda v: _digits(v) if isinstance(v, int) else _number(v)  # noqa: E731
+    return False, (f"{name}: {sum(far)} of {len(far)} entries differ, the first at index {at}: got "
+                   f"{show(pairs[i][0])}, expected {show(pairs[i][1])}")
+
+
 def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[bool, str]:
     if answer is ... or answer is None:
         what = "..." if answer is ... else "None"
@@ -182,17 +226,15 @@ def _verdict(answer, expected, name: str, rtol: float, atol: float) -> tuple[boo
         return ok, (f"{name} = {_digits(answer)} is the expected value" if ok and _fraction(expected) == answer
                     else f"{name} is {_digits(answer)}, " + ("within the tolerance of" if ok else "not")
                     + f" the expected value {_number(expected, answer)} ({_off(answer, expected)})")
-    if isinstance(answer, list) and isinstance(expected, list) and len(answer) == len(expected) and all(
-            type(x) is int for x in answer + expected):  # Python integers of any size: exactly, entry by entry
-        wrong = [i for i, (a, b) in enumerate(zip(answer, expected)) if a != b]
-        return (not wrong, f"{name} matches ({len(expected)} integer{'s' * (len(expected) != 1)})" if not wrong else
-                f"{name}: {len(wrong)} of {len(expected)} entries differ, the first at index {wrong[0]}: got "
-                f"{_digits(answer[wrong[0]])}, expected {_digits(expected[wrong[0]])}")
     want = np.asarray(expected)
     try:
         got = np.asarray(answer)
     except Exception as exc:  # noqa: BLE001 - anything a reader may return
         return False, f"{name} cannot be read as an array ({type(exc).__name__}: {exc})"
+    if got.dtype == object or want.dtype == object:  # integers past 64 bits among them: entry by entry, exactly
+        exact = _exact_entries(answer, expected, name, rtol, atol)
+        if exact is not None:
+            return exact
     if got.dtype == object or not (np.issubdtype(got.dtype, np.number) or got.dtype == bool):
         return False, f"{name} is of type {type(answer).__name__}, expected numbers of shape {want.shape}"
     if np.iscomplexobj(got) and not np.iscomplexobj(want):  # float() would drop the imaginary part

@@ -96,7 +96,9 @@ def tiled_attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: Ar
     FlashAttention does: ``dS = P o (dP - D)`` carries the rounding of ``out`` (about
     ``eps |dO_i| |out_i|`` per entry), so where the ``dP`` of a row differ by little more than
     that (values that share their leading digits: ``1`` and ``1 + 2**-52``), ``dS`` has fewer
-    digits than ``attention_backward``'s, which forms the differences exactly. The entry of a
+    digits than ``attention_backward``'s, which forms the differences exactly. For float16
+    inputs that rounding is float16's (``out`` is float16, about 5e-4 of it), and the scores are
+    recomputed in float16, as ``tiled_attention`` computed the ``lse`` they must match. The entry of a
     weight that holds nearly all of its row (above :data:`DOMINANT`) is computed from the
     others, summed over every tile first, so that one keeps its digits here too.
 

@@ -489,3 +489,15 @@ def test_softmax_backward_holds_rows_to_one_whatever_their_length_in_their_own_t
         e = np.exp(z - z.max())
         out = m.softmax_backward(e / e.sum(), np.ones(7, np.longdouble))
         assert out.dtype == np.longdouble
+
+
+def test_an_integer_d_out_works_the_weights_in_the_gradients_type():
+    """Pass forty-five: d_out=[[1]] (integers, float64 gradients) had the weights computed in the
+    float32 of q, k and v, where e^-110 is 0: dq read 0 for -1.69e-47. With d_out=[[1.0]] it was
+    right; now both are. By hand: P_1 = e^-110 / (1 + e^-110), dq = -10 P_0 P_1 (dP_1 - dP_0 = 1)."""
+    q, k, v = np.array([[11.0]], np.float32), np.array([[10.0], [0.0]], np.float32), np.array([[0.0], [1.0]], np.float32)
+    p1 = math.exp(-110) / (1 + math.exp(-110))
+    for g in ([[1]], np.array([[1]], np.int64), [[1.0]]):
+        dq, dk, dv = m.attention_backward(q, k, v, g, scale=1.0)
+        assert dq.dtype == np.float64 and dq[0, 0] == pytest.approx(-10 * (1 - p1) * p1, rel=1e-12, abs=0), g
+        assert dv[1, 0] == pytest.approx(p1, rel=1e-12, abs=0), g

@@ -436,7 +436,7 @@ def test_the_pages_note_on_the_dominant_weight_states_the_librarys_threshold():
     from helpers import ROOT
 
     source = (ROOT / "docs" / "backward.md").read_text()
-    stated = re.search(r"computes the entry of a\s+weight above (\d+)/(\d+) this way", source)
+    stated = re.search(r"computes the entry of a\s+weight\s+above\s+(\d+)/(\d+)\s+this\s+way", source)
     assert stated and Fraction(int(stated[1]), int(stated[2])) == Fraction(DOMINANT).limit_denominator(100)
     P, dP = np.array([[0.7, 0.2, 0.1]]), np.array([[1.0, -2.0, 0.5]])  # a weight above 2/3, far from 1
     plain = P * (dP - (dP * P).sum(-1, keepdims=True))

@@ -333,7 +333,15 @@ def test_check_past_float64_and_64_bits_says_what_it_compared():
     assert _said(np.array([tiny]), np.array([0.0]))[1] == "right: x matches (shape (1,), largest difference 3.3e-4817)\n"
     assert _said(2**64, 2.0**64) == (True, "right: x = 18,446,744,073,709,551,616 is the expected value\n")
     assert _said(math.factorial(170), float(math.factorial(170)))[0] is True
-    assert _said([2**70], [2**70]) == (True, "right: x matches (1 integer)\n")
+    assert _said([2**70], [2**70]) == (True, "right: x matches (shape (1,), every entry exactly)\n")
     assert _said([2**70], [2**70 + 1])[0] is False
+    # nested, mixed and numpy-scalar lists beside them (pass forty-five: "of type list")
+    for same in ([[2**64]], (1, 2**64), [2**64, 0.5], [np.int64(1), 2**64]):
+        assert _said(same, same)[0] is True, same
+    assert _said(np.array([1.8446744073709552e19]), [2**64]) == (True, "right: x matches (shape (1,), every entry "
+                                                                         "exactly)\n")
+    assert _said([[2**64]], [[2**64 + 1]], rtol=0, atol=0) == (
+        False, "not yet: x: 1 of 1 entries differ, the first at index (0, 0): got 18,446,744,073,709,551,616, "
+               "expected 18,446,744,073,709,551,617\n")
     assert _said(1.5, np.array(2.0))[1] == "not yet: x is 1.5, not the expected value (25.0% off)\n"
     assert _said(np.array([ld("1e4000")]), np.array([1]))[1].startswith("not yet: x differs by up to 1.0e+4000")
