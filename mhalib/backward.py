@@ -140,11 +140,7 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
     ``dq = [[1/4, -1/4]]`` and ``dk = 0`` (``q`` is zero).
     """
     q, k_all, v_all, scale, causal, n_rep = _inputs(q, k, v, causal, scale)
-    given = np.asarray(d_out) if not isinstance(d_out, np.ma.MaskedArray) else np.asarray([])
-    # (integers count as float64, as _gradient_like reads them: d_out=[[1]] computed the weights in
-    # float32 beside float64 gradients, and e^-110 read 0: pass forty-five; d_out is checked below)
-    guess = np.promote_types(np.result_type(q, k_all, v_all, *(
-        [given.dtype if given.dtype.kind == "f" else np.float64] if given.dtype.kind in "iuf" else [])), np.float32)
+    guess = np.promote_types(np.result_type(q, k_all, v_all, *_float_type_of(d_out)), np.float32)
     # the weights as the forward pass computes them inside, in float32 for float16 inputs, not
     # rounded back to float16 (a weight of e^-18 kept 3 digits there, and dq read 0 for -0.0164:
     # pass forty-three)
@@ -162,6 +158,18 @@ def attention_backward(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLik
         dq = _dq(dS, k_all, u, u.row)  # (..., T, d)
         dk = _dk(dS, q, u, u.row)  # (..., S, d)
     return _stored(_gradients(dq, dk, dv, q, k_all, v_all, n_rep), dtype)
+
+
+def _float_type_of(d_out) -> list:
+    """``[the float type d_out's gradients take]``, before ``_gradient_like`` checks it by name
+    (``[]`` where it holds no numbers: that check says so): integers count as float64, as it
+    reads them (``d_out=[[1]]`` left the weights in float32 beside float64 gradients, and e^-110
+    read 0: pass forty-five)."""
+    try:
+        kind = np.asarray(d_out).dtype
+    except (ValueError, TypeError):  # a ragged list: _gradient_like names it
+        return []
+    return [kind] if kind.kind == "f" else [np.float64] if kind.kind in "iu" else []
 
 
 def softmax_backward(weights: ArrayLike, d_weights: ArrayLike) -> np.ndarray:
