@@ -52,9 +52,15 @@ def positive_float(value, name: str) -> float:
     """Return ``value`` as a ``float`` if it is a finite real number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number > 0, got {value!r} ({type(value).__name__})")
-    value = float(value)
+    given = value
+    try:
+        value = float(value)
+    except OverflowError:  # an integer past float64's range
+        value = float("inf")
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+        # a value float64 cannot hold (a longdouble 1e-4000, an int 10**400) is named as given
+        shown = f"{value}" if value == given or np.isnan(value) else f"{given!r} ({value} as a float64)"
+        raise ValueError(f"{name} must be a finite number > 0, got {shown}")
     return value
 
 
@@ -362,6 +368,17 @@ def no_overflow(arr: np.ndarray, what: str, blame: str) -> np.ndarray:
             f"overflow in {what}: it exceeds the largest finite {arr.dtype} ({np.finfo(arr.dtype).max:.4g}) "
             f"in {int(np.isinf(arr).sum())} inf and {int(np.isnan(arr).sum())} NaN value(s); {blame}"
         )
+    return arr
+
+
+def in_normal_range(arr: np.ndarray, why: str, fix: str) -> np.ndarray:
+    """Return ``arr`` if no entry lies below float64's normal range (``2.2e-308``), where a
+    draw keeps fewer digits or reads 0; otherwise refuse it, saying ``why`` and ``fix``."""
+    tiny = np.finfo(np.float64).tiny
+    below = int((np.abs(arr) < tiny).sum())
+    if below:
+        raise ValueError(f"{why}: {below} of the {arr.size} draws fall below float64's normal range "
+                         f"({tiny:.3g}), where they lose digits or read 0; {fix}")
     return arr
 
 

@@ -139,7 +139,9 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by every layer's keys and values (``mhalib.kv_cache_bytes`` for ``S`` tokens)."""
+        """Bytes held by every layer's keys and values, ``L * B * H_kv * S * (d_head + d_v) *
+        bytes``: ``mhalib.kv_cache_bytes`` for ``S`` tokens where ``d_v == d_head`` (that count
+        takes values as wide as keys)."""
         return sum(a.nbytes for a in self._k) + sum(a.nbytes for a in self._v)
 
     def __repr__(self) -> str:

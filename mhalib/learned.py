@@ -26,8 +26,10 @@ def learned_position_table(max_positions: int, d_model: int, *, seed: int,
     """A freshly initialised position table ``(max_positions, D)``, drawn from
     ``N(0, std^2)``.
 
-    A ``std`` so large that a draw overflows float64 (``1e308``) is refused, and so
-    is a table larger than this machine's memory, before it is drawn, with its size.
+    A ``std`` so large that a draw overflows float64 (``1e308``) is refused, and so is one
+    so small that a draw falls below float64's normal range (``2.2e-308``), where it keeps
+    fewer digits or reads 0 (``std=5e-324`` gave 0.0 for 42% of a table), and so is a
+    table larger than this machine's memory, before it is drawn, with its size.
     """
     n = _checks.positive_int(max_positions, "max_positions")
     D = _checks.positive_int(d_model, "d_model")
@@ -37,7 +39,9 @@ def learned_position_table(max_positions: int, d_model: int, *, seed: int,
     with np.errstate(over="ignore", invalid="ignore"):
         table = np.random.default_rng(seed).normal(0.0, std, size=(n, D))
     why = f"std={std!r} is too large; choose a smaller std"
-    return _checks.no_overflow(table, "the N(0, std^2) draws", why)  # (n, D)
+    table = _checks.no_overflow(table, "the N(0, std^2) draws", why)  # (n, D)
+    too_small = f"std={std!r} is too small"
+    return _checks.in_normal_range(table, too_small, "choose a larger std")
 
 
 def lookup_positions(table: ArrayLike, n_positions: int, *,

@@ -194,8 +194,11 @@ def mha_trace(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o:
 
     ``head_mask`` (shape ``(H,)``) multiplies each head's output before the concatenation:
     0 removes a head, as in head-ablation studies (Michel et al., 2019). A stack of masks
-    ``(M, H)`` gives ``M`` results at once: ``heads_out``, ``concat`` and ``out`` gain a
-    leading axis of size ``M`` (it broadcasts like any batch axis of ``x``).
+    gives several results at once, its leading axes broadcasting with the batch axes of ``x``
+    as numpy broadcasts: for ``x (T, D)``, masks ``(M, H)`` give ``heads_out``, ``concat`` and
+    ``out`` a leading axis of size ``M``; for a batch ``x (B, T, D)``, masks ``(M, 1, H)`` give
+    every mask on every sequence, ``(M, B, ...)``, while masks ``(B, H)`` pair mask ``b`` with
+    sequence ``b`` (one result per sequence, not ``M x B``).
 
     Edge cases as in ``multi_head_attention``.
     """

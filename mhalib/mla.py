@@ -194,11 +194,15 @@ def mla_cache_bytes(n_layers: int, d_latent: int, d_rope: int, tokens: int, *, b
     ``60 * 576 * 2 = 69,120`` bytes per token, the paper's ``(d_c + d_R) l = 4.5 d_h l``
     elements with ``d_h = 128``; multi-head attention with its 128 heads of 128 would cache
     ``2 * 60 * 128 * 128 * 2 = 3,932,160`` (``kv_cache_bytes_per_token``), 56.9 x more. An
-    empty cache (``tokens=0``) holds 0 bytes.
+    empty cache (``tokens=0``) holds 0 bytes. ``d_rope`` is even, as RoPE turns pairs of
+    entries; 0 counts a latent cache without a decoupled RoPE key (``mla_attention`` itself
+    needs a RoPE key, ``d_rope >= 2``).
     """
     L = _checks.positive_int(n_layers, "n_layers")
     d_c = _checks.positive_int(d_latent, "d_latent")
     d_R = _checks.nonnegative_int(d_rope, "d_rope")
+    if d_R % 2:
+        raise ValueError(f"d_rope must be even (RoPE turns pairs of entries), or 0 for no RoPE key; got {d_R}")
     tokens = _checks.nonnegative_int(tokens, "tokens")
     batch = _checks.positive_int(batch, "batch")
     return batch * tokens * L * (d_c + d_R) * dtype_bytes(dtype)

@@ -109,7 +109,11 @@ def rope_frequencies(d_head: int, base: float = DEFAULT_BASE, *, scaling: str | 
 
 
 def rotation_matrix(angle: float) -> np.ndarray:
-    """The 2x2 rotation ``[[cos a, -sin a], [sin a, cos a]]`` (counter-clockwise by ``a``)."""
+    """The 2x2 rotation ``[[cos a, -sin a], [sin a, cos a]]`` (counter-clockwise by ``a``).
+
+    A float angle keeps its float type; an integer angle, Python's or numpy's of any width,
+    is turned in float64 (numpy alone would take an ``int8`` to float16 and an ``int16`` to
+    float32, and ``cos(200)`` of a ``uint8`` would keep 3 digits)."""
     if isinstance(angle, bool) or not isinstance(angle, (int, float, np.integer, np.floating)):
         raise TypeError(f"angle must be a real number, got {angle!r}")
     if not np.isfinite(angle):
@@ -118,6 +122,8 @@ def rotation_matrix(angle: float) -> np.ndarray:
         raise ValueError(f"angle must stay below 2**53 = {2**53} in magnitude as an integer, got {int(angle)}: "
                          "float64, in which it is turned, does not hold every integer past it (2**53 + 1 "
                          "rounds to 2**53), so the rotation would be by another angle")
+    if isinstance(angle, (int, np.integer)):
+        angle = np.float64(int(angle))  # exact below 2**53
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s], [s, c]])
 

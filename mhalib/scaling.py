@@ -26,12 +26,14 @@ def dot_products(d_head: int, n_samples: int, *, seed: int) -> np.ndarray:
 
 
 def dot_product_variance(d_head: int, n_samples: int = 100_000, *, seed: int = 0) -> float:
-    """Sample variance of ``q . k``; close to ``d_head`` (relative std. error ``sqrt((2 + 6/d_head)/n)``).
-    One sample has no spread to measure (its variance would read 0): ``n_samples`` must be >= 2."""
+    """Sample variance of ``q . k`` over ``n`` draws, ``sum_i (x_i - mean)^2 / (n - 1)`` (the
+    unbiased estimator: dividing by ``n`` would read 1% low at ``n = 100``); close to ``d_head``
+    (relative std. error ``sqrt((2 + 6/d_head)/n)``). One sample has no spread to measure:
+    ``n_samples`` must be >= 2."""
     if _checks.positive_int(n_samples, "n_samples") < 2:
         raise ValueError("n_samples must be an integer >= 2 (the variance of one sample reads 0, whatever "
                          "d_head is), got 1")
-    return float(np.var(dot_products(d_head, n_samples, seed=seed)))
+    return float(np.var(dot_products(d_head, n_samples, seed=seed), ddof=1))
 
 
 def max_attention_weight(d_head: int, *, n_keys: int = 16, n_queries: int = 2000, scaled: bool, seed: int = 0) -> float:

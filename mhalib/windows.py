@@ -47,7 +47,8 @@ def sliding_window_mask(T: int, window: int, *, S: int | None = None, n_sink: in
 
     Returns:
         np.ndarray: a boolean ``(T, S)`` array, True = may attend; each row holds
-        ``min(window, p_i + 1)`` True entries (none where ``p_i < 0``). A mask larger than
+        ``min(window, p_i + 1) + min(n_sink, max(0, p_i + 1 - window))`` True entries (its
+        window, and the sinks that lie before it; none where ``p_i < 0``). A mask larger than
         this machine's memory is refused before it is allocated, with its size.
 
     Example: ``sliding_window_mask(4, 2)`` is ``[[1,0,0,0],[1,1,0,0],[0,1,1,0],[0,0,1,1]]``

@@ -941,3 +941,92 @@ def test_a_far_position_on_the_first_plane_alone_is_exact():
     np.testing.assert_array_equal(m.sinusoidal_encoding(2, 2, start=2**53 - 2)[1], [math.sin(2**53 - 1), math.cos(2**53 - 1)])
     x = np.array([[1.0, 0.0], [1.0, 0.0]])
     np.testing.assert_allclose(m.apply_rope(x, p), np.stack([np.cos(p), np.sin(p)], axis=1), rtol=0, atol=1e-15)
+
+
+# --- pass forty-six: integer angles, underflowing draws, estimators, documented counts ------------
+
+@pytest.mark.parametrize("angle", [np.uint8(200), np.int8(100), np.int16(1000), np.int32(7), 200, np.uint64(2**40)],
+                         ids=lambda a: f"{type(a).__name__}({a})")
+def test_an_integer_angle_is_turned_in_float64(angle):
+    # numpy takes int8/uint8 to float16 and int16 to float32: cos(200) of a uint8 read 0.4873
+    r = m.rotation_matrix(angle)
+    a = int(angle)
+    assert r.dtype == np.float64
+    np.testing.assert_allclose(r, [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], rtol=0, atol=4e-16)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_float_angle_keeps_its_type(dtype):
+    assert m.rotation_matrix(dtype(0.5)).dtype == dtype
+
+
+@pytest.mark.parametrize("std", [5e-324, 1e-320, 1e-309])
+def test_a_std_whose_draws_fall_below_the_normal_range_is_refused(std):
+    # 5e-324 gave 0.0 for 42% of a 3 x 4 table; 1e-320 kept about 3 digits of each draw
+    with pytest.raises(ValueError, match=r"^std=.* is too small: \d+ of the 12 draws fall below float64's normal "
+                                         r"range \(2.23e-308\).*choose a larger std"):
+        m.learned_position_table(3, 4, seed=0, std=std)
+
+
+def test_a_small_std_in_the_normal_range_scales_the_standard_draws_exactly():
+    z = np.random.default_rng(0).standard_normal((3, 4))  # what N(0, std^2) scales, drawn alone
+    std = 2.0**-900  # a power of two: std * z is exact, and far above 2.2e-308 for these draws
+    np.testing.assert_array_equal(m.learned_position_table(3, 4, seed=0, std=std), z * std)
+
+
+@pytest.mark.parametrize("given, shown", [(np.longdouble("1e-4000"), r"np.longdouble\('1e-4000'\) \(0.0 as a float64\)"),
+                                          (10**400, r"1000+ \(inf as a float64\)"), (-2.0, r"-2.0$")])
+def test_a_positive_float_float64_cannot_hold_is_named_as_given(given, shown):
+    # a longdouble 1e-4000 std was refused as "got 0.0"
+    with pytest.raises(ValueError, match=r"^std must be a finite number > 0, got " + shown):
+        m.learned_position_table(3, 4, seed=0, std=given)
+
+
+@pytest.mark.parametrize("n", [2, 3, 100])
+def test_dot_product_variance_is_the_unbiased_sample_variance(n):
+    import statistics
+
+    x = [float(v) for v in m.dot_products(16, n, seed=5)]
+    assert m.dot_product_variance(16, n, seed=5) == pytest.approx(statistics.variance(x), rel=1e-12, abs=0)
+
+
+def test_a_stack_of_head_masks_broadcasts_with_the_batch_as_documented():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 4))  # (B, T, D)
+    w = [rng.standard_normal((4, 4)) for _ in range(3)]
+    masks = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (M, H)
+    one = {(i, b): m.mha_trace(x[b], *w, n_heads=2, head_mask=masks[i])["out"] for i in range(3) for b in range(2)}
+    every = m.mha_trace(x, *w, n_heads=2, head_mask=masks[:, None, :])["out"]  # (M, 1, H): every mask on every sequence
+    assert every.shape == (3, 2, 3, 4)
+    for (i, b), out in one.items():
+        np.testing.assert_allclose(every[i, b], out, rtol=0, atol=1e-13)
+    paired = m.mha_trace(x, *w, n_heads=2, head_mask=masks[:2])["out"]  # (B, H): mask b on sequence b
+    assert paired.shape == (2, 3, 4)
+    for b in range(2):
+        np.testing.assert_allclose(paired[b], one[(b, b)], rtol=0, atol=1e-13)
+
+
+def test_a_kv_cache_holds_keys_and_values_of_their_own_widths():
+    cache = m.KVCache(2, batch=3, n_kv_heads=2, d_head=4, d_v=6, dtype=np.float32)
+    for layer in range(2):
+        cache.append(layer, np.zeros((3, 2, 5, 4), np.float32), np.zeros((3, 2, 5, 6), np.float32))
+    assert cache.nbytes == 2 * 3 * 2 * 5 * (4 + 6) * 4
+    same = m.KVCache(2, batch=3, n_kv_heads=2, d_head=4, dtype=np.float16)
+    for layer in range(2):
+        same.append(layer, np.zeros((3, 2, 5, 4), np.float16), np.zeros((3, 2, 5, 4), np.float16))
+    assert same.nbytes == m.kv_cache_bytes(2, 2, 4, 5, batch=3, dtype="float16")
+
+
+def test_each_sliding_window_row_holds_its_window_and_the_sinks_before_it():
+    for T, S, window, n_sink in [(6, 6, 2, 1), (4, 9, 3, 2), (9, 5, 2, 4), (7, 7, 10, 3), (5, 8, 1, 8)]:
+        mask = m.sliding_window_mask(T, window, S=S, n_sink=n_sink)
+        for i in range(T):
+            p = i + S - T
+            seen = {j for j in range(S) if j <= p and (p - window < j or j < n_sink)}  # by the definition
+            assert mask[i].sum() == len(seen) == (0 if p < 0 else min(window, p + 1) + min(n_sink, max(0, p + 1 - window)))
+
+
+@pytest.mark.parametrize("d_rope", [1, 3, 63])
+def test_an_odd_rope_width_is_refused_in_the_mla_cache_count(d_rope):
+    with pytest.raises(ValueError, match=rf"^d_rope must be even .* got {d_rope}"):
+        m.mla_cache_bytes(60, 512, d_rope, 10)

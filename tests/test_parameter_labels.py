@@ -820,7 +820,7 @@ def test_counts_read_as_counts_at_one_and_at_a_hundred_thousand():
         fig = module.draw(module.data(**params))
         fig.canvas.draw()
         steps = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-        words = " ".join(t.get_text() for t in fig.axes[0].texts)
+        words = " ".join(t.get_text() for t in fig.axes[0].texts + fig.axes[0].get_legend().get_texts())
         plt.close(fig)
         assert steps and all(re.fullmatch(r"\d+", t) for t in steps), (params, steps)
         n = params.get("source_len", 32)

@@ -259,6 +259,20 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
+def position_labels(n: int, most: int = 4) -> list[str]:
+    """Labels for the ``n`` rows or columns of a heatmap of positions 0 .. n-1: the multiples of
+    a step of 1, 2, 5, 10, 20, 50, ... (the smallest giving at most ``most`` of them) and the
+    last position, the others blank. A multiple closer to the last than half a step is left
+    blank, so no two labels run together (every fifth and the last read "6063" at n = 64).
+
+    >>> [t for t in position_labels(16) if t], [t for t in position_labels(64) if t]
+    (['0', '5', '10', '15'], ['0', '20', '40', '63'])
+    """
+    n = int(n)
+    step = next(s * 10**k for k in range(20) for s in (1, 2, 5) if -(-n // (s * 10**k)) <= most)
+    return [str(j) if j == n - 1 or (j % step == 0 and n - 1 - j >= step / 2) else "" for j in range(n)]
+
+
 def whole_ticks(ax, axis: str = "x") -> None:
     """Ticks at whole numbers only, on an axis that counts (positions, steps, dimensions, pairs):
     over a few points matplotlib ticked "position 0.25" and "step 1.50". Over a longer axis

@@ -85,20 +85,25 @@ def data(source_len: Annotated[int, Range(1, 100_000)] = 32, max_steps: Annotate
 def draw(data: dict):
     fig, ax = style.new_figure(5.6, 3.3)
     line = style.palette()
-    kib = 1024
     steps = np.asarray(data["steps"])
-    own, cross = np.asarray(data["self_bytes"]) / kib, np.asarray(data["cross_bytes"]) / kib
-    ax.plot(steps, own, "-", color=line[0], lw=2)
-    ax.plot(steps, cross, "-", color=line[1], lw=2)
-    top = max(own[-1], cross[-1])
-    # ends a few points inside the frame, level with the line's end
-    ax.annotate("self-attention: one more token per step", (steps[-1], own[-1] + 0.06 * top), xytext=(-6, 0),
-                textcoords="offset points", ha="right", va="bottom", fontsize=11, color=style.ink(line[0]))
-    ax.text(steps[0], cross[0] + 0.03 * top, f"cross-attention: the {style.counted(data['source_len'], 'source token')},\n"
-            "computed once, before step 1", ha="left", va="bottom", fontsize=11, color=style.ink(line[1]))
-    ax.set(xlabel="decoding step t (target tokens so far)", ylabel="KV cache per layer (KiB)",
-           xlim=(0, steps[-1]), ylim=(0, 1.45 * top))
+    top_bytes = max(data["self_bytes"][-1], data["cross_bytes"][-1])
+    size, unit = style.binary_unit(top_bytes)  # KiB for the base model; bytes for a cache of a few
+    own, cross = np.asarray(data["self_bytes"]) / size, np.asarray(data["cross_bytes"]) / size
+    few = len(steps) <= 20  # a step or a few: each a visible point, the cross cache's larger
+    ax.plot(steps, cross, "-", color=line[1], lw=2, label=f"cross-attention: the "  # (under the other)
+            f"{style.counted(data['source_len'], 'source token')},\ncomputed once, before step 1",
+            **(dict(marker="o", ms=8) if few else {}))
+    ax.plot(steps, own, "-", color=line[0], lw=2, label="self-attention: one more token per step",
+            **(dict(marker="o", ms=4) if few else {}))
+    # the labels in a legend above the lines (drawn to 1.45 x the largest): direct labels at
+    # the lines' ends ran out of the frame and over each other where the lines meet there
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], labels[::-1], loc="upper left", fontsize=11, frameon=False, handlelength=1.6)
+    ax.set(xlabel="decoding step t (target tokens so far)", ylabel=f"KV cache per layer ({unit})",
+           xlim=(0, steps[-1] + (0.5 if few else 0)), ylim=(0, 1.45 * top_bytes / size))
     style.whole_ticks(ax, "x")  # a step is a whole token: no tick at step 0.25
+    if unit == "bytes":
+        style.whole_ticks(ax, "y")  # nor a quarter of a byte
     ax.grid(alpha=0.4)
     return fig
 

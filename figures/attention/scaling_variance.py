@@ -53,7 +53,7 @@ def draw(data: dict):
     b.text(0.97, 0.265, r"softmax(q·k / $\sqrt{d_{\mathrm{head}}}$)", transform=b.transAxes, color=style.ink(line[1]),
            fontsize=11, ha="right", va="bottom")
     b.set(ylabel="mean largest weight", ylim=(0, 1.05))
-    b.set_title(f"Saturation\nover {data['n_keys']} keys", fontsize=11)
+    b.set_title(f"Saturation\nover {style.counted(data['n_keys'], 'key')}", fontsize=11)
     for ax in (a, b):
         ax.set_xlabel(r"head width $d_{\mathrm{head}}$")
         ax.grid(alpha=0.4)

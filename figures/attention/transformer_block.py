@@ -128,7 +128,7 @@ def _items(m: dict) -> tuple[list, list, tuple]:
     """The column of one model, top to bottom: items, residual (branch gap, add item), frame span."""
     D, F = m["d_model"], m["d_ff"]
     attn = ("attn", "masked self-attention" if m["causal"] else "self-attention",
-            f"{m['heads']} heads × {m['d_head']}" + (", causal" if m["causal"] else ", all keys"))
+            f"{style.counted(m['heads'], 'head')} × {m['d_head']}" + (", causal" if m["causal"] else ", all keys"))
     ffn = ("ffn", "feed-forward (GELU)", f"{D:,} → {F:,} → {D:,}")
     ln, add = ("norm", "LayerNorm", None), ("add", None, None)
     top = [("embed", "token ids", f"(B, T), vocabulary {m['vocab']:,}"),
@@ -225,7 +225,7 @@ def _column(ax, m: dict, cx: float, y_top: float) -> float:
     ax.add_patch(FancyBboxPatch((left, fbot), xr + g["frame"] - left, ftop - fbot,
                                 boxstyle="round,pad=0,rounding_size=0.1", facecolor="none", edgecolor=c["accent"],
                                 lw=1.6, linestyle=(0, (5, 3))))
-    ax.text(left - g["label"], (ftop + fbot) / 2, f"× {m['layers']} layers", rotation=90, ha="center",
+    ax.text(left - g["label"], (ftop + fbot) / 2, f"× {style.counted(m['layers'], 'layer')}", rotation=90, ha="center",
             va="center", fontsize=11, fontweight="bold", color=c["accent"])
     return spans[-1][1]
 

@@ -90,7 +90,7 @@ def draw(data: dict):
         name = METHOD_LABELS[p["method"]]
         style.heatmap(p["short"], ax=a, vmin=0, vmax=1)
         if i == 0:
-            a.set_title(f"{L0} tokens", fontsize=11)
+            a.set_title(f"{style.counted(L0, 'token')}", fontsize=11)
         a.set_ylabel(f"{name}\nL{p['layer']} H{p['head']}: query", fontsize=11)
         a.set_xticks([0, L0 - 1])
         a.set_yticks([0, L0 - 1])
@@ -98,13 +98,13 @@ def draw(data: dict):
             style.heatmap(p["long"], ax=b, vmin=0, vmax=1)
             b.set_yticks([0, L0 - 1], [str(T - L0), str(T - 1)])
             b.set_xticks([0, L0, T - 1])
-            b.set_title(f"{T} tokens; weight {data['k']} back: {style.share(p['score_short'], 2)} → {style.share(p['score_long'], 2)}",
+            b.set_title(f"{style.counted(T, 'token')}; weight {data['k']} back: {style.share(p['score_short'], 2)} → {style.share(p['score_long'], 2)}",
                         fontsize=11, loc="left")
         else:
             b.set_axis_off()
             b.text(0.5, 0.5, f"not defined: the learned table\nhas no rows past {L0 - 1}",
                    ha="center", va="center", transform=b.transAxes, fontsize=11, color=style.colors()["muted"])
-    axes[-1][1].set_xlabel(f"key (last {L0} queries)")
+    axes[-1][1].set_xlabel(f"key (last {style.counted(L0, 'query', 'queries')})")
     axes[-1][0].set_xlabel("key")
     return fig
 

@@ -97,7 +97,7 @@ def _describe(tokens, roles, task: str) -> str:
     if task == "kback":
         return " ".join(str(t) for t in tokens[:8]) + " …"
     n = roles.count("repeat")
-    return f"prefix of {roles.count('prefix')}, a segment of {n} tokens, then the segment again"
+    return f"prefix of {roles.count('prefix')}, a segment of {style.counted(n, 'token')}, then the segment again"
 
 
 def _scores(A: np.ndarray, tokens: np.ndarray, task: str, k: int | None) -> dict:

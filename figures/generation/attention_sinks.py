@@ -157,7 +157,7 @@ def draw(data: dict):
     b.set_yscale("log")
     b.set_xticks([l * (H + 1) + (H - 1) / 2 for l in range(L)], labels=[str(l + 1) for l in range(L)])
     b.tick_params(axis="x", length=0)
-    b.set(xlabel=f"layer ({H} heads each)", ylabel="% of weight on the first character", ylim=(None, 100 * data["even_first"] * 3),
+    b.set(xlabel=f"layer ({style.counted(H, 'head')} each)", ylabel="% of weight on the first character", ylim=(None, 100 * data["even_first"] * 3),
           title=f"queries at {data['far']}–{T - 1}, each dot a head")
     b.yaxis.set_major_formatter(lambda v, _pos: style.exact(v))
     b.grid(alpha=0.4, axis="y")

@@ -43,8 +43,9 @@ def data(lengths: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (1024, 4096
 
 def _less(ratio: float) -> str:
     """naive / tiled as the cell says it: "(256× less)", "(2.03× more)" where the tiled pass
-    keeps more than the weights (T < d_head + 2: the output O is wider than a row of A), or
-    "(the same)" where the two are equal (T = d_head + 2)."""
+    keeps more than the weights (a row of A, T numbers of b bytes, is smaller than a row of O
+    and its float32 lse, d_head b + 4 bytes: T < d_head + 4 / b, so d_head + 2 in a 2-byte
+    type and d_head + 1 in float32), or "(the same)" where the two are equal."""
     if ratio == 1:
         return "(the same)"
     return f"({style.times(ratio)} less)" if ratio > 1 else f"({style.times(1 / ratio)} more)"

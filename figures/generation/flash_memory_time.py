@@ -89,7 +89,7 @@ def draw(data: dict):
         b.loglog(s["T"], s["ms"], "o-", base=2, color=color[m], label=METHODS[m])
     ly = data["layer"]
     b.set(xlabel="sequence length T", ylabel="time, forward (ms)",
-          title=f"Time: {ly['H']} heads × {ly['d']}, {ly['dtype']}, causal")
+          title=f"Time: {style.counted(ly['H'], 'head')} × {ly['d']}, {ly['dtype']}, causal")
     a.set_xticks(sorted({T for s in data["memory"].values() for T in s["T"]} | {r["T"] for r in cpu}))
     b.set_xticks(sorted({T for s in data["time"].values() for T in s["T"]}))
     for ax in (a, b):

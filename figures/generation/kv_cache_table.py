@@ -38,7 +38,7 @@ def data(contexts: Annotated[tuple[int, ...], Range(1, 10_000_000)] = (4096, 327
 def table(data: dict) -> str:
     batch = f", batch {data['batch']}" if data["batch"] != 1 else ""
     header = ["model (32 layers)" if len({r["layers"] for r in data["rows"]}) == 1 else "model",
-              "heads : KV heads", "d_head", "per token"] + [f"{n:,} tokens{batch}" for n in data["contexts"]]
+              "heads : KV heads", "d_head", "per token"] + [f"{style.counted(n, 'token')}{batch}" for n in data["contexts"]]
     rows = [[r["model"], f"{r['heads']} : {r['kv_heads']} ({r['kind']})", r["d_head"], style.binary_size(r["per_token"])] +
             [style.binary_size(r["at"][str(n)]) for n in data["contexts"]] for r in data["rows"]]
     return markdown_table(header, rows, "llrr" + "r" * len(data["contexts"]))

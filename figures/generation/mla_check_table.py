@@ -44,7 +44,7 @@ def data(seed: Annotated[int, Range(0, None)] = 0) -> dict:
 
 
 def table(data: dict) -> str:
-    rows = [[f"{r['heads']} heads of {r['d_head']}, latent {r['d_latent']}, RoPE key {r['d_rope']}",
+    rows = [[f"{style.counted(r['heads'], 'head')} of {r['d_head']}, latent {r['d_latent']}, RoPE key {r['d_rope']}",
              "yes" if r["causal"] else "no", f"{r['naive_key_width']} / {r['absorbed_key_width']}",
              style.sci(r['out_difference'], 1), style.sci(r['weight_difference'], 1)] for r in data["rows"]]
     return markdown_table(["shape", "causal", "key width: naive / absorbed", "largest difference: output",

@@ -130,7 +130,7 @@ def table(data: dict) -> str:
         ends = [style.bounded(x, places, d, percent=percent) for x, d in ((lo, "down"), (hi, "up"))]
         return mean if lo == hi else f"{mean} ({ends[0]}–{ends[1]})"
 
-    header = ["decoder", f"the first continuation ({data['n_new']} characters)", "nats per character",
+    header = ["decoder", f"the first continuation ({style.counted(data['n_new'], 'character')})", "nats per character",
               f"repeated {data['ngram']}-grams"]
     rows = [[r["decoder"], _text_cell(r["text"]), spread(r, "nats", False), spread(r, "repeated", True)]
             for r in data["rows"] + [data["held_out"]]]

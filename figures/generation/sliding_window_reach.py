@@ -61,13 +61,16 @@ def data(T: Annotated[int, Range(2, 64)] = 16, window: Annotated[int, Range(1, 6
 
 def draw(data: dict):
     if style.narrow():
-        fig, (a, b) = style.new_figure(4.6, 7.0, nrows=2, height_ratios=[data["T"], 1.4 * data["layers"]])
+        # the lower panel's share of the height: its rows as tall as the mask's, and at least
+        # 0.2 in each (of about 5.7 in for the two panels), so 12 layers' labels stay apart
+        share = max(1.4 * data["layers"] / (data["T"] + 1.4 * data["layers"]), 0.2 * data["layers"] / 5.7)
+        fig, (a, b) = style.new_figure(4.6, 7.0, nrows=2, height_ratios=[1 - share, share])
     else:
         fig, (a, b) = style.new_figure(5.9, 3.4, ncols=2, width_ratios=[1, 1.25])
     T = data["T"]
     col = style.colors()
     two = ListedColormap([col["grid"], style.palette()[0]])  # masked / allowed
-    ticks = [str(j) if j % 5 == 0 or j == T - 1 else "" for j in range(T)]
+    ticks = style.position_labels(T)  # every 5th or 10th position and the last, apart
     style.heatmap(np.asarray(data["mask"], float), ticks, ticks, ax=a, vmin=0, vmax=1, cmap=two,
                   xlabel="key position", ylabel="query position",
                   title=f"one layer, window {data['window']}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import mhalib
-from figures._kit import cli
+from figures._kit import cli, style
 from figures._kit.contract import Range
 from figures._kit.export import markdown_table
 
@@ -29,7 +29,7 @@ def data(stretch_to: Annotated[int, Range(513, 8192)] = 1024) -> dict:
         rows.append(dict(key=key, model=model, positions=positions, d_model=d_model, params=int(table.size)))
     bert = rows[0]
     longer = mhalib.learned_position_table(stretch_to, bert["d_model"], seed=0)  # (stretch_to, d_model)
-    new = dict(key="bert_stretched", model=f"BERT-base, {bert['positions']:,} → {stretch_to:,} positions",
+    new = dict(key="bert_stretched", model=f"BERT-base, {bert['positions']:,} → {style.counted(stretch_to, 'position')}",
                positions=stretch_to - bert["positions"], d_model=bert["d_model"],
                params=int(longer.size) - bert["params"])
     rows.append(new)

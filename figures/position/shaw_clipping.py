@@ -47,7 +47,7 @@ def draw(data: dict):
     b.bar(data["distances"], data["uses"], color=style.palette()[0])
     b.set_xticks(data["distances"])
     b.set(xlabel="clipped distance (table row − k)", ylabel="(query, key) pairs",
-          title=f"{data['n_vectors']} vectors, {T * T} pairs")
+          title=f"{style.counted(data['n_vectors'], 'vector')}, {style.counted(T * T, 'pair')}")
     b.grid(alpha=0.4, axis="y")
     return fig
 

@@ -29,7 +29,7 @@ def data(n_positions: Annotated[int, Range(1, 4096)] = 50, d_model: Annotated[in
 
 
 def table(data: dict) -> str:
-    return markdown_table([f"comparison at d_model = {data['d_model']}, {data['n_positions']} positions", "largest difference"], [
+    return markdown_table([f"comparison at d_model = {data['d_model']}, {style.counted(data['n_positions'], 'position')}", "largest difference"], [
         ["the vectors PE(p), interleaved vs concatenated", style.fixed(data['max_vector_difference'], 3)],
         ["the dot products PE(p)·PE(q)", style.sci(data['max_gram_difference'], 1)],
     ], "lr")

@@ -1,0 +1,111 @@
+"""A figure drawn at the edges of its parameters still shows every number it draws.
+
+Pass forty-seven ran the figures of the later chapters through their command lines at the ends
+of their ranges: a heatmap's position labels ran together ("6063" at T = 64), a plot of one step
+showed no line at all (a single point drawn as a line) with its labels out of the frame, and a
+table's header read "1 tokens". Each case is drawn here at the edge that broke it.
+"""
+from __future__ import annotations
+
+import re
+from itertools import combinations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pytest
+
+import figures
+from figures._kit import style
+from helpers import ROOT
+
+
+def _drawn(name: str, layout: str = "wide", **params):
+    module = figures.load(name)
+    with style.theme("light"), style.layout_of(layout):
+        fig = module.draw(module.data(**params))
+        fig.canvas.draw()
+    return fig
+
+
+def _apart(labels) -> list[tuple[str, str]]:
+    """The pairs of shown tick labels whose boxes overlap."""
+    shown = [(t.get_text(), t.get_window_extent()) for t in labels if t.get_visible() and t.get_text()]
+    return [(a, b) for (a, ba), (b, bb) in combinations(shown, 2) if ba.overlaps(bb)]
+
+
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+@pytest.mark.parametrize("T", [2, 16, 35, 40, 64])
+def test_position_labels_of_the_sliding_window_figure_stay_apart(T, layout):
+    fig = _drawn("sliding_window_reach", layout, T=T, window=3, layers=12)
+    try:
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = axis.get_ticklabels()
+                assert not _apart(labels), (T, layout, _apart(labels))
+                texts = [t.get_text() for t in labels if t.get_text()]
+                if axis.get_label_text().endswith("position"):  # every position axis names the last
+                    assert str(T - 1) in texts and "0" in texts, texts
+    finally:
+        plt.close(fig)
+
+
+def test_position_labels_are_steps_and_the_last_by_hand():
+    shown = lambda n: [t for t in style.position_labels(n) if t]  # noqa: E731
+    assert shown(16) == ["0", "5", "10", "15"]         # the default figure, as before
+    assert shown(40) == ["0", "10", "20", "30", "39"]
+    assert shown(64) == ["0", "20", "40", "63"]         # 60 would touch 63
+    assert shown(3) == ["0", "1", "2"]
+    assert len(style.position_labels(64)) == 64
+
+
+def test_one_decoding_step_shows_both_caches_inside_the_frame():
+    fig = _drawn("cross_attention_cache", source_len=1, max_steps=1, n_heads=1, d_head=1, n_layers=1)
+    try:
+        (ax,) = fig.axes
+        lines = ax.get_lines()
+        assert len(lines) == 2 and all(ln.get_marker() == "o" for ln in lines)  # a step is a dot, not an empty line
+        assert ax.get_xlim()[1] > 1  # the dot is inside the frame, not cut in half by its edge
+        assert ax.get_ylabel().endswith("(bytes)")  # 4 bytes, not 0.004 KiB
+        assert all(float(t).is_integer() for t in ax.get_yticks())  # no quarter of a byte
+        frame = ax.get_window_extent()
+        legend = ax.get_legend().get_window_extent()
+        assert frame.x0 <= legend.x0 and legend.x1 <= frame.x1 and legend.y1 <= frame.y1, (frame, legend)
+    finally:
+        plt.close(fig)
+
+
+def test_the_base_model_cache_reads_in_kib_with_plain_lines():
+    fig = _drawn("cross_attention_cache")
+    try:
+        (ax,) = fig.axes
+        assert ax.get_ylabel().endswith("(KiB)")
+        assert all(ln.get_marker() in ("None", None, "") for ln in ax.get_lines())  # 48 steps: a line
+    finally:
+        plt.close(fig)
+
+
+def test_a_context_of_one_token_is_one_token():
+    module = figures.load("kv_cache_table")
+    header = module.table(module.data(contexts=[1, 3], batch=4096)).splitlines()[0]
+    assert "| 1 token, batch 4096 |" in header and "| 3 tokens, batch 4096 |" in header, header
+
+
+#: A count followed by a plural noun in a figure's text ("{n} tokens") reads "1 tokens" at one:
+#: style.counted writes the noun for the count. Error messages are not figure text.
+_PLURAL_AFTER_A_COUNT = re.compile(r"\}[ \u00a0](tokens|heads|layers|keys|queries|positions|steps|pairs|samples|"
+                                   r"seeds|blocks|tiles|dimensions|rows|sequences|vectors|characters|planes)\b")
+
+
+def test_figure_text_writes_each_count_with_its_own_noun():
+    found = []
+    for path in sorted((ROOT / "figures").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _PLURAL_AFTER_A_COUNT.search(line) and "raise " not in line and "Error(" not in line:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "write these counts with style.counted:\n" + "\n".join(found)
+
+
+def test_the_count_rule_finds_a_plural_after_a_count():
+    assert _PLURAL_AFTER_A_COUNT.search('f"{n} tokens"') and not _PLURAL_AFTER_A_COUNT.search('f"{n} tokenizer"')
