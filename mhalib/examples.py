@@ -7,7 +7,9 @@ the example shows the exact ones next to them.
 """
 from __future__ import annotations
 
+import decimal
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -255,18 +257,46 @@ def one_head_vs_two(strength: float = 3.0) -> dict:
     out_one, out_two = one["out"][i], two["out"][i]
     best_w, best_d = closest_weighted_average(one["v"] @ ex["W_O"], target)
 
-    def dist(a, b) -> float:
-        return float(np.linalg.norm(a - b))
+    # Each output's difference from its target from the weights, in exact fractions:
+    # sum_j w_j (v_j - target) / sum_j w_j. That is out - target for the weights as computed
+    # (normalised exactly), without the loss of out - target in floats, where the large weight
+    # rounds to 1: at strength 8 the output entry 1 - 3e-20 is 1.0 and the distance read
+    # sqrt(10) times too small, at 23 a sum of squares of 1e-163 read 0 (pass forty-nine); and a
+    # distribution's output is never nearer the target than the bound, even by a rounding.
+    r_one = _residual(one["weights"][0, i], one["v"] @ ex["W_O"], target)  # (D,) fractions
+    r_heads = [_residual(two["weights"][h, i], two["v_heads"][h], ex["targets"][h])  # (d_head,) each
+               for h in range(ex["n_heads"])]
+    concat = [x for r in r_heads for x in r]  # (H*d_head,): the heads side by side
+    r_two = [sum(c * Fraction(float(w)) for c, w in zip(concat, column)) for column in ex["W_O"].T]  # (D,)
+    if not np.array_equal(ex["targets"].reshape(-1) @ ex["W_O"], target):
+        raise AssertionError("the example's target must be its heads' targets through W_O")
+    dist = _length
 
     return dict(tokens=ex["tokens"], query=i, strength=ex["strength"], slots=ex["slots"],
                 scores=dict(single=score_one[0, i], head1=score_two[0, i], head2=score_two[1, i]),
                 weights=dict(single=one["weights"][0, i], head1=two["weights"][0, i], head2=two["weights"][1, i]),
                 values=one["v"], heads_out=heads_out, per_head=per_head, concat_two=two["concat"][i],
                 out_single=out_one, out_two=out_two, target=target, targets=ex["targets"],
-                distance=dict(single=dist(out_one, target), two=dist(out_two, target),
-                              single_who=dist(out_one[:2], target[:2]), single_how=dist(out_one[2:], target[2:]),
-                              head1=dist(heads_out[0], ex["targets"][0]), head2=dist(heads_out[1], ex["targets"][1])),
+                distance=dict(single=dist(r_one), two=dist(r_two), single_who=dist(r_one[:2]),
+                              single_how=dist(r_one[2:]), head1=dist(r_heads[0]), head2=dist(r_heads[1])),
                 best_single=dict(weights=best_w, distance=best_d))
+
+
+def _residual(weights, values, target) -> list[Fraction]:
+    """``sum_j w_j (v_j - target) / sum_j w_j`` in exact fractions: ``(D,)``."""
+    w = [Fraction(float(x)) for x in weights]
+    total = sum(w)
+    return [sum(wj * (Fraction(float(row[k])) - Fraction(float(target[k]))) for wj, row in zip(w, values)) / total
+            for k in range(len(target))]
+
+
+def _length(r) -> float:
+    """The Euclidean length of fractions ``r``, correctly rounded to a float (no underflow of a
+    sum of squares: the squares are exact)."""
+    square = sum(x * x for x in r)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        return float((decimal.Decimal(square.numerator) / decimal.Decimal(square.denominator)).sqrt())
 
 
 #: The worked example of the cross-attention page: a source padded to 5 tokens, a target of 4.

@@ -149,7 +149,10 @@ def apply_rope(x: ArrayLike, positions: ArrayLike | None = None, *,
         x: queries or keys, ``(..., T, d)`` with even ``d``. RoPE is applied to Q and K
             only, never to V, and in every layer.
         positions: ``(T,)`` (or broadcastable to ``(..., T)``) integer or real positions;
-            defaults to ``0 .. T-1``.
+            defaults to ``0 .. T-1``. They broadcast against ``x``'s leading axes as numpy
+            broadcasts: for heads ``x (B, H, T, d)``, per-sequence positions (``position_ids
+            (B, T)`` in ``transformers``) go in as ``positions[:, None, :]``, ``(B, 1, T)``; a
+            ``(B, T)`` array lines up with ``(H, T)`` instead, one row of positions per head.
         base: the frequency base (:data:`DEFAULT_BASE` = 10000 in RoFormer and LLaMA-2).
         layout: ``"interleaved"`` (planes (2i, 2i+1)) or ``"half"`` (planes (i, i+d/2)).
         scaling: None, ``"interpolation"`` or ``"ntk"``, with ``factor = L / L_train``: the

@@ -691,3 +691,11 @@ def test_the_key_of_every_figure_follows_the_model_package_it_may_read(tmp_path,
     assert contract.kit_digest() not in (before, replaced)
     monkeypatch.setattr(contract, "MODEL_PACKAGE", "no_such_model_pkg")
     assert contract._model_files() == "absent"
+
+
+def test_a_range_bound_given_by_name_is_refused_naming_the_parameter(tmp_path):
+    # the contract reads Range from the source: a name gave ast's "malformed node or string"
+    source = TYPED.replace("Range(1, 10)", "Range(1, LIMIT)")
+    with pytest.raises(contract.ContractError, match=r"data\(\) parameter 'n': Range takes numbers written out .*"
+                                                     r"Range\(1, LIMIT\)"):
+        script_from(tmp_path, source)

@@ -109,3 +109,88 @@ def test_figure_text_writes_each_count_with_its_own_noun():
 
 def test_the_count_rule_finds_a_plural_after_a_count():
     assert _PLURAL_AFTER_A_COUNT.search('f"{n} tokens"') and not _PLURAL_AFTER_A_COUNT.search('f"{n} tokenizer"')
+
+
+@pytest.mark.parametrize("task", ["repeat", "kback"])
+def test_each_seed_range_of_the_extrapolation_table_holds_every_seed(task):
+    """The brackets are the lowest and the highest seed: rounded to nearest they read
+    "[.92–.92]" for seeds from 0.9155 to 0.9211 (pass forty-eight), inside the range."""
+    module = figures.load("extrapolation_table")
+    d = module.data(task=task)
+    lines = module.table(d).splitlines()[2:]
+    checked = 0
+    for row, line in zip(d["rows"], lines):
+        cells = [c.strip() for c in line.strip("|").split("|")][1:]
+        for i, cell in enumerate(cells):
+            found = re.fullmatch(r"(\S+) \[(\S+)–(\S+)\]", cell)
+            if not found:
+                assert cell in ("(as plain)", "not defined"), cell
+                continue
+            lo, hi = (float(t if t.startswith("1") else "0" + t) for t in found.group(2, 3))
+            assert lo <= row["min"][i] and row["max"][i] <= hi, (row["method"], row["scaling"], i, cell, row["min"][i], row["max"][i])
+            assert (hi == 1) == (row["max"][i] == 1) and (lo == 0) == (row["min"][i] == 0), cell
+            checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+@pytest.mark.parametrize("k", [1, 3, 22, 355, -1000])
+def test_each_entry_of_the_offset_rotation_fits_its_cell(k, layout):
+    """At d_show = 10 and 16 the entries ran into each other ("0.990.03"); at 8 and k = 1
+    "0.99995" ran over its neighbour. d_show stops at 8, and a near-1 entry keeps one more
+    digit, then reads "≈1.00"."""
+    fig = _drawn("pe_offset_rotation", layout, k_show=k, d_show=8, d_model=8, ks=(1, 2))
+    try:
+        a = fig.axes[0]
+        cell = a.get_window_extent().width / 8
+        wide = [(t.get_text(), round(t.get_window_extent().width, 1)) for t in a.texts
+                if t.get_window_extent().width > 0.98 * cell]
+        assert not wide, (k, layout, round(cell, 1), wide)
+    finally:
+        plt.close(fig)
+
+
+def test_the_offset_rotation_refuses_a_repeated_shift_and_shows_an_exact_zero():
+    module = figures.load("pe_offset_rotation")
+    with pytest.raises(ValueError, match="ks must be distinct shifts, got 1, 1"):
+        module.data(ks=(1, 1))
+    fig = _drawn("pe_offset_rotation", ks=(0, 1))  # k = 0 is exact: no bar on the log axis
+    try:
+        assert "0" in [t.get_text() for t in fig.axes[1].texts]
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("T, k", [(1, 1), (2, 1), (12, 10), (64, 63)])
+def test_shaw_clipping_counts_pairs_in_whole_ticks_and_labels_its_bars_apart(T, k):
+    fig = _drawn("shaw_clipping", T=T, k=k)
+    try:
+        b = fig.axes[1]
+        assert all(float(t).is_integer() for t in b.get_yticks()), b.get_yticks()
+        assert not _apart(b.xaxis.get_ticklabels()), _apart(b.xaxis.get_ticklabels())
+    finally:
+        plt.close(fig)
+
+
+def test_one_width_still_shows_the_theory_line_and_no_labels_run_together():
+    fig = _drawn("scaling_variance", d_heads=(64,), n_samples=100)
+    try:
+        a = fig.axes[0]
+        theory = a.get_lines()[0]
+        x = theory.get_xdata()
+        assert len(x) == 2 and x[0] < 64 < x[-1]  # a segment through the width drawn, not one point
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = axis.get_ticklabels() + axis.get_ticklabels(minor=True)
+                assert not _apart(labels), _apart(labels)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("name, params", [("backward_scaling", dict(d_heads=(512, 1), n_samples=10)),
+                                          ("backward_scaling", dict(d_heads=(2, 2), n_samples=10)),
+                                          ("scaling_variance", dict(d_heads=(64, 8)))])
+def test_widths_out_of_order_are_refused(name, params):
+    # backward_scaling --d-heads 512 1 exported "widest": 1 with the ratio of width 1
+    with pytest.raises(ValueError, match="d_heads must be distinct widths in increasing order"):
+        figures.load(name).data(**params)

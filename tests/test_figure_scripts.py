@@ -342,7 +342,7 @@ def test_scaling_variance_without_512_says_what_its_missing_value_means(tmp_path
     out = tmp_path / "s.json"
     assert module.main(["--out", str(out), "--d-heads", "1", "2", "--n-samples", "1000"]) == 0
     assert json.loads(out.read_text())["std_at_512"] is None
-    data = module.data(d_heads=(512, 8), n_samples=1000)
+    data = module.data(d_heads=(512, 1024), n_samples=1000)
     assert data["std_at_512"] == data["variance"][0] ** 0.5
 
 

@@ -1030,3 +1030,16 @@ def test_each_sliding_window_row_holds_its_window_and_the_sinks_before_it():
 def test_an_odd_rope_width_is_refused_in_the_mla_cache_count(d_rope):
     with pytest.raises(ValueError, match=rf"^d_rope must be even .* got {d_rope}"):
         m.mla_cache_bytes(60, 512, d_rope, 10)
+
+
+def test_per_sequence_rope_positions_go_in_with_a_head_axis_as_documented():
+    # (B, T) positions beside x (B, H, T, d) with B == H line up with the heads (numpy broadcasting):
+    # the docstring says to pass positions[:, None, :] for per-sequence positions
+    x = np.random.default_rng(0).standard_normal((2, 2, 3, 4))  # (B, H, T, d)
+    pos = np.array([[0, 1, 2], [10, 11, 12]])  # (B, T)
+    per_sequence = m.apply_rope(x, pos[:, None, :])
+    for b in range(2):
+        np.testing.assert_allclose(per_sequence[b], m.apply_rope(x[b], pos[b]), rtol=0, atol=1e-15)
+    per_head = m.apply_rope(x, pos)
+    for h in range(2):
+        np.testing.assert_allclose(per_head[:, h], m.apply_rope(x[:, h], pos[h]), rtol=0, atol=1e-15)

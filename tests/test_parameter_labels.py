@@ -588,9 +588,14 @@ def test_the_extrapolation_table_writes_no_accuracy_as_zero_or_perfect_that_is_n
             m = re.fullmatch(r"\s*([\d.]+) \[([\d.]+)–([\d.]+)\]\s*", cell)
             if not m:
                 continue
-            for text, value in zip(m.groups(), (r["mean"][i], r["min"][i], r["max"][i])):
-                _states("0" + text if text.startswith(".") else text, value, share=True)
-                checked += 1
+            full = ["0" + t if t.startswith(".") else t for t in m.groups()]
+            _states(full[0], r["mean"][i], share=True)
+            # the seeds' range rounded outward: the lowest down, the highest up, by less than a unit
+            for text, value, side in ((full[1], r["min"][i], -1), (full[2], r["max"][i], 1)):
+                shown, unit = float(text), 10.0 ** -len(text.split(".")[1])
+                assert 0 <= side * (shown - value) < unit * (1 + 1e-9), (text, value)
+                assert (shown == 0) == (value == 0) and (shown == 1) == (value == 1), (text, value)
+            checked += 3
     assert checked >= 60, checked
     lows = [v for r in data["rows"] for v in r["mean"] if v is not None and 0 < v < 0.005]
     assert lows, "the repeat task has an accuracy below 0.005 that must not read 0.00"

@@ -195,8 +195,12 @@ def _annotation_to_param(name: str, node, default_node, where: str) -> Param:
         node = inner
         for extra in extras:
             if isinstance(extra, ast.Call) and _name(extra.func) == "Range":
-                args = [ast.literal_eval(a) for a in extra.args]
-                kwargs = {k.arg: ast.literal_eval(k.value) for k in extra.keywords}
+                try:  # the contract reads the source, not the module: the bounds must be written out
+                    args = [ast.literal_eval(a) for a in extra.args]
+                    kwargs = {k.arg: ast.literal_eval(k.value) for k in extra.keywords}
+                except ValueError:
+                    raise ContractError(f"{where}: data() parameter {name!r}: Range takes numbers written out "
+                                        f"(such as Range(2, 8)), not names or expressions: {ast.unparse(extra)}") from None
                 rng = Range(*args, **kwargs)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         sides = [node.left, node.right]

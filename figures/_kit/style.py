@@ -173,14 +173,17 @@ def _text_color_for(rgb) -> str:
     return "#111111" if luminance > 0.5 else "#ffffff"
 
 
-def cell_text(value: float, fmt: str = "{:.2f}") -> str:
+def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3) -> str:
     """``value`` in a heatmap's cell, written by ``fmt``, unless that reads a value that is not
     zero as zero: then to one significant digit (0.003 is "0.003", never "0.00" or "-0.00"; a
     weight of 9e-05 "9e-05"); a zero reads unsigned ("0.00", never "-0.00"). One strictly
-    between -1 and 1 that would read as 1 or -1 gets up to three more digits, then "≈".
+    between -1 and 1 that would read as 1 or -1 gets up to ``more`` more digits, then "≈"
+    (a figure whose cells are narrow asks for fewer).
 
     >>> [cell_text(v) for v in (0.25, 0.0029999, -0.0029999, 9.02e-05, -0.0, 0.999, 0.99995, 1 - 1e-9)]
     ['0.25', '0.003', '-0.003', '9e-05', '0.00', '0.999', '0.99995', '≈1.00']
+    >>> cell_text(0.99995, more=1), cell_text(0.996, more=1)
+    ('≈1.00', '0.996')
     """
     text = fmt.format(value)
     reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
@@ -188,8 +191,8 @@ def cell_text(value: float, fmt: str = "{:.2f}") -> str:
         return f"{value:.1g}"
     if -1 < value < 1 and reads_one(text):  # a weight of 0.99995 is not all of it: up to 3 more digits
         m = re.fullmatch(r"\{:([^{}]*?)\.(\d+)([fFgG%])\}", fmt)
-        for more in range(1, 4) if m else ():
-            longer = f"{{:{m.group(1)}.{int(m.group(2)) + more}{m.group(3)}}}".format(value)
+        for extra in range(1, more + 1) if m else ():
+            longer = f"{{:{m.group(1)}.{int(m.group(2)) + extra}{m.group(3)}}}".format(value)
             if not reads_one(longer):
                 return longer
         return f"≈{text}"
@@ -289,14 +292,31 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
     each exactly the tick's value (2**-9 is "0.001953125", where ``g`` wrote "0.00195312").
 
     (matplotlib's ScalarFormatter would print 0.25 as "0" on a log axis.)
+
+    An axis that spans less than a decade holds one power of ten or none: its minor ticks at
+    2 and 5 times a power are labelled too, the same way (matplotlib labelled every minor tick
+    there, "5×10¹6×10¹7×10¹" running together at a single width: pass forty-eight); over a
+    decade or more the minor ticks stay unlabelled, as before.
     """
+    import math
+
     from matplotlib.ticker import FuncFormatter
 
     def plain(value, _pos) -> str:
         return f"{value:.0f}" if value >= 1 and float(value).is_integer() else exact(value)
 
     for name in ("x", "y") if axis == "both" else (axis,):
-        getattr(ax, f"{name}axis").set_major_formatter(FuncFormatter(plain))
+        ax_axis = getattr(ax, f"{name}axis")
+
+        def minor(value, _pos, ax_axis=ax_axis) -> str:
+            lo, hi = sorted(ax_axis.get_view_interval())
+            if not (0 < lo and hi / lo < 10) or value <= 0:
+                return ""
+            mantissa = round(value / 10 ** math.floor(math.log10(value) + 1e-9), 6)
+            return plain(value, None) if mantissa in (2, 5) else ""
+
+        ax_axis.set_major_formatter(FuncFormatter(plain))
+        ax_axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def exact(value: float) -> str:

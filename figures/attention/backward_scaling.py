@@ -39,6 +39,8 @@ def _trial(d: int, n_keys: int, n_samples: int, seed: int) -> tuple[np.ndarray, 
 def data(d_heads: Annotated[tuple[int, ...], Range(1, 2048)] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
          n_keys: Annotated[int, Range(2, 256)] = 16, n_samples: Annotated[int, Range(10, 100_000)] = 1000,
          seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    if list(d_heads) != sorted(set(d_heads)):  # the curves join the widths in order; "widest" is the last
+        raise ValueError(f"d_heads must be distinct widths in increasing order, got {', '.join(map(str, d_heads))}")
     work = n_samples * n_keys * sum(d_heads)
     if work > MAX_WORK:
         raise ValueError(f"n_samples x n_keys x sum(d_heads) = {work:,} is over {MAX_WORK:,}; "

@@ -22,6 +22,8 @@ MAX_SAMPLES_WORK = 200_000_000  # n_samples * sum(d_heads): about 6 s of dot pro
 
 def data(d_heads: Annotated[tuple[int, ...], Range(1, 1024)] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
          n_samples: Annotated[int, Range(100, 100_000)] = 20_000, seed: Annotated[int, Range(0, None)] = 0) -> dict:
+    if list(d_heads) != sorted(set(d_heads)):  # the right panel's curves join the widths in order
+        raise ValueError(f"d_heads must be distinct widths in increasing order, got {', '.join(map(str, d_heads))}")
     if sum(d_heads) > MAX_TOTAL_D_HEAD:
         raise ValueError(f"d_heads add up to {sum(d_heads)}; at most {MAX_TOTAL_D_HEAD} keeps the figure within seconds")
     if n_samples * sum(d_heads) > MAX_SAMPLES_WORK:
@@ -42,7 +44,9 @@ def draw(data: dict):
     fig, (a, b) = style.new_figure(5.85, 3.5, ncols=2)
     c = style.colors()
     line = style.palette()
-    a.loglog(data["d_head"], data["d_head"], color=c["muted"], lw=1, ls="--", label=r"$d_{\mathrm{head}}$ (theory)")
+    # the theory line a little past the widths drawn, so one width still shows it
+    span = [min(data["d_head"]) / 1.5, max(data["d_head"]) * 1.5]
+    a.loglog(span, span, color=c["muted"], lw=1, ls="--", label=r"$d_{\mathrm{head}}$ (theory)")
     a.loglog(data["d_head"], data["variance"], "o", color=line[0], label="sample\nvariance")
     a.set(ylabel="Var(q · k)")
     a.set_title("Dot products spread\n" r"like $\sqrt{d_{\mathrm{head}}}$", fontsize=11)
@@ -54,6 +58,7 @@ def draw(data: dict):
            fontsize=11, ha="right", va="bottom")
     b.set(ylabel="mean largest weight", ylim=(0, 1.05))
     b.set_title(f"Saturation\nover {style.counted(data['n_keys'], 'key')}", fontsize=11)
+    style.plain_log_ticks(a, "both"), style.plain_log_ticks(b, "x")  # 1, 10, 100 (and 50 over a short span)
     for ax in (a, b):
         ax.set_xlabel(r"head width $d_{\mathrm{head}}$")
         ax.grid(alpha=0.4)

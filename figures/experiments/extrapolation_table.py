@@ -1,7 +1,7 @@
 """Accuracy of the tiny decoders at 1x, 2x, 4x and 8x their training length, one task: mean and range over seeds.
 
 Each cell: the mean accuracy over the seeds and, in brackets, the lowest and highest seed
-(written without the leading zero).
+(written without the leading zero, rounded outward: down and up).
 "not defined": a learned table has no rows there. The RoPE rows with a scaling are the same
 models with their frequencies changed at inference time. Data in
 figures/data/tiny_decoders.json (tools/train_tiny.py). Page: Does it extrapolate? An experiment.
@@ -52,12 +52,15 @@ def _cell(mean, lo, hi, *, same_as_plain: bool) -> str:
         return "(as plain)"
     if mean is None:
         return "not defined"
-    return f"{style.share(mean, 2)} [{_short(lo)}–{_short(hi)}]"
+    return f"{style.share(mean, 2)} [{_short(lo, 'down')}–{_short(hi, 'up')}]"
 
 
-def _short(x: float) -> str:
-    """0.36 -> ".36", 0.0037 -> ".0037", 0.9986 -> ".999"; 1 stays "1.00"."""
-    text = style.share(x, 2)
+def _short(x: float, direction: str) -> str:
+    """An end of the seeds' range, rounded outward (``direction``: the lowest seed down, the
+    highest up), so the range holds every seed: 0.9155 -> ".91" and 0.9211 -> ".93", where
+    rounding to nearest wrote "[.92–.92]" for seeds that differ; 0.9986 up -> ".999", 1 stays
+    "1.00", 0.0037 down -> ".0037"."""
+    text = style.bounded(x, 2, direction)
     return text[1:] if text.startswith("0.") else text
 
 

@@ -45,7 +45,11 @@ def draw(data: dict):
     if T > 16:  # no cell values, and fewer ticks
         a.xaxis.set_major_locator(MaxNLocator(8, integer=True)), a.yaxis.set_major_locator(MaxNLocator(8, integer=True))
     b.bar(data["distances"], data["uses"], color=style.palette()[0])
-    b.set_xticks(data["distances"])
+    if len(data["distances"]) <= 9:
+        b.set_xticks(data["distances"])  # every distance, -k .. k
+    else:  # a label on every bar ran together ("−10987654321" at k = 10): whole steps instead
+        style.whole_ticks(b, "x")
+    style.whole_ticks(b, "y")  # pairs are counted: no tick at 0.25 of a pair
     b.set(xlabel="clipped distance (table row − k)", ylabel="(query, key) pairs",
           title=f"{style.counted(data['n_vectors'], 'vector')}, {style.counted(T * T, 'pair')}")
     b.grid(alpha=0.4, axis="y")
