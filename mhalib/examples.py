@@ -270,15 +270,14 @@ def one_head_vs_two(strength: float = 3.0) -> dict:
     r_two = [sum(c * Fraction(float(w)) for c, w in zip(concat, column)) for column in ex["W_O"].T]  # (D,)
     if not np.array_equal(ex["targets"].reshape(-1) @ ex["W_O"], target):
         raise AssertionError("the example's target must be its heads' targets through W_O")
-    dist = _length
 
     return dict(tokens=ex["tokens"], query=i, strength=ex["strength"], slots=ex["slots"],
                 scores=dict(single=score_one[0, i], head1=score_two[0, i], head2=score_two[1, i]),
                 weights=dict(single=one["weights"][0, i], head1=two["weights"][0, i], head2=two["weights"][1, i]),
                 values=one["v"], heads_out=heads_out, per_head=per_head, concat_two=two["concat"][i],
                 out_single=out_one, out_two=out_two, target=target, targets=ex["targets"],
-                distance=dict(single=dist(r_one), two=dist(r_two), single_who=dist(r_one[:2]),
-                              single_how=dist(r_one[2:]), head1=dist(r_heads[0]), head2=dist(r_heads[1])),
+                distance=dict(single=_length(r_one), two=_length(r_two), single_who=_length(r_one[:2]),
+                              single_how=_length(r_one[2:]), head1=_length(r_heads[0]), head2=_length(r_heads[1])),
                 best_single=dict(weights=best_w, distance=best_d))
 
 
