@@ -189,7 +189,7 @@ def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3) -> str:
     reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
     if reads_zero and np.isfinite(value) and value != 0:
         return f"{value:.1g}"
-    if -1 < value < 1 and reads_one(text):  # a weight of 0.99995 is not all of it: up to 3 more digits
+    if -1 < value < 1 and reads_one(text):  # a weight of 0.99995 is not all of it: up to `more` more digits
         m = re.fullmatch(r"\{:([^{}]*?)\.(\d+)([fFgG%])\}", fmt)
         for extra in range(1, more + 1) if m else ():
             longer = f"{{:{m.group(1)}.{int(m.group(2)) + extra}{m.group(3)}}}".format(value)
