@@ -16,7 +16,8 @@ and three are inline::
     {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec;
                                              NaN, an infinity or None stops the build, unless
                                              allow=inf says the prose expects ∞ or −∞;
-                                             round=up or round=down: a bound)
+                                             round=up or round=down: a bound;
+                                             round=nearest: an end of a change, see below)
     {{ ref fig:KEY }}  {{ ref table:KEY }}  {{ ref eq:KEY }}   (see below)
     {{ download wheel }}  {{ download source name }}   (the site's downloads: link, name or size;
                                              replaced by hooks/site_downloads.py)
@@ -88,7 +89,10 @@ VALUE_ALLOW = ("inf",)
 #: ``{{ value ... .2f round=up }}``: the sentence states a bound ("within", "up to", "at most":
 #: up; "at least": down), and the number is rounded toward the side that keeps it true (a
 #: largest error of 0.1312 "within 0.13" was false; "within 0.14" is true).
-VALUE_ROUND = ("up", "down")
+#: ``round=nearest``: two values joined as a range ("from {{ value a }} to {{ value b }}",
+#: rising) are a change (before and after), not a range whose ends bound what lies between:
+#: each rounded to nearest, as written (hooks/figure_markdown.check_range).
+VALUE_ROUND = ("up", "down", "nearest")
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 # Directives about the page's own numbering, not about a figure script (hooks/site_numbering.py).
 NUMBERING = ("ref", "eq")
@@ -301,11 +305,11 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
         name, query, args = target["name"], target["query"] or "", tuple(positional[1:])
     if keyword == "value" and len(args) > 1:
         _check_format(args[1], f"{here}: {m.group(0)!r}")
-    if keyword == "value" and "round" in options and (options["round"] not in VALUE_ROUND or len(args) < 2
-                                                      or args[1][-1:] not in tuple("eEfF%")):
+    if keyword == "value" and "round" in options and (options["round"] not in VALUE_ROUND or (
+            options["round"] != "nearest" and (len(args) < 2 or args[1][-1:] not in tuple("eEfF%")))):
         raise DirectiveError(f"{here}: round={options['round']!r} in {m.group(0)!r}: a bound rounds "
-                             f"{' or '.join(VALUE_ROUND)}, with a format spec that gives a fixed number of "
-                             "digits (f, e or %)")
+                             "up or down, with a format spec that gives a fixed number of digits (f, e or %); "
+                             "round=nearest marks an end of a change (from before to after)")
     if keyword == "value" and options.get("allow", VALUE_ALLOW[0]) not in VALUE_ALLOW:
         raise DirectiveError(f"{here}: allow={options['allow']!r} in {m.group(0)!r}: a value may allow "
                              f"{', '.join(VALUE_ALLOW)} only (a NaN or a missing value is never published)")

@@ -585,6 +585,49 @@ def follows_equals(text: str, start: int) -> bool:
     return before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))
 
 
+#: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
+#: "{{ value a }}–{{ value b }}": a unit of up to three characters after the first end, then
+#: "to" or a dash; and "between {{ value a }} and {{ value b }}".
+_RANGE_JOIN = re.compile(r"(?:\s?[^\s{}\d]{1,3})?[\s\u00a0*_]*(?:to|–|—)[\s\u00a0*_]*", re.S)
+_BETWEEN_JOIN = re.compile(r"(?:\s?[^\s{}\d]{1,3})?[\s\u00a0*_]*and[\s\u00a0*_]*", re.S)
+_BETWEEN_BEFORE = re.compile(r"\bbetween[\s\u00a0*_]*$")
+
+
+def ranges(text: str, found) -> list[tuple]:
+    """The pairs of value directives in ``found`` (in order, with offsets in ``text``) that state
+    a range: joined by "to" or a dash, or "between ... and ..."."""
+    pairs, found = [], sorted(found, key=lambda d: d.start)
+    for a, b in zip(found, found[1:]):
+        if a.keyword != "value" or b.keyword != "value" or (pairs and pairs[-1][1] is a):
+            continue  # (the high end of a range starts no other: "from a–b to c–d" is two ranges)
+        gap = text[a.end:b.start]
+        if _RANGE_JOIN.fullmatch(gap) or (_BETWEEN_JOIN.fullmatch(gap) and _BETWEEN_BEFORE.search(text[:a.start])):
+            pairs.append((a, b))
+    return pairs
+
+
+def check_range(page_where: str, low, high) -> None:
+    """A range that rises, "from 7.88× to 504×", holds every value it summarises only if its
+    ends are rounded outward: the first never reads above its value, the second never below
+    (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass fifty-one).
+    ``low`` and ``high`` are (directive, value, shown) of the two ends."""
+    (da, va, sa), (db, vb, sb) = low, high
+    real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
+    if not real or not va < vb:
+        return  # words, or a change that falls ("from 2.31 to 0.52"), not a range
+    if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
+        return  # a change that rises ("the loss rises from 0.40 to 1.08"), marked as one
+    for d, value, shown, wrong, fix in ((da, va, sa, lambda x: x > va, "round=down"),
+                                        (db, vb, sb, lambda x: x < vb, "round=up")):
+        number = read(shown)
+        if number is not None and wrong(number):
+            raise FigureMarkdownError(
+                f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "
+                f"the {'low' if fix == 'round=down' else 'high'} end of a range ({sa.strip()} to {sb.strip()}): "
+                f"a range holds the values it states only if its ends are rounded outward; write {fix} (or, where "
+                "the two numbers are a change from before to after, not a range, round=nearest on both)")
+
+
 def _exactly(shown: str, value) -> bool:
     """Whether ``shown`` reads back as ``value`` itself (every digit of it)."""
     number = read(shown)
@@ -623,7 +666,7 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
                                   "or round it in data()")
     try:
         shown = format(value, fmt) if fmt else str(value)
-        if d.options.get("round") and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if d.options.get("round") in ("up", "down") and isinstance(value, numbers.Real) and not isinstance(value, bool):
             shown = format(bound(value, fmt, d.options["round"]), fmt)
     except (ValueError, TypeError) as exc:
         raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
@@ -742,8 +785,20 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     """``text`` (an alt text, a caption) with its ``{{ value }}`` directives ``found`` (their
     offsets in ``text``) filled in as :func:`marked_value`s; one after an "=" must be exact, as
     in prose (:func:`follows_equals`)."""
+    check_ranges(site, resolver, text, found)
     return directives.substitute(text, found, lambda x: marked_value(
         site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start)))
+
+
+def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
+    """Every range ``text`` states with two values (:func:`ranges`) rounded outward
+    (:func:`check_range`)."""
+    for a, b in ranges(text, found):
+        ends = []
+        for d in (a, b):
+            result = site.result_of(resolver.request(d))
+            ends.append((d, lookup(result.data, d.args[0], resolver.where(d)), value_text(resolver.where(d), d, result)))
+        check_range(resolver.where(a), *ends)
 
 
 def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:

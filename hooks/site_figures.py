@@ -486,6 +486,10 @@ def on_page_markdown(markdown, *, page, config, files):
         if d.keyword in directives.NUMBERING:
             raise PluginError(f"{resolver.where(d)}: references and equation labels are replaced by "
                               "hooks/site_numbering.py, which runs first: list it in mkdocs.yml's hooks")
+    try:  # a range of two values, "from {{ value a }} to {{ value b }}", rounded outward
+        M.check_ranges(site, resolver, markdown, first)
+    except (M.FigureMarkdownError, directives.DirectiveError) as exc:
+        raise PluginError(str(exc)) from None
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)

@@ -342,7 +342,7 @@ def test_previous_token_role_is_spread_over_two_heads_and_the_page_says_so():
     assert "{{ value induction_ablation prev_heads.0 }}" in spread and "{{ value induction_ablation prev_heads.1 }}" in spread
     answer = sentence(text, "Removing head {{ value induction_ablation worst_l1.head }} alone")
     for key in ("full.loss", "worst_l1.loss", "full.accuracy", "worst_l1.accuracy"):
-        assert f"{{{{ value induction_ablation {key} .2f }}}}" in answer, key
+        assert re.search(rf"\{{\{{ value induction_ablation {re.escape(key)} \.2f( round=nearest)? \}}\}}", answer), key
     assert "{{ value induction_ablation pair.loss .2f }}" in text and "{{ value induction_ablation all_l1.loss .2f }}" in text
     assert "far from the plateau" in text
 

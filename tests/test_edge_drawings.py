@@ -194,3 +194,88 @@ def test_widths_out_of_order_are_refused(name, params):
     # backward_scaling --d-heads 512 1 exported "widest": 1 with the ratio of width 1
     with pytest.raises(ValueError, match="d_heads must be distinct widths in increasing order"):
         figures.load(name).data(**params)
+
+
+# ---- pass fifty ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tau", [0.01, 2**0.5, 100.0])
+def test_heads_in_action_states_its_colour_scale_as_a_bound_and_every_cell_fits(tau):
+    """The title rounded the scale's top to nearest ("0 to 0.37" for 0.3722, "0 to 0.25" at
+    τ = 100 for 0.2518, with every cell reading "0.25"); at τ = 0.01 "3e-53" and "0.99999" ran
+    over their cells."""
+    module = figures.load("heads_in_action")
+    d = module.data(tau=tau)
+    top = max(max(max(row) for row in d["maps"][p][k]) for p in d["presets"] for k, _ in module.MAPS)
+    fig = _drawn("heads_in_action", tau=tau)
+    try:
+        stated = float(re.search(r"from 0 to ([\d.]+)", fig.texts[0].get_text() if fig.texts else fig._suptitle.get_text())[1])
+        assert top <= stated and stated < 1 or top == 1, (top, stated)
+        for ax in fig.axes:
+            cell = ax.get_window_extent().width / 4
+            wide = [t.get_text() for t in ax.texts if t.get_window_extent().width > 0.95 * cell]
+            assert not wide, (tau, round(cell, 1), wide)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("flash_online_softmax", dict(n_keys=256, block=1)),           # 256 block numbers on each panel
+    ("attention_memory", dict(lengths=(1, 3, 1_000_000), batch=7)),  # "32768262144"
+    ("pe_binary_clock", dict(n_positions=16, n_pairs=6, base=1.01))])  # the largest it draws
+def test_tick_labels_stay_apart_at_the_ends_of_the_parameters(name, params):
+    fig = _drawn(name, **params)
+    try:
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = axis.get_ticklabels() + axis.get_ticklabels(minor=True)
+                assert not _apart(labels), (name, _apart(labels)[:5])
+    finally:
+        plt.close(fig)
+
+
+def test_the_binary_clock_stops_at_the_positions_it_can_label():
+    from figures._kit import contract
+
+    param = figures.scripts()["pe_binary_clock"].params["n_positions"]
+    with pytest.raises(contract.ContractError, match="between 2 and 16, got '24'"):
+        param.convert("24", "--n-positions")
+
+
+def test_one_pair_of_wavelengths_is_a_dot_and_a_zero_bias_one_colour():
+    fig = _drawn("pe_base_context", d_model=2, context=2, bases=(1.01, 1e12))
+    try:
+        assert all(ln.get_marker() == "o" for ln in fig.axes[0].get_lines() if ln.get_label().startswith("base"))
+    finally:
+        plt.close(fig)
+    fig = _drawn("alibi_bias_heads", T=1, n_heads=1, show=(0,))
+    try:
+        norms = {(im.norm.vmin, im.norm.vmax) for ax in fig.axes for im in ax.get_images()}
+        assert len(norms) == 1 and all(lo < hi for lo, hi in norms), norms  # one scale, not 0 to 0
+        colours = {tuple(im.to_rgba(im.get_array())[0, 0]) for ax in fig.axes for im in ax.get_images()}
+        assert len(colours) == 1, colours  # the same 0, the same colour
+    finally:
+        plt.close(fig)
+
+
+def test_weights_that_differ_never_read_alike():
+    module = figures.load("temperature_two_keys")
+    d = module.data(scores=(0.001, 0.0), taus=(100.0,))
+    row = module.table(d).splitlines()[2]
+    a, b = (c.strip() for c in row.strip("|").split("|")[1:3])
+    assert a != b and float(a) > 0.5 > float(b), row  # 0.5000025 and 0.4999975 both read "0.5000"
+
+
+def test_labels_say_what_was_counted():
+    fig = _drawn("decode_cost")
+    try:
+        assert "Q, K, V" in fig.axes[0].get_ylabel()  # the counts include the projections
+    finally:
+        plt.close(fig)
+    module = figures.load("extrapolation_accuracy")
+    d = module.data()
+    fig = _drawn("extrapolation_accuracy")
+    try:
+        labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+        assert any(f"not defined past length {d['L_train']}" in t for t in labels), labels  # "past 31" on a length axis
+    finally:
+        plt.close(fig)

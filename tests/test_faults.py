@@ -1310,6 +1310,69 @@ def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(mo
         "At \\(\\ln 2 \\approx 0.693\\), and about 0.693."
 
 
+def _range_site(values: dict):
+    """A resolver and a site whose every value directive reads ``values`` (no build)."""
+    from types import SimpleNamespace
+
+    result = SimpleNamespace(data=values, request=SimpleNamespace(script=SimpleNamespace(non_finite=())))
+    return (SimpleNamespace(result_of=lambda request: result),
+            SimpleNamespace(where=lambda d: f"p.md:1: {d.raw}", request=lambda d: None))
+
+
+@pytest.mark.parametrize("text", [
+    "it grows from {{ value s lo .3g }}× to {{ value s hi .3g }}× in the table",   # the FlashAttention page
+    "between {{ value s lo .3g }} and {{ value s hi .3g }}",
+    "seeds {{ value s lo .3g }}–{{ value s hi .3g }}",
+    "from **{{ value s lo .3g }}** to **{{ value s hi .3g }}**"])
+def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
+    """Pass fifty-one: the FlashAttention page wrote "from 7.88× to 504×" for ratios 7.8769 to
+    504.12, both ends inside the range. The ends of a rising range must round outward."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"lo": 7.876923076923077, "hi": 504.12307692307695})
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert [(a.args[0], b.args[0]) for a, b in FM.ranges(text, found)] == [("lo", "hi")]
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88' at the low end of a range \(7.88 to 504\).*"
+                                                     r"write round=down .*round=nearest on both"):
+        FM.check_ranges(site, resolver, text, found)
+    outward = text.replace("lo .3g", "lo .2f round=down").replace("hi .3g", "hi .0f round=up")
+    found = [d for d in directives.parse(outward, where="p.md") if d.keyword == "value"]
+    FM.check_ranges(site, resolver, outward, found)  # "7.87 to 505": holds both
+    assert [FM.value_text("p", d, site.result_of(None)) for d in found] == ["7.87", "505"]
+
+
+@pytest.mark.parametrize("text, pairs", [
+    ("from {{ value s a .2f }} to {{ value s b .2f }}", 1),
+    ("from {{ value s a .2f }}–{{ value s b .2f }} to {{ value s c .2f }}–{{ value s d .2f }}", 2),  # two ranges
+    ("{{ value s a .2f }} heads and {{ value s b .2f }} layers", 0),  # "and" without "between"
+    ("from {{ value s a .2f }} on layer 2 to {{ value s b .2f }}", 0),  # words between: not a range
+    ("{{ value s a .2f }} - {{ value s b .2f }}", 0)])  # a minus sign
+def test_what_reads_as_a_range(text, pairs):
+    import directives
+    import figure_markdown as FM
+
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert len(FM.ranges(text, found)) == pairs
+
+
+def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"a": 0.3993, "b": 1.0844, "c": 2.0, "d": 8.0})
+    for text in ("the loss rises from {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }}",
+                 "it fell from {{ value s b .2f }} to {{ value s a .2f }}",  # falling: a change, not a range
+                 "from {{ value s c .1f }} to {{ value s d .0f }}"):  # exact ends
+        found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+        FM.check_ranges(site, resolver, text, found)
+    with pytest.raises(FM.FigureMarkdownError, match="at the low end of a range"):  # one end marked is not enough
+        text = "from {{ value s a .2f round=nearest }} to {{ value s b .2f }}"
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    with pytest.raises(directives.DirectiveError, match="round='sideways'"):
+        directives.parse("{{ value s a .2f round=sideways }}", where="p.md")
+
+
 def test_a_bound_reads_as_one_only_for_one():
     """round=up writes an upper bound, but 0.99997 "at most 1.000" read as a head that reaches 1
     (pass twenty-five): a bound of a number strictly between -1 and 1 gets the digits that tell

@@ -785,8 +785,9 @@ def test_a_memory_axis_ticks_its_exact_values_in_a_unit_the_data_fits():
         plt.close(fig)
         assert ax.get_ylabel().startswith(f"{name} for "), (lengths, ax.get_ylabel())
         assert [v * size for v in fp32] == [4 * T * T for T in lengths]  # by hand: T^2 fp32 scores
-        for at, text in ticks:
-            assert text and float(text) == at, (lengths, at, text)
+        for at, text in ticks:  # plain numbers, or powers of two over a wide span ("$2^{-3}$")
+            power = re.fullmatch(r"\$2\^\{(-?\d+)\}\$", text)
+            assert text and (2.0 ** int(power[1]) if power else float(text)) == at, (lengths, at, text)
     # rolling_kv_cache --max-tokens 2 drew 256 KiB on a GiB axis ticked 0.00000 ... 0.00025
     module = figures.load("rolling_kv_cache")
     for params, name, size in ((dict(max_tokens=2, window=1), "KiB", 2**10), (dict(), "GiB", 2**30)):

@@ -173,7 +173,7 @@ def _text_color_for(rgb) -> str:
     return "#111111" if luminance > 0.5 else "#ffffff"
 
 
-def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3) -> str:
+def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3, compact: bool = False) -> str:
     """``value`` in a heatmap's cell, written by ``fmt``, unless that reads a value that is not
     zero as zero: then to one significant digit (0.003 is "0.003", never "0.00" or "-0.00"; a
     weight of 9e-05 "9e-05"); a zero reads unsigned ("0.00", never "-0.00"). One strictly
@@ -184,9 +184,22 @@ def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3) -> str:
     ['0.25', '0.003', '-0.003', '9e-05', '0.00', '0.999', '0.99995', '≈1.00']
     >>> cell_text(0.99995, more=1), cell_text(0.996, more=1)
     ('≈1.00', '0.996')
+
+    ``compact``: a grid of many small cells, where "3e-53" and "0.99999" ran into their
+    neighbours: a value that ``fmt`` would write as 0 or as ±1 is written as the bound it
+    passes, "<.01" or ">.99" (at ``fmt``'s last place, without the leading zero), which is
+    true and no wider than "0.50".
+
+    >>> [cell_text(v, compact=True) for v in (3e-53, 0.99999, 0.5, 0.0, 1.0, -0.004)]
+    ['<.01', '>.99', '0.50', '0.00', '1.00', '>-.01']
     """
     text = fmt.format(value)
     reads_zero = not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
+    m = re.fullmatch(r"\{:\.(\d+)f\}", fmt)
+    if compact and m and np.isfinite(value) and (value != 0 and reads_zero or -1 < value < 1 and reads_one(text)):
+        unit = 10.0 ** -int(m.group(1))  # the last place fmt writes
+        edge = (f"{unit:.{m.group(1)}f}" if reads_zero else f"{1 - unit:.{m.group(1)}f}").removeprefix("0")
+        return (("<" if value > 0 else ">-") if reads_zero else (">" if value > 0 else "<-")) + edge
     if reads_zero and np.isfinite(value) and value != 0:
         return f"{value:.1g}"
     if -1 < value < 1 and reads_one(text):  # a weight of 0.99995 is not all of it: up to `more` more digits
@@ -201,12 +214,12 @@ def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3) -> str:
 
 def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL, vmin=None, vmax=None,
             annotate: bool | str = False, colorbar: bool | str = False, xlabel=None, ylabel=None, title=None,
-            fontsize=10):
+            fontsize=10, compact: bool = False):
     """Draw ``data`` as a heatmap with labelled rows/columns; returns ``(image, texts)``.
 
     ``annotate`` may be a format string (``"{:.2f}"``) to print each value in its cell, in
     black or white according to the cell's brightness so it reads on any colour.
-    ``colorbar`` may be a label string.
+    ``colorbar`` may be a label string. ``compact``: small cells (:func:`cell_text`).
     """
     data = np.asarray(data, dtype=float)
     if ax is None:
@@ -234,7 +247,8 @@ def heatmap(data, row_labels=None, col_labels=None, ax=None, *, cmap=SEQUENTIAL,
         fmt = annotate if isinstance(annotate, str) else "{:.2f}"
         for (i, j), value in np.ndenumerate(data):
             color = _text_color_for(im.cmap(im.norm(value)))
-            texts.append(ax.text(j, i, cell_text(value, fmt), ha="center", va="center", color=color, fontsize=fontsize))
+            texts.append(ax.text(j, i, cell_text(value, fmt, compact=compact), ha="center", va="center", color=color,
+                                 fontsize=fontsize))
     if colorbar:
         cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
         cb.outline.set_visible(False)

@@ -5,7 +5,10 @@ bytes = batch x heads x T^2 x bytes per element; at T = 8192 in fp32 one matrix 
 """
 from __future__ import annotations
 
+import math
 from typing import Annotated
+
+from matplotlib.ticker import FuncFormatter
 
 import mhalib
 from figures._kit import cli, style
@@ -28,6 +31,12 @@ def unit(smallest: int) -> tuple[int, str]:
     return style.binary_unit(16 * smallest)
 
 
+def _power_of_two(value, _pos) -> str:
+    """A tick at an exact power of two as "2ᵏ" (mathtext); any other tick unlabelled."""
+    exponent = math.log2(value) if value > 0 else math.nan
+    return f"$2^{{{int(exponent)}}}$" if math.isfinite(exponent) and exponent == int(exponent) else ""
+
+
 def draw(data: dict, ax=None):
     if ax is None:
         _, ax = style.new_figure(5.85, 3.6)  # 6 in or less at 11 pt reads on a phone
@@ -40,6 +49,12 @@ def draw(data: dict, ax=None):
     ax.set(xlabel="sequence length T", ylabel=f"{name} for {matrices}", title="Attention scores grow as T²")
     ax.grid(alpha=0.4, which="both")
     style.plain_log_ticks(ax)
+    # over a wide span the plain labels ran together ("32768262144" for T from 1 to 10^6, and
+    # 14-digit byte counts): there each axis is labelled in powers of two, 2¹⁵, 2¹⁸
+    for axis, values in ((ax.xaxis, T), (ax.yaxis, [r["fp32"] / size for r in data["rows"]])):
+        if max(values) / min(values) > 2**16:
+            axis.set_major_formatter(FuncFormatter(_power_of_two))
+            axis.set_minor_formatter(FuncFormatter(lambda value, _pos: ""))
     ax.legend()
     return ax.figure
 

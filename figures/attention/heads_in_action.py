@@ -58,7 +58,8 @@ def draw(data: dict):
         for c, (key, title) in enumerate(MAPS):
             ax = axes[r][c]
             style.heatmap(data["maps"][preset][key], data["tokens"], data["tokens"], ax=ax, vmin=0, vmax=vmax,
-                          annotate="{:.2f}", title=title.replace(" (", "\n(") if r == 0 else None, fontsize=11)
+                          annotate="{:.2f}", title=title.replace(" (", "\n(") if r == 0 else None, fontsize=11,
+                          compact=True)  # "<0.01", ">0.99": "3e-53" and "0.99999" ran over their cells
             if c == 0:
                 ax.set_ylabel(preset, fontweight="bold")
             else:
@@ -67,7 +68,7 @@ def draw(data: dict):
                 ax.set_xlabel("key")
             else:
                 ax.set_xticks([])
-    fig.suptitle(f"τ {style.equals(data['tau'])}, one colour scale from 0 to {style.share(vmax, 2)}\n"
+    fig.suptitle(f"τ {style.equals(data['tau'])}, one colour scale from 0 to {style.bounded(vmax, 2, 'up')}\n"
                  "rows: queries, columns: keys", fontsize=11)
     return fig
 

@@ -49,9 +49,18 @@ def data(scores: tuple[float, ...] = (2.0, 0.0),
     return dict(scores=list(scores), rows=rows, uniform=math.log(len(scores)))
 
 
+def _weights(weights) -> list[str]:
+    """A row's weights to 4 places, or more where two that differ would read the same
+    (0.5000025 and 0.4999975 both read "0.5000", the uniform weight, at τ = 100)."""
+    places = 4
+    while places < 12 and len({style.share(w, places) for w in weights}) < len(set(weights)):
+        places += 1
+    return [style.share(w, places) for w in weights]
+
+
 def table(data: dict) -> str:
     keys = [f"weight on key {j + 1} (score {style.exact(s)})" for j, s in enumerate(data["scores"])]
-    rows = [[style.exact(r['tau'])] + [style.fixed(w, 4) for w in r["weights"]] + [style.fixed(r["entropy"], 3)] for r in data["rows"]]
+    rows = [[style.exact(r['tau'])] + _weights(r["weights"]) + [style.fixed(r["entropy"], 3)] for r in data["rows"]]
     return markdown_table(["τ", *keys, "entropy"], rows, "r" * (len(keys) + 2))
 
 

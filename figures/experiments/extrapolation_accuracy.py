@@ -136,7 +136,7 @@ def draw(data: dict):
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, lw=0)
             label = METHOD_LABELS[m]
             if not ok.all():  # learned: no rows past the table, so no result there (not zero)
-                label += f" (not defined past {data['L_train'] - 1})"
+                label += f" (not defined past length {data['L_train']})"  # (positions 0 .. L-1: lengths up to L)
             marker, ms, mfc = METHOD_MARKERS[m]
             ax.plot(x[ok], mean[ok], marker + "-", color=color, lw=2, ms=ms, mfc=mfc, mew=1.8, label=label)
         ax.axvline(data["L_train"], color=style.colors()["muted"], ls=":", lw=1.2)

@@ -44,7 +44,7 @@ def draw(data: dict, ax=None):
     fig, ax = style.new_figure(5.8, 3.8) if ax is None else (ax.figure, ax)
     ax.loglog(data["steps"], data["without"], "o-", ms=3, label="no cache: recompute the prefix")
     ax.loglog(data["steps"], data["with_cache"], "s-", ms=3, label="KV cache: one new token")
-    ax.set(xlabel="position t of the generated token", ylabel="FLOPs for that step (attention)",
+    ax.set(xlabel="position t of the generated token", ylabel="FLOPs for that step (Q, K, V and attention)",
            title=f"d_model = {data['d_model']}, {style.counted(data['n_heads'], 'head')} of {data['d_head']}")
     ax.grid(alpha=0.4, which="both")
     ax.legend(fontsize=11)

@@ -63,7 +63,10 @@ def draw(data: dict):
     c.set(xlabel="key block", title="output after each block")
     c.legend(fontsize=11)
     for ax in (a, b, c):
-        ax.set_xticks(blocks)
+        if len(blocks) <= 12:
+            ax.set_xticks(blocks)  # every block
+        else:  # a label on each of 256 blocks ran into one bar: whole steps instead
+            style.whole_ticks(ax, "x")
         ax.grid(alpha=0.4)
     return fig
 

@@ -42,7 +42,8 @@ def draw(data: dict):
     n = len(data["show"])
     # square panels of 1.6 in: three heads and the colour bar fit the 6 in a phone can show
     fig, axes = style.new_figure(1.0 + 1.6 * n, 4.3, nrows=2, ncols=n, squeeze=False)
-    vmin = min(float(np.min(s)) for s in data["symmetric"])
+    # (at T = 1 every bias is 0: a scale from 0 to 0 drew the same 0 in two colours)
+    vmin = min(float(np.min(s)) for s in data["symmetric"]) or -1.0
     for c, h in enumerate(data["show"]):
         for r, key in enumerate(("causal", "symmetric")):
             ax = axes[r][c]

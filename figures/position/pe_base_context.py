@@ -79,7 +79,8 @@ def draw(data: dict):
     pairs = np.arange(data["n_pairs"])
     for n, r in enumerate(data["rows"]):
         color = lines[n % len(lines)]
-        a.plot(pairs, r["wavelengths"], color=color, lw=2, label=f"base {_plain(r['base'])}")
+        a.plot(pairs, r["wavelengths"], color=color, lw=2, label=f"base {_plain(r['base'])}",
+               **(dict(marker="o", ms=5) if len(pairs) == 1 else {}))  # one pair (d_model 2): a dot, not an empty line
         b.plot(np.arange(data["context"]), r["similarity"], color=color, lw=1.2, label=f"base {_plain(r['base'])}")
     # named in the legend: at 11 pt, a label on the line would cross the steep curves
     a.axhline(data["context"], color=c["fg"], ls="--", lw=1, label=f"context = {data['context']}")

@@ -17,10 +17,12 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 
-def data(n_positions: Annotated[int, Range(2, 24)] = 16, n_pairs: Annotated[int, Range(1, 6)] = 4,
+def data(n_positions: Annotated[int, Range(2, 16)] = 16, n_pairs: Annotated[int, Range(1, 6)] = 4,
          base: Annotated[float, Range(1.01, 1_000_000_000)] = 16.0,
          real_d_model: Annotated[int, Range(4, 8192)] = 512) -> dict:
     """``base = 16`` with 4 pairs (d_model = 8) makes omega_i = 2^-i: each clock half the speed of the last.
+    At most 16 positions: the clocks share the column's width, and past 16 their position labels
+    and the rows' two-line labels ran into each other.
 
     ``real_d_model`` only sets the comparison with the usual base 10000 (the speed ratio of
     neighbouring pairs there), so it has at least two pairs: 4 or more.
