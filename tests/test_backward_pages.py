@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 from html import unescape
 
 import numpy as np
@@ -408,7 +409,10 @@ def test_flash_attention_backward_section(built_site):
     p = text(built_site, "flash_attention")
     assert f"take {2**30:,} bytes (1 GiB) per sequence" in p
     assert f"take {32 * 4096 * (64 * 2 + 4):,} bytes for heads of 64" in p
-    assert f"from {1024 / 130:.3g}× to {32768 / 65:.3g}×" in p  # three digits, as the table beside it
+    # the range of Table 4's ratios, 1024/130 to 32768/65, rounded outward by hand (to nearest
+    # it read "7.88× to 504×", both ends inside the range: pass fifty-one)
+    low, high = math.floor(Fraction(1024, 130) * 100) / 100, math.ceil(Fraction(32768, 65))
+    assert f"from {low:.2f}× to {high}×" in p and (low, high) == (7.87, 505)
     assert "The backward pass, tile by tile" in p
     assert re.search(r"over every case of Table \d+ , is \d\.\de-1[3-9]: rounding", p)
 
