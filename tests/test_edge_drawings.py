@@ -20,6 +20,10 @@ import figures
 from figures._kit import style
 from helpers import ROOT
 
+#: Each test draws a figure (a second or so of matplotlib): the full tier, so `make check` stays
+#: under its minute.
+pytestmark = pytest.mark.slow
+
 
 def _drawn(name: str, layout: str = "wide", **params):
     module = figures.load(name)
@@ -279,3 +283,50 @@ def test_labels_say_what_was_counted():
         assert any(f"not defined past length {d['L_train']}" in t for t in labels), labels  # "past 31" on a length axis
     finally:
         plt.close(fig)
+
+
+# ---- pass fifty-two -----------------------------------------------------------------------------
+
+def test_a_size_beside_another_gets_the_digits_that_tell_them_apart():
+    """flash_backward_memory wrote "8 GiB" and "8 GiB (1.0005× more)" for 8 GiB and
+    8.0039 GiB: the cell that says "more" must read more."""
+    module = figures.load("flash_backward_memory")
+    d = module.data(lengths=(1024,), head_dims=(1024,), dtypes=("float64",), n_heads=1024)
+    row = module.table(d).splitlines()[2]
+    naive, tiled = (c.strip().replace(style.NBSP, " ") for c in row.strip("|").split("|")[2:4])
+    assert naive == "8 GiB" and tiled.startswith("8.004 GiB (") and "more" in tiled, row
+    r = d["rows"][0]
+    assert r["naive"] == 1024 * 1024**2 * 8 and r["tiled"]["1024"] == 1024 * 1024 * (1024 * 8 + 4)  # by hand
+
+
+@pytest.mark.parametrize("params", [dict(d_head=2), dict(n_positions=1)])
+def test_rope_layouts_refuses_what_makes_its_verdict_false_or_its_curves_empty(params):
+    from figures._kit import contract
+
+    script = figures.scripts()["rope_layouts"]
+    (name, value), = params.items()
+    with pytest.raises(contract.ContractError, match=f"parameter '{name}' must be an integer between"):
+        script.params[name].convert(str(value), f"--{name}")
+
+
+def test_a_small_pe_table_keeps_every_cell_inside_its_cell_and_its_sign():
+    for base in (10000.0, 1e9):
+        fig = _drawn("pe_heatmap", n_positions=12, d_model=8, base=base)
+        try:
+            a = fig.axes[0]
+            cell = a.get_window_extent().width / 8
+            wide = [t.get_text() for t in a.texts if t.get_window_extent().width > 0.95 * cell]
+            assert not wide, (base, round(cell, 1), wide)
+            assert a.texts[11 * 8].get_text().startswith(("-", "<-")), a.texts[11 * 8].get_text()  # sin(11) = -0.99999
+        finally:
+            plt.close(fig)
+
+
+def test_offsets_are_ticked_at_whole_positions_and_the_head_count_is_named():
+    fig = _drawn("rope_rotation_2d", n_positions=2)
+    try:
+        assert all(float(t).is_integer() for t in fig.axes[1].get_xticks()), fig.axes[1].get_xticks()
+    finally:
+        plt.close(fig)
+    module = figures.load("flash_backward_check")
+    assert "(16 heads)" in module.table(module.data(heads=16)).splitlines()[0]

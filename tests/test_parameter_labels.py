@@ -6,6 +6,7 @@ reads back as the same float and the exact shortest text where it does not.
 """
 from __future__ import annotations
 
+import math
 import re
 import warnings
 
@@ -728,6 +729,48 @@ def test_the_widgets_measured_texts_read_no_ratio_as_one_and_no_count_as_zero():
     ratios, sizes = json.loads(run.stdout)
     assert ratios == ["0.96", "1.04", "1.0", "2.3", "0.999", "1.0004"]
     assert sizes == ["0.0 MB", "0.04 MB", "0.001 MB", "0.1 MB", "23.4 MB"]
+
+
+def test_the_explorers_bounds_round_outward_and_the_progress_never_reads_zero():
+    """Pass fifty-three: the heads explorer's caption "colour 0 to 0.37" for a top of 0.3722
+    (the static figure says 0.38), the sinusoidal explorer's "wavelengths 6.28 to 13536.71" for
+    a largest of 13536.712, and the live model's "0.0 MB of 23.9 MB" after 64 KiB had arrived.
+    Expected bounds from the floats' exact decimals (Decimal), rounded up or down by hand."""
+    import json
+    import random
+    import shutil
+    import subprocess
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the widgets' formatting runs in node for this test")
+    rng = random.Random(53)
+    values = [0.3721644051, 13536.71238968, 2 * math.pi, 0.37, 0.5, 19869.176531592202, 1234.5] + \
+        [rng.uniform(0.02, 0.97) for _ in range(200)] + [rng.uniform(1, 1e5) for _ in range(200)]
+    script = ("const fs = require('fs'), js = (f) => fs.readFileSync(process.argv[1] + f, 'utf8');"
+              "const e = js('explorers.js'), a = e.indexOf('  function bounded('), z = e.indexOf('  // \"Nice\" tick');"
+              "eval(e.slice(a, z) + ';globalThis.bounded = bounded;');"
+              "const b = js('bert_live.js'), j = b.indexOf('  const megabytes');"
+              "eval(b.slice(j, b.indexOf('\\n', j)).replace('const megabytes', 'globalThis.megabytes'));"
+              "const k = b.indexOf('  function loadedText');"
+              "eval(b.slice(k, b.indexOf('\\n  }', k) + 4) + ';globalThis.loadedText = loadedText;');"
+              "const v = JSON.parse(process.argv[2]);"
+              "console.log(JSON.stringify([v.map((x) => [bounded(x, 2, 'up'), bounded(x, 2, 'down')]),"
+              " [1, 4096, 65536, 99999, 100000, 23900000].map((n) => loadedText(n, 23923796)),"
+              " [0.99995, 3e-5, -0.004].map((x) => bounded(x, 2, 'up'))]));")
+    run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts") + "/", json.dumps(values)],
+                         capture_output=True, text=True, check=True)
+    bounds, progress, edges = json.loads(run.stdout)
+    for x, (up, down) in zip(values, bounds, strict=True):
+        cent = Decimal("0.01")
+        assert up == str(Decimal(x).quantize(cent, rounding=ROUND_CEILING)), (x, up)
+        assert down == str(Decimal(x).quantize(cent, rounding=ROUND_FLOOR)), (x, down)
+    assert bounds[0] == ["0.38", "0.37"] and bounds[1] == ["13536.72", "13536.71"]
+    assert edges == ["0.99996", "0.01", "-0.004"]  # not 1, a bound above 3e-5, and -0.00 would read 0
+    for n, text in zip([1, 4096, 65536, 99999, 100000, 23900000], progress):
+        part, whole = re.fullmatch(r"([\d.]+) MB of ([\d.]+) MB", text).groups()
+        assert 0 < float(part) * 1e6 <= n and float(part) < float(whole), (n, text)  # arrived: never 0, never above
 
 
 def test_a_tick_in_thousands_is_a_thousand_tokens():

@@ -413,7 +413,8 @@
     if (n >= size) return `${megabytes(size)} of ${megabytes(size)}`;
     for (let d = 1; ; d++) {
       const unit = 10 ** (6 - d), part = Math.floor(n / unit), whole = Math.round(size / unit);
-      if (part < whole || d >= 6) return `${(part / 10 ** d).toFixed(d)} MB of ${(whole / 10 ** d).toFixed(d)} MB`;
+      // (and more decimals while what has arrived would read 0: "0.0 MB of 23.9 MB" for 65,536 bytes)
+      if ((part < whole && (part > 0 || n === 0)) || d >= 6) return `${(part / 10 ** d).toFixed(d)} MB of ${(whole / 10 ** d).toFixed(d)} MB`;
     }
   }
   // a time the page's clock measured: a coarse clock (privacy settings) can read 0 for a short run

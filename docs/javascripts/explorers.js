@@ -159,6 +159,29 @@
     return Number(down[down.length - 1]) % 2 === 0 ? down : text;
   };
 
+  // v rounded toward `dir` ("up" or "down") at `digits` decimals, as style.bounded writes a
+  // bound, with more decimals where that would read a number that is not 0 as 0, or one strictly
+  // between -1 and 1 as 1 (the heads explorer wrote "colour 0 to 0.37" for a top of 0.3722, and
+  // the wavelengths' range "to 13536.71" for 13536.712: pass fifty-three). Exact: the bound is
+  // taken from the float's own decimal digits, in integers.
+  function bounded(v, digits, dir) {
+    for (let d = digits; d <= 17; d++) {
+      const text = boundText(v, d, dir), x = Number(text);
+      if ((v !== 0 && x === 0) || (v > -1 && v < 1 && Math.abs(x) === 1)) continue;
+      return text;
+    }
+    return String(v);
+  }
+  function boundText(v, d, dir) {
+    const neg = v < 0, a = Math.abs(v);
+    if (a >= 1e21) return (neg ? "-" : "") + BigInt(a).toString() + (d ? "." + "0".repeat(d) : "");
+    const full = a.toFixed(100), dot = full.indexOf(".");
+    const away = /[1-9]/.test(full.slice(dot + 1 + d)) && ((dir === "up") !== neg);  // (up, for a negative: toward 0)
+    const n = BigInt(full.slice(0, dot) + full.slice(dot + 1, dot + 1 + d)) + (away ? 1n : 0n);
+    const s = n.toString().padStart(d + 1, "0");
+    return (neg && n !== 0n ? "-" : "") + (d ? `${s.slice(0, -d)}.${s.slice(-d)}` : s);
+  }
+
   // "Nice" tick positions 0, step, 2 step, ... for integer indices 0..n-1, at most maxTicks of them.
   function integerTicks(n, maxTicks) {
     const steps = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
@@ -377,7 +400,7 @@
       const each = scale.select.value === "each";
       for (const [key] of MAPS) {
         const vmax = each ? Math.max(...current[key].flat()) : 1;
-        grids[key].update(current[key], vmax, each ? `colour 0 to ${fixed(vmax, 2)}` : "");
+        grids[key].update(current[key], vmax, each ? `colour 0 to ${bounded(vmax, 2, "up")}` : "");  // a bound: up
       }
       bar.set(each ? [[0, "0"], [1, "its largest"]] : [0, 0.25, 0.5, 0.75, 1].map((v) => [v, String(v)]),
         each ? "attention weight, each map from 0 to its largest" : "attention weight");
@@ -565,7 +588,7 @@
       draw();
       if (cell) showCell(Math.min(cell[0], N - 1), Math.min(cell[1], D - 1));
       const span = lam.length === 1 ? `wavelength ${lam[0].toFixed(2)}`
-        : `wavelengths ${lam[0].toFixed(2)} to ${lam[lam.length - 1].toFixed(2)}`;
+        : `wavelengths ${bounded(lam[0], 2, "down")} to ${bounded(lam[lam.length - 1], 2, "up")}`;  // a range: outward
       return `d model ${D}, ${N} positions: ${span}`;
     }
     [d, n].forEach((s) => s.input.addEventListener("input", () => live.say(render())));

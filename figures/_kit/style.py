@@ -563,7 +563,7 @@ def binary_unit(n: float) -> tuple[int, str]:
     return next((size, name) for size, name in BINARY_UNITS if n >= size or size == 1)
 
 
-def binary_size(n: int) -> str:
+def binary_size(n: int, *, apart_from: int | None = None) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in
     a table read as far apart as they are (whole MiB wrote 2.5 MiB and 1.51 MiB both as "2 MiB").
@@ -571,12 +571,25 @@ def binary_size(n: int) -> str:
 
     >>> [binary_size(n).replace(NBSP, " ") for n in (2_621_440, 1_587_200, 40_000, 1000, 2**34)]
     ['2.5 MiB', '1.51 MiB', '39.1 KiB', '1,000 B', '16 GiB']
+
+    ``apart_from``: another count the text stands beside; where the two differ but their texts
+    would not, this one gets the digits that tell them apart (8 GiB and 8.0039 GiB both read
+    "8 GiB" in a cell that said "more": pass fifty-two).
+
+    >>> binary_size(2**33 + 2**22, apart_from=2**33).replace(NBSP, " ")
+    '8.004 GiB'
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a whole number of bytes, 0 or more; got {n!r}")
     for scale, unit in BINARY_UNITS[:-1]:  # (bytes below 1 KiB: the count itself)
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
-            return f"{three_digits(n / scale)}{NBSP}{unit}"
+            text = f"{three_digits(n / scale)}{NBSP}{unit}"
+            if apart_from is not None and apart_from != n and text == binary_size(apart_from):
+                for digits in range(4, 18):  # (the other's text stays as it is)
+                    text = f"{n / scale:.{digits}g}{NBSP}{unit}"
+                    if read(text) != read(binary_size(apart_from)):
+                        break
+            return text
     return f"{int(n):,}{NBSP}B"
 
 

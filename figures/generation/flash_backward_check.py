@@ -50,8 +50,9 @@ def data(seed: Annotated[int, Range(0, None)] = 0, heads: Annotated[int, Range(1
 def table(data: dict) -> str:
     rows = [[f"{r['T']} × {r['S']}", r["d_head"], f"{r['block_q']} × {r['block_k']}", r["masked"],
              style.sci(r['dq'], 1), style.sci(r['dk'], 1), style.sci(r['dv'], 1)] for r in data["rows"]]
-    return markdown_table(["T × S", "d_head", "tile", "masked", "largest difference: dQ", "dK", "dV"],
-                          rows, "rrrlrrr")
+    # the head count in the header: a table of --heads 16 read as one of the default 2
+    return markdown_table(["T × S", f"d_head ({style.counted(data['heads'], 'head')})", "tile", "masked",
+                           "largest difference: dQ", "dK", "dV"], rows, "rrrlrrr")
 
 
 main = cli.main_for(__name__)

@@ -54,7 +54,8 @@ def _less(ratio: float) -> str:
 def table(data: dict) -> str:
     header = ["T", "numbers", "naive: A"] + [f"tiled, d_head {d}: O and lse" for d in data["head_dims"]]
     rows = [[f"{r['T']:,}", r["dtype"], style.binary_size(r["naive"])] +
-            [f"{style.binary_size(r['tiled'][str(d)])} {_less(r['ratio'][str(d)])}" for d in data["head_dims"]]
+            [f"{style.binary_size(r['tiled'][str(d)], apart_from=r['naive'])} {_less(r['ratio'][str(d)])}"
+             for d in data["head_dims"]]
             for r in data["rows"]]
     return markdown_table(header, rows, "rlr" + "r" * len(data["head_dims"]))
 

@@ -30,10 +30,10 @@ def draw(data: dict, ax=None):
     n, D = data["pe"].shape
     small = D <= 8 and n <= 12
     if ax is None:
-        _, ax = style.new_figure(5.8 if not small else 4.8, 4.0 if not small else 3.4)
+        _, ax = style.new_figure(5.8 if not small else 5.4, 4.0 if not small else 3.4)  # (cells hold "<-.99")
     style.heatmap(
         data["pe"], ax=ax, cmap=style.DIVERGING, vmin=-1, vmax=1, colorbar="PE value",
-        annotate="{:.2f}" if small else False,
+        annotate="{:.2f}" if small else False, compact=True,  # "-0.99999" lost its sign at a cell's edge
         row_labels=[str(p) for p in range(n)] if small else None,
         col_labels=[str(i) for i in range(D)] if small else None,
         xlabel="dimension (even: sin, odd: cos)", ylabel="position",

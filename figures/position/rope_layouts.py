@@ -15,10 +15,12 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 PAIRS = (("interleaved", "interleaved"), ("half", "half"), ("interleaved", "half"))
+# d_head from 4: at 2 there is one pair, the two layouts are the same and the title's "only
+# matching layouts are relative" was false; and two positions at least, a curve's two points
 
 
-def data(d_head: Annotated[int, Range(2, 1024)] = 16, offset: Annotated[int, Range(-10_000, 10_000)] = 4,
-         n_positions: Annotated[int, Range(1, 10_000)] = 60, seed: Annotated[int, Range(0, None)] = 2) -> dict:
+def data(d_head: Annotated[int, Range(4, 1024)] = 16, offset: Annotated[int, Range(-10_000, 10_000)] = 4,
+         n_positions: Annotated[int, Range(2, 10_000)] = 60, seed: Annotated[int, Range(0, None)] = 2) -> dict:
     if d_head % 2:
         raise ValueError(f"d_head must be even (RoPE rotates pairs of dimensions), got {d_head}")
     rng = np.random.default_rng(seed)

@@ -54,6 +54,7 @@ def draw(data: dict):
     b.plot(data["closed_form_offsets"], data["closed_form"], color=c["muted"], lw=1, label="|q|² cos((n−m)ω)")
     b.plot(data["offsets"], data["scores"], "o", ms=5, alpha=0.6, color=lines[0], label="all pairs (m, n)")
     b.set(xlabel="offset n − m", ylabel="score", title="Every pair of positions:\nsame offset, same score")
+    style.whole_ticks(b, "x")  # an offset is a whole number of positions: no tick at -0.5
     b.grid(alpha=0.4)
     fig.legend(*b.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=11)
     return fig
