@@ -23,6 +23,7 @@ import numbers
 import posixpath
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
@@ -585,12 +586,21 @@ def follows_equals(text: str, start: int) -> bool:
     return before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))
 
 
+#: What may wrap a value without changing what it says: spaces, emphasis, a code span's
+#: backtick, an HTML tag, a formula's delimiters.
+_WRAP = r"(?:[\s\u00a0*_`~]|</?[A-Za-z][^<>]*>|\\[()])*"
+#: A unit after the first end: up to eight letters, signs or a slash ("×", "%", "ms", "tokens",
+#: "MB/s"), after at most one space.
+_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\]{1,8})?"
 #: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
-#: "{{ value a }}–{{ value b }}": a unit of up to three characters after the first end, then
-#: "to" or a dash; and "between {{ value a }} and {{ value b }}".
-_RANGE_JOIN = re.compile(r"(?:\s?[^\s{}\d]{1,3})?[\s\u00a0*_]*(?:to|–|—)[\s\u00a0*_]*", re.S)
-_BETWEEN_JOIN = re.compile(r"(?:\s?[^\s{}\d]{1,3})?[\s\u00a0*_]*and[\s\u00a0*_]*", re.S)
-_BETWEEN_BEFORE = re.compile(r"\bbetween[\s\u00a0*_]*$")
+#: "{{ value a }}–{{ value b }}", "`{{ value a }}` through `{{ value b }}`": a unit after the
+#: first end, then "to", "up to", "through", "till", a dash (–, —, -- and their HTML names, a
+#: hyphen with no space around it) or an ellipsis; and "between {{ value a }} and {{ value b }}"
+#: (pass fifty-four found code spans, hyphens, "--" and longer units passing unread).
+_RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:up\s+)?to|through|till|–|—|--|&ndash;|&mdash;|…|\.\.\.?)"
+                         + _WRAP + r"|[^\s{}\d<>`*_\\]{0,8}-", re.S)  # (a hyphen with a space beside it is a minus)
+_BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"and" + _WRAP, re.S)
+_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$")
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -606,6 +616,16 @@ def ranges(text: str, found) -> list[tuple]:
     return pairs
 
 
+def _exact_number(shown: str) -> Fraction | None:
+    """The number ``shown`` writes, exactly ("12.3%" is 123/1000, "9,007,199,254,740,993" every
+    digit of it), or None."""
+    m = re.search(r"[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?", shown)
+    if not m:
+        return None
+    text = m.group(0).replace(",", "").replace("−", "-")
+    return Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
+
+
 def check_range(page_where: str, low, high) -> None:
     """A range that rises, "from 7.88× to 504×", holds every value it summarises only if its
     ends are rounded outward: the first never reads above its value, the second never below
@@ -617,9 +637,13 @@ def check_range(page_where: str, low, high) -> None:
         return  # words, or a change that falls ("from 2.31 to 0.52"), not a range
     if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
         return  # a change that rises ("the loss rises from 0.40 to 1.08"), marked as one
-    for d, value, shown, wrong, fix in ((da, va, sa, lambda x: x > va, "round=down"),
-                                        (db, vb, sb, lambda x: x < vb, "round=up")):
-        number = read(shown)
+    # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
+    # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
+    # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
+    exact_a, exact_b = (Fraction(v) if isinstance(v, numbers.Integral) else Fraction(repr(float(v))) for v in (va, vb))
+    for d, value, shown, wrong, fix in ((da, va, sa, lambda x: x > exact_a, "round=down"),
+                                        (db, vb, sb, lambda x: x < exact_b, "round=up")):
+        number = _exact_number(shown)
         if number is not None and wrong(number):
             raise FigureMarkdownError(
                 f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "

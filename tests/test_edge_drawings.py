@@ -299,6 +299,24 @@ def test_a_size_beside_another_gets_the_digits_that_tell_them_apart():
     assert r["naive"] == 1024 * 1024**2 * 8 and r["tiled"]["1024"] == 1024 * 1024 * (1024 * 8 + 4)  # by hand
 
 
+def test_sizes_told_apart_keep_their_order_in_plain_decimals():
+    """Pass fifty-four: the first version wrote 12,345.6 TiB as "1.235e+04 TiB" beside
+    "12,346 TiB" (reading larger), and 2**53 + 1 bytes as "8192 TiB" beside "8,192 TiB"."""
+    def shown(n, other):
+        return style.binary_size(n, apart_from=other).replace(style.NBSP, " ")
+
+    assert shown(13574130751871386, 13574570556522496) == "12,345.6 TiB"
+    assert shown(2**53 + 1, 2**53) == "8,192.000000000001 TiB"  # 8192 + 2**-40, to its first digit
+    assert shown(2**33, 2**33 + 2**22) == "8 GiB"  # exactly what it reads: as it is
+    assert shown(2**33 + 2**22, 2**33) == "8.004 GiB"
+
+
+@pytest.mark.parametrize("value, text", [(0.7, "<1"), (-0.7, ">-1"), (0.3, "<1"), (0.999, "<1"), (2.0, "2")])
+def test_a_compact_cell_at_no_decimals_still_writes_a_number(value, text):
+    # ".0f": the bound "<.01" became "<" with the leading zero stripped (pass fifty-four)
+    assert style.cell_text(value, "{:.0f}", compact=True) == text
+
+
 @pytest.mark.parametrize("params", [dict(d_head=2), dict(n_positions=1)])
 def test_rope_layouts_refuses_what_makes_its_verdict_false_or_its_curves_empty(params):
     from figures._kit import contract

@@ -1347,13 +1347,36 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     ("from {{ value s a .2f }}–{{ value s b .2f }} to {{ value s c .2f }}–{{ value s d .2f }}", 2),  # two ranges
     ("{{ value s a .2f }} heads and {{ value s b .2f }} layers", 0),  # "and" without "between"
     ("from {{ value s a .2f }} on layer 2 to {{ value s b .2f }}", 0),  # words between: not a range
-    ("{{ value s a .2f }} - {{ value s b .2f }}", 0)])  # a minus sign
+    ("{{ value s a .2f }} - {{ value s b .2f }}", 0),  # a minus sign
+    # pass fifty-four: a hyphen, "--" and its HTML name, a longer unit, a tag or a formula around
+    # each end, "through", an ellipsis, "between roughly"
+    ("{{ value s a .2f }}-{{ value s b .2f }}", 1), ("{{ value s a .2f }}--{{ value s b .2f }}", 1),
+    ("{{ value s a .2f }}&ndash;{{ value s b .2f }}", 1), ("{{ value s a .2f }} tokens to {{ value s b .2f }}", 1),
+    ("{{ value s a .2f }} MB/s to {{ value s b .2f }}", 1), ("<b>{{ value s a .2f }}</b> to <b>{{ value s b .2f }}</b>", 1),
+    ("\\({{ value s a .2f }}\\) to \\({{ value s b .2f }}\\)", 1), ("{{ value s a .2f }} through {{ value s b .2f }}", 1),
+    ("{{ value s a .2f }} … {{ value s b .2f }}", 1), ("between roughly {{ value s a .2f }} and {{ value s b .2f }}", 1),
+    ("{{ value s a .2f }} heads, {{ value s b .2f }}", 0)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
 
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
     assert len(FM.ranges(text, found)) == pairs
+
+
+@pytest.mark.parametrize("low, high", [(0.123, 0.5), (0.014, 0.999), (0.5, 0.875)])
+def test_exact_percentage_ends_are_a_range_that_holds(low, high):
+    """Pass fifty-four: "12.3%" was read back as float 12.3 / 100 = 0.12300000000000001, above
+    0.123, so an exact low end was refused even with the round=down the message asked for."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"a": low, "b": high})
+    text = "from {{ value s a .1% round=down }} to {{ value s b .1% round=up }}"
+    FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    big = "from {{ value s a , }} to {{ value s b , }}"  # integers past 2**53, written whole: exact
+    site, resolver = _range_site({"a": 2**53 + 1, "b": 2**60 + 1})
+    FM.check_ranges(site, resolver, big, [d for d in directives.parse(big, where="p.md") if d.keyword == "value"])
 
 
 def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():

@@ -159,12 +159,14 @@
     return Number(down[down.length - 1]) % 2 === 0 ? down : text;
   };
 
-  // v rounded toward `dir` ("up" or "down") at `digits` decimals, as style.bounded writes a
-  // bound, with more decimals where that would read a number that is not 0 as 0, or one strictly
-  // between -1 and 1 as 1 (the heads explorer wrote "colour 0 to 0.37" for a top of 0.3722, and
-  // the wavelengths' range "to 13536.71" for 13536.712: pass fifty-three). Exact: the bound is
-  // taken from the float's own decimal digits, in integers.
+  // v rounded toward `dir` ("up" or "down") at `digits` decimals, a bound, with more decimals
+  // where that would read a number that is not 0 as 0, or one strictly between -1 and 1 as 1
+  // (the heads explorer wrote "colour 0 to 0.37" for a top of 0.3722, and the wavelengths' range
+  // "to 13536.71" for 13536.712: pass fifty-three). Exact: the bound is taken from the float's own
+  // binary value, in integers (style.bounded bounds its shortest decimal, so the float nearest
+  // 6.28 is "6.29" up here and "6.28" there: both on the right side). Not a number: as it is.
   function bounded(v, digits, dir) {
+    if (!Number.isFinite(v)) return String(v);
     for (let d = digits; d <= 17; d++) {
       const text = boundText(v, d, dir), x = Number(text);
       if ((v !== 0 && x === 0) || (v > -1 && v < 1 && Math.abs(x) === 1)) continue;

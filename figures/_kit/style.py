@@ -14,6 +14,7 @@ import contextvars
 import decimal
 import functools
 import re
+from fractions import Fraction
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -198,7 +199,11 @@ def cell_text(value: float, fmt: str = "{:.2f}", *, more: int = 3, compact: bool
     m = re.fullmatch(r"\{:\.(\d+)f\}", fmt)
     if compact and m and np.isfinite(value) and (value != 0 and reads_zero or -1 < value < 1 and reads_one(text)):
         unit = 10.0 ** -int(m.group(1))  # the last place fmt writes
-        edge = (f"{unit:.{m.group(1)}f}" if reads_zero else f"{1 - unit:.{m.group(1)}f}").removeprefix("0")
+        edge = f"{unit:.{m.group(1)}f}" if reads_zero else f"{1 - unit:.{m.group(1)}f}"
+        edge = edge.removeprefix("0") if "." in edge else edge  # ".01"; at no decimals the bound is "0" or "1"
+        if edge == "0":  # (".0f": a value between 0.5 and 1 is "<1", one below 0.5 ">0", as written)
+            edge = "1" if reads_one(text) else "0"
+            return (("<" if value > 0 else ">-") if reads_one(text) else (">" if value > 0 else "<-")) + edge
         return (("<" if value > 0 else ">-") if reads_zero else (">" if value > 0 else "<-")) + edge
     if reads_zero and np.isfinite(value) and value != 0:
         return f"{value:.1g}"
@@ -563,6 +568,15 @@ def binary_unit(n: float) -> tuple[int, str]:
     return next((size, name) for size, name in BINARY_UNITS if n >= size or size == 1)
 
 
+def _decimal_digits(x: Fraction, places: int) -> str:
+    """``x`` (>= 0) to ``places`` decimals, rounded half to even, exactly, with separators."""
+    scaled = x * 10**places
+    whole, rest = divmod(scaled.numerator, scaled.denominator)
+    whole += 2 * rest > scaled.denominator or (2 * rest == scaled.denominator and whole % 2)
+    text = f"{whole:0{places + 1}d}"
+    return f"{int(text[:-places]):,}.{text[-places:]}"
+
+
 def binary_size(n: int, *, apart_from: int | None = None) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in
@@ -584,10 +598,13 @@ def binary_size(n: int, *, apart_from: int | None = None) -> str:
     for scale, unit in BINARY_UNITS[:-1]:  # (bytes below 1 KiB: the count itself)
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
             text = f"{three_digits(n / scale)}{NBSP}{unit}"
-            if apart_from is not None and apart_from != n and text == binary_size(apart_from):
-                for digits in range(4, 18):  # (the other's text stays as it is)
-                    text = f"{n / scale:.{digits}g}{NBSP}{unit}"
-                    if read(text) != read(binary_size(apart_from)):
+            other = apart_from is not None and apart_from != n and binary_size(apart_from)
+            if other and text == other:  # more decimals in the same unit, exact, until the two differ
+                exact = Fraction(int(n), scale)
+                shown = Fraction(other.split(NBSP)[0].replace(",", ""))
+                for places in range(1, 40) if exact != shown else ():  # (exactly what the other shows: as is)
+                    text = f"{_decimal_digits(exact, places)}{NBSP}{unit}"
+                    if Fraction(text.split(NBSP)[0].replace(",", "")) != shown:
                         break
             return text
     return f"{int(n):,}{NBSP}B"

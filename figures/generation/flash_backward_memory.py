@@ -51,9 +51,14 @@ def _less(ratio: float) -> str:
     return f"({style.times(ratio)} less)" if ratio > 1 else f"({style.times(1 / ratio)} more)"
 
 
+def _nearest(row: dict) -> int:
+    """The tiled count of ``row`` nearest its naive one: the cell the naive size must read apart from."""
+    return min(row["tiled"].values(), key=lambda t: abs(t - row["naive"]))
+
+
 def table(data: dict) -> str:
     header = ["T", "numbers", "naive: A"] + [f"tiled, d_head {d}: O and lse" for d in data["head_dims"]]
-    rows = [[f"{r['T']:,}", r["dtype"], style.binary_size(r["naive"])] +
+    rows = [[f"{r['T']:,}", r["dtype"], style.binary_size(r["naive"], apart_from=_nearest(r))] +
             [f"{style.binary_size(r['tiled'][str(d)], apart_from=r['naive'])} {_less(r['ratio'][str(d)])}"
              for d in data["head_dims"]]
             for r in data["rows"]]
