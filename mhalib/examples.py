@@ -194,6 +194,13 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
 
     Example: rows ``(1, 0)`` and ``(0, 1)`` and target ``(1, 1)`` give weights
     ``(0.5, 0.5)`` at distance ``sqrt(0.5) = 0.7071``.
+
+    The search runs in float64 (numpy's linear algebra has no float16 or longdouble; a
+    longdouble past float64's range is refused) on the values and target divided by a
+    power of two near their largest entry, so its tolerances are relative: rows of size
+    1e-13 were all taken as one point (tolerances of 1e-12 in absolute terms) and rows of
+    1e155 overflowed the distance to inf, returning no weights (pass fifty-six). The
+    weights are float64; the distance a float.
     """
     values = _checks.float_array(values, "values", min_ndim=2)
     if values.ndim != 2 or not 1 <= values.shape[0] <= 12:
@@ -202,26 +209,35 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
     if target.shape != values.shape[1:]:
         raise ValueError(f"target must have shape ({values.shape[1]},), one entry per column of values, "
                          f"got {target.shape}")
+    with np.errstate(over="ignore"):
+        values64, target64 = values.astype(np.float64), target.astype(np.float64)
+    if not (np.isfinite(values64).all() and np.isfinite(target64).all()):
+        raise ValueError("values and target must fit float64, in which the search runs; got entries past "
+                         f"{np.finfo(np.float64).max:.4g}")
     S = values.shape[0]
-    scale = max(1.0, float(np.abs(values).max()), float(np.abs(target).max()))
+    top = max(float(np.abs(values64).max()), float(np.abs(target64).max()))
+    if top == 0:  # every row is the target: any weights, distance 0
+        return np.eye(1, S)[0], 0.0
+    scale = math.ldexp(1.0, math.frexp(top)[1])  # a power of two: the division is exact
+    V, t = values64 / scale, target64 / scale  # (S, n), (n,): entries below 1 in size
     best_w, best = None, math.inf
     for subset in range(1, 2**S):
         rows = [j for j in range(S) if subset >> j & 1]
-        P = values[rows]  # (k, n)
+        P = V[rows]  # (k, n)
         edges = (P[1:] - P[0]).T  # (n, k-1): the directions of the subset's affine hull
-        if len(rows) > 1 and np.linalg.matrix_rank(edges, tol=1e-12 * scale) < len(rows) - 1:
+        if len(rows) > 1 and np.linalg.matrix_rank(edges, tol=1e-12) < len(rows) - 1:
             continue  # affinely dependent: a smaller subset spans the same points
-        c = np.linalg.lstsq(edges, target - P[0], rcond=None)[0] if len(rows) > 1 else np.zeros(0)
+        c = np.linalg.lstsq(edges, t - P[0], rcond=None)[0] if len(rows) > 1 else np.zeros(0)
         w = np.concatenate([[1.0 - c.sum()], c])  # (k,) barycentric weights of the projection
         if (w < -1e-12).any():
             continue  # the projection lies outside this subset's hull
         w = np.clip(w, 0.0, None)
         w /= w.sum()
-        dist = float(np.linalg.norm(w @ P - target))
-        if dist < best - 1e-12 * scale:
+        dist = float(np.linalg.norm(w @ P - t))  # in units of scale: at most about 2 sqrt(n)
+        if dist < best - 1e-12:
             best_w, best = np.zeros(S), dist
             best_w[rows] = w
-    return best_w, best
+    return best_w, best * scale
 
 
 def one_head_vs_two(strength: float = 3.0) -> dict:

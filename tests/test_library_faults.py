@@ -1043,3 +1043,24 @@ def test_per_sequence_rope_positions_go_in_with_a_head_axis_as_documented():
     per_head = m.apply_rope(x, pos)
     for h in range(2):
         np.testing.assert_allclose(per_head[:, h], m.apply_rope(x[:, h], pos[h]), rtol=0, atol=1e-15)
+
+
+# --- pass fifty-six: the closest weighted average at any scale ------------------------------------
+
+@pytest.mark.parametrize("s", [1e-200, 1e-13, 1e-12, 1.0, 1e100, 1e155, 1e300])
+def test_the_closest_weighted_average_is_the_same_at_every_scale(s):
+    # rows (s, 0) and (0, s), target (s, s): the midpoint, at s / sqrt(2), by hand. With absolute
+    # tolerances of 1e-12 it answered a corner at distance s for s <= 1e-12, and (None, inf) at 1e155
+    w, d = m.examples.closest_weighted_average(np.array([[s, 0.0], [0.0, s]]), np.array([s, s]))
+    np.testing.assert_allclose(w, [0.5, 0.5], rtol=0, atol=1e-12)
+    assert d == pytest.approx(s / math.sqrt(2), rel=1e-12, abs=0)
+
+
+def test_a_row_that_is_the_target_is_found_however_small():
+    w, d = m.examples.closest_weighted_average(np.array([[1e-13, 0.0], [0.0, 0.0]]), np.array([0.0, 0.0]))
+    assert (w.tolist(), d) == ([0.0, 1.0], 0.0)
+    with pytest.raises(ValueError, match="values and target must fit float64"):
+        m.examples.closest_weighted_average(np.array([[np.longdouble("1e400"), 0]]), np.array([0.0, 0.0]))
+    w, d = m.examples.closest_weighted_average(np.array([[1, 0], [0, 1]], np.float16), np.array([1, 1], np.float16))
+    np.testing.assert_allclose(w, [0.5, 0.5], rtol=0, atol=1e-15)  # float16 worked in float64
+    assert w.dtype == np.float64 and d == pytest.approx(math.sqrt(0.5), rel=1e-15, abs=0)

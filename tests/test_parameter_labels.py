@@ -773,6 +773,40 @@ def test_the_explorers_bounds_round_outward_and_the_progress_never_reads_zero():
         assert 0 < float(part) * 1e6 <= n and float(part) < float(whole), (n, text)  # arrived: never 0, never above
 
 
+def test_a_negative_zero_reads_as_zero_and_bad_label_counts_are_refused():
+    # pass fifty-six: percent(-0.0) was "-0%", times(-0.0) "-0×"; position_labels(10, most=0)
+    # raised a bare StopIteration and position_labels(5.7) labelled 5 positions
+    from figures._kit import style
+
+    assert (style.percent(-0.0), style.percent(-0.0, 2), style.times(-0.0)) == ("0%", "0.00%", "0×")
+    for n, most in ((10, 0), (5.7, 4), (0, 4), (True, 4)):
+        with pytest.raises(ValueError, match="must be a whole number"):
+            style.position_labels(n, most)
+
+
+def test_a_bound_below_the_decimals_stays_on_its_side_in_the_explorers():
+    """bounded(1.1e-18, 2, "down") wrote "1.1e-18", the shortest decimal, above the float
+    1.0999...e-18 (pass fifty-six). Each side checked against the float's exact value."""
+    import json
+    import shutil
+    import subprocess
+    from fractions import Fraction
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the explorers' formatting runs in node for this test")
+    values = [1.1e-18, 6e-18, 8.5e-18, 9e-18, 1e-310, 3e-320, 5e-324, -3e-20, -1.1e-18]
+    script = ("const fs = require('fs'); const e = fs.readFileSync(process.argv[1], 'utf8');"
+              "const a = e.indexOf('  function bounded('), z = e.indexOf('  // \"Nice\" tick');"
+              "eval(e.slice(a, z) + ';globalThis.bounded = bounded;');"
+              "console.log(JSON.stringify(JSON.parse(process.argv[2]).map((x) => [bounded(x, 2, 'down'), bounded(x, 2, 'up')])));")
+    run = subprocess.run([node, "-e", script, str(ROOT / "docs" / "javascripts" / "explorers.js"), json.dumps(values)],
+                         capture_output=True, text=True, check=True)
+    for x, (down, up) in zip(values, json.loads(run.stdout), strict=True):
+        assert Fraction(down) <= Fraction(x) <= Fraction(up), (x, down, up)
+        assert Fraction(down) != 0 or x <= 0, (x, down)
+
+
 def test_a_tick_in_thousands_is_a_thousand_tokens():
     """rolling_kv_cache put its ticks at multiples of 1,024 tokens and labelled them "2,048k":
     2,097,152 tokens where a reader reads 2,048,000 (at --max-tokens 10000 --window 6000 the

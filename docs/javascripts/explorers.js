@@ -172,7 +172,12 @@
       if ((v !== 0 && x === 0) || (v > -1 && v < 1 && Math.abs(x) === 1)) continue;
       return text;
     }
-    return String(v);
+    // below 1e-17: two significant digits, moved one unit outward (toExponential rounds to
+    // nearest, within half a unit; the shortest decimal could lie on the wrong side: 1.1e-18
+    // is the float 1.0999...e-18, pass fifty-six)
+    const [mant, exp] = Math.abs(v).toExponential(1).split("e");
+    const away = (dir === "up") === (v > 0) ? 1 : -1;
+    return `${v < 0 ? "-" : ""}${(Number(mant) + away * 0.1).toFixed(1)}e${exp}`;
   }
   function boundText(v, d, dir) {
     const neg = v < 0, a = Math.abs(v);

@@ -290,8 +290,12 @@ def position_labels(n: int, most: int = 4) -> list[str]:
     >>> [t for t in position_labels(16) if t], [t for t in position_labels(64) if t]
     (['0', '5', '10', '15'], ['0', '20', '40', '63'])
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a whole number of positions, 1 or more; got {n!r}")
+    if isinstance(most, bool) or not isinstance(most, (int, np.integer)) or most < 1:
+        raise ValueError(f"most must be a whole number of labels, 1 or more; got {most!r}")
     n = int(n)
-    step = next(s * 10**k for k in range(20) for s in (1, 2, 5) if -(-n // (s * 10**k)) <= most)
+    step = next(s * 10**k for k in range(40) for s in (1, 2, 5) if -(-n // (s * 10**k)) <= most)
     return [str(j) if j == n - 1 or (j % step == 0 and n - 1 - j >= step / 2) else "" for j in range(n)]
 
 
@@ -538,7 +542,7 @@ def times(ratio: float, digits: int = 3) -> str:
     >>> times(1.0625, digits=4), times(1.0000001, digits=4), times(1.99998, digits=4)
     ('1.062×', '1.0000001×', '2.000×')
     """
-    x = float(ratio)
+    x = float(ratio) + 0.0  # (-0.0 is 0.0: an unsigned "0×")
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"ratio must be a finite number, 0 or more; got {ratio!r}")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
@@ -639,7 +643,7 @@ def percent(share: float, places: int = 0, *, also: tuple = ()) -> str:
     >>> percent(0.5625, places=1), percent(0.9999900001, places=1)
     ('56.2%', '99.999%')
     """
-    x = float(share)
+    x = float(share) + 0.0  # (-0.0 is 0.0: an unsigned "0%")
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"share must be a finite number, 0 or more; got {share!r}")
     if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 15:
