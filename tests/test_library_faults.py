@@ -1064,3 +1064,17 @@ def test_a_row_that_is_the_target_is_found_however_small():
     w, d = m.examples.closest_weighted_average(np.array([[1, 0], [0, 1]], np.float16), np.array([1, 1], np.float16))
     np.testing.assert_allclose(w, [0.5, 0.5], rtol=0, atol=1e-15)  # float16 worked in float64
     assert w.dtype == np.float64 and d == pytest.approx(math.sqrt(0.5), rel=1e-15, abs=0)
+
+
+def test_the_closest_weighted_average_is_exact_whatever_the_rows_sizes():
+    """Pass fifty-seven: with tolerances in units of the largest entry, rows of 1e-13 beside a
+    row of 1 were one point (a corner at 1e-13 for the midpoint at 1e-13/sqrt 2), and a target
+    inside the hull read 7e-15 away (a near-tie kept the first subset). By hand: the midpoint;
+    and weights (0.5 - d, 0.5, d) with d = the target's excess give the target itself."""
+    c = m.examples.closest_weighted_average
+    w, d = c(np.array([[1.0, 0.0], [1e-13, 0.0], [0.0, 1e-13]]), np.array([0.0, 0.0]))
+    np.testing.assert_allclose(w, [0.0, 0.5, 0.5], rtol=0, atol=1e-15)
+    assert d == pytest.approx(1e-13 / math.sqrt(2), rel=1e-14, abs=0)
+    w, d = c(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([0.5, 0.5 + 1e-14]))
+    assert d == 0.0 and w.min() >= 0 and abs(w.sum() - 1) < 1e-15
+    np.testing.assert_allclose(w @ np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), [0.5, 0.5 + 1e-14], rtol=0, atol=1e-16)
