@@ -605,7 +605,9 @@ _BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP 
 
 def ranges(text: str, found) -> list[tuple]:
     """The pairs of value directives in ``found`` (in order, with offsets in ``text``) that state
-    a range: joined by "to" or a dash, or "between ... and ..."."""
+    a range: joined by "to" or a dash, or "between ... and ...". Not read as ranges (the rule's
+    limits): inequalities inside a formula (``a \\le x \\le b``), intervals "[a, b]", and a
+    range split over two table columns; the author writes their bounds with round=down/up."""
     pairs, found = [], sorted(found, key=lambda d: d.start)
     for a, b in zip(found, found[1:]):
         if a.keyword != "value" or b.keyword != "value" or (pairs and pairs[-1][1] is a):
