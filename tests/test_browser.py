@@ -42,6 +42,7 @@ def _loaded_cleanly(v) -> None:
     assert not m["commands"] and not m["errors"], m
     assert not m["escapes"], f"{v.url}: an escaped quote shows as text: {m['escapes']}"
     assert not m["notebook"] or m["notebook_math"] > 0, m
+    assert not v.code, f"{v.url}: inline code shown otherwise than written (text, shown): {v.code[:5]}"
     assert not v.external, v.external
     assert not v.failed, v.failed
     assert not v.console, v.console

@@ -113,7 +113,7 @@ def test_a_byte_count_reads_in_its_unit_to_three_digits(n, text):
     assert binary_size(n) == text.replace(" ", "\u00a0")  # a no-break space before the unit
 
 
-@pytest.mark.parametrize("n, text", [(0, "0 FLOP"), (640, "640 FLOP"), (2_560_000, "2.56 MFLOP"), (999_999, "1 MFLOP"),
+@pytest.mark.parametrize("n, text", [(0, "0 FLOP"), (-0.0, "0 FLOP"), (640, "640 FLOP"), (2_560_000, "2.56 MFLOP"), (999_999, "1 MFLOP"),
                                      (4_294_967_296, "4.29 GFLOP"), (12_345, "12.3 kFLOP")])
 def test_a_count_reads_with_its_si_prefix_to_three_digits(n, text):
     from figures._kit.style import si

@@ -4,8 +4,8 @@ A configuration is a viewport and a colour scheme (:data:`CONFIGS`: a 1280 px de
 and in dark, a 390 px phone). :meth:`Tour.visit` loads a page once in its configuration and
 reads everything the page-level checks need from that one load (the dark desktop is the light
 load switched with the page's own palette toggle, as a reader does: :data:`DARK_FROM_LIGHT`):
-the requests it made and those that failed, console errors, its images, its math, axe-core's
-verdict (desktop, light), the smallest text of every figure it shows (desktop and phone), the
+the requests it made and those that failed, console errors, its images, its math, its inline
+code as the reader sees it, axe-core's verdict (desktop, light), the smallest text of every figure it shows (desktop and phone), the
 layout shift while ``render_rest.js`` renders the later blocks, how many blocks the first screen
 holds, every table and display formula that does not fit its column with the cues it shows and
 any code whose copy button lies over its text (desktop and phone), the focus ring of each kind
@@ -97,6 +97,14 @@ _MATH = """(() => {
             notebook: !!content.querySelector('.jupyter-wrapper'),
             notebook_math: content.querySelectorAll('.jupyter-wrapper .arithmatex .katex').length};
 })()"""
+
+# Inline code whose text the reader does not see as written: white space the browser collapsed
+# (a leading or trailing space, a run of two), as model text in a table once lost its spaces. A
+# line break in the page's source of a code span is a space (Markdown's rule), and so it shows;
+# code in a folded block is not shown (checkVisibility), so not read.
+_CODE = """Array.from(document.querySelectorAll('.md-content code')).filter(c => !c.closest('pre')
+    && c.checkVisibility() && c.innerText !== c.textContent.replace(/\\n\\s*/g, ' '))
+    .map(c => [c.textContent, c.innerText])"""
 
 _EXPLORERS = "Array.from(document.querySelectorAll('.mha-explorer[data-explorer]')).map(e => e.dataset.explorer)"
 _STARTED = ("Array.from(document.querySelectorAll('.mha-explorer[data-explorer]'))"
@@ -262,6 +270,7 @@ class Visit:
     console: list = field(default_factory=list)
     images: list = field(default_factory=list)
     math: dict = field(default_factory=dict)
+    code: list = field(default_factory=list)  # inline code not shown as written: (text, shown) (light, phone)
     axe: list | None = None         # serious or critical violations (desktop, light only)
     axe_rules: int = 0
     htmlcs: list | None = None      # HTML_CodeSniffer's errors, the theme's own aside (desktop, light only)
@@ -394,6 +403,7 @@ class Tour:
         visit.math = page.evaluate(_MATH)
         visit.scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
         if config in TEXT_WIDTH:
+            visit.code = page.evaluate(_CODE)
             visit.figure_text = figure_text.measure_loaded(page, self.base, url, self.site, TEXT_WIDTH[config],
                                                            self._svg_cache)
         if config == "light":  # the explorers the page holds, and which of them started

@@ -621,7 +621,7 @@ def si(n: float, unit: str) -> str:
     >>> [si(n, "FLOP").replace(NBSP, " ") for n in (2_560_000, 1.0737e9, 640, 0)]
     ['2.56 MFLOP', '1.07 GFLOP', '640 FLOP', '0 FLOP']
     """
-    x = float(n)
+    x = float(n) + 0.0  # (-0.0 is 0.0: an unsigned "0 FLOP")
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"n must be a finite count, 0 or more; got {n!r}")
     for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):

@@ -115,9 +115,11 @@ def _text_cell(text: str) -> str:
     """The text as inline code in a table cell, every character as itself: a line break as ↵,
     letters, digits and spaces as they are, every other character as a numeric reference, so
     that neither HTML, nor Markdown, nor a table, nor an extension (~~ ~ ^ = * _ | [ ] ` \\ & <)
-    reads it, whatever characters the model's vocabulary holds."""
+    reads it, whatever characters the model's vocabulary holds. Its class makes the browser show
+    every space (a leading or trailing one, a run of two: ``code.mha-model-text`` in extra.css;
+    a plain ``<code>`` collapses them)."""
     out = "".join(c if c.isalnum() or c == " " else f"&#{ord(c)};" for c in text.replace("\n", "↵"))
-    return f"<code>{out}</code>"
+    return f'<code class="mha-model-text">{out}</code>'
 
 
 def table(data: dict) -> str:
