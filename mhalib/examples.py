@@ -195,12 +195,14 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
     Example: rows ``(1, 0)`` and ``(0, 1)`` and target ``(1, 1)`` give weights
     ``(0.5, 0.5)`` at distance ``sqrt(0.5) = 0.7071``.
 
-    The search is exact: each subset's projection is solved in fractions from the float64
-    values (no tolerance decides a rank or a tie; with tolerances of 1e-12, rows of 1e-13
-    beside a row of 1 were taken as one point, and a target inside the hull read a distance
-    of 7e-15: passes fifty-six and fifty-seven), and the distance is correctly rounded from
-    its exact square. Entries must fit float64 (a longdouble past it is refused by name).
-    The weights are float64; the distance a float. Exactness costs time with many rows: 4
+    The search is exact: each subset's projection is solved in fractions from the values
+    as given, in their own float type (no tolerance decides a rank or a tie; with
+    tolerances of 1e-12, rows of 1e-13 beside a row of 1 were taken as one point, and a
+    target inside the hull read a distance of 7e-15: passes fifty-six and fifty-seven;
+    a longdouble target 2**-60 off a row read 0 when taken through float64: pass
+    fifty-eight), and the distance is correctly rounded from its exact square. The
+    weights are float64 and the distance a float, each rounded once from its exact value
+    (a distance past float64's largest value is refused). Exactness costs time with many rows: 4
     rows (the one-head page) take milliseconds, 12 rows of 8 about 25 s on two slow cores.
     """
     values = _checks.float_array(values, "values", min_ndim=2)
@@ -210,14 +212,13 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
     if target.shape != values.shape[1:]:
         raise ValueError(f"target must have shape ({values.shape[1]},), one entry per column of values, "
                          f"got {target.shape}")
-    with np.errstate(over="ignore"):
-        values64, target64 = values.astype(np.float64), target.astype(np.float64)
-    if not (np.isfinite(values64).all() and np.isfinite(target64).all()):
-        raise ValueError("values and target must fit float64, whose values the search takes exactly; got "
-                         f"entries past {np.finfo(np.float64).max:.4g}")
+    for name, a in (("values", values), ("target", target)):
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} must be finite, got {a[~np.isfinite(a)][0]!r} in it")
     S, n = values.shape
-    V = [[Fraction(float(x)) for x in row] for row in values64]  # (S, n), exact
-    t = [Fraction(float(x)) for x in target64]  # (n,)
+    # each entry exactly as given, in its own float type (a longdouble's bits past float64 count)
+    V = [[Fraction(*x.as_integer_ratio()) for x in row] for row in values]  # (S, n)
+    t = [Fraction(*x.as_integer_ratio()) for x in target]  # (n,)
     best_w, best = None, None
     for subset in range(1, 2**S):
         rows = [j for j in range(S) if subset >> j & 1]
@@ -236,7 +237,7 @@ def closest_weighted_average(values: ArrayLike, target: ArrayLike) -> tuple[np.n
         if best is None or square < best:
             best_w, best = np.zeros(S), square
             best_w[rows] = [float(x) for x in w]
-    return best_w, _length_of_square(best)
+    return best_w, _length_of_square(best, "the distance from target to the values' hull")
 
 
 def _solve(A: list, b: list) -> list | None:
@@ -326,11 +327,27 @@ def _length(r) -> float:
     return _length_of_square(sum(x * x for x in r))
 
 
-def _length_of_square(square: Fraction) -> float:
-    """``sqrt(square)`` of an exact square, rounded to a float."""
-    with decimal.localcontext() as ctx:
-        ctx.prec = 40
-        return float((decimal.Decimal(square.numerator) / decimal.Decimal(square.denominator)).sqrt())
+def _length_of_square(square: Fraction, name: str = "the distance") -> float:
+    """``sqrt(square)`` of an exact square, correctly rounded to a float (one rounding).
+
+    The root's floor times ``2**k`` (at least 56 bits, from an integer square root: the root
+    of a floor has the floor of the root) and whether anything follows it; ``float`` of that
+    fraction then rounds once, as the exact root would (the first 55 bits and a sticky bit
+    decide a float's rounding). A 40-digit decimal root rounded twice: ``2**53 + 1`` plus
+    ``2**-80`` read one float low (pass fifty-eight). A root past float64 is refused, naming
+    ``name``."""
+    n, d = square.numerator, square.denominator
+    if n == 0:
+        return 0.0
+    k = max(0, 57 - (n.bit_length() - d.bit_length()) // 2)  # sqrt(n / d) * 2**k >= 2**55
+    scaled = n << (2 * k)
+    root = math.isqrt(scaled // d)  # floor(sqrt(n / d) * 2**k)
+    inexact = root * root * d != scaled
+    try:
+        return float(Fraction(2 * root + inexact, 2 ** (k + 1)))  # sticky: between the floor and the next
+    except OverflowError:
+        raise ValueError(f"{name} is past float64's largest value ({np.finfo(np.float64).max:.4g}); "
+                         "a float cannot hold it") from None
 
 
 #: The worked example of the cross-attention page: a source padded to 5 tokens, a target of 4.

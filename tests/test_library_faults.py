@@ -1059,11 +1059,38 @@ def test_the_closest_weighted_average_is_the_same_at_every_scale(s):
 def test_a_row_that_is_the_target_is_found_however_small():
     w, d = m.examples.closest_weighted_average(np.array([[1e-13, 0.0], [0.0, 0.0]]), np.array([0.0, 0.0]))
     assert (w.tolist(), d) == ([0.0, 1.0], 0.0)
-    with pytest.raises(ValueError, match="values and target must fit float64"):
-        m.examples.closest_weighted_average(np.array([[np.longdouble("1e400"), 0]]), np.array([0.0, 0.0]))
+    # a longdouble row far past float64 is taken exactly: it is the target, at distance 0
+    big = np.longdouble("1e400")
+    assert m.examples.closest_weighted_average(np.array([[big, 0]]), np.array([big, 0]))[1] == 0.0
     w, d = m.examples.closest_weighted_average(np.array([[1, 0], [0, 1]], np.float16), np.array([1, 1], np.float16))
     np.testing.assert_allclose(w, [0.5, 0.5], rtol=0, atol=1e-15)  # float16 worked in float64
     assert w.dtype == np.float64 and d == pytest.approx(math.sqrt(0.5), rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("target, distance", [
+    ([2.0**53, 2.0**27, 1.0, 2.0**-40], 2.0**53 + 2),  # the root is 2**53 + 1 + 5.5e-41: above the midpoint
+    ([np.longdouble(2**53 + 1), 0.0, 0.0, 0.0], 2.0**53),  # exactly the midpoint: to the even float
+    ([np.longdouble(2**53 + 1) + np.longdouble(2.0**-10), 0.0, 0.0, 0.0], 2.0**53 + 2),
+])
+def test_the_distance_to_the_hull_is_rounded_once(target, distance):
+    """Pass fifty-eight: a 40-digit decimal root rounded twice. By hand, from one row at the
+    origin: the square (2**53)**2 + (2**27)**2 + 1 + 2**-80 is (2**53 + 1)**2 + 2**-80, whose
+    root lies 5.5e-41 past 2**53 + 1, the midpoint of the floats 2**53 and 2**53 + 2; a
+    longdouble target of 2**53 + 1 is the midpoint itself (ties go to the even float)."""
+    target = np.array(target, dtype=np.longdouble)
+    assert m.examples.closest_weighted_average(np.zeros((1, 4), np.longdouble), target)[1] == distance
+
+
+def test_a_longdouble_target_is_taken_as_given_and_a_distance_past_float64_refused():
+    # pass fifty-eight: through float64, 1 + 2**-60 was 1, a target off the hull at distance 0
+    L = np.longdouble
+    target = np.array([L(1) + L(2) ** -60])
+    assert m.examples.closest_weighted_average(np.array([[L(1)]]), target) == (np.array([1.0]), 2.0**-60)
+    w, d = m.examples.closest_weighted_average(np.array([[L(0)], [L(1)]]), target)
+    assert (w.tolist(), d) == ([0.0, 1.0], 2.0**-60)
+    # two corners 1e308 from the target in each of two columns: 2.8e308 is no float (it read inf)
+    with pytest.raises(ValueError, match="distance .* past float64"):
+        m.examples.closest_weighted_average([[1e308, 1e308]], [-1e308, -1e308])
 
 
 def test_the_closest_weighted_average_is_exact_whatever_the_rows_sizes():
