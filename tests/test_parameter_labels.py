@@ -6,6 +6,7 @@ reads back as the same float and the exact shortest text where it does not.
 """
 from __future__ import annotations
 
+import decimal
 import math
 import re
 import warnings
@@ -104,7 +105,7 @@ def test_a_byte_count_that_is_not_zero_never_shows_as_zero():
 
 
 @pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1,023 B"), (1024, "1 KiB"), (40_000, "39.1 KiB"),
-                                     (2_621_440, "2.5 MiB"), (1_587_200, "1.51 MiB"), (2**20 - 1, "1 MiB"),
+                                     (2_621_440, "2.5 MiB"), (1_587_200, "1.51 MiB"), (2**20 - 1, "1.00 MiB"),
                                      (3 * 2**30 // 2, "1.5 GiB"), (2**40, "1 TiB"), (1000 * 2**20, "1,000 MiB")])
 def test_a_byte_count_reads_in_its_unit_to_three_digits(n, text):
     """By hand: 40,000 / 1,024 = 39.06; 2,621,440 / 2**20 = 2.5; 1,587,200 / 2**20 = 1.514."""
@@ -113,7 +114,7 @@ def test_a_byte_count_reads_in_its_unit_to_three_digits(n, text):
     assert binary_size(n) == text.replace(" ", "\u00a0")  # a no-break space before the unit
 
 
-@pytest.mark.parametrize("n, text", [(0, "0 FLOP"), (-0.0, "0 FLOP"), (640, "640 FLOP"), (2_560_000, "2.56 MFLOP"), (999_999, "1 MFLOP"),
+@pytest.mark.parametrize("n, text", [(0, "0 FLOP"), (-0.0, "0 FLOP"), (640, "640 FLOP"), (2_560_000, "2.56 MFLOP"), (999_999, "1.00 MFLOP"),
                                      (4_294_967_296, "4.29 GFLOP"), (12_345, "12.3 kFLOP")])
 def test_a_count_reads_with_its_si_prefix_to_three_digits(n, text):
     from figures._kit.style import si
@@ -648,13 +649,31 @@ def test_a_difference_in_scientific_notation_is_within_half_its_last_digit_and_n
     assert style.sci(0.0, 1) == style.sci(-0.0, 1) == "0"
 
 
+def test_three_digits_drop_trailing_zeros_only_where_the_text_is_the_value():
+    """Pass fifty-nine: flash_io_table wrote "1 TiB" for 1,100,585,369,600 bytes (1.000977 TiB, by
+    hand: 1,100,585,369,600 / 2**40) beside 1.001953 TiB, also "1 TiB". A text without its
+    trailing zeros reads as exact; a rounded one keeps them (three significant digits)."""
+    from figures._kit import style
+
+    assert style.binary_size(1_100_585_369_600).replace(style.NBSP, " ") == "1.00 TiB"
+    assert style.binary_size(2**40).replace(style.NBSP, " ") == "1 TiB"
+    assert style.times(3.996) == "4.00×" and style.times(4.0) == "4×" and style.si(2.5e9, "B").startswith("2.5")
+    rng = np.random.default_rng(59)
+    for x in np.concatenate([10.0 ** rng.uniform(0, 6, 3000), rng.integers(1, 10**6, 300) / 8.0]):
+        text = style.three_digits(x).replace(",", "")
+        exact = decimal.Decimal(text) == decimal.Decimal(float(x))
+        significant = len(text.replace(".", "").lstrip("0"))
+        assert exact or significant >= 3, (x, text)  # exact, or every digit of three shown
+        assert abs(decimal.Decimal(text) - decimal.Decimal(float(x))) <= decimal.Decimal(float(x)) * decimal.Decimal("0.005")
+
+
 def test_the_number_writers_round_the_written_text_not_the_float_and_keep_no_stray_sign():
     """three_digits(9.995) was "10" (9.995 is 9.99499..., three digits "9.99"); times(5, digits=4)
     was "5.×" and times(12345.6, 4) "12346.×"; stated(-1e-4, ".3f") was "≈ -0.000", stated(nan)
     "≈ nan"."""
     from figures._kit import style
 
-    assert [style.three_digits(x) for x in (9.995, 9.996, 99.95, 99.94, 1.005)] == ["9.99", "10", "100", "99.9", "1"]
+    assert [style.three_digits(x) for x in (9.995, 9.996, 99.95, 99.94, 1.005)] == ["9.99", "10.0", "100", "99.9", "1.00"]
     assert [style.times(x, digits=4) for x in (5.0, 12.0, 12345.6, 100.0)] == ["5.000×", "12.00×", "12,346×", "100.0×"]
     assert [style.times(x, digits=2) for x in (5.0, 9.96)] == ["5.0×", "10×"]
     assert style.stated(-1e-4, ".3f") == "≈ 0.000" and style.stated(-0.0, ".3f") == "= 0.000"

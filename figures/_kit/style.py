@@ -395,19 +395,23 @@ NBSP = "\u00a0"
 
 
 def three_digits(x: float) -> str:
-    """``x`` (at least 1) to three significant digits, every digit of its whole part kept, with
-    no trailing zeros: 2.5, 1.51, 15.6, 520, 1,234. The number of decimals follows the rounded
-    text, not the float: 9.995 (9.99499999...) is "9.99", 9.996 "10".
+    """``x`` (at least 1) to three significant digits, every digit of its whole part kept;
+    trailing zeros are dropped only where the shorter text is the value itself: 2.5, 1.51,
+    15.6, 520, 1,234, 16 for 16.0, but 1.00 for 1.000977 and 4.00 for 3.996 (a bare "1" or
+    "4" reads as exact: "1 TiB" stood for 1.001 TiB beside another 1.002 TiB, pass
+    fifty-nine). The number of decimals follows the rounded text, not the float: 9.995
+    (9.99499999...) is "9.99", 9.996 "10.0".
 
-    >>> [three_digits(x) for x in (2.5, 1.514, 15.64, 520.0, 1234.0, 9.995, 9.996, 99.95, 99.96)]
-    ['2.5', '1.51', '15.6', '520', '1,234', '9.99', '10', '100', '100']
+    >>> [three_digits(x) for x in (2.5, 1.514, 15.64, 520.0, 1234.0, 9.995, 9.996, 99.95, 99.96, 3.996, 16.0)]
+    ['2.5', '1.51', '15.6', '520', '1,234', '9.99', '10.0', '100', '100', '4.00', '16']
     """
     text = f"{x:.2f}"
     if float(text) >= 10:
         text = f"{x:.1f}"
         if float(text) >= 100:
             text = f"{x:,.0f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    short = text.rstrip("0").rstrip(".") if "." in text else text
+    return short if decimal.Decimal(short.replace(",", "")) == decimal.Decimal(float(x)) else text
 
 
 def sig(x: float, digits: int, *, sep: bool = False) -> str:
@@ -581,6 +585,11 @@ def _decimal_digits(x: Fraction, places: int) -> str:
     return f"{int(text[:-places]):,}.{text[-places:]}"
 
 
+def _number_of(text: str) -> Fraction:
+    """The number a size's text states: "1,234.5 MiB" is 1234.5."""
+    return Fraction(text.split(NBSP)[0].replace(",", ""))
+
+
 def binary_size(n: int, *, apart_from: int | None = None) -> str:
     """A byte count in the largest binary unit it fills (GiB, MiB, KiB), to three significant
     digits, or in bytes below 1 KiB: a count that is not zero never reads 0, and two counts in
@@ -603,12 +612,12 @@ def binary_size(n: int, *, apart_from: int | None = None) -> str:
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
             text = f"{three_digits(n / scale)}{NBSP}{unit}"
             other = apart_from is not None and apart_from != n and binary_size(apart_from)
-            if other and text == other:  # more decimals in the same unit, exact, until the two differ
+            if other and other.endswith(unit) and _number_of(text) == (shown := _number_of(other)):
+                # (the same number: "8.00 GiB" beside "8 GiB" too) more decimals, exact, until they differ
                 exact = Fraction(int(n), scale)
-                shown = Fraction(other.split(NBSP)[0].replace(",", ""))
                 for places in range(1, 40) if exact != shown else ():  # (exactly what the other shows: as is)
                     text = f"{_decimal_digits(exact, places)}{NBSP}{unit}"
-                    if Fraction(text.split(NBSP)[0].replace(",", "")) != shown:
+                    if _number_of(text) != shown:
                         break
             return text
     return f"{int(n):,}{NBSP}B"
