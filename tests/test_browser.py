@@ -197,6 +197,23 @@ def test_the_tour_keeps_each_visit_to_its_own_page(browser, tmp_path):
         assert [i["w"] for i in v.images] == [10], v.images
 
 
+def test_the_tour_reads_inline_code_as_the_reader_sees_it(browser):
+    """The tour's reading of inline code (tests/tour.py, _CODE) on a planted page: a leading
+    space and a run of two that the browser collapses are found (model text in the sampling
+    tables lost them); a line break in a code span's source, code kept as written
+    (white-space: pre-wrap), and code in a folded block are not."""
+    from tour import _CODE
+
+    page = browser.new_page()
+    try:
+        page.set_content('<div class="md-content"><p><code> lead</code> <code>a  b</code> <code>one\n  line</code>'
+                         ' <code style="white-space: pre-wrap"> kept  </code></p><p><code>plain</code></p>'
+                         '<details><summary><code>shown</code></summary><code> folded</code></details></div>')
+        assert page.evaluate(_CODE) == [[" lead", "lead"], ["a  b", "a b"]]
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("config", IN_GROUP)
 def test_the_tour_measured_enough(tour, config):
     """The checks above are not vacuous: many pages show figures, many are long enough to
