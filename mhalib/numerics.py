@@ -7,6 +7,10 @@ ordinary; subtracting the row maximum first (``mhalib.softmax``) never overflows
 """
 from __future__ import annotations
 
+import math
+import numbers
+from fractions import Fraction
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
@@ -46,12 +50,49 @@ def masked_fill_value(value: float, dtype: DTypeLike = "float16") -> float:
     ``-1e9`` is below float16's range (min -65504) and becomes ``-inf``; that is harmless
     for a partly masked row but a fully masked row then gives NaN in a naive softmax.
 
-    ``-inf``, the constant of an exact mask, stays ``-inf``. Refused: a ``value`` that is not a
-    real number (``TypeError``), one that is NaN or ``+inf`` or beyond float64's range
-    (``10**400``; ``ValueError``), and a ``dtype`` that is not a numpy float dtype (``'int8'``,
-    ``'bool'``, None: ``ValueError``), where a mask constant would silently become 0 or 1.
+    The constant is rounded once, from its exact value, to the nearest value of ``dtype``
+    (ties to even; past the largest, ``-inf``), as ``torch.masked_fill`` stores it: an
+    integer or a longdouble is not taken through float64 first (``-(2**60 + 2**36 + 1)``,
+    rounded to float64, lands on a float32 midpoint and then on the wrong side: pass sixty).
+    ``-inf``, the constant of an exact mask, stays ``-inf``. A Python float for float16,
+    float32 and float64; an ``np.longdouble`` for a type wider than float64 (a float could
+    not hold it). Refused: a ``value`` that is not a real number (``TypeError``), one that
+    is NaN or ``+inf`` or beyond float64's range (``10**400``; ``ValueError``), and a
+    ``dtype`` that is not a numpy float dtype (``'int8'``, ``'bool'``, None:
+    ``ValueError``), where a mask constant would silently become 0 or 1.
     """
     v = _checks.finite_real(value, "value", neg_inf=True)
     dt = _checks.float_dtype(dtype, "dtype")
-    with np.errstate(over="ignore"):
-        return float(np.asarray(v, dtype=np.float64).astype(dt))
+    if v == 0:  # (a zero keeps its sign: -0.0 is stored as -0.0)
+        return float(v) if dt.itemsize <= 8 else dt.type(v)
+    if v == -math.inf:
+        exact = None
+    elif isinstance(value, (numbers.Integral, np.integer)):
+        exact = Fraction(int(value))
+    else:  # a float of any width: its exact value
+        exact = Fraction(*value.as_integer_ratio()) if isinstance(value, np.floating) else Fraction(value)
+    stored = _rounded_to(exact, dt)
+    return stored if dt.itemsize > 8 else float(stored)
+
+
+def _rounded_to(exact: Fraction | None, dt: np.dtype) -> np.floating:
+    """``exact`` (None: -inf) rounded once to the nearest value of float type ``dt``, ties to
+    even, ``+-inf`` where it rounds past the largest (IEEE 754's rule): from the type's
+    precision and exponent range, in integers."""
+    if exact is None:
+        return dt.type(-np.inf)
+    if exact == 0:
+        return dt.type(0.0)
+    info = np.finfo(dt)
+    bits = info.nmant + 1  # the significand's bits, the leading one included
+    size = abs(exact)
+    e = size.numerator.bit_length() - size.denominator.bit_length()  # 2**(e - 1) < size < 2**(e + 1)
+    e -= size < Fraction(2) ** e  # now 2**e <= size < 2**(e + 1)
+    k = max(e, int(info.minexp)) - bits + 1  # the spacing there is 2**k (below the normals: fixed)
+    steps = round(size / Fraction(2) ** k)  # the nearest multiple of 2**k, ties to even (Fraction's round)
+    if steps * Fraction(2) ** k > Fraction(*info.max.as_integer_ratio()):
+        return dt.type(-np.inf if exact < 0 else np.inf)
+    if steps == 2**bits:  # carried into the next power of two
+        steps, k = steps // 2, k + 1
+    size = np.ldexp(np.asarray(steps, dtype=np.uint64).astype(dt), k)  # steps < 2**bits <= 2**64: exact
+    return -size if exact < 0 else size

@@ -52,6 +52,29 @@ def test_masked_fill_value_names_a_value_beyond_float64():
         m.masked_fill_value(-(10**400), "float32")
 
 
+def test_masked_fill_value_rounds_once_from_the_exact_constant():
+    """Pass sixty: -(2**60 + 2**36 + 1) went to float64 first, landing on the float32 midpoint
+    2**60 + 2**36, then to the even neighbour 2**60. By hand: float32 keeps 24 bits, so near
+    2**60 its values are 2**37 apart; 2**60 + 2**36 + 1 lies past the midpoint: 2**60 + 2**37.
+    And against torch's masked_fill for constants at and around the midpoints of each type."""
+    import torch
+
+    assert m.masked_fill_value(-(2**60 + 2**36 + 1), "float32") == -(2**60 + 2**37)
+    assert m.masked_fill_value(-(2**60 + 2**36), "float32") == -(2**60)  # the midpoint itself: to even
+    assert m.masked_fill_value(np.int64(2**53 + 1), "float64") == 2**53  # an exact midpoint in float64
+    if np.finfo(np.longdouble).nmant >= 63:  # x86's 80-bit longdouble holds 2**60 + 1 exactly
+        assert m.masked_fill_value(2**60 + 1, np.longdouble) == np.longdouble(2**60) + 1
+    assert math.copysign(1, m.masked_fill_value(-0.0, "float16")) == -1  # -0.0 stays -0.0, as torch stores it
+    for dtype, bits in (("float16", 11), ("float32", 24), ("float64", 53)):
+        for top in (bits + 1, bits + 7, 62):
+            for near in (-1, 0, 1):
+                value = -(2**top + 2 ** (top - bits) + near)  # around the midpoint above 2**top
+                if dtype == "float16" and top > 15:
+                    continue  # past float16's range: -inf (torch refuses it)
+                stored = torch.zeros(1, dtype=getattr(torch, dtype)).masked_fill_(torch.tensor([True]), value).item()
+                assert m.masked_fill_value(value, dtype) == stored, (dtype, value)
+
+
 def test_masked_fill_value_still_rounds_into_the_dtype():
     # -1e9 is below float16's -65504: -inf; float32 holds 1e9 = 2^9 5^9 exactly (5^9 < 2^24)
     assert m.masked_fill_value(-1e9, "float16") == -math.inf
