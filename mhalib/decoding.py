@@ -33,6 +33,7 @@ from .attention import scaled_dot_product_attention
 from .heads import repeat_kv_heads, split_heads
 from .masks import causal_mask
 from .mha import _output, _project, _rope_args, _weights_and_heads
+from .numerics import stored_as
 from .rope import apply_rope
 
 _CACHE_DTYPES = ("float16", "float32", "float64")
@@ -105,7 +106,7 @@ class KVCache:
         if k.shape[2] != v.shape[2]:
             raise ValueError(f"k and v must hold the same number of new tokens t; got k {k.shape} and v {v.shape}")
         with np.errstate(over="ignore"):
-            k, v = k.astype(self.dtype), v.astype(self.dtype)
+            k, v = stored_as(k, self.dtype), stored_as(v, self.dtype)  # (one rounding, longdouble included)
         _checks.no_overflow(k, f"k stored as {self.dtype}", f"k holds values beyond the cache's dtype {self.dtype}")
         _checks.no_overflow(v, f"v stored as {self.dtype}", f"v holds values beyond the cache's dtype {self.dtype}")
         keys = np.concatenate([self._k[layer], k], axis=2)  # (B, H_kv, S, d), (B, H_kv, t, d) -> (B, H_kv, S+t, d)

@@ -96,3 +96,21 @@ def _rounded_to(exact: Fraction | None, dt: np.dtype) -> np.floating:
         steps, k = steps // 2, k + 1
     size = np.ldexp(np.asarray(steps, dtype=np.uint64).astype(dt), k)  # steps < 2**bits <= 2**64: exact
     return -size if exact < 0 else size
+
+
+def stored_as(a: np.ndarray, dtype: DTypeLike) -> np.ndarray:
+    """``a`` cast to ``dtype``, each entry rounded once to the nearest (ties to even), as a
+    store into a ``dtype`` buffer does. numpy's cast from longdouble to float16 goes through
+    float64 and rounds twice (1 + 2**-11 + 2**-60 went to the tie 1 + 2**-11, then to 1:
+    pass sixty-one); there the float64 step rounds to odd (a value between two float64s
+    takes the one with an odd last bit), which the second rounding, 42 bits shorter, then
+    rounds as the exact value would. Every other cast numpy makes is one rounding."""
+    dt = np.dtype(dtype)
+    if not (a.dtype == np.longdouble and a.dtype.itemsize > 8 and dt == np.float16):
+        return a.astype(dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        near = a.astype(np.float64)  # (shape of a) nearest float64
+        between = np.isfinite(near) & (a != near.astype(np.longdouble))  # inexact: x lies strictly between
+        even = (near.view(np.uint64) & 1) == 0
+        odd = np.where(between & even, np.nextafter(near, np.where(a > near, np.inf, -np.inf)), near)
+    return odd.astype(dt)

@@ -8,12 +8,14 @@ table's header read "1 tokens". Each case is drawn here at the edge that broke i
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from itertools import combinations
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
 import figures
@@ -309,6 +311,30 @@ def test_sizes_told_apart_keep_their_order_in_plain_decimals():
     assert shown(2**53 + 1, 2**53) == "8,192.000000000001 TiB"  # 8192 + 2**-40, to its first digit
     assert shown(2**33, 2**33 + 2**22) == "8 GiB"  # exactly what it reads: as it is
     assert shown(2**33 + 2**22, 2**33) == "8.004 GiB"
+
+
+def test_two_sizes_given_each_other_read_apart_and_keep_their_digits():
+    """Pass sixty-one: flash_backward_memory --lengths 129 wrote "1.0 MiB" and "1.0 MiB (1.01×
+    more)" for 1,065,024 and 1,073,280 bytes: each took the fewest decimals that differ from
+    the other's plain "1.02". By hand: 32 * 129**2 * 2 = 1,065,024 B = 1.015686 MiB (naive,
+    float16) and 32 * 129 * (2 * 128 + 4) = 1,073,280 B = 1.023560 MiB (tiled, d_head 128)."""
+    module = figures.load("flash_backward_memory")
+    d = module.data(lengths=(129,), head_dims=(128,), dtypes=("float16",), n_heads=32)
+    r = d["rows"][0]
+    assert (r["naive"], r["tiled"]["128"]) == (32 * 129**2 * 2, 32 * 129 * (2 * 128 + 4))
+    row = module.table(d).splitlines()[2]
+    naive, tiled = (c.strip().replace(style.NBSP, " ") for c in row.strip("|").split("|")[2:4])
+    assert naive == "1.016 MiB" and tiled.startswith("1.024 MiB (") and "more" in tiled, row
+    rng = np.random.default_rng(61)
+    for a, b in rng.integers(2**20, 2**22, (2000, 2)):
+        a, b = int(a), int(b)
+        if a == b:
+            continue
+        ta, tb = style.binary_size(a, apart_from=b), style.binary_size(b, apart_from=a)
+        na, nb = (Fraction(t.split(style.NBSP)[0].replace(",", "")) for t in (ta, tb))
+        assert na != nb and (na < nb) == (a < b), (a, b, ta, tb)  # apart, in their order
+        for n, t in ((a, ta), (b, tb)):  # never fewer digits than the plain text
+            assert len(t) >= len(style.binary_size(n)), (n, t)
 
 
 @pytest.mark.parametrize("value, text", [(0.7, "<1"), (-0.7, ">-1"), (0.3, "<1"), (0.999, "<1"), (2.0, "2")])

@@ -8,6 +8,8 @@ import math
 import re
 import warnings
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,31 @@ def test_masked_fill_value_rounds_once_from_the_exact_constant():
                     continue  # past float16's range: -inf (torch refuses it)
                 stored = torch.zeros(1, dtype=getattr(torch, dtype)).masked_fill_(torch.tensor([True]), value).item()
                 assert m.masked_fill_value(value, dtype) == stored, (dtype, value)
+
+
+def test_a_float16_cache_stores_a_longdouble_with_one_rounding():
+    """Pass sixty-one: numpy casts longdouble to float16 through float64, so 1 + 2**-11 + 2**-60
+    (past the midpoint 1 + 2**-11 of 1 and 1 + 2**-10) went to the tie, then to 1. Against brute
+    force: every finite float16, the nearest by exact fractions, ties to the even last bit."""
+    if np.finfo(np.longdouble).nmant < 63:
+        pytest.skip("longdouble is float64 here: no double rounding to show")
+    L = np.longdouble
+    cache = m.KVCache(1, n_kv_heads=1, d_head=1, dtype=np.float16)
+    k, v = cache.append(0, np.full((1, 1, 1, 1), L(1) + L(2) ** -11 + L(2) ** -60), np.zeros((1, 1, 1, 1), L))
+    assert k.item() == 1 + 2**-10 and k.dtype == np.float16
+    bits = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = sorted({Fraction(float(b)): b for b in bits if np.isfinite(b)}.items())  # (exact, float16)
+    exact = [f for f, _ in finite]
+    rng = np.random.default_rng(61)
+    for i in rng.integers(1, len(finite) - 1, 300):  # around the midpoints, a hair each way and on them
+        for nudge in (-(2**-60), 0, 2**-60):
+            mid = (exact[i] + exact[i + 1]) / 2
+            x = L(mid.numerator) / L(mid.denominator) * (1 + L(nudge))
+            q = Fraction(*x.as_integer_ratio())
+            j = min(range(i - 1, i + 3), key=lambda j: (abs(exact[j] - q), int(finite[j][1].view(np.uint16)) & 1))
+            stored = m.KVCache(1, n_kv_heads=1, d_head=1, dtype=np.float16).append(
+                0, np.full((1, 1, 1, 1), x), np.zeros((1, 1, 1, 1), L))[0].item()
+            assert Fraction(stored) == exact[j], (x, stored, exact[j])
 
 
 def test_masked_fill_value_still_rounds_into_the_dtype():

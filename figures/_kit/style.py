@@ -601,10 +601,15 @@ def binary_size(n: int, *, apart_from: int | None = None) -> str:
 
     ``apart_from``: another count the text stands beside; where the two differ but their texts
     would not, this one gets the digits that tell them apart (8 GiB and 8.0039 GiB both read
-    "8 GiB" in a cell that said "more": pass fifty-two).
+    "8 GiB" in a cell that said "more": pass fifty-two): more decimals than either text has,
+    as many as both need, so that two counts given each other read apart (1.0157 and 1.0236
+    MiB both read "1.0 MiB" when each took the fewest decimals that differ from the other's
+    plain "1.02": pass sixty-one). A text that is its count exactly stays as it is.
 
     >>> binary_size(2**33 + 2**22, apart_from=2**33).replace(NBSP, " ")
     '8.004 GiB'
+    >>> [binary_size(a, apart_from=b).replace(NBSP, " ") for a, b in ((1_065_024, 1_073_280), (1_073_280, 1_065_024))]
+    ['1.016 MiB', '1.024 MiB']
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a whole number of bytes, 0 or more; got {n!r}")
@@ -612,13 +617,16 @@ def binary_size(n: int, *, apart_from: int | None = None) -> str:
         if n >= scale * 0.9995:  # 1,048,575 bytes is "1 MiB", not "1,024 KiB"
             text = f"{three_digits(n / scale)}{NBSP}{unit}"
             other = apart_from is not None and apart_from != n and binary_size(apart_from)
-            if other and other.endswith(unit) and _number_of(text) == (shown := _number_of(other)):
-                # (the same number: "8.00 GiB" beside "8 GiB" too) more decimals, exact, until they differ
-                exact = Fraction(int(n), scale)
-                for places in range(1, 40) if exact != shown else ():  # (exactly what the other shows: as is)
-                    text = f"{_decimal_digits(exact, places)}{NBSP}{unit}"
-                    if _number_of(text) != shown:
-                        break
+            exact = Fraction(int(n), scale)
+            if other and other.endswith(unit) and _number_of(text) == _number_of(other) and _number_of(text) != exact:
+                # (the same number: "8.00 GiB" beside "8 GiB" too; a text that is the value stays) more
+                # decimals than either shows, the same for both counts, until the two differ
+                theirs = Fraction(int(apart_from), scale)
+                shown = max(len(t.split(NBSP)[0].partition(".")[2]) for t in (text, other))
+                places = next(p for p in range(shown + 1, 60)
+                              if Fraction(_decimal_digits(exact, p).replace(",", "")) !=
+                              Fraction(_decimal_digits(theirs, p).replace(",", "")))
+                text = f"{_decimal_digits(exact, places)}{NBSP}{unit}"
             return text
     return f"{int(n):,}{NBSP}B"
 
