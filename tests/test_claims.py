@@ -6,6 +6,7 @@ editing the sentence or the data fails a test until the claim is checked again.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 import re
 from pathlib import Path
 
@@ -58,6 +59,20 @@ def test_rounded_weights_error_is_the_tables_own_column():
     claim = sentence(text, "the outputs inherit the error")
     assert "{{ value cat_sat_mat_outputs max_rounded_error .4f round=up }}" in claim
     assert "{{ value cat_sat_mat_outputs max_rounded_error_token }}" in claim
+    # "cut after the second decimal, not rounded": by hand, in exact decimals, the rounded weights
+    # give cat (1.485, 0.535) and sat (0.845, 1.175); cut, (1.48, 0.53) and (0.84, 1.17), as printed;
+    # to nearest (half to even) 0.535 and 1.175 would be 0.54 and 1.18
+    V = [[Decimal(2), Decimal(0)], [Decimal(0), Decimal(2)], [Decimal("1.5"), Decimal("0.5")]]
+    for row in out["rows"]:
+        if row["notes"]:
+            weights = [Decimal(f"{x:.2f}") for x in row["rounded_weights"]]
+            outputs = [sum(wj * V[j][i] for j, wj in enumerate(weights)) for i in range(2)]
+            cut = [o.quantize(Decimal("0.01"), rounding="ROUND_DOWN") for o in outputs]
+            assert [Decimal(f"{x:.2f}") for x in row["notes"]] == cut, (row["token"], outputs)
+            assert cut != [o.quantize(Decimal("0.01"), rounding="ROUND_HALF_EVEN") for o in outputs]
+    claim = sentence(text, "cut after the second decimal")
+    assert "{{ value cat_sat_mat_outputs rows.0.rounded.1 .3f }}" in claim and "rows.0.notes.1 .2f" in claim
+    assert out["rows"][0]["token"] == "cat" and out["rows"][0]["notes"][1] == 0.53
 
 
 # --- 2. one_head: what "strength" scales, and the answer to "double it" ---------------------------

@@ -3,7 +3,8 @@
 The notes round the weights to two decimals before multiplying by V, so their outputs are
 off in the second decimal: ``max_rounded_error`` is the largest gap between the
 rounded-weights column and the exact one (0.0116, for *sat*), ``max_notes_error`` the
-largest gap of the printed values, rounded once more (0.0066). Page: attention.
+largest gap of the printed values (0.0066), which are the rounded-weights outputs cut
+after the second decimal (0.535 printed as 0.53). Page: attention.
 """
 from __future__ import annotations
 
