@@ -384,10 +384,22 @@ def _check_format(spec: str, where: str) -> None:
     if spec[-1:] in ("b", "o", "x", "X", "c"):
         raise DirectiveError(f"{where}: the format spec {spec!r} writes the number in base 2, 8 or 16 or as a "
                              "character, which prose reads as another number (100 at 'x' is 64); use d, f, e, g or %")
-    if re.match(r"[\d.,_+\-−eE%][<>=^]", spec) and not re.match(r"0[>=]", spec):  # (zeros on the left change nothing)
-        raise DirectiveError(f"{where}: the format spec {spec!r} pads with {spec[0]!r}, which reads as part of the "
-                             "number (0.004 at '1>5.2f' is 10.00, 0.14 at '->8.2f' is ----0.14, a minus); pad with "
-                             "a space or not at all")
+    # padding: spaces, or zeros on the left (which change nothing); anything else reads as part of
+    # the number: a digit, a sign or a dash of any kind (0.004 at '1>5.2f' is 10.00, 0.14 at
+    # '->8.2f' or '–>6.2f' reads as a minus: passes thirty-five and sixty-three), and zeros on the
+    # right (5 at '<05d' is 50000: the 0 flag pads with zeros whatever the alignment)
+    if "_" in spec:
+        raise DirectiveError(f"{where}: the format spec {spec!r} groups digits with '_', which prose does not read "
+                             "as a separator (1234.567 at '_.2f' is 1_234.57); use ','")
+    explicit = re.match(r"(?P<fill>.)(?P<align>[<>=^])", spec, re.S)
+    zero = re.match(r"(?:.?[<>=^])?[-+ ]?z?#?0", spec, re.S)  # the 0 flag: zeros as the fill
+    align = explicit["align"] if explicit else spec[:1] if spec[:1] in "<>=^" else ""
+    fill = explicit["fill"] if explicit else "0" if zero and align else " "
+    if fill not in (" ", "\u00a0", "0") or (fill == "0" and align in ("<", "^")):
+        raise DirectiveError(f"{where}: the format spec {spec!r} pads with {fill!r}"
+                             f"{' on the right' if fill == '0' and align in ('<', '^') else ''}, which reads as part "
+                             "of the number (5 at '<05d' is 50000, 0.004 at '1>5.2f' is 10.00, 0.14 at '->8.2f' is "
+                             "----0.14, a minus); pad with a space or not at all")
     m = FORMAT_SPEC_RE.fullmatch(spec)
     if not m:
         raise DirectiveError(f"{where}: {spec!r} is not a format spec (Python's: .2f, ',', .1%, .3g, ...)")

@@ -589,16 +589,21 @@ def follows_equals(text: str, start: int) -> bool:
 #: What may wrap a value without changing what it says: spaces, emphasis, a code span's
 #: backtick, an HTML tag, a formula's delimiters.
 _WRAP = r"(?:[\s\u00a0*_`~]|</?[A-Za-z][^<>]*>|\\[()])*"
-#: A unit after the first end: up to eight letters, signs or a slash ("×", "%", "ms", "tokens",
-#: "MB/s"), after at most one space.
-_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\]{1,8})?"
+#: A unit after the first end: one or two words of up to twelve letters, signs or slashes each
+#: ("×", "%", "ms", "tokens", "MB/s", "tokens/sec", "per cent": pass sixty-three), each after at
+#: most one space; no punctuation ("a to b, c to d" is two ranges, not one from b to d).
+_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\,;:()\[\]]{1,12}){0,2}"
+#: The dashes that join two ends: en and em dashes, the figure dash, hyphens (U+2010, U+2011)
+#: and the horizontal bar, and their HTML names and numeric references.
+_DASH = r"(?:[–—‒‐‑―]|--|&[nm]dash;|&#(?:821[0-3]|8213|x201[0-5]);)"
 #: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
 #: "{{ value a }}–{{ value b }}", "`{{ value a }}` through `{{ value b }}`": a unit after the
-#: first end, then "to", "up to", "through", "till", a dash (–, —, -- and their HTML names, a
-#: hyphen with no space around it) or an ellipsis; and "between {{ value a }} and {{ value b }}"
-#: (pass fifty-four found code spans, hyphens, "--" and longer units passing unread).
-_RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:up\s+)?to|through|till|–|—|--|&ndash;|&mdash;|…|\.\.\.?)"
-                         + _WRAP + r"|[^\s{}\d<>`*_\\]{0,8}-", re.S)  # (a hyphen with a space beside it is a minus)
+#: first end, then "to", "up to", "down to", "through", "till", "until", a dash (:data:`_DASH`,
+#: a hyphen with no space around it) or an ellipsis; and "between {{ value a }} and {{ value b }}"
+#: (pass fifty-four found code spans, hyphens, "--" and longer units passing unread; pass
+#: sixty-three numeric references, other dashes, "until" and two-word units).
+_RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
+                         + r"|…|\.\.\.?)" + _WRAP + r"|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
 _BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"and" + _WRAP, re.S)
 _BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$")
 
@@ -619,34 +624,35 @@ def ranges(text: str, found) -> list[tuple]:
 
 
 def _exact_number(shown: str) -> Fraction | None:
-    """The number ``shown`` writes, exactly ("12.3%" is 123/1000, "9,007,199,254,740,993" every
-    digit of it), or None."""
-    m = re.search(r"[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?", shown)
+    """The number ``shown`` writes, exactly ("12.3%" is 123/1000, "9,007,199,254,740,993" and
+    "1_234.57" every digit of it: pass sixty-three read the latter as 1), or None."""
+    m = re.search(r"[-−]?\d[\d,_]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?", shown)
     if not m:
         return None
-    text = m.group(0).replace(",", "").replace("−", "-")
+    text = m.group(0).replace(",", "").replace("_", "").replace("−", "-")
     return Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
 
 
 def check_range(page_where: str, low, high) -> None:
-    """A range that rises, "from 7.88× to 504×", holds every value it summarises only if its
-    ends are rounded outward: the first never reads above its value, the second never below
-    (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass fifty-one).
-    ``low`` and ``high`` are (directive, value, shown) of the two ends."""
+    """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
+    only if its ends are rounded outward: its smaller end never reads above its value, its
+    larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
+    fifty-one; a falling range was not read: pass sixty-three). Two values that are a change
+    from before to after, not a range, say so with round=nearest on both. ``low`` and ``high``
+    are (directive, value, shown) of the first and the second end."""
     (da, va, sa), (db, vb, sb) = low, high
     real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
-    if not real or not va < vb:
-        return  # words, or a change that falls ("from 2.31 to 0.52"), not a range
+    if not real or va == vb:
+        return  # words, or one value twice
     if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
-        return  # a change that rises ("the loss rises from 0.40 to 1.08"), marked as one
+        return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52"), marked as one
     # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
     # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
     # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
-    exact_a, exact_b = (Fraction(v) if isinstance(v, numbers.Integral) else Fraction(repr(float(v))) for v in (va, vb))
-    for d, value, shown, wrong, fix in ((da, va, sa, lambda x: x > exact_a, "round=down"),
-                                        (db, vb, sb, lambda x: x < exact_b, "round=up")):
-        number = _exact_number(shown)
-        if number is not None and wrong(number):
+    for d, value, shown, smaller in ((da, va, sa, va < vb), (db, vb, sb, vb < va)):  # in the text's order
+        number, exact = _exact_number(shown), _stands_for(value)[-1]
+        fix = "round=down" if smaller else "round=up"
+        if number is not None and (number > exact if smaller else number < exact):
             raise FigureMarkdownError(
                 f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "
                 f"the {'low' if fix == 'round=down' else 'high'} end of a range ({sa.strip()} to {sb.strip()}): "
@@ -654,10 +660,67 @@ def check_range(page_where: str, low, high) -> None:
                 "the two numbers are a change from before to after, not a range, round=nearest on both)")
 
 
+#: Words before a value that make it a bound, and the side the value must be rounded to: a
+#: lower bound ("at least 0.12": the quantity is that much or more) never reads above its value,
+#: an upper bound ("at most", "up to", "as low as": it is that much or less) never below (pass
+#: sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was false twice). Only
+#: words that state the size of the value itself: "more than", "above", "below", "<" and their
+#: like turn around in a negation or a condition ("no head scores above 0.09" is an upper
+#: bound, "scores above 11.09 overflow" a threshold), so the page says which with round=.
+_LOWER_BOUND = (r"at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than|a\s+minimum\s+of"
+                r"|upwards\s+of|as\s+(?:high|many|much|large)\s+as")
+_UPPER_BOUND = (r"at\s+most|no\s+(?:more|greater)\s+than|not\s+more\s+than|a\s+maximum\s+of|up\s+to"
+                r"|as\s+(?:low|few|little|small)\s+as")
+_BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_BOUND + r")|(?<![\w-])(?P<upper>" + _UPPER_BOUND
+                           + r"))" + _WRAP + r"$", re.S | re.I)
+
+
+def bounds(text: str, found) -> list[tuple]:
+    """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
+    a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_BOUND`,
+    :data:`_UPPER_BOUND`)."""
+    out = []
+    for d in found:
+        if d.keyword == "value":
+            m = _BOUND_BEFORE.search(text[max(0, d.start - 80):d.start])
+            if m:
+                out.append((d, "down" if m["lower"] else "up"))
+    return out
+
+
+def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
+    """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
+    never reads above its value, an upper bound never below."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return
+    number, exact = _exact_number(shown), _stands_for(value)[-1]
+    if number is not None and (number > exact if side == "down" else number < exact):
+        kind = "a lower bound ('at least', 'more than', 'above'...)" if side == "down" else \
+            "an upper bound ('at most', 'up to', 'below'...)"
+        raise FigureMarkdownError(
+            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
+            f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "
+            f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
+
+
+def _stands_for(value) -> tuple[Fraction, ...]:
+    """The exact numbers ``value`` (a real, not a bool) stands for: an integer itself; a float
+    its binary value and the shortest decimal that is that float in its own type (0.1 is
+    0.1 and 0.1000000000000000055511151231257827...)."""
+    if isinstance(value, numbers.Integral):
+        return (Fraction(int(value)),)
+    short = str(value) if type(value).__module__ == "numpy" else repr(float(value))  # (float32's own shortest)
+    exact = Fraction(*value.as_integer_ratio()) if hasattr(value, "as_integer_ratio") else Fraction(float(value))
+    return exact, Fraction(short)
+
+
 def _exactly(shown: str, value) -> bool:
-    """Whether ``shown`` reads back as ``value`` itself (every digit of it)."""
-    number = read(shown)
-    return number is not None and number == value
+    """Whether ``shown`` writes ``value`` itself: the float's every binary digit, or the shortest
+    decimal that is it ("0.1" for 0.1, never "0.10000000000000000555" or, for 2/3,
+    "0.66666666666666663", which only round back to the same float: pass sixty-three); an
+    integer every digit of it (past 2**53 too)."""
+    number = _exact_number(shown)
+    return number is not None and number in _stands_for(value)
 
 
 def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
@@ -818,13 +881,16 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
 
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     """Every range ``text`` states with two values (:func:`ranges`) rounded outward
-    (:func:`check_range`)."""
+    (:func:`check_range`), and every value it states as a bound rounded to its side
+    (:func:`bounds`, :func:`check_bound`)."""
+    def end(d):
+        result = site.result_of(resolver.request(d))
+        return d, lookup(result.data, d.args[0], resolver.where(d)), value_text(resolver.where(d), d, result)
+
     for a, b in ranges(text, found):
-        ends = []
-        for d in (a, b):
-            result = site.result_of(resolver.request(d))
-            ends.append((d, lookup(result.data, d.args[0], resolver.where(d)), value_text(resolver.where(d), d, result)))
-        check_range(resolver.where(a), *ends)
+        check_range(resolver.where(a), end(a), end(b))
+    for d, side in bounds(text, found):
+        check_bound(resolver.where(d), *end(d), side)
 
 
 def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:

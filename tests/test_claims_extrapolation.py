@@ -300,7 +300,7 @@ def test_the_sinusoidal_head_scatters_at_4x():
     offsets = dict(s["long_top_offsets"])
     assert max(offsets.values()) < 0.1 and 3 not in offsets
     claim = sentence(ex(), "the sinusoidal head scatters its attention")
-    assert "falls from {{ value extrapolation_attention_maps by_method.sinusoidal.score_short .3f }}" in claim
+    assert "falls from {{ value extrapolation_attention_maps by_method.sinusoidal.score_short .3f round=nearest }}" in claim
 
 
 def test_the_rope_head_draws_two_lines_and_only_the_fourth_plane_tells_them_apart():

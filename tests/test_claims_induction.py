@@ -103,7 +103,8 @@ def test_summary_states_the_window_of_the_drop_from_the_data():
     summary = text[text.index('!!! success "Summary"'): text.index("## Check yourself")]
     assert "a few dozen steps" not in text
     claim = sentence(summary, "the loss sits on a plateau, then falls from")
-    for key in ("stored.loss_before .2f", "stored.loss_after .2f", "stored.window", "train.steps", "stored_seed"):
+    for key in ("stored.loss_before .2f round=nearest", "stored.loss_after .2f round=nearest", "stored.window",
+                "train.steps", "stored_seed"):
         assert f"{{{{ value induction_loss_curve {key} }}}}" in claim, key
     assert "while both heads' scores jump in the same window" in claim
 

@@ -1286,6 +1286,14 @@ def test_a_value_after_an_equals_sign_must_be_exact():
     with pytest.raises(FM.FigureMarkdownError, match="before a bound"):  # "ln 2 = 0.694": false (pass thirty-five)
         shown(math.log(2), ".3f", round="up")
     assert shown(0.5, ".2f", round="up") == "0.50"  # a bound that is the value itself
+    # pass sixty-three: a text that only rounds back to the same float is not the value: 2/3 at
+    # .17f is 0.66666666666666663 (its float is 0.666666666666666629659..., its shortest decimal
+    # 0.6666666666666666), 0.1 at .20f is 0.10000000000000000555 (the float: 0.1000000000000000055511...)
+    for value, fmt in ((2 / 3, ".17f"), (0.1, ".20f")):
+        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+            shown(value, fmt)
+    assert shown(2 / 3, ".16f") == "0.6666666666666666" and shown(0.1, ".3f") == "0.100"
+    assert shown(2**53 + 1, "d") == "9007199254740993"  # an integer past 2**53, every digit (was refused)
 
 
 def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(monkeypatch):
@@ -1355,7 +1363,15 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     ("{{ value s a .2f }} MB/s to {{ value s b .2f }}", 1), ("<b>{{ value s a .2f }}</b> to <b>{{ value s b .2f }}</b>", 1),
     ("\\({{ value s a .2f }}\\) to \\({{ value s b .2f }}\\)", 1), ("{{ value s a .2f }} through {{ value s b .2f }}", 1),
     ("{{ value s a .2f }} … {{ value s b .2f }}", 1), ("between roughly {{ value s a .2f }} and {{ value s b .2f }}", 1),
-    ("{{ value s a .2f }} heads, {{ value s b .2f }}", 0)])
+    ("{{ value s a .2f }} heads, {{ value s b .2f }}", 0),
+    # pass sixty-three: numeric references and other dashes, "until", "down to", two-word and
+    # longer units; punctuation ends a unit ("a and then b, c to d" pairs b with no one)
+    ("{{ value s a .2f }}&#8211;{{ value s b .2f }}", 1), ("{{ value s a .2f }}&#x2014;{{ value s b .2f }}", 1),
+    ("{{ value s a .2f }}‒{{ value s b .2f }}", 1), ("{{ value s a .2f }}‐{{ value s b .2f }}", 1),
+    ("from {{ value s a .2f }} until {{ value s b .2f }}", 1), ("from {{ value s a .2f }} down to {{ value s b .2f }}", 1),
+    ("{{ value s a .1f }} per cent to {{ value s b .1f }} per cent", 1),
+    ("{{ value s a .2f }} tokens/sec to {{ value s b .2f }}", 1),
+    ("falls to {{ value s a .2f }} and then {{ value s b .2f }}, sinusoidal to {{ value s c .2f }}", 0)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
@@ -1385,7 +1401,7 @@ def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():
 
     site, resolver = _range_site({"a": 0.3993, "b": 1.0844, "c": 2.0, "d": 8.0})
     for text in ("the loss rises from {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }}",
-                 "it fell from {{ value s b .2f }} to {{ value s a .2f }}",  # falling: a change, not a range
+                 "it fell from {{ value s b .2f round=nearest }} to {{ value s a .2f round=nearest }}",  # a change
                  "from {{ value s c .1f }} to {{ value s d .0f }}"):  # exact ends
         found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
         FM.check_ranges(site, resolver, text, found)
@@ -1394,6 +1410,53 @@ def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():
         FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
     with pytest.raises(directives.DirectiveError, match="round='sideways'"):
         directives.parse("{{ value s a .2f round=sideways }}", where="p.md")
+
+
+def test_a_falling_range_rounds_outward_too():
+    """Pass sixty-three: "range from 0.87 down to 0.13" for 0.874 and 0.126 (both ends inside) was
+    published: a falling pair was taken as a change. Its larger end rounds up, its smaller down,
+    unless round=nearest on both says it is a change."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"hi": 0.874, "lo": 0.126})
+
+    def check(text):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*write round=up"):
+        check("scores range from {{ value s hi .2f }} down to {{ value s lo .2f }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.13' at the low end .*write round=down"):
+        check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f }}")
+    check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=down }}")  # 0.88 to 0.12
+
+
+@pytest.mark.parametrize("text, side", [
+    ("at least {{ value s x .2f }}", "down"), ("no less than **{{ value s x .2f }}**", "down"),
+    ("as high as {{ value s x .2f }}", "down"), ("a minimum of {{ value s x .2f }}", "down"),
+    ("at most {{ value s x .2f }}", "up"), ("up to *{{ value s x .2f }}*", "up"), ("no more than {{ value s x .2f }}", "up"),
+    ("as low as {{ value s x .2f }}", "up"), ("a maximum of\n{{ value s x .2f }}", "up"),
+    # not read: words that turn around in a negation or a condition ("no head scores above 0.09")
+    ("no head scores above {{ value s x .2f }}", None), ("more than {{ value s x .2f }}", None),
+    ("below {{ value s x .2f }}", None), ("at least about {{ value s x .2f }}", None)])
+def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
+    """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
+    false twice: a value after bound words is rounded the way it bounds."""
+    import directives
+    import figure_markdown as FM
+
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert [s for _, s in FM.bounds(text, found)] == ([side] if side else [])
+    if side is None:
+        return
+    site, resolver = _range_site({"x": 0.1267 if side == "down" else 0.5634})
+    with pytest.raises(FM.FigureMarkdownError, match=f"write round={side}"):
+        FM.check_ranges(site, resolver, text, found)
+    rounded = text.replace(".2f }}", f".2f round={side} }}}}")
+    FM.check_ranges(site, resolver, rounded, [d for d in directives.parse(rounded, where="p.md") if d.keyword == "value"])
+    wrong = text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}")
+    with pytest.raises(FM.FigureMarkdownError, match=f"write round={side}"):
+        FM.check_ranges(site, resolver, wrong, [d for d in directives.parse(wrong, where="p.md") if d.keyword == "value"])
 
 
 def test_a_bound_reads_as_one_only_for_one():

@@ -522,10 +522,21 @@ def test_label_kinds_and_options_are_spelled_exactly_with_a_suggestion(text, mes
     # ValueError, "->8.2f" showed 0.14 as ----0.14 (pass forty)
     (".>8.2f", r"pads with '\.'"), ("->8.2f", r"pads with '-'"), ("+>8.2f", r"pads with '\+'"),
     (",>8.2f", r"pads with ','"), ("e>8.2f", r"pads with 'e'"),
+    # pass sixty-three: the 0 flag pads with zeros on the right under '<' and '^' (5 at '<05d' read
+    # 50000), dashes other than '-' read as a minus ('–>6.2f': ––0.14), '_' is no separator in prose
+    ("<05d", r"pads with '0' on the right"), ("^05d", r"pads with '0' on the right"),
+    ("<08.1%", r"pads with '0' on the right"), ("^07.1f", r"pads with '0' on the right"),
+    ("–>6.2f", r"pads with '–'"), ("－>6.2f", r"pads with '－'"), ("*>6.2f", r"pads with '\*'"),
+    ("_.2f", r"groups digits with '_'"), ("_", r"groups digits with '_'"),
 ])
 def test_format_specs_have_bounded_widths_and_precisions(spec, message):
     with pytest.raises(D.DirectiveError, match=r"^p:1: '\{\{ value fig x " + re.escape(spec) + r" \}\}': .*" + message):
         D.parse(f"{{{{ value fig x {spec} }}}}", where="p")
+
+
+@pytest.mark.parametrize("spec", ["0>5d", "05d", ">5d", "<5d", "^7.2f", "0=8.2f", ",.2f", "+.1%", "+08.2f"])
+def test_padding_with_spaces_or_leading_zeros_is_accepted(spec):
+    assert D.parse(f"{{{{ value fig x {spec} }}}}", where="p")[0].args[1] == spec
 
 
 def test_every_format_spec_on_the_pages_is_accepted():
