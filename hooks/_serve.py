@@ -185,6 +185,15 @@ def stats() -> dict[str, tuple[int, int]]:
     return {m.name: (m.computed, m.reused) for m in SESSION.memos.values()}
 
 
+def page_source(page) -> str | None:
+    """The page's Markdown file as the author wrote it, where messages name lines (None for a
+    notebook or a page the build made)."""
+    try:
+        return page.file.content_string if page.file.src_uri.endswith(".md") else None
+    except (OSError, ValueError, TypeError):
+        return None
+
+
 def parse_directives(text: str, where: str) -> list:
     """:func:`directives.parse` (a pure function of the text and the name it reports errors
     under), kept under serve: each page is parsed by several hooks, on every rebuild."""

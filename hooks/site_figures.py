@@ -78,9 +78,10 @@ def _kit():
     return build, contract
 
 
-def _parse(text: str, where: str):
+def _parse(text: str, where: str, source: str | None = None):
+    """The directives of ``text``; with ``source`` (the page's own file), each on its line there."""
     try:
-        return _serve.parse_directives(text, where)
+        return directives.on_source_lines(_serve.parse_directives(text, where), text, source)
     except directives.DirectiveError as exc:
         raise PluginError(str(exc)) from None
 
@@ -478,7 +479,7 @@ def on_page_markdown(markdown, *, page, config, files):
 
     # Block and inline directives first (a gallery or an explorer writes figure references),
     # then the figure references, so each pass reads Markdown the grammar knows.
-    first = [d for d in _parse(markdown, page.file.src_uri) if d.keyword != "figure"]
+    first = [d for d in _parse(markdown, page.file.src_uri, _serve.page_source(page)) if d.keyword != "figure"]
     for d in first:
         if d.keyword == "download":
             raise PluginError(f"{resolver.where(d)}: download directives are replaced by hooks/site_downloads.py, "
@@ -491,7 +492,7 @@ def on_page_markdown(markdown, *, page, config, files):
     except (M.FigureMarkdownError, directives.DirectiveError) as exc:
         raise PluginError(str(exc)) from None
     markdown = directives.substitute(markdown, first, replace)
-    figures_now = [d for d in _parse(markdown, page.file.src_uri) if d.keyword == "figure"]
+    figures_now = [d for d in _parse(markdown, page.file.src_uri, _serve.page_source(page)) if d.keyword == "figure"]
     return directives.substitute(markdown, figures_now, replace)
 
 

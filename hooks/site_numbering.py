@@ -104,7 +104,7 @@ def on_page_markdown(markdown, *, page, config, files):
     where = page.file.src_uri
     state = _numbering(config)
     try:
-        found = _serve.parse_directives(markdown, where)
+        found = directives.on_source_lines(_serve.parse_directives(markdown, where), markdown, _serve.page_source(page))
         markdown, state.pages[where] = numbering.plan_page(markdown, found, where, state.titles)
     except (directives.DirectiveError, numbering.NumberingError) as exc:
         raise PluginError(str(exc)) from None

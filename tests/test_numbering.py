@@ -398,6 +398,31 @@ def test_a_bad_reference_fails_the_build(tmp_path, line, message):
     assert "Figure ??" not in result.stderr
 
 
+@build
+def test_a_directive_error_names_its_line_in_the_page_s_file(tmp_path):
+    """Pass sixty-three: numbering adds a table's caption and an equation's marker as lines of
+    their own, and the figures hook named the lines of that text (188 for a directive on 164).
+    The error names the line of the file the author edits."""
+    page = ("# Lines\n\n{{ table small_table }}\n\n\\[ x = 1 \\]{#eq:one}\n\n"
+            "See {{ ref eq:one }}: {{ value small_table rows.9.i }}.\n")
+    proj = _site(tmp_path, {"index.md": page})
+    result = mkdocs_build(proj / "mkdocs.yml", tmp_path / "site", tmp_path / "cache")
+    assert result.returncode != 0
+    assert re.search(r"index\.md:7: \{\{ value small_table rows\.9\.i \}\}", result.stderr), result.stderr[-2000:]
+
+
+def test_directives_are_placed_on_the_lines_of_the_source():
+    import directives
+    import numbering
+
+    source = "# T\n\n{{ table t }}\n\n\\[ x \\]{#eq:a}\n\n{{ value t a }} and {{ value t a }}\n"
+    text, _ = numbering.plan_page(source, directives.parse(source, where="p.md"), "p.md", {"t": "T"})
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert [d.line for d in found] != [7, 7]  # the caption and the marker moved them
+    assert [d.line for d in directives.on_source_lines(found, text, source)] == [7, 7]
+    assert [d.line for d in directives.on_source_lines(found, text, None)] == [d.line for d in found]
+
+
 # ---- the fixture site in Chromium ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
