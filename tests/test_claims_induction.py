@@ -581,9 +581,16 @@ def test_the_first_two_of_every_k_composition_column_separate_at_three_decimals(
     assert close["third"] == int(rest[int(np.argmax(raw[rest, col]))]) + 1
     assert (close["second_score"], close["third_score"]) == (raw[second, col], raw[close["third"] - 1, col])
     assert f"{close['second_score']:.2f}" == f"{close['third_score']:.2f}"  # why two decimals were not enough
-    import inspect
     import figures.experiments.induction_circuit_composition as comp
-    assert 'annotate="{:.3f}"' in inspect.getsource(comp.draw)
+    assert comp._decimals(c["panels"]["after"]["k"]) == 3  # the panel the page reads, at three decimals
+    # pass sixty-two: the "before" K panel showed 0.1191 and 0.1187, one column, as 0.119 and 0.119;
+    # every panel gets the decimals that tell a column's different scores apart
+    for when, panel in c["panels"].items():
+        for kind in ("q", "k", "v"):
+            places = comp._decimals(panel[kind])
+            for column in np.asarray(panel[kind]).T:
+                texts = [f"{x:.{places}f}" for x in column]
+                assert len(set(texts)) == len(set(column.tolist())), (when, kind, texts)
     text = page("induction")
     call = sentence(text, "the closest call, in the column of layer-2 head")
     for key in ("k_closest_second.l2_head }}", "k_closest_second.second_score .3f }}", "k_closest_second.second }}",

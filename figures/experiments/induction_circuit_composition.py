@@ -91,6 +91,19 @@ def data() -> dict:
                 vmax=float(max(p[key].max() for p in panels.values() for key, _ in KINDS)))
 
 
+def _decimals(scores) -> int:
+    """Three decimals, or more where two different scores of a column (the heads a layer-2 head
+    is compared across) would read alike: at two, 0.20 and 0.20 tied after training; at three,
+    0.119 and 0.119 before it (0.1191 and 0.1187)."""
+    import numpy as np
+
+    columns = np.asarray(scores).T  # (layer-2 head, layer-1 head)
+    for places in range(3, 7):
+        if all(len({f"{x:.{places}f}" for x in col}) == len(set(col.tolist())) for col in columns):
+            return places
+    return 6
+
+
 def draw(data: dict):
     H = data["n_heads"]
     if style.narrow():
@@ -102,8 +115,8 @@ def draw(data: dict):
     labels = [str(h) for h in range(1, H + 1)]
     for (kind, when), ax in grid.items():
         p = data["panels"][when]
-        # three decimals: at two, some of a column's K-composition scores tie (0.20 and 0.20)
-        style.heatmap(p[kind], labels, labels, ax=ax, vmin=0, vmax=data["vmax"], annotate="{:.3f}", fontsize=11)
+        style.heatmap(p[kind], labels, labels, ax=ax, vmin=0, vmax=data["vmax"],
+                      annotate=f"{{:.{_decimals(p[kind])}f}}", fontsize=11)
         name = dict(KINDS)[kind]
         ax.set_title(f"{name}-composition, {when}\n(step {p['step']})", fontsize=11)
         # the panels share their axes: label the bottom row and the left column only
