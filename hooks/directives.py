@@ -60,7 +60,9 @@ A caption shows its text as written: ``keys j<i only`` is not read as HTML
 (``\( ... \)``) as in prose; a figure's caption is text. A value's format spec is
 Python's (``.2f``, ``,``, ``.1%``), with a width and a precision of at most
 :data:`MAX_FORMAT_WIDTH` and :data:`MAX_FORMAT_PRECISION` (``999999999.2f`` would make
-a string of a gigabyte).
+a string of a gigabyte), padding with spaces or leading zeros only and grouping digits
+with ``,`` only (anything else reads as part of the number: 5 at ``<05d`` is 50000).
+Error messages name the line in the page's own file (:func:`on_source_lines`).
 
 Parameters are ``name=value`` joined by ``&`` and URL-encoded (``+`` for a space); a
 sequence is written ``1,2,3``. Anything that looks like a directive and is not a valid one
