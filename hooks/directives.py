@@ -177,22 +177,45 @@ def _mask(text: str) -> str:
     return "".join(out)
 
 
+#: The line after the caption paragraph hooks/numbering.py writes before a table.
+_TABLE_CAPTION_MARK = re.compile(r"^[ \t]*\{: \.mha-table-caption \}[ \t]*$", re.M)
+
+
 def on_source_lines(found: list, text: str, source: str | None) -> list:
     """The directives ``found`` in ``text`` (a page as earlier hooks left it: table captions and
     equation markers add lines, a reference's "Used on" list, the home page's reading order)
     with the line each stands on in ``source``, the page's own file, where an author looks (a
     message named line 188 for a directive on line 164: pass sixty-three). The k-th directive
-    with a given text is the k-th in the source; one the source does not hold keeps its line."""
+    with a given text is the k-th in the source, not counting the copies in the caption
+    paragraphs numbering writes before a table (a value in a table's caption: pass sixty-four),
+    which stand on their table's line; one the source does not hold keeps its line."""
     if not source:
         return list(found)
+    captions = []  # (start, end) of each caption paragraph numbering wrote, and its table's start
+    for mark in _TABLE_CAPTION_MARK.finditer(text):
+        start = max(text.rfind("\n\n", 0, mark.start()) + 2, 0)
+        captions.append((start, mark.end()))
+
+    def copies_before(raw: str, end: int) -> int:
+        return sum(text.count(raw, a, min(b, end)) for a, b in captions if a < end)
+
+    def line_in_source(raw: str, at: int) -> int | None:
+        pos = -1
+        for _ in range(text.count(raw, 0, at) - copies_before(raw, at) + 1):
+            pos = source.find(raw, pos + 1)
+            if pos < 0:
+                return None
+        return source.count("\n", 0, pos) + 1
+
     out = []
     for d in found:
-        pos = -1
-        for _ in range(text.count(d.raw, 0, d.start) + 1):
-            pos = source.find(d.raw, pos + 1)
-            if pos < 0:
-                break
-        out.append(replace(d, line=source.count("\n", 0, pos) + 1) if pos >= 0 else d)
+        caption = next(((a, b) for a, b in captions if a <= d.start < b), None)
+        if caption:  # on its table's line: the first directive after the caption paragraph
+            table = text.find("{{", caption[1])
+            line = line_in_source(text[table:text.find("}}", table) + 2], table) if table >= 0 else None
+        else:
+            line = line_in_source(d.raw, d.start)
+        out.append(replace(d, line=line) if line else d)
     return out
 
 

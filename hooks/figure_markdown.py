@@ -563,7 +563,10 @@ _BETWEEN_EQUALS = re.compile(r"(?:[\s\u00a0*_`$~({\[|+\-−]|\n[ \t]*>|&nbsp;|<!
                              r"|\\(?:text|math[a-z]+|boldsymbol|operatorname)\{|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality besides "=": TeX's and Unicode's definitions and identities, "=" as
 #: an HTML character reference.
-_EQUALS = ("=", "≔", "≡", "\\coloneqq", "\\equiv", "&#61;", "&equals;")
+_EQUALS = ("=", "＝", "≔", "≡", "\\coloneqq", "\\equiv", "&#61;", "&equals;", "&#x3D;", "&#x3d;", "&#X3D;")
+#: Words that state an exact value as "=" does: "is exactly 0.69" for ln 2 was published (pass
+#: sixty-four).
+_EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|equalling|equaling)$", re.I)
 
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
@@ -583,19 +586,23 @@ def follows_equals(text: str, start: int) -> bool:
         if not earlier:
             break
         before, listed = before[:earlier.start()], True
-    return before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))
+    return (before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))) \
+        or bool(_EQUALS_WORDS.search(before))
 
 
-#: What may wrap a value without changing what it says: spaces, emphasis, a code span's
-#: backtick, an HTML tag, a formula's delimiters.
-_WRAP = r"(?:[\s\u00a0*_`~]|</?[A-Za-z][^<>]*>|\\[()])*"
+#: A space written as an HTML reference (a no-break, thin or other fixed-width space).
+_SPACE_REF = r"&(?:nbsp|thinsp|ensp|emsp|hairsp|numsp|puncsp|#160|#[xX][aA]0|#8(?:19[2-9]|20[0-2]|239)|#[xX]20(?:0[0-9a-fA-F]|2[fF]));"
+#: What may wrap a value without changing what it says: spaces (a space's HTML reference too),
+#: emphasis, a code span's backtick, an HTML tag, a formula's delimiters, a link's brackets
+#: ("[{{ value }}](#fig)"; pass sixty-four).
+_WRAP = r"(?:[\s\u00a0\u2009\u202f*_`~]|" + _SPACE_REF + r"|</?[A-Za-z][^<>]*>|\\[()]|\[|\]\([^()\s]*\))*"
 #: A unit after the first end: one or two words of up to twelve letters, signs or slashes each
 #: ("×", "%", "ms", "tokens", "MB/s", "tokens/sec", "per cent": pass sixty-three), each after at
 #: most one space; no punctuation ("a to b, c to d" is two ranges, not one from b to d).
 _UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\,;:()\[\]]{1,12}){0,2}"
 #: The dashes that join two ends: en and em dashes, the figure dash, hyphens (U+2010, U+2011)
 #: and the horizontal bar, and their HTML names and numeric references.
-_DASH = r"(?:[–—‒‐‑―]|--|&[nm]dash;|&#(?:821[0-3]|8213|x201[0-5]);)"
+_DASH = r"(?:[–—‒‐‑―]|--|&[nm]dash;|&#(?:821[0-3]|[xX]201[0-5]);)"
 #: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
 #: "{{ value a }}–{{ value b }}", "`{{ value a }}` through `{{ value b }}`": a unit after the
 #: first end, then "to", "up to", "down to", "through", "till", "until", a dash (:data:`_DASH`,
@@ -605,7 +612,7 @@ _DASH = r"(?:[–—‒‐‑―]|--|&[nm]dash;|&#(?:821[0-3]|8213|x201[0-5]);)"
 _RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
                          + r"|…|\.\.\.?)" + _WRAP + r"|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
 _BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"and" + _WRAP, re.S)
-_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$")
+_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -633,13 +640,14 @@ def _exact_number(shown: str) -> Fraction | None:
     return Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
 
 
-def check_range(page_where: str, low, high) -> None:
+def check_range(page_where: str, low, high, *, where_high: str | None = None) -> None:
     """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
     only if its ends are rounded outward: its smaller end never reads above its value, its
     larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
     fifty-one; a falling range was not read: pass sixty-three). Two values that are a change
     from before to after, not a range, say so with round=nearest on both. ``low`` and ``high``
-    are (directive, value, shown) of the first and the second end."""
+    are (directive, value, shown) of the first and the second end; ``page_where`` names the
+    first, ``where_high`` the second (default: the first)."""
     (da, va, sa), (db, vb, sb) = low, high
     real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
     if not real or va == vb:
@@ -654,7 +662,7 @@ def check_range(page_where: str, low, high) -> None:
         fix = "round=down" if smaller else "round=up"
         if number is not None and (number > exact if smaller else number < exact):
             raise FigureMarkdownError(
-                f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "
+                f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "
                 f"the {'low' if fix == 'round=down' else 'high'} end of a range ({sa.strip()} to {sb.strip()}): "
                 f"a range holds the values it states only if its ends are rounded outward; write {fix} (or, where "
                 "the two numbers are a change from before to after, not a range, round=nearest on both)")
@@ -662,29 +670,42 @@ def check_range(page_where: str, low, high) -> None:
 
 #: Words before a value that make it a bound, and the side the value must be rounded to: a
 #: lower bound ("at least 0.12": the quantity is that much or more) never reads above its value,
-#: an upper bound ("at most", "up to", "as low as": it is that much or less) never below (pass
-#: sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was false twice). Only
-#: words that state the size of the value itself: "more than", "above", "below", "<" and their
-#: like turn around in a negation or a condition ("no head scores above 0.09" is an upper
-#: bound, "scores above 11.09 overflow" a threshold), so the page says which with round=.
+#: an upper bound ("at most", "up to", "within", "as low as", "≤": it is that much or less)
+#: never below (pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was
+#: false twice). Only words that state the size of the value itself: "more than", "above",
+#: "below", "<" and their like turn around in a negation or a condition ("no head scores above
+#: 0.09" is an upper bound, "scores above 11.09 overflow" a threshold), so the page says which
+#: with round=; "≥" and "≤" state a bound (a condition is written in words). "add up to" and
+#: "sum up to" state a total, not a bound (pass sixty-four).
 _LOWER_BOUND = (r"at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than|a\s+minimum\s+of"
-                r"|upwards\s+of|as\s+(?:high|many|much|large)\s+as")
-_UPPER_BOUND = (r"at\s+most|no\s+(?:more|greater)\s+than|not\s+more\s+than|a\s+maximum\s+of|up\s+to"
-                r"|as\s+(?:low|few|little|small)\s+as")
+                r"|upwards\s+of|as\s+(?:high|many|much|large)\s+as|≥|&ge;|&#8805;|\\geq?(?![A-Za-z])")
+_UPPER_BOUND = (r"at\s+most|no\s+(?:more|greater)\s+than|not\s+more\s+than|a\s+maximum\s+of"
+                r"|(?<!add\s)(?<!adds\s)(?<!added\s)(?<!sum\s)(?<!sums\s)(?<!summed\s)(?<!total\s)(?<!come\s)"
+                r"(?<!comes\s)(?<!came\s)(?<!amount\s)(?<!amounts\s)up\s+to|within"
+                r"|as\s+(?:low|few|little|small)\s+as|≤|&le;|&#8804;|\\leq?(?![A-Za-z])")
 _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_BOUND + r")|(?<![\w-])(?P<upper>" + _UPPER_BOUND
                            + r"))" + _WRAP + r"$", re.S | re.I)
+#: A value that continues the one before it: "at most {{ value a }} and {{ value b }}", a list.
+_LISTED = re.compile(_WRAP + _UNIT + _WRAP + r"(?:,|;|,?\s+(?:and|or))" + _WRAP, re.S)
 
 
 def bounds(text: str, found) -> list[tuple]:
     """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
     a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_BOUND`,
-    :data:`_UPPER_BOUND`)."""
-    out = []
-    for d in found:
-        if d.keyword == "value":
-            m = _BOUND_BEFORE.search(text[max(0, d.start - 80):d.start])
-            if m:
-                out.append((d, "down" if m["lower"] else "up"))
+    :data:`_UPPER_BOUND`), and the values listed after it ("at most a and b", "a, b or c"). An
+    end of a range is the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range
+    outward, and "rises from a up to b" is a range or a change."""
+    in_range = {id(d) for pair in ranges(text, found) for d in pair}
+    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
+    side = None
+    for i, d in enumerate(found):
+        m = _BOUND_BEFORE.search(text[max(0, d.start - 80):d.start])
+        if m:
+            side = "down" if m["lower"] else "up"
+        elif not (side and i and _LISTED.fullmatch(text[found[i - 1].end:d.start])):
+            side = None
+        if side and id(d) not in in_range:
+            out.append((d, side))
     return out
 
 
@@ -879,6 +900,22 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
         site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start)))
 
 
+#: Units a range's two ends may be written in: a range must give both ends in one of them.
+_UNITS = ("B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "µs", "us", "ns", "min", "h",
+          "%", "×", "x", "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "GB/s", "TB/s", "tokens/s")
+_UNIT_AFTER = re.compile(r"[\s\u00a0]*(" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+                         + r")(?![\w/])")
+
+
+def _one_unit(where: str, text: str, a, b) -> None:
+    """A range whose ends are written in two units ("from 4.6 ms to 1.2 s") cannot be checked by
+    its numbers: refused, naming the two (pass sixty-four)."""
+    first, second = _UNIT_AFTER.match(text, a.end), _UNIT_AFTER.match(text, b.end)
+    if first and second and first[1] != second[1]:
+        raise FigureMarkdownError(f"{where}: a range from {a.raw} {first[1]} to {b.raw} {second[1]} gives its ends in "
+                                  "two units; write both in one (a range's ends are checked as numbers of one unit)")
+
+
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     """Every range ``text`` states with two values (:func:`ranges`) rounded outward
     (:func:`check_range`), and every value it states as a bound rounded to its side
@@ -888,7 +925,8 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         return d, lookup(result.data, d.args[0], resolver.where(d)), value_text(resolver.where(d), d, result)
 
     for a, b in ranges(text, found):
-        check_range(resolver.where(a), end(a), end(b))
+        _one_unit(resolver.where(a), text, a, b)
+        check_range(resolver.where(a), end(a), end(b), where_high=resolver.where(b))
     for d, side in bounds(text, found):
         check_bound(resolver.where(d), *end(d), side)
 

@@ -1261,7 +1261,10 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     ("\\(x \\coloneqq\\) {{ value x }}", True), ("\\(x \\equiv\\) {{ value x }}", True), ("x &#61; {{ value x }}", True),
     ("x =\n> {{ value x }}", True), ("x =\n- {{ value x }}", True), ("= ({{ value a }}; {{ value x }})", True),
     ("\\(x = \\left( {{ value x }}\\right)\\)", True), ("x => {{ value x }}", False), ("x = 3 - {{ value x }}", False),
-    ("a -> {{ value x }}", False), ("a >= -{{ value x }}", False)])
+    ("a -> {{ value x }}", False), ("a >= -{{ value x }}", False),
+    # pass sixty-four: "=" in words, its hex reference, the full-width sign
+    ("ln 2 is exactly {{ value x }}", True), ("it equals {{ value x }}", True), ("equal to **{{ value x }}**", True),
+    ("x &#x3D; {{ value x }}", True), ("x ＝ {{ value x }}", True), ("inexactly {{ value x }}", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 
@@ -1371,7 +1374,12 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     ("from {{ value s a .2f }} until {{ value s b .2f }}", 1), ("from {{ value s a .2f }} down to {{ value s b .2f }}", 1),
     ("{{ value s a .1f }} per cent to {{ value s b .1f }} per cent", 1),
     ("{{ value s a .2f }} tokens/sec to {{ value s b .2f }}", 1),
-    ("falls to {{ value s a .2f }} and then {{ value s b .2f }}, sinusoidal to {{ value s c .2f }}", 0)])
+    ("falls to {{ value s a .2f }} and then {{ value s b .2f }}, sinusoidal to {{ value s c .2f }}", 0),
+    # pass sixty-four: a capital B, spaces written as HTML references, a hex reference in capitals,
+    # ends inside links
+    ("Between {{ value s a .2f }} and {{ value s b .2f }}", 1), ("{{ value s a .2f }}&nbsp;to&nbsp;{{ value s b .2f }}", 1),
+    ("{{ value s a .2f }}&#160;–&#160;{{ value s b .2f }}", 1), ("{{ value s a .2f }}&thinsp;–&thinsp;{{ value s b .2f }}", 1),
+    ("{{ value s a .2f }}&#X2013;{{ value s b .2f }}", 1), ("[{{ value s a .2f }}](#x) to [{{ value s b .2f }}](#y)", 1)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
@@ -1438,7 +1446,11 @@ def test_a_falling_range_rounds_outward_too():
     ("as low as {{ value s x .2f }}", "up"), ("a maximum of\n{{ value s x .2f }}", "up"),
     # not read: words that turn around in a negation or a condition ("no head scores above 0.09")
     ("no head scores above {{ value s x .2f }}", None), ("more than {{ value s x .2f }}", None),
-    ("below {{ value s x .2f }}", None), ("at least about {{ value s x .2f }}", None)])
+    ("below {{ value s x .2f }}", None), ("at least about {{ value s x .2f }}", None),
+    # pass sixty-four: a space's HTML reference, "within", the symbols, a link; "add up to" is a total
+    ("at least&nbsp;{{ value s x .2f }}", "down"), ("errors stay within {{ value s x .2f }}", "up"),
+    ("≥ {{ value s x .2f }}", "down"), ("\\(e \\le {{ value s x .2f }}\\)", "up"),
+    ("at least [{{ value s x .2f }}](#fig)", "down"), ("the weights add up to {{ value s x .2f }}", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
     false twice: a value after bound words is rounded the way it bounds."""
@@ -1457,6 +1469,42 @@ def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     wrong = text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}")
     with pytest.raises(FM.FigureMarkdownError, match=f"write round={side}"):
         FM.check_ranges(site, resolver, wrong, [d for d in directives.parse(wrong, where="p.md") if d.keyword == "value"])
+
+
+def test_values_listed_after_a_bound_are_bounds_and_a_range_s_ends_are_the_range_s():
+    """Pass sixty-four: "at most 0.57 and 0.71" checked only the first (0.7134 read 0.71); "rises
+    from a up to b", a change, and "up to a–b", a range, were refused whatever their rounding."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"a": 0.5634, "x": 0.7134, "lo": 1.2345, "hi": 3.4543, "b": 1.0844, "s": 0.3993})
+
+    def check(text):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+    for listed in ("at most {{ value s a .2f round=up }} and {{ value s x .2f }}",
+                   "at most {{ value s a .2f round=up }}, {{ value s x .2f }} or {{ value s b .3f round=up }}"):
+        with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.7134 at 'x'.*write round=up"):
+            check(listed)
+        check(listed.replace("x .2f }}", "x .2f round=up }}"))
+    check("rises from {{ value s s .2f round=nearest }} up to {{ value s b .2f round=nearest }}")  # a change
+    check("speedups of up to {{ value s lo .2f round=down }}–{{ value s hi .2f round=up }}")  # a range, outward
+    with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
+        check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
+
+
+def test_a_range_in_two_units_is_refused():
+    """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
+    (4.6 > 1.2: a falling range) and published with both ends inward."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"ms": 4.56, "sec": 1.23})
+    text = "from {{ value s ms .1f }} ms to {{ value s sec .1f }} s"
+    with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units"):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    same = "from {{ value s sec .1f round=down }} s to {{ value s ms .1f round=up }} s"
+    FM.check_ranges(site, resolver, same, [d for d in directives.parse(same, where="p.md") if d.keyword == "value"])
 
 
 def test_a_bound_reads_as_one_only_for_one():

@@ -421,6 +421,13 @@ def test_directives_are_placed_on_the_lines_of_the_source():
     assert [d.line for d in found] != [7, 7]  # the caption and the marker moved them
     assert [d.line for d in directives.on_source_lines(found, text, source)] == [7, 7]
     assert [d.line for d in directives.on_source_lines(found, text, None)] == [d.line for d in found]
+    # pass sixty-four: a value in a table's caption is copied into the caption paragraph; that copy
+    # stands on its table's line, and a later directive with the same text keeps its own
+    source = ('# T\n\n{{ value t a }} here.\n\n{{ table t caption="Cap {{ value t a }}" }}\n\n\\[ x \\]{#eq:a}\n\n'
+              '{{ value t a }}\n')
+    text, _ = numbering.plan_page(source, directives.parse(source, where="p.md"), "p.md", {"t": "T"})
+    placed = directives.on_source_lines(directives.parse(text, where="p.md"), text, source)
+    assert [(d.keyword, d.line) for d in placed] == [("value", 3), ("value", 5), ("table", 5), ("value", 9)]
 
 
 # ---- the fixture site in Chromium ------------------------------------------------------------------------

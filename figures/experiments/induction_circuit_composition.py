@@ -99,7 +99,7 @@ def _decimals(scores) -> int:
 
     columns = np.asarray(scores).T  # (layer-2 head, layer-1 head)
     for places in range(3, 7):
-        if all(len({f"{x:.{places}f}" for x in col}) == len(set(col.tolist())) for col in columns):
+        if all(len({style.cell_text(x, f"{{:.{places}f}}") for x in col}) == len(set(col.tolist())) for col in columns):
             return places
     return 6
 
