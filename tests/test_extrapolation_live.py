@@ -281,7 +281,7 @@ def _expected(models, batch, key, L, scaling=None):
 
 @pytest.mark.build
 @pytest.mark.browser
-@pytest.mark.parametrize("key, scaling, L", [("kback_rope", "ntk", 80), ("kback_alibi", None, 40),
+@pytest.mark.parametrize("key, scaling, L", [("kback_rope", "ntk", 80), ("kback_alibi", None, 33),
                                              ("kback_sinusoidal", None, 24)])
 def test_widget_accuracy_is_mhalibs(page, models, batch, key, scaling, L):
     _set(page, method=key, scaling=scaling or ("none" if key == "kback_rope" else None), length=L)
@@ -297,6 +297,11 @@ def test_widget_accuracy_is_mhalibs(page, models, batch, key, scaling, L):
     text = result.text_content()
     assert f"accuracy {acc:.3f}" in text and f"of {scored} scored positions" in text and "NaN" not in text
     assert page.locator(f"{WIDGET} .mha-td-message").is_hidden()
+    # the slider's text states the ratio to the training length (32), after "≈" where two
+    # decimals are not it: 33 / 32 = 1.03125 (pass sixty-seven: "1.03 times"), 80 / 32 = 2.5
+    ratio = L / 32
+    said = f", {'' if float(f'{ratio:.2f}') == ratio else '≈ '}{ratio:.2f} times the training length" if L > 32 else ""
+    assert page.locator(f"{WIDGET} input[type=range]").get_attribute("aria-valuetext") == f"{L} tokens{said}"
 
 
 @pytest.mark.build

@@ -649,7 +649,10 @@
       current = got.L;
       if (source !== range) range.value = String(current);
       if (source !== number) number.value = String(current);
-      range.setAttribute("aria-valuetext", `${current} tokens${current > Ltrain ? `, ${(current / Ltrain).toFixed(2)} times the training length` : ""}`);
+      // the ratio to two decimals, after "≈" where that is not the ratio itself (33 / 32 = 1.03125)
+      const ratio = current / Ltrain, ratioText = ratio.toFixed(2);
+      const times = `${Number(ratioText) === ratio ? "" : "≈ "}${ratioText} times the training length`;
+      range.setAttribute("aria-valuetext", `${current} tokens${current > Ltrain ? `, ${times}` : ""}`);
       mapSource = null;
       start();
     }
