@@ -23,12 +23,14 @@ import numbers
 import posixpath
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
+import claims
 import directives
 import provenance
+from claims import (  # noqa: F401  (FM.ranges, FM.bounds, ... for the tests)
+    ClaimError, bounds, check_bound, check_range, exactly, follows_equals, one_unit, ranges)
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
@@ -551,199 +553,6 @@ UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff]")
 MAX_NUMBER_CHARS = 40
 
 
-#: What may stand between an "=" and the value it equates without changing the sentence: spaces
-#: (a line break, a no-break space), emphasis (``**``, ``_``), a code span's backtick, an opening
-#: bracket, a formula's delimiters (``\\(``, ``\\)``, ``$``, ``\\[``) and TeX's spacing
-#: (``\\,``, ``\\;``, ``\\ ``, ``\\quad``, ``~``), an HTML tag: "\\(dz = \\) {{ value }}" and
-#: "= _{{ value }}_" state an exact value as much as "= {{ value }}" (pass thirty-eight); and a
-#: sign written before the value, a table's cell border, a list's or a quote's marker, an HTML
-#: comment, ``\\text{``, ``\\left(`` (pass forty).
-_BETWEEN_EQUALS = re.compile(r"(?:[\s\u00a0*_`$~({\[|+\-−]|\n[ \t]*>|&nbsp;|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>"
-                             r"|\\[()\[\],;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\kern\S*"
-                             r"|\\(?:text|math[a-z]+|boldsymbol|operatorname)\{|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
-#: What states an equality besides "=": TeX's and Unicode's definitions and identities, "=" as
-#: an HTML character reference.
-_EQUALS = ("=", "＝", "≔", "≡", "\\coloneqq", "\\equiv", "&#61;", "&equals;", "&#x3D;", "&#x3d;", "&#X3D;")
-#: Words that state an exact value as "=" does: "is exactly 0.69" for ln 2 was published (pass
-#: sixty-four).
-_EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|equalling|equaling)$", re.I)
-
-#: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
-_LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
-
-
-def follows_equals(text: str, start: int) -> bool:
-    """Whether the directive at ``start`` of ``text`` follows an "=" (on its line or the line
-    before), with only :data:`_BETWEEN_EQUALS` and earlier values of the same list between: "\\(\\ln 2\\) = **{{ value ... }}**" and
-    "\\(dz = \\) {{ value ... }}" state an exact value."""
-    before, listed = text[max(0, start - 400):start], False
-    while True:
-        gap = _BETWEEN_EQUALS.search(before)
-        if listed and not (gap and re.search(r"[(\[]", gap.group())):
-            return False  # "= a, b times more": a list only in brackets, "= (a, b)"
-        before = before[:gap.start()] if gap else before
-        earlier = _LISTED_AFTER.search(before)  # "= (v1, v2)": v2 is equated as v1 is
-        if not earlier:
-            break
-        before, listed = before[:earlier.start()], True
-    return (before.endswith(_EQUALS) and not before.endswith(("<=", ">=", "!=", "==", "=>"))) \
-        or bool(_EQUALS_WORDS.search(before))
-
-
-#: A space written as an HTML reference (a no-break, thin or other fixed-width space).
-_SPACE_REF = r"&(?:nbsp|thinsp|ensp|emsp|hairsp|numsp|puncsp|#160|#[xX][aA]0|#8(?:19[2-9]|20[0-2]|239)|#[xX]20(?:0[0-9a-fA-F]|2[fF]));"
-#: What may wrap a value without changing what it says: spaces (a space's HTML reference too),
-#: emphasis, a code span's backtick, an HTML tag, a formula's delimiters, a link's brackets
-#: ("[{{ value }}](#fig)"; pass sixty-four).
-_WRAP = r"(?:[\s\u00a0\u2009\u202f*_`~]|" + _SPACE_REF + r"|</?[A-Za-z][^<>]*>|\\[()]|\[|\]\([^()\s]*\))*"
-#: A unit after the first end: one or two words of up to twelve letters, signs or slashes each
-#: ("×", "%", "ms", "tokens", "MB/s", "tokens/sec", "per cent": pass sixty-three), each after at
-#: most one space; no punctuation ("a to b, c to d" is two ranges, not one from b to d).
-_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\,;:()\[\]]{1,12}){0,2}"
-#: The dashes that join two ends: en and em dashes, the figure dash, hyphens (U+2010, U+2011)
-#: and the horizontal bar, and their HTML names and numeric references.
-_DASH = r"(?:[–—‒‐‑―]|--|&[nm]dash;|&#(?:821[0-3]|[xX]201[0-5]);)"
-#: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
-#: "{{ value a }}–{{ value b }}", "`{{ value a }}` through `{{ value b }}`": a unit after the
-#: first end, then "to", "up to", "down to", "through", "till", "until", a dash (:data:`_DASH`,
-#: a hyphen with no space around it) or an ellipsis; and "between {{ value a }} and {{ value b }}"
-#: (pass fifty-four found code spans, hyphens, "--" and longer units passing unread; pass
-#: sixty-three numeric references, other dashes, "until" and two-word units).
-_RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
-                         + r"|…|\.\.\.?)" + _WRAP + r"|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
-_BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"and" + _WRAP, re.S)
-_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
-
-
-def ranges(text: str, found) -> list[tuple]:
-    """The pairs of value directives in ``found`` (in order, with offsets in ``text``) that state
-    a range: joined by "to" or a dash, or "between ... and ...". Not read as ranges (the rule's
-    limits): inequalities inside a formula (``a \\le x \\le b``), intervals "[a, b]", and a
-    range split over two table columns; the author writes their bounds with round=down/up."""
-    pairs, found = [], sorted(found, key=lambda d: d.start)
-    for a, b in zip(found, found[1:]):
-        if a.keyword != "value" or b.keyword != "value" or (pairs and pairs[-1][1] is a):
-            continue  # (the high end of a range starts no other: "from a–b to c–d" is two ranges)
-        gap = text[a.end:b.start]
-        if _RANGE_JOIN.fullmatch(gap) or (_BETWEEN_JOIN.fullmatch(gap) and _BETWEEN_BEFORE.search(text[:a.start])):
-            pairs.append((a, b))
-    return pairs
-
-
-def _exact_number(shown: str) -> Fraction | None:
-    """The number ``shown`` writes, exactly ("12.3%" is 123/1000, "9,007,199,254,740,993" and
-    "1_234.57" every digit of it: pass sixty-three read the latter as 1), or None."""
-    m = re.search(r"[-−]?\d[\d,_]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?", shown)
-    if not m:
-        return None
-    text = m.group(0).replace(",", "").replace("_", "").replace("−", "-")
-    return Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
-
-
-def check_range(page_where: str, low, high, *, where_high: str | None = None) -> None:
-    """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
-    only if its ends are rounded outward: its smaller end never reads above its value, its
-    larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
-    fifty-one; a falling range was not read: pass sixty-three). Two values that are a change
-    from before to after, not a range, say so with round=nearest on both. ``low`` and ``high``
-    are (directive, value, shown) of the first and the second end; ``page_where`` names the
-    first, ``where_high`` the second (default: the first)."""
-    (da, va, sa), (db, vb, sb) = low, high
-    real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
-    if not real or va == vb:
-        return  # words, or one value twice
-    if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
-        return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52"), marked as one
-    # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
-    # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
-    # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
-    for d, value, shown, smaller in ((da, va, sa, va < vb), (db, vb, sb, vb < va)):  # in the text's order
-        number, exact = _exact_number(shown), _stands_for(value)[-1]
-        fix = "round=down" if smaller else "round=up"
-        if number is not None and (number > exact if smaller else number < exact):
-            raise FigureMarkdownError(
-                f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} at "
-                f"the {'low' if fix == 'round=down' else 'high'} end of a range ({sa.strip()} to {sb.strip()}): "
-                f"a range holds the values it states only if its ends are rounded outward; write {fix} (or, where "
-                "the two numbers are a change from before to after, not a range, round=nearest on both)")
-
-
-#: Words before a value that make it a bound, and the side the value must be rounded to: a
-#: lower bound ("at least 0.12": the quantity is that much or more) never reads above its value,
-#: an upper bound ("at most", "up to", "within", "as low as", "≤": it is that much or less)
-#: never below (pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was
-#: false twice). Only words that state the size of the value itself: "more than", "above",
-#: "below", "<" and their like turn around in a negation or a condition ("no head scores above
-#: 0.09" is an upper bound, "scores above 11.09 overflow" a threshold), so the page says which
-#: with round=; "≥" and "≤" state a bound (a condition is written in words). "add up to" and
-#: "sum up to" state a total, not a bound (pass sixty-four).
-_LOWER_BOUND = (r"at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than|a\s+minimum\s+of"
-                r"|upwards\s+of|as\s+(?:high|many|much|large)\s+as|≥|&ge;|&#8805;|\\geq?(?![A-Za-z])")
-_UPPER_BOUND = (r"at\s+most|no\s+(?:more|greater)\s+than|not\s+more\s+than|a\s+maximum\s+of"
-                r"|(?<!add\s)(?<!adds\s)(?<!added\s)(?<!sum\s)(?<!sums\s)(?<!summed\s)(?<!total\s)(?<!come\s)"
-                r"(?<!comes\s)(?<!came\s)(?<!amount\s)(?<!amounts\s)up\s+to|within"
-                r"|as\s+(?:low|few|little|small)\s+as|≤|&le;|&#8804;|\\leq?(?![A-Za-z])")
-_BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_BOUND + r")|(?<![\w-])(?P<upper>" + _UPPER_BOUND
-                           + r"))" + _WRAP + r"$", re.S | re.I)
-#: A value that continues the one before it: "at most {{ value a }} and {{ value b }}", a list.
-_LISTED = re.compile(_WRAP + _UNIT + _WRAP + r"(?:,|;|,?\s+(?:and|or))" + _WRAP, re.S)
-
-
-def bounds(text: str, found) -> list[tuple]:
-    """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
-    a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_BOUND`,
-    :data:`_UPPER_BOUND`), and the values listed after it ("at most a and b", "a, b or c"). An
-    end of a range is the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range
-    outward, and "rises from a up to b" is a range or a change."""
-    in_range = {id(d) for pair in ranges(text, found) for d in pair}
-    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
-    side = None
-    for i, d in enumerate(found):
-        m = _BOUND_BEFORE.search(text[max(0, d.start - 80):d.start])
-        if m:
-            side = "down" if m["lower"] else "up"
-        elif not (side and i and _LISTED.fullmatch(text[found[i - 1].end:d.start])):
-            side = None
-        if side and id(d) not in in_range:
-            out.append((d, side))
-    return out
-
-
-def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
-    """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
-    never reads above its value, an upper bound never below."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        return
-    number, exact = _exact_number(shown), _stands_for(value)[-1]
-    if number is not None and (number > exact if side == "down" else number < exact):
-        kind = "a lower bound ('at least', 'more than', 'above'...)" if side == "down" else \
-            "an upper bound ('at most', 'up to', 'below'...)"
-        raise FigureMarkdownError(
-            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
-            f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "
-            f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
-
-
-def _stands_for(value) -> tuple[Fraction, ...]:
-    """The exact numbers ``value`` (a real, not a bool) stands for: an integer itself; a float
-    its binary value and the shortest decimal that is that float in its own type (0.1 is
-    0.1 and 0.1000000000000000055511151231257827...)."""
-    if isinstance(value, numbers.Integral):
-        return (Fraction(int(value)),)
-    short = str(value) if type(value).__module__ == "numpy" else repr(float(value))  # (float32's own shortest)
-    exact = Fraction(*value.as_integer_ratio()) if hasattr(value, "as_integer_ratio") else Fraction(float(value))
-    return exact, Fraction(short)
-
-
-def _exactly(shown: str, value) -> bool:
-    """Whether ``shown`` writes ``value`` itself: the float's every binary digit, or the shortest
-    decimal that is it ("0.1" for 0.1, never "0.10000000000000000555" or, for 2/3,
-    "0.66666666666666663", which only round back to the same float: pass sixty-three); an
-    integer every digit of it (past 2**53 too)."""
-    number = _exact_number(shown)
-    return number is not None and number in _stands_for(value)
-
-
 def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
     """The text ``{{ value }}`` ``d`` shows: the number formatted, or the text, as it is (the page
     gets it as a :func:`provenance.token`, so nothing in it is read as Markdown or HTML).
@@ -802,7 +611,7 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}: a number "
                                   "between -1 and 1 never reads as 1 on a page, not even as a bound (a weight of "
                                   "0.9998 is not all of it); give it the digits that tell it from 1")
-    if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not _exactly(shown, value):
+    if equated and isinstance(value, numbers.Real) and not isinstance(value, bool) and not exactly(shown, value):
         # (a bound too: "ln 2 = 0.694" with round=up is a false sentence: pass thirty-five)
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}, after an "
@@ -897,38 +706,30 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     in prose (:func:`follows_equals`)."""
     check_ranges(site, resolver, text, found)
     return directives.substitute(text, found, lambda x: marked_value(
-        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start)))
-
-
-#: Units a range's two ends may be written in: a range must give both ends in one of them.
-_UNITS = ("B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "µs", "us", "ns", "min", "h",
-          "%", "×", "x", "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "GB/s", "TB/s", "tokens/s")
-_UNIT_AFTER = re.compile(r"[\s\u00a0]*(" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-                         + r")(?![\w/])")
-
-
-def _one_unit(where: str, text: str, a, b) -> None:
-    """A range whose ends are written in two units ("from 4.6 ms to 1.2 s") cannot be checked by
-    its numbers: refused, naming the two (pass sixty-four)."""
-    first, second = _UNIT_AFTER.match(text, a.end), _UNIT_AFTER.match(text, b.end)
-    if first and second and first[1] != second[1]:
-        raise FigureMarkdownError(f"{where}: a range from {a.raw} {first[1]} to {b.raw} {second[1]} gives its ends in "
-                                  "two units; write both in one (a range's ends are checked as numbers of one unit)")
+        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start, x.end)))
 
 
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
-    """Every range ``text`` states with two values (:func:`ranges`) rounded outward
+    """Every range ``text`` states (hooks/claims.py, :func:`ranges`) rounded outward
     (:func:`check_range`), and every value it states as a bound rounded to its side
     (:func:`bounds`, :func:`check_bound`)."""
     def end(d):
+        if isinstance(d, claims.Literal):  # a number the prose writes: itself
+            return d, d.value, d.raw
         result = site.result_of(resolver.request(d))
         return d, lookup(result.data, d.args[0], resolver.where(d)), value_text(resolver.where(d), d, result)
 
-    for a, b in ranges(text, found):
-        _one_unit(resolver.where(a), text, a, b)
-        check_range(resolver.where(a), end(a), end(b), where_high=resolver.where(b))
-    for d, side in bounds(text, found):
-        check_bound(resolver.where(d), *end(d), side)
+    def where(d):
+        return resolver.where(d) if not isinstance(d, claims.Literal) else None
+
+    try:
+        for a, b in ranges(text, found):
+            one_unit(where(a) or where(b), text, a, b)
+            check_range(where(a) or where(b), end(a), end(b), where_high=where(b))
+        for d, side in bounds(text, found):
+            check_bound(resolver.where(d), *end(d), side)
+    except ClaimError as exc:
+        raise FigureMarkdownError(str(exc)) from None
 
 
 def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:

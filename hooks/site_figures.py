@@ -473,7 +473,7 @@ def on_page_markdown(markdown, *, page, config, files):
 
     def replace(d):
         try:
-            return M.replace(site, here, d, resolver, equated=d.keyword == "value" and M.follows_equals(markdown, d.start))
+            return M.replace(site, here, d, resolver, equated=d.keyword == "value" and M.follows_equals(markdown, d.start, d.end))
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 

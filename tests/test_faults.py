@@ -1264,7 +1264,13 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     ("a -> {{ value x }}", False), ("a >= -{{ value x }}", False),
     # pass sixty-four: "=" in words, its hex reference, the full-width sign
     ("ln 2 is exactly {{ value x }}", True), ("it equals {{ value x }}", True), ("equal to **{{ value x }}**", True),
-    ("x &#x3D; {{ value x }}", True), ("x ＝ {{ value x }}", True), ("inexactly {{ value x }}", False)])
+    ("x &#x3D; {{ value x }}", True), ("x ＝ {{ value x }}", True), ("inexactly {{ value x }}", False),
+    # pass sixty-six: more spellings; and words that turn an equality into something else
+    ("x &#061; {{ value x }}", True), ("x &equiv; {{ value x }}", True), ("x ﹦ {{ value x }}", True),
+    ("x ≝ {{ value x }}", True), ("\\(x \\stackrel{\\text{def}}{=} {{ value x }}\\)", True),
+    ("not exactly {{ value x }}", False), ("almost exactly {{ value x }}", False), ("roughly equal to {{ value x }}", False),
+    ("never equals {{ value x }}", False), ("not equal to {{ value x }}", False), ("\\(x \\not= {{ value x }}\\)", False),
+    ("x ~= {{ value x }}", False), ("x =~ {{ value x }}", False), ("x ≈ {{ value x }}", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 
@@ -1379,7 +1385,15 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     # ends inside links
     ("Between {{ value s a .2f }} and {{ value s b .2f }}", 1), ("{{ value s a .2f }}&nbsp;to&nbsp;{{ value s b .2f }}", 1),
     ("{{ value s a .2f }}&#160;–&#160;{{ value s b .2f }}", 1), ("{{ value s a .2f }}&thinsp;–&thinsp;{{ value s b .2f }}", 1),
-    ("{{ value s a .2f }}&#X2013;{{ value s b .2f }}", 1), ("[{{ value s a .2f }}](#x) to [{{ value s b .2f }}](#y)", 1)])
+    ("{{ value s a .2f }}&#X2013;{{ value s b .2f }}", 1), ("[{{ value s a .2f }}](#x) to [{{ value s b .2f }}](#y)", 1),
+    # pass sixty-six: a reference with a leading zero, "&", a three-word unit, a quote's line break,
+    # and a number the prose writes at one end ("from 0 to b"), but not "layer 2 to b" nor a sentence's end
+    ("{{ value s a .2f }}&#08211;{{ value s b .2f }}", 1), ("between {{ value s a .2f }} & {{ value s b .2f }}", 1),
+    ("from {{ value s a .2f }} tokens per second to {{ value s b .2f }}", 1),
+    ("> from {{ value s a .2f }} to\n> {{ value s b .2f }}", 1),
+    ("from 0 to {{ value s b .2f }}", 1), ("between 0 and {{ value s b .2f }}", 1), ("0–{{ value s b .2f }}", 1),
+    ("from {{ value s a .2f }} to 1", 1), ("{{ value s a .2f }}-1", 1), ("on layer 2 to {{ value s b .2f }}", 0),
+    ("none exceeds {{ value s a .2f }}. The layer-2 heads", 0), ("0 and {{ value s b .2f }}", 0)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
@@ -1450,7 +1464,22 @@ def test_a_falling_range_rounds_outward_too():
     # pass sixty-four: a space's HTML reference, "within", the symbols, a link; "add up to" is a total
     ("at least&nbsp;{{ value s x .2f }}", "down"), ("errors stay within {{ value s x .2f }}", "up"),
     ("≥ {{ value s x .2f }}", "down"), ("\\(e \\le {{ value s x .2f }}\\)", "up"),
-    ("at least [{{ value s x .2f }}](#fig)", "down"), ("the weights add up to {{ value s x .2f }}", None)])
+    ("at least [{{ value s x .2f }}](#fig)", "down"), ("the weights add up to {{ value s x .2f }}", None),
+    # pass sixty-six: a sign right after a letter, TeX's spacing, a comment, a quote's line break, a
+    # long tag, punctuation and a parenthesis, other spellings and words, a bound after its value, a
+    # minus in the prose (the bound is on -x: the other side); "rounded up to" is a result
+    ("p≤{{ value s x .2f }}", "up"), ("\\(p\\le {{ value s x .2f }}\\)", "up"), ("\\(w\\ge {{ value s x .2f }}\\)", "down"),
+    ("\\(e \\leq\\, {{ value s x .2f }}\\)", "up"), ("at most<!-- max over heads --> {{ value s x .2f }}", "up"),
+    ("> the error is at most\n> {{ value s x .2f }}", "up"),
+    ('at most <span class="mha-highlight mha-highlight-strong" title="the largest error over all heads and layers">'
+     '{{ value s x .2f }}</span>', "up"),
+    ("the error is, at most, {{ value s x .2f }}", "up"), ("at most (over all heads) {{ value s x .2f }}", "up"),
+    ("&#x2264; {{ value s x .2f }}", "up"), ("&leq; {{ value s x .2f }}", "up"), ("⩽ {{ value s x .2f }}", "up"),
+    ("\\(x \\geqslant {{ value s x .2f }}\\)", "down"), ("stays <= {{ value s x .2f }}", "up"),
+    ("not greater than {{ value s x .2f }}", "up"), ("never exceeds {{ value s x .2f }}", "up"),
+    ("{{ value s x .2f }} or less", "up"), ("{{ value s x .2f }} ms or more", "down"),
+    ("\\(e \\le -{{ value s x .2f }}\\)", "down"), ("the scale is rounded up to {{ value s x .2f }}", None),
+    ("at most ~{{ value s x .2f }}", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
     false twice: a value after bound words is rounded the way it bounds."""
@@ -1491,6 +1520,25 @@ def test_values_listed_after_a_bound_are_bounds_and_a_range_s_ends_are_the_range
     check("speedups of up to {{ value s lo .2f round=down }}–{{ value s hi .2f round=up }}")  # a range, outward
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
+
+
+def test_a_value_followed_by_exactly_is_stated_as_exact_and_a_literal_end_is_checked():
+    """Pass sixty-six: "{{ value }} exactly" and a range whose other end the prose writes ("from 0
+    to 0.56" for a largest value of 0.5634) were published unread."""
+    import directives
+    import figure_markdown as FM
+
+    text = "ln 2 is {{ value s x .2f }} exactly"
+    d = directives.parse(text, where="p.md")[0]
+    assert FM.follows_equals(text, d.start, d.end) and not FM.follows_equals(text, d.start)
+    site, resolver = _range_site({"b": 0.5634, "a": 0.1267})
+    for text, fix in (("from 0 to {{ value s b .2f }}", "round=up"), ("from {{ value s a .2f }} to 1", "round=down"),
+                      ("between 0 and {{ value s b .2f }}", "round=up")):
+        found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+        with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*write {fix}"):
+            FM.check_ranges(site, resolver, text, found)
+        rounded = text.replace(".2f }}", f".2f {fix} }}}}")
+        FM.check_ranges(site, resolver, rounded, [d for d in directives.parse(rounded, where="p.md") if d.keyword == "value"])
 
 
 def test_a_range_in_two_units_is_refused():

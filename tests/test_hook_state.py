@@ -142,7 +142,7 @@ def test_the_print_hook_takes_its_navigation_from_the_build_it_belongs_to():
 # ---- the MkDocs-bound code is thin: the grammar, the numbering and the figure step are plain ----
 
 #: What a move to another site generator keeps as it is (README, "What is where").
-PLAIN = ("directives.py", "numbering.py", "figure_markdown.py", "navigation.py", "downloads.py", "notebook_css.py")
+PLAIN = ("directives.py", "claims.py", "numbering.py", "figure_markdown.py", "navigation.py", "downloads.py", "notebook_css.py")
 
 
 def _imports(path) -> set[str]:

@@ -1,0 +1,338 @@
+"""What the prose around a ``{{ value }}`` claims about it: that it is exact, a bound, or an end of a range.
+
+A rounded number is true to half a unit of its last digit, but the words around it can ask
+more: "= 0.69" says the value is 0.69 (ln 2 is not), "at most 0.56" that it is no more (0.5634
+is more), "from 0.13 to 0.56" that every value lies between (0.1267 does not). These functions
+read a page's Markdown (or an alt text, a caption) for such claims; hooks/figure_markdown.py
+checks each against the value's data and refuses a page whose claim the rounding makes false.
+
+The reading is of words, so it has limits, stated where they are: a phrasing it does not read
+is not checked, and the author writes the bound's ``round=`` as always. Before matching, the
+text around a value is read as a reader sees it (:func:`_as_read`): HTML references decoded
+(``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``, ``<=``,
+``\\leqslant`` are ``≤``; ``＝`` is ``=``).
+
+Pages: README ("Write a page"), and every page that states a bound, a range or an exact value.
+"""
+from __future__ import annotations
+
+import html
+import numbers
+import re
+from fractions import Fraction
+
+
+class ClaimError(ValueError):
+    """A claim the value's rounding makes false; the message names the page, the value and the fix."""
+
+
+# ---- reading the text as a reader does -------------------------------------------------------------
+
+#: Spellings of one sign, made one before matching (after HTML references are decoded).
+_SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
+          ("\\not=", "≠"), ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
+#: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
+_TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
+              "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔"}
+_TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
+def _as_read(text: str) -> str:
+    """``text`` as a reader reads it: HTML references decoded (``&le;``, ``&#08804;``, ``&#x2264;``,
+    ``&nbsp;``), the spellings of a sign made one (:data:`_SIGNS`, :data:`_TEX_SIGNS`)."""
+    text = html.unescape(text)
+    for spelling, sign in _SIGNS:
+        text = text.replace(spelling, sign)
+    return _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], text)
+
+
+#: What may wrap a value without changing what it says: spaces of any width, emphasis, a code
+#: span's backtick, an HTML tag or comment, a formula's delimiters and TeX's spacing (``\\,``,
+#: ``\\quad``, ``\\kern``), a link's brackets ("[{{ value }}](#fig)"), a quote's marker at the
+#: start of a line (passes sixty-four and sixty-six).
+_WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
+         r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\kern\S*|\[|\]\([^()\s]*\))*")
+#: A unit after the first end: up to three words of up to twelve letters, signs or slashes each
+#: ("×", "%", "ms", "tokens", "MB/s", "per cent", "tokens per second"), each after at most one
+#: space; no punctuation ("a to b, c to d" is two ranges, not one from b to d; a sentence ends).
+_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\,;:.!?()\[\]]{1,12}){0,3}"
+#: The dashes that join two ends: en and em dashes, the figure dash, hyphens (U+2010, U+2011),
+#: the horizontal bar, two- and three-em dashes, the wave and swung dashes.
+_DASH = r"(?:[–—‒‐‑―⸺⸻〜⁓]|--)"
+
+
+# ---- "=": an exact value -------------------------------------------------------------------------------
+
+#: What may stand between an "=" and the value it equates without changing the sentence: as
+#: :data:`_WRAP`, and an opening bracket or brace, a sign written before the value, a table's
+#: cell border, a list's marker, ``\\text{``, ``\\left(`` (passes thirty-eight and forty), a
+#: closing brace (``\\stackrel{\\text{def}}{=}``).
+_BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−]|\\[\[\]]"
+                             r"|\\(?:text|math[a-z]+|boldsymbol|operatorname)\{|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
+#: What states an equality: "=" and the signs of a definition or an identity.
+_EQUALS = ("=", "≔", "≡", "≝")
+#: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
+#: unless a word before turns them ("not exactly", "roughly equal to": pass sixty-six).
+_EQUALS_WORDS = re.compile(r"(?<![\w-])(?<!not\s)(?<!almost\s)(?<!nearly\s)(?<!never\s)(?<!roughly\s)(?<!about\s)"
+                           r"(?<!approximately\s)(?<!close\sto\s)(?:exactly|precisely|equals|equal\s+to|equalling"
+                           r"|equaling|identical\s+to)$", re.I)
+#: Words after a value that say it is exact: "{{ value }} exactly".
+_EXACT_AFTER = re.compile(_WRAP + r"exactly\b", re.I)
+#: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
+_LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
+
+
+def follows_equals(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the directive at ``start`` (to ``end``) of ``text`` is stated as exact: after an
+    "=" (on its line or the line before) or its like (:data:`_EQUALS`, :data:`_EQUALS_WORDS`),
+    with only :data:`_BETWEEN_EQUALS` and earlier values of the same list between, or before
+    "exactly": "\\(\\ln 2\\) = **{{ value ... }}**" and "\\(dz = \\) {{ value ... }}" state an
+    exact value. "≈", "≠", "≤", "≥" (in any spelling) do not."""
+    if end is not None and _EXACT_AFTER.match(text, end):
+        return True
+    before, listed = _as_read(text[max(0, start - 400):start]), False
+    while True:
+        gap = _BETWEEN_EQUALS.search(before)
+        if listed and not (gap and re.search(r"[(\[]", gap.group())):
+            return False  # "= a, b times more": a list only in brackets, "= (a, b)"
+        before = before[:gap.start()] if gap else before
+        earlier = _LISTED_AFTER.search(before)  # "= (v1, v2)": v2 is equated as v1 is
+        if not earlier:
+            break
+        before, listed = before[:earlier.start()], True
+    return (before.endswith(_EQUALS) and not before.endswith(("==", "=>"))) or bool(_EQUALS_WORDS.search(before))
+
+
+# ---- ranges: "from a to b", "a–b", "between a and b" ------------------------------------------------------
+
+#: What joins the two ends of a stated range, "{{ value a }}× to {{ value b }}×",
+#: "{{ value a }}–{{ value b }}", "`{{ value a }}` through `{{ value b }}`": a unit after the
+#: first end, then "to", "up to", "down to", "through", "till", "until", a dash (:data:`_DASH`,
+#: a hyphen with no space around it) or an ellipsis (passes fifty-four, sixty-three, sixty-four).
+_RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
+                         + r"|…|\.\.\.?)" + _WRAP + r"|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
+_BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:and|&)" + _WRAP, re.S)
+_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
+#: A number written in the prose at one end of a range with a value at the other ("from 0 to
+#: {{ value b }}", "between 0 and {{ value b }}", "0–{{ value b }}", "from {{ value a }} to 1":
+#: pass sixty-six); joined by words only after "from" or "between" ("layer 2 to 0.56" is not a
+#: range).
+_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?)(?![\w.])"
+_WORD_JOIN = r"(?:(?:(?:up|down)\s+)?to|through|till|until)"
+_DASH_JOIN = r"(?:" + _DASH + r"|…|-)"
+_LITERAL_BEFORE = re.compile(r"(?:\b(?P<word>from|between)" + _WRAP + r")?" + _LITERAL + _UNIT + _WRAP
+                             + r"(?P<join>" + _WORD_JOIN + r"|and|&|" + _DASH_JOIN + r")" + _WRAP + r"$", re.S | re.I)
+_LITERAL_AFTER = re.compile(r"(?:(?:" + _UNIT + _WRAP + r"(?P<join>" + _WORD_JOIN + r"|" + _DASH + r"|…)" + _WRAP
+                            + r")|-)" + _LITERAL, re.S | re.I)  # (a hyphen only right after the value: "0.5-1")
+_FROM_BEFORE = re.compile(r"\bfrom" + _WRAP + r"$", re.I)
+
+
+class Literal:
+    """A number the prose writes at one end of a range: exact, as written."""
+
+    keyword, options = "literal", {}
+
+    def __init__(self, text: str):
+        self.raw = self.name = text
+        self.args = (text,)
+        self.value = Fraction(text.replace(",", "").replace("−", "-"))
+
+
+def ranges(text: str, found) -> list[tuple]:
+    """The pairs of ends in ``text`` that state a range: two value directives of ``found`` (in
+    order, with offsets in ``text``) joined by "to" or a dash, or "between ... and ...", and a
+    value with a number the prose writes at the other end (a :class:`Literal`: "from 0 to
+    {{ value b }}"). Not read as ranges (the rule's limits): inequalities inside a formula
+    (``a \\le x \\le b``), intervals "[a, b]", and a range split over two table columns; the
+    author writes their bounds with round=down/up."""
+    pairs, found = [], sorted(found, key=lambda d: d.start)
+    values = [d for d in found if d.keyword == "value"]
+    for a, b in zip(found, found[1:]):
+        if a.keyword != "value" or b.keyword != "value" or (pairs and pairs[-1][1] is a):
+            continue  # (the high end of a range starts no other: "from a–b to c–d" is two ranges)
+        gap = _as_read(text[a.end:b.start])
+        if _RANGE_JOIN.fullmatch(gap) or (_BETWEEN_JOIN.fullmatch(gap) and _BETWEEN_BEFORE.search(text[:a.start])):
+            pairs.append((a, b))
+    paired = {id(d) for pair in pairs for d in pair}
+    for d in values:
+        if id(d) in paired:
+            continue
+        m = _LITERAL_BEFORE.search(_as_read(text[max(0, d.start - 120):d.start]))
+        if m and (m["word"] or re.fullmatch(_DASH_JOIN, m["join"])) and (m["join"] not in ("and", "&") or
+                                                                        (m["word"] or "").lower() == "between"):
+            pairs.append((Literal(m["lit"]), d))
+            continue
+        m = _LITERAL_AFTER.match(_as_read(text[d.end:d.end + 120]))
+        if m and (not m["join"] or not re.match(_WORD_JOIN, m["join"], re.I)
+                  or _FROM_BEFORE.search(text[max(0, d.start - 80):d.start])):
+            pairs.append((d, Literal(m["lit"])))
+    return pairs
+
+
+def exact_number(shown: str) -> Fraction | None:
+    """The number ``shown`` writes, exactly ("12.3%" is 123/1000, "9,007,199,254,740,993" and
+    "1_234.57" every digit of it), or None."""
+    m = re.search(r"[-−]?\d[\d,_]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?", shown)
+    if not m:
+        return None
+    text = m.group(0).replace(",", "").replace("_", "").replace("−", "-")
+    return Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
+
+
+def stands_for(value) -> tuple[Fraction, ...]:
+    """The exact numbers ``value`` (a real, not a bool) stands for: an integer itself; a float
+    its binary value and the shortest decimal that is that float in its own type (0.1 is
+    0.1 and 0.1000000000000000055511151231257827...)."""
+    if isinstance(value, Fraction):
+        return (value,)
+    if isinstance(value, numbers.Integral):
+        return (Fraction(int(value)),)
+    short = str(value) if type(value).__module__ == "numpy" else repr(float(value))  # (float32's own shortest)
+    exact = Fraction(*value.as_integer_ratio()) if hasattr(value, "as_integer_ratio") else Fraction(float(value))
+    return exact, Fraction(short)
+
+
+def exactly(shown: str, value) -> bool:
+    """Whether ``shown`` writes ``value`` itself: the float's every binary digit, or the shortest
+    decimal that is it ("0.1" for 0.1, never "0.10000000000000000555" or, for 2/3,
+    "0.66666666666666663", which only round back to the same float: pass sixty-three); an
+    integer every digit of it (past 2**53 too)."""
+    number = exact_number(shown)
+    return number is not None and number in stands_for(value)
+
+
+def check_range(page_where: str, low, high, *, where_high: str | None = None) -> None:
+    """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
+    only if its ends are rounded outward: its smaller end never reads above its value, its
+    larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
+    fifty-one; a falling range: pass sixty-three). Two values that are a change from before
+    to after, not a range, say so with round=nearest on both. ``low`` and ``high`` are
+    (directive, value, shown) of the first and the second end (a :class:`Literal` shows
+    itself); ``page_where`` names the first, ``where_high`` the second (default: the first)."""
+    (da, va, sa), (db, vb, sb) = low, high
+    real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
+    if not real or va == vb:
+        return  # words, or one value twice
+    if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
+        return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52"), marked as one
+    # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
+    # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
+    # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
+    for d, value, shown, smaller in ((da, va, sa, va < vb), (db, vb, sb, vb < va)):  # in the text's order
+        if isinstance(d, Literal):
+            continue
+        number, exact = exact_number(shown), stands_for(value)[-1]
+        fix = "round=down" if smaller else "round=up"
+        if number is not None and (number > exact if smaller else number < exact):
+            raise ClaimError(
+                f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at "
+                f"{d.args[0]!r}, shown as {shown.strip()!r} at the {'low' if smaller else 'high'} end of a range "
+                f"({sa.strip()} to {sb.strip()}): a range holds the values it states only if its ends are rounded "
+                f"outward; write {fix} (or, where the two numbers are a change from before to after, not a range, "
+                "round=nearest on both)")
+
+
+#: Units a range's two ends may be written in: a range must give both ends in one of them.
+_UNITS = ("B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "µs", "us", "ns", "min", "h",
+          "%", "×", "x", "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "GB/s", "TB/s", "tokens/s")
+_UNIT_AFTER = re.compile(r"[\s\u00a0]*(" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+                         + r")(?![\w/])")
+
+
+def one_unit(where: str, text: str, a, b) -> None:
+    """A range whose ends are written in two units ("from 4.6 ms to 1.2 s") cannot be checked by
+    its numbers: refused, naming the two (pass sixty-four)."""
+    if isinstance(a, Literal) or isinstance(b, Literal):
+        return
+    first, second = _UNIT_AFTER.match(text, a.end), _UNIT_AFTER.match(text, b.end)
+    if first and second and first[1] != second[1]:
+        raise ClaimError(f"{where}: a range from {a.raw} {first[1]} to {b.raw} {second[1]} gives its ends in "
+                         "two units; write both in one (a range's ends are checked as numbers of one unit)")
+
+
+# ---- bounds: "at least a", "at most b", "b or less" ---------------------------------------------------------
+
+#: Words before a value that make it a bound, and the side the value must be rounded to: a
+#: lower bound ("at least 0.12": the quantity is that much or more) never reads above its value,
+#: an upper bound ("at most", "up to", "within", "as low as", "≤": it is that much or less)
+#: never below (pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was
+#: false twice). Only words that state the size of the value itself: "more than", "above",
+#: "below", "<" and their like turn around in a negation or a condition ("no head scores above
+#: 0.09" is an upper bound, "scores above 11.09 overflow" a threshold), so the page says which
+#: with round=. "Up to" after a verb ("add up to", "rounded up to") states a result, not a
+#: bound (passes sixty-four and sixty-six).
+_LOWER_WORDS = (r"at\s+(?:the\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
+                r"|not\s+(?:less|fewer|lower|smaller)\s+than|a\s+minimum\s+of|upwards?\s+of"
+                r"|as\s+(?:high|many|much|large)\s+as|never\s+(?:falls?|drops?|goes)\s+below")
+_UPPER_WORDS = (r"at\s+(?:the\s+)?most|at\s+maximum|no\s+(?:more|greater|higher|larger)\s+than"
+                r"|not\s+(?:more|greater|higher|larger)\s+than|a\s+maximum\s+of|within|capped\s+at"
+                r"|never\s+exceeds?|(?:does|do|did)\s+not\s+exceed|(?:doesn't|don't|didn't)\s+exceed"
+                r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
+_VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
+                      r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped)\w*\s+$", re.I)
+#: What may stand between the bound and its value: as :data:`_WRAP`, and punctuation, a
+#: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
+_BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\))*"
+_BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<lower_sign>≥)|(?<![\w-])(?P<upper>"
+                           + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?P<minus>[-−]" + _WRAP + r")?$",
+                           re.S | re.I)
+#: Words after a value that make it a bound: "{{ value }} or less" is an upper bound.
+_BOUND_AFTER = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?P<upper>or\s+(?:less|fewer|lower|smaller|below|under)"
+                          r"|at\s+(?:the\s+)?most)|(?P<lower>or\s+(?:more|greater|higher|larger|above|over)"
+                          r"|at\s+(?:the\s+)?least))\b", re.S | re.I)
+#: A value that continues the one before it: "at most {{ value a }} and {{ value b }}", a list.
+_LISTED = re.compile(_WRAP + _UNIT + _WRAP + r"(?:,|;|,?\s+(?:and|or))" + _WRAP, re.S)
+#: Words that make what follows approximate, not a bound.
+_APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|almost|some)|[≈~])" + _BOUND_GAP + "$",
+                          re.I)
+
+
+def _side_before(before: str) -> str | None:
+    """The side of the bound the text ``before`` a value states, or None."""
+    before = _as_read(before)
+    if _APPROXIMATE.search(before):
+        return None
+    m = _BOUND_BEFORE.search(before)
+    if not m or (m["upper"] and re.match(r"up\s", m["upper"], re.I) and _VERB_UP.search(before[:m.start()])):
+        return None
+    side = "down" if m["lower"] or m["lower_sign"] else "up"
+    return ("up" if side == "down" else "down") if m["minus"] else side  # "≤ −0.56" bounds −x: the other side
+
+
+def bounds(text: str, found) -> list[tuple]:
+    """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
+    a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_WORDS`,
+    :data:`_UPPER_WORDS`, "≥", "≤" in any spelling), or right after it ("or less", "or more"),
+    and the values listed after a bound ("at most a and b", "a, b or c"). An end of a range is
+    the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range outward, and
+    "rises from a up to b" is a range or a change."""
+    in_range = {id(d) for pair in ranges(text, found) for d in pair}
+    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
+    side = None
+    for i, d in enumerate(found):
+        here = _side_before(text[max(0, d.start - 400):d.start])
+        if here:
+            side = here
+        elif not (side and i and _LISTED.fullmatch(_as_read(text[found[i - 1].end:d.start]))):
+            side = None
+        after = _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80]))
+        if after and not side:
+            side = "up" if after["upper"] else "down"
+        if side and id(d) not in in_range:
+            out.append((d, side))
+    return out
+
+
+def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
+    """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
+    never reads above its value, an upper bound never below."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return
+    number, exact = exact_number(shown), stands_for(value)[-1]
+    if number is not None and (number > exact if side == "down" else number < exact):
+        kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \
+            "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"
+        raise ClaimError(
+            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
+            f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "
+            f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
