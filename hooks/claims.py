@@ -6,11 +6,23 @@ is more), "from 0.13 to 0.56" that every value lies between (0.1267 does not). T
 read a page's Markdown (or an alt text, a caption) for such claims; hooks/figure_markdown.py
 checks each against the value's data and refuses a page whose claim the rounding makes false.
 
-The reading is of words, so it has limits, stated where they are: a phrasing it does not read
-is not checked, and the author writes the bound's ``round=`` as always. Before matching, the
-text around a value is read as a reader sees it (:func:`_as_read`): HTML references decoded
-(``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``, ``<=``,
-``\\leqslant`` are ``≤``; ``＝`` is ``=``).
+Before matching, the text around a value is read as a reader sees it (:func:`_as_read`): HTML
+references decoded (``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``,
+``<=``, ``\\leqslant`` are ``≤``; ``＝`` is ``=``).
+
+The reading is of words, so it has limits; a claim it does not read is not checked, and the
+author writes the bound's ``round=`` as always. It reads a narrow, predictable set, because a
+rule that reads too much refuses true sentences and asks for a rounding that makes them false
+(pass sixty-eight: "1 − p" read as a range from 1, "0.69 exactly when the scores tie" as "=").
+Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
+a condition turns them around); a value made approximate ("about", "roughly", "~", "≈");
+words after a value other than "or less" and "or more" ending the clause; units of more than
+one word (but "per cent") and ranges whose ends are in two units outside :data:`_UNITS`; a
+number the prose writes at a range's end unless after "from" or "between" (dashes with a
+number are arithmetic and names); inequalities inside a formula other than ≤ or ≥ right
+before the value, intervals "[a, b]", ranges split over two table columns; round=nearest on
+both ends (or on the value's end, where the other is a number the prose writes) is the
+author's word that two numbers are a change.
 
 Pages: README ("Write a page"), and every page that states a bound, a range or an exact value.
 """
@@ -32,7 +44,7 @@ class ClaimError(ValueError):
 _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
           ("\\not=", "≠"), ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
-_TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
+_TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔"}
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
@@ -52,13 +64,17 @@ def _as_read(text: str) -> str:
 #: start of a line (passes sixty-four and sixty-six).
 _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
          r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\kern\S*|\[|\]\([^()\s]*\))*")
-#: A unit after the first end: up to three words of up to twelve letters, signs or slashes each
-#: ("×", "%", "ms", "tokens", "MB/s", "per cent", "tokens per second"), each after at most one
-#: space; no punctuation ("a to b, c to d" is two ranges, not one from b to d; a sentence ends).
-_UNIT = r"(?:[\s\u00a0]?[^\s{}\d<>`*_\\,;:.!?()\[\]]{1,12}){0,3}"
-#: The dashes that join two ends: en and em dashes, the figure dash, hyphens (U+2010, U+2011),
-#: the horizontal bar, two- and three-em dashes, the wave and swung dashes.
-_DASH = r"(?:[–—‒‐‑―⸺⸻〜⁓]|--)"
+#: A unit after the first end: one word of up to twelve letters, signs or slashes ("×", "%",
+#: "ms", "tokens", "MB/s", "tokens/sec"), or "per cent", after at most one space; not a word of
+#: the sentence ("is close to b", "compared to b", "KiB a step to b" are no ranges: pass
+#: sixty-eight), no punctuation ("a to b, c to d" is two ranges; a sentence ends).
+_NOT_A_UNIT = (r"(?!(?:is|was|are|were|be|been|close|compared|and|or|but|the|a|an|of|in|on|at|by|as|than|then|with"
+               r"|from|up|down|to|through|till|until|nearly|about|roughly|almost)\b)")
+_UNIT = r"(?:[\s\u00a0]?(?:per\s+cent|" + _NOT_A_UNIT + r"[^\s{}\d<>`*_\\,;:.!?()\[\]]{1,12}))?"
+#: The dashes that join two ends: the en dash, the figure dash, hyphens (U+2010, U+2011), the
+#: wave and swung dashes, "--"; an em dash or a bar only with no space around it (with spaces
+#: it is the sentence's punctuation: "at most a — b on average", pass sixty-eight).
+_DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 
 
 # ---- "=": an exact value -------------------------------------------------------------------------------
@@ -72,24 +88,28 @@ _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−]|\\[\[\]]"
 #: What states an equality: "=" and the signs of a definition or an identity.
 _EQUALS = ("=", "≔", "≡", "≝")
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
-#: unless a word before turns them ("not exactly", "roughly equal to": pass sixty-six).
-_EQUALS_WORDS = re.compile(r"(?<![\w-])(?<!not\s)(?<!almost\s)(?<!nearly\s)(?<!never\s)(?<!roughly\s)(?<!about\s)"
-                           r"(?<!approximately\s)(?<!close\sto\s)(?:exactly|precisely|equals|equal\s+to|equalling"
-                           r"|equaling|identical\s+to)$", re.I)
-#: Words after a value that say it is exact: "{{ value }} exactly".
-_EXACT_AFTER = re.compile(_WRAP + r"exactly\b", re.I)
+#: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
+#: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
+_EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|equalling|equaling|identical\s+to)"
+                           + _WRAP + r"$", re.I)
+_TURNED = re.compile(r"n't\b|\b(?:not|never|almost|nearly|roughly|about|approximately|close|quite|less|greater|more"
+                     r"|fewer|lower|higher|smaller|larger|than)\b", re.I)
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 
 
 def follows_equals(text: str, start: int, end: int | None = None) -> bool:
-    """Whether the directive at ``start`` (to ``end``) of ``text`` is stated as exact: after an
-    "=" (on its line or the line before) or its like (:data:`_EQUALS`, :data:`_EQUALS_WORDS`),
-    with only :data:`_BETWEEN_EQUALS` and earlier values of the same list between, or before
-    "exactly": "\\(\\ln 2\\) = **{{ value ... }}**" and "\\(dz = \\) {{ value ... }}" state an
-    exact value. "≈", "≠", "≤", "≥" (in any spelling) do not."""
-    if end is not None and _EXACT_AFTER.match(text, end):
-        return True
+    """Whether the directive at ``start`` of ``text`` is stated as exact: after an "=" (on its
+    line or the line before) or its like (:data:`_EQUALS`, :data:`_EQUALS_WORDS`), with only
+    :data:`_BETWEEN_EQUALS` and earlier values of the same list between: "\\(\\ln 2\\) =
+    **{{ value ... }}**" and "\\(dz = \\) {{ value ... }}" state an exact value. "≈", "≠", "≤",
+    "≥" (in any spelling) do not; nor does "exactly" after a value ("0.69 exactly when the
+    scores tie": pass sixty-eight). ``end`` is unused (kept for the callers)."""
+    words = _EQUALS_WORDS.search(_as_read(text[max(0, start - 400):start]))
+    if words:
+        three = re.findall(r"[\w']+", _as_read(text[max(0, start - 400):start])[:words.start()])[-3:]
+        if not _TURNED.search(" ".join(three)):
+            return True
     before, listed = _as_read(text[max(0, start - 400):start]), False
     while True:
         gap = _BETWEEN_EQUALS.search(before)
@@ -100,7 +120,7 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
         if not earlier:
             break
         before, listed = before[:earlier.start()], True
-    return (before.endswith(_EQUALS) and not before.endswith(("==", "=>"))) or bool(_EQUALS_WORDS.search(before))
+    return before.endswith(_EQUALS) and not before.endswith(("==", "=>"))
 
 
 # ---- ranges: "from a to b", "a–b", "between a and b" ------------------------------------------------------
@@ -110,32 +130,44 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
 #: first end, then "to", "up to", "down to", "through", "till", "until", a dash (:data:`_DASH`,
 #: a hyphen with no space around it) or an ellipsis (passes fifty-four, sixty-three, sixty-four).
 _RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
-                         + r"|…|\.\.\.?)" + _WRAP + r"|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
-_BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:and|&)" + _WRAP, re.S)
-_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
-#: A number written in the prose at one end of a range with a value at the other ("from 0 to
-#: {{ value b }}", "between 0 and {{ value b }}", "0–{{ value b }}", "from {{ value a }} to 1":
-#: pass sixty-six); joined by words only after "from" or "between" ("layer 2 to 0.56" is not a
-#: range).
-_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?)(?![\w.])"
+                         + r"|…|\.\.\.?)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
+_BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:and|&)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?", re.S)
+_BETWEEN_BEFORE = re.compile(r"(?<!difference\s)(?<!distance\s)(?<!gap\s)(?<!ratio\s)(?<!angle\s)(?<!choice\s)"
+                             r"(?<!correlation\s)(?<!trade-off\s)\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$",
+                             re.I)  # (the difference between a and b is no range: pass sixty-eight)
+#: A number written in the prose at one end of a range with a value at the other, after
+#: "from" or "between" ("from 0 to {{ value b }}", "between 0% and {{ value b }}", "from
+#: {{ value a }} to 1": pass sixty-six); a sign, a percent and a unit are read with it ("from
+#: 10% to b" is 0.1 to b: pass sixty-eight). Dashes with a number ("1 - p", "GPT-2–x",
+#: "1-in-N") are arithmetic and names, not ranges.
+_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?%?)(?![\w.])"
 _WORD_JOIN = r"(?:(?:(?:up|down)\s+)?to|through|till|until)"
-_DASH_JOIN = r"(?:" + _DASH + r"|…|-)"
-_LITERAL_BEFORE = re.compile(r"(?:\b(?P<word>from|between)" + _WRAP + r")?" + _LITERAL + _UNIT + _WRAP
-                             + r"(?P<join>" + _WORD_JOIN + r"|and|&|" + _DASH_JOIN + r")" + _WRAP + r"$", re.S | re.I)
-_LITERAL_AFTER = re.compile(r"(?:(?:" + _UNIT + _WRAP + r"(?P<join>" + _WORD_JOIN + r"|" + _DASH + r"|…)" + _WRAP
-                            + r")|-)" + _LITERAL, re.S | re.I)  # (a hyphen only right after the value: "0.5-1")
-_FROM_BEFORE = re.compile(r"\bfrom" + _WRAP + r"$", re.I)
+_LITERAL_BEFORE = re.compile(r"\b(?P<word>from|between)" + _WRAP + _LITERAL + r"(?P<unit>" + _UNIT + r")" + _WRAP
+                             + r"(?P<join>" + _WORD_JOIN + r"|and|&)" + _WRAP + r"(?P<minus>[-−])?$", re.S | re.I)
+_LITERAL_AFTER = re.compile(r"(?P<unit>" + _UNIT + r")" + _WRAP + _WORD_JOIN + _WRAP + _LITERAL + r"(?P<unit2>"
+                            + _UNIT + r")", re.S | re.I)
+_FROM_BEFORE = re.compile(r"\bfrom" + _WRAP + r"(?P<minus>[-−])?$", re.I)
 
 
 class Literal:
-    """A number the prose writes at one end of a range: exact, as written."""
+    """A number the prose writes at one end of a range: exact, as written ("10%" is 1/10), with
+    the unit written after it."""
 
     keyword, options = "literal", {}
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, unit: str = ""):
         self.raw = self.name = text
         self.args = (text,)
-        self.value = Fraction(text.replace(",", "").replace("−", "-"))
+        self.unit = unit.strip()
+        self.value = exact_number(text)
+
+
+def prose_minus(text: str, d) -> bool:
+    """Whether the prose writes a minus sign before the value ``d``: attached to it and not after
+    a number, a letter or a bracket ("from −{{ value a }}", "\\(e \\le -{{ value a }}\\)"; but "1 -
+    {{ value p }}" and "x-{{ value p }}" subtract)."""
+    m = re.search(r"(?P<before>.?)[-−](?:\*\*|\*|_|`|\\\(|\$)*$", text[max(0, d.start - 12):d.start], re.S)
+    return bool(m) and not re.match(r"[\w)\]}]", m["before"] or " ")
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -158,14 +190,12 @@ def ranges(text: str, found) -> list[tuple]:
         if id(d) in paired:
             continue
         m = _LITERAL_BEFORE.search(_as_read(text[max(0, d.start - 120):d.start]))
-        if m and (m["word"] or re.fullmatch(_DASH_JOIN, m["join"])) and (m["join"] not in ("and", "&") or
-                                                                        (m["word"] or "").lower() == "between"):
-            pairs.append((Literal(m["lit"]), d))
+        if m and (m["join"] not in ("and", "&") or m["word"].lower() == "between"):
+            pairs.append((Literal(m["lit"], m["unit"]), d))
             continue
         m = _LITERAL_AFTER.match(_as_read(text[d.end:d.end + 120]))
-        if m and (not m["join"] or not re.match(_WORD_JOIN, m["join"], re.I)
-                  or _FROM_BEFORE.search(text[max(0, d.start - 80):d.start])):
-            pairs.append((d, Literal(m["lit"])))
+        if m and _FROM_BEFORE.search(text[max(0, d.start - 80):d.start]):
+            pairs.append((d, Literal(m["lit"], m["unit2"] or m["unit"])))
     return pairs
 
 
@@ -208,21 +238,24 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     fifty-one; a falling range: pass sixty-three). Two values that are a change from before
     to after, not a range, say so with round=nearest on both. ``low`` and ``high`` are
     (directive, value, shown) of the first and the second end (a :class:`Literal` shows
-    itself); ``page_where`` names the first, ``where_high`` the second (default: the first)."""
-    (da, va, sa), (db, vb, sb) = low, high
+    itself), with a fourth item True where the prose writes a minus before the value (the end is
+    −value, and the value is rounded the other way); ``page_where`` names the first,
+    ``where_high`` the second (default: the first)."""
+    (da, va, sa, *na), (db, vb, sb, *nb) = low, high
     real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
     if not real or va == vb:
         return  # words, or one value twice
-    if da.options.get("round") == "nearest" and db.options.get("round") == "nearest":
-        return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52"), marked as one
+    marked = [d.options.get("round") == "nearest" for d in (da, db) if not isinstance(d, Literal)]
+    if marked and all(marked):
+        return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52", "from 0 to 0.84"), marked as one
     # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
     # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
     # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
-    for d, value, shown, smaller in ((da, va, sa, va < vb), (db, vb, sb, vb < va)):  # in the text's order
-        if isinstance(d, Literal):
+    for d, value, shown, smaller, negated in ((da, va, sa, va < vb, na == [True]), (db, vb, sb, vb < va, nb == [True])):
+        if isinstance(d, Literal):  # (in the text's order)
             continue
         number, exact = exact_number(shown), stands_for(value)[-1]
-        fix = "round=down" if smaller else "round=up"
+        fix = "round=down" if smaller != negated else "round=up"
         if number is not None and (number > exact if smaller else number < exact):
             raise ClaimError(
                 f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at "
@@ -242,9 +275,12 @@ _UNIT_AFTER = re.compile(r"[\s\u00a0]*(" + "|".join(re.escape(u) for u in sorted
 def one_unit(where: str, text: str, a, b) -> None:
     """A range whose ends are written in two units ("from 4.6 ms to 1.2 s") cannot be checked by
     its numbers: refused, naming the two (pass sixty-four)."""
-    if isinstance(a, Literal) or isinstance(b, Literal):
-        return
-    first, second = _UNIT_AFTER.match(text, a.end), _UNIT_AFTER.match(text, b.end)
+    def unit(d):
+        if isinstance(d, Literal):
+            return _UNIT_AFTER.fullmatch(" " + d.unit) if d.unit else None
+        return _UNIT_AFTER.match(text, d.end)
+
+    first, second = unit(a), unit(b)
     if first and second and first[1] != second[1]:
         raise ClaimError(f"{where}: a range from {a.raw} {first[1]} to {b.raw} {second[1]} gives its ends in "
                          "two units; write both in one (a range's ends are checked as numbers of one unit)")
@@ -261,11 +297,11 @@ def one_unit(where: str, text: str, a, b) -> None:
 #: 0.09" is an upper bound, "scores above 11.09 overflow" a threshold), so the page says which
 #: with round=. "Up to" after a verb ("add up to", "rounded up to") states a result, not a
 #: bound (passes sixty-four and sixty-six).
-_LOWER_WORDS = (r"at\s+(?:the\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
+_LOWER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
                 r"|not\s+(?:less|fewer|lower|smaller)\s+than|a\s+minimum\s+of|upwards?\s+of"
                 r"|as\s+(?:high|many|much|large)\s+as|never\s+(?:falls?|drops?|goes)\s+below")
-_UPPER_WORDS = (r"at\s+(?:the\s+)?most|at\s+maximum|no\s+(?:more|greater|higher|larger)\s+than"
-                r"|not\s+(?:more|greater|higher|larger)\s+than|a\s+maximum\s+of|within|capped\s+at"
+_UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)\s+(?:more|greater|higher|larger)\s+than"
+                r"|a\s+maximum\s+of|within|capped\s+at"
                 r"|never\s+exceeds?|(?:does|do|did)\s+not\s+exceed|(?:doesn't|don't|didn't)\s+exceed"
                 r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
@@ -276,10 +312,13 @@ _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\))*"
 _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<lower_sign>≥)|(?<![\w-])(?P<upper>"
                            + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?P<minus>[-−]" + _WRAP + r")?$",
                            re.S | re.I)
-#: Words after a value that make it a bound: "{{ value }} or less" is an upper bound.
-_BOUND_AFTER = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?P<upper>or\s+(?:less|fewer|lower|smaller|below|under)"
-                          r"|at\s+(?:the\s+)?most)|(?P<lower>or\s+(?:more|greater|higher|larger|above|over)"
-                          r"|at\s+(?:the\s+)?least))\b", re.S | re.I)
+#: Words right after a value (or its unit) that make it a bound, ending the clause: "0.051 or
+#: less.", "0.39 or more," (not "or more precisely", "more or less evenly", "at least in the
+#: first head": pass sixty-eight).
+_BOUND_AFTER = re.compile(r"(?:[\s\u00a0]*(?:" + "|".join(re.escape(u) for u in ("%", "×", "x", "ms", "s", "B", "KiB",
+                          "MiB", "GiB", "TiB", "nats", "bits", "tokens", "heads", "steps")) + r"))?" + _WRAP
+                          + r"or\s+(?:(?P<upper>less|fewer|lower|smaller)|(?P<lower>more|greater|higher|larger))"
+                          + r"(?=[\s\u00a0*_`]*(?:[.,;:)!?]|$))", re.S | re.I)
 #: A value that continues the one before it: "at most {{ value a }} and {{ value b }}", a list.
 _LISTED = re.compile(_WRAP + _UNIT + _WRAP + r"(?:,|;|,?\s+(?:and|or))" + _WRAP, re.S)
 #: Words that make what follows approximate, not a bound.

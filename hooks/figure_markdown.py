@@ -722,10 +722,16 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     def where(d):
         return resolver.where(d) if not isinstance(d, claims.Literal) else None
 
+    def signed(d):  # an end with a minus the prose writes before it ("from −a to −b") is −value
+        d, value, shown = end(d)
+        if not isinstance(d, claims.Literal) and claims.prose_minus(text, d) and isinstance(value, numbers.Real):
+            return d, -value, "-" + shown.strip(), True
+        return d, value, shown
+
     try:
         for a, b in ranges(text, found):
             one_unit(where(a) or where(b), text, a, b)
-            check_range(where(a) or where(b), end(a), end(b), where_high=where(b))
+            check_range(where(a) or where(b), signed(a), signed(b), where_high=where(b))
         for d, side in bounds(text, found):
             check_bound(resolver.where(d), *end(d), side)
     except ClaimError as exc:

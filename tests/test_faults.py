@@ -1270,7 +1270,11 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     ("x ≝ {{ value x }}", True), ("\\(x \\stackrel{\\text{def}}{=} {{ value x }}\\)", True),
     ("not exactly {{ value x }}", False), ("almost exactly {{ value x }}", False), ("roughly equal to {{ value x }}", False),
     ("never equals {{ value x }}", False), ("not equal to {{ value x }}", False), ("\\(x \\not= {{ value x }}\\)", False),
-    ("x ~= {{ value x }}", False), ("x =~ {{ value x }}", False), ("x ≈ {{ value x }}", False)])
+    ("x ~= {{ value x }}", False), ("x =~ {{ value x }}", False), ("x ≈ {{ value x }}", False),
+    # pass sixty-eight: negations a few words before, with emphasis; a bound spelt with "equal to"
+    ("ln 2 is not **exactly** {{ value x }}", False), ("isn't exactly {{ value x }}", False),
+    ("isn't equal to {{ value x }}", False), ("is not quite equal to {{ value x }}", False),
+    ("less than or equal to {{ value x }}", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 
@@ -1389,11 +1393,21 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     # pass sixty-six: a reference with a leading zero, "&", a three-word unit, a quote's line break,
     # and a number the prose writes at one end ("from 0 to b"), but not "layer 2 to b" nor a sentence's end
     ("{{ value s a .2f }}&#08211;{{ value s b .2f }}", 1), ("between {{ value s a .2f }} & {{ value s b .2f }}", 1),
-    ("from {{ value s a .2f }} tokens per second to {{ value s b .2f }}", 1),
+    ("from {{ value s a .2f }} tokens per second to {{ value s b .2f }}", 0),  # a unit is one word (or "per cent")
     ("> from {{ value s a .2f }} to\n> {{ value s b .2f }}", 1),
-    ("from 0 to {{ value s b .2f }}", 1), ("between 0 and {{ value s b .2f }}", 1), ("0–{{ value s b .2f }}", 1),
-    ("from {{ value s a .2f }} to 1", 1), ("{{ value s a .2f }}-1", 1), ("on layer 2 to {{ value s b .2f }}", 0),
-    ("none exceeds {{ value s a .2f }}. The layer-2 heads", 0), ("0 and {{ value s b .2f }}", 0)])
+    ("from 0 to {{ value s b .2f }}", 1), ("between 0 and {{ value s b .2f }}", 1), ("from {{ value s a .2f }} to 1", 1),
+    ("on layer 2 to {{ value s b .2f }}", 0), ("none exceeds {{ value s a .2f }}. The layer-2 heads", 0),
+    ("0 and {{ value s b .2f }}", 0),
+    # pass sixty-eight: a literal with a percent or a sign; arithmetic and names with a dash, words of
+    # the sentence taken for a unit, "the difference between", a spaced em dash are no ranges
+    ("between 50% and {{ value s b .0% }}", 1), ("from −{{ value s b .2f }} to −{{ value s a .2f }}", 1),
+    ("0–{{ value s b .2f }}", 0), ("{{ value s a .2f }}-1", 0), ("1 - {{ value s b .2f }}", 0),
+    ("\\(1 - {{ value s b .2f }}\\)", 0), ("a 1-in-{{ value s b ,.0f }} chance", 0), ("GPT-2–{{ value s b .2f }}", 0),
+    ("by {{ value s a .0f }} KiB a step to {{ value s b .0f }} KiB", 0), ("{{ value s a .2f }} compared to {{ value s b .2f }}", 0),
+    ("{{ value s a .2f }} is close to {{ value s b .2f }}", 0),
+    ("the difference between {{ value s a .2f }} and {{ value s b .2f }}", 0),
+    ("at most {{ value s a .2f }} — {{ value s b .2f }} on average", 0), ("{{ value s a .2f }}—{{ value s b .2f }}", 1),
+    ("{{ value s a .1f }} per cent to {{ value s b .1f }} per cent", 1)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
@@ -1479,7 +1493,13 @@ def test_a_falling_range_rounds_outward_too():
     ("not greater than {{ value s x .2f }}", "up"), ("never exceeds {{ value s x .2f }}", "up"),
     ("{{ value s x .2f }} or less", "up"), ("{{ value s x .2f }} ms or more", "down"),
     ("\\(e \\le -{{ value s x .2f }}\\)", "down"), ("the scale is rounded up to {{ value s x .2f }}", None),
-    ("at most ~{{ value s x .2f }}", None)])
+    ("at most ~{{ value s x .2f }}", None),
+    # pass sixty-eight: "never more than", "at the very least", \leqq; and what follows a value is a
+    # bound only as "or less"/"or more" ending the clause
+    ("never more than {{ value s x .2f }}", "up"), ("at the very least {{ value s x .2f }}", "down"),
+    ("\\(x \\leqq {{ value s x .2f }}\\)", "up"), ("{{ value s x .2f }} or less.", "up"),
+    ("{{ value s x .2f }} more or less evenly", None), ("{{ value s x .1f }} or more precisely", None),
+    ("{{ value s x .2f }} of heads put at most a tenth elsewhere", None), ("it is {{ value s x .2f }} at least in the first head", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
     false twice: a value after bound words is rounded the way it bounds."""
@@ -1522,23 +1542,36 @@ def test_values_listed_after_a_bound_are_bounds_and_a_range_s_ends_are_the_range
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
 
 
-def test_a_value_followed_by_exactly_is_stated_as_exact_and_a_literal_end_is_checked():
-    """Pass sixty-six: "{{ value }} exactly" and a range whose other end the prose writes ("from 0
-    to 0.56" for a largest value of 0.5634) were published unread."""
+def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
+    """Pass sixty-six: a range whose other end the prose writes ("from 0 to 0.56" for a largest
+    value of 0.5634) was published unread. Pass sixty-eight: "between 50% and 73%" compared 50
+    with 0.734, "from −a to −b" asked for the wrong rounding, a change from a number the prose
+    writes could not be marked, and "0.69 exactly when the scores tie" was read as "=" ."""
     import directives
     import figure_markdown as FM
 
-    text = "ln 2 is {{ value s x .2f }} exactly"
+    text = "ln 2 is {{ value s x .2f }} exactly when the scores tie"
     d = directives.parse(text, where="p.md")[0]
-    assert FM.follows_equals(text, d.start, d.end) and not FM.follows_equals(text, d.start)
-    site, resolver = _range_site({"b": 0.5634, "a": 0.1267})
-    for text, fix in (("from 0 to {{ value s b .2f }}", "round=up"), ("from {{ value s a .2f }} to 1", "round=down"),
-                      ("between 0 and {{ value s b .2f }}", "round=up")):
-        found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    assert not FM.follows_equals(text, d.start, d.end)
+    site, resolver = _range_site({"b": 0.5634, "a": 0.1267, "w": 0.734})
+
+    def check(text):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+    for text, fix, fixed in (
+            ("from 0 to {{ value s b .2f }}", "round=up", "from 0 to {{ value s b .2f round=up }}"),
+            ("from {{ value s a .2f }} to 1", "round=down", "from {{ value s a .2f round=down }} to 1"),
+            ("between 0 and {{ value s b .2f }}", "round=up", "between 0 and {{ value s b .2f round=up }}"),
+            ("between 50% and {{ value s w .0% }}", "round=up", "between 50% and {{ value s w .0% round=up }}"),
+            # −0.1267 is the high end: a is rounded down (−0.12); −0.5634 the low end: b up (−0.57)
+            ("from −{{ value s a .2f }} to −{{ value s b .2f round=up }}", "round=down",
+             "from −{{ value s a .2f round=down }} to −{{ value s b .2f round=up }}")):
         with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*write {fix}"):
-            FM.check_ranges(site, resolver, text, found)
-        rounded = text.replace(".2f }}", f".2f {fix} }}}}")
-        FM.check_ranges(site, resolver, rounded, [d for d in directives.parse(rounded, where="p.md") if d.keyword == "value"])
+            check(text)
+        check(fixed)
+    check("\\(\\sin\\) rises from 0 to {{ value s b .2f round=nearest }}")  # a change, marked as one
+    with pytest.raises(FM.FigureMarkdownError, match="two units"):
+        check("from 1 s to {{ value s w .0f }} ms")
 
 
 def test_a_range_in_two_units_is_refused():
