@@ -22,13 +22,16 @@ def split_heads(x: ArrayLike, n_heads: int) -> np.ndarray:
 
     Example: ``split_heads(np.eye(2), 2)`` gives head 0 = column 0 =
     ``[[1], [0]]`` and head 1 = column 1 = ``[[0], [1]]``.
+
+    The result is a copy: writing into a head never changes ``x`` (a view did,
+    unseen: pass sixty-nine).
     """
     x = _checks.float_array(x, "x", min_ndim=2)
     H = _checks.positive_int(n_heads, "n_heads")
     *lead, T, D = x.shape
     d = _checks.divisible(D, H, "d_model (last axis of x)", "n_heads")  # D / H
     x = x.reshape(*lead, T, H, d)  # (..., T, D) -> (..., T, H, d)
-    return np.swapaxes(x, -3, -2)  # (..., T, H, d) -> (..., H, T, d)
+    return np.swapaxes(x, -3, -2).copy()  # (..., T, H, d) -> (..., H, T, d)
 
 
 def combine_heads(x: ArrayLike) -> np.ndarray:

@@ -46,7 +46,9 @@ def learned_position_table(max_positions: int, d_model: int, *, seed: int,
 
 def lookup_positions(table: ArrayLike, n_positions: int, *,
                      start: int = 0) -> np.ndarray:
-    """Rows ``start .. start+n-1`` of ``table``; refuses rows it lacks."""
+    """Rows ``start .. start+n-1`` of ``table``, as a copy (adding them to the embeddings
+    in place never changes the table: a view did, and every later lookup read the
+    changed rows: pass sixty-nine); refuses rows it lacks."""
     table = _checks.float_array(table, "table")
     if table.ndim != 2:
         raise ValueError("table must be 2-D (max_positions, d_model), "
@@ -60,5 +62,5 @@ def lookup_positions(table: ArrayLike, n_positions: int, *,
             f"(max_positions={table.shape[0]}); a learned table has no vector "
             "for a position it was not built with"
         )
-    return table[start:start + n]  # (n_positions, D): row p for position p
+    return table[start:start + n].copy()  # (n_positions, D): row p for position p
 # --8<-- [end:learned]

@@ -1155,3 +1155,20 @@ def test_the_closest_weighted_average_is_exact_whatever_the_rows_sizes():
     w, d = c(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([0.5, 0.5 + 1e-14]))
     assert d == 0.0 and w.min() >= 0 and abs(w.sum() - 1) < 1e-15
     np.testing.assert_allclose(w @ np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), [0.5, 0.5 + 1e-14], rtol=0, atol=1e-16)
+
+
+# --- pass sixty-nine: results that were views of the input ----------------------------------------
+
+def test_writing_into_looked_up_positions_or_split_heads_changes_nothing_else():
+    # lookup_positions returned a slice of the table: pe += 1 changed every later lookup; split_heads
+    # returned a view of x: writing into a head changed x
+    table = m.learned_position_table(8, 4, seed=0)
+    kept = table.copy()
+    pe = m.lookup_positions(table, 3)
+    pe += 1
+    np.testing.assert_array_equal(table, kept)
+    np.testing.assert_array_equal(m.lookup_positions(table, 3), kept[:3])
+    x = np.arange(12.0).reshape(3, 4)
+    heads = m.split_heads(x, 2)
+    heads[0, 0, 0] = 99.0
+    assert x[0, 0] == 0.0 and not np.shares_memory(heads, x)
