@@ -292,13 +292,21 @@
       const m = model(), t = table();
       if (state.by === "type") {
         const kind = t.label[l][h], value = t.label_value[l][h];
-        return { kind, name: m.short[kind] || kind, value, strong: kind !== "broad" && value !== null && value >= m.threshold };
+        return { kind, name: m.short[kind] || kind, value, strong: kind !== "broad" && strongAt(t, kind, l, h, value) };
       }
       const v = t.scores[state.by][l][h];
       // bold by the unrounded score's flag (figures/real_model/bert_viewer.py strong_flags): a
       // score of 0.4965 shows as 0.50 and is not half of the weight
-      const strong = t.strong ? t.strong[state.by][l * m.heads + h] === "1" : v !== null && v >= m.threshold;
+      const strong = strongAt(t, state.by, l, h, v);
       return { kind: state.by, name: m.short[state.by] || state.by, value: v, strong };
+    }
+    // Whether a head's score of ``kind`` reaches the threshold: by the unrounded score's flag where
+    // the payload has one (a score of 0.4965 shows as 0.50 and is not half of the weight), else by
+    // the value, which is then unrounded (the reader's own sentence, scored here).
+    function strongAt(t, kind, l, h, value) {
+      const flags = t.strong && t.strong[kind];
+      if (flags) return flags[l * model().heads + h] === "1";
+      return value !== null && !Number.isNaN(value) && value >= model().threshold;
     }
 
     function describeHead() {
@@ -308,7 +316,7 @@
         const here = m.sentence_scores[state.s][kind][l][h];
         const over = `on average over ${data.n_eval} sequences of the task, ${score(here)} on this one`;
         const job = HEAD_NAMES[kind] || kind.replace(" ", "-");
-        if (avg !== null && avg >= m.threshold)
+        if (strongAt(m, kind, l, h, avg))
           return `Layer ${l + 1}, head ${h + 1} is ${/^[aeiou]/.test(job) ? "an" : "a"} ${job} head: ` +
             `its ${NAMES[kind] || kind} score is ${score(avg)} ${over}.`;
         return `Layer ${l + 1}, head ${h + 1} has no clear job by these scores: its highest, ` +
