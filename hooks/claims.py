@@ -15,14 +15,16 @@ author writes the bound's ``round=`` as always. It reads a narrow, predictable s
 rule that reads too much refuses true sentences and asks for a rounding that makes them false
 (pass sixty-eight: "1 − p" read as a range from 1, "0.69 exactly when the scores tie" as "=").
 Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
-a condition turns them around); a value made approximate ("about", "roughly", "~", "≈");
-words after a value other than "or less" and "or more" ending the clause; units of more than
-one word (but "per cent") and ranges whose ends are in two units outside :data:`_UNITS`; a
-number the prose writes at a range's end unless after "from" or "between" (dashes with a
-number are arithmetic and names); inequalities inside a formula other than ≤ or ≥ right
-before the value, intervals "[a, b]", ranges split over two table columns; round=nearest on
-both ends (or on the value's end, where the other is a number the prose writes) is the
-author's word that two numbers are a change.
+a condition turns them around); "a maximum of", "a minimum of" (they often state the
+extremum itself); a value made approximate ("about", "roughly", "~", "≈"); words after a
+value other than "or less" and "or more" ending the clause; a value listed after a bound ("at
+most a and b": the list may go on with what is not one); units of more than one word (but
+"per cent") and ranges whose ends are in two units outside :data:`_UNITS`; "a through b"
+without "from"; a number the prose writes at a range's end unless after "from" or "between"
+(dashes with a number are arithmetic and names); inequalities inside a formula other than ≤
+or ≥ right before the value, intervals "[a, b]", ranges split over two table columns;
+round=nearest on both ends (or on the value's end, where the other is a number the prose
+writes) is the author's word that two numbers are a change.
 
 Pages: README ("Write a page"), and every page that states a bound, a range or an exact value.
 """
@@ -42,7 +44,7 @@ class ClaimError(ValueError):
 
 #: Spellings of one sign, made one before matching (after HTML references are decoded).
 _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
-          ("\\not=", "≠"), ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
+          ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔"}
@@ -51,8 +53,9 @@ _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=Tru
 
 def _as_read(text: str) -> str:
     """``text`` as a reader reads it: HTML references decoded (``&le;``, ``&#08804;``, ``&#x2264;``,
-    ``&nbsp;``), the spellings of a sign made one (:data:`_SIGNS`, :data:`_TEX_SIGNS`)."""
-    text = html.unescape(text)
+    ``&nbsp;``), the spellings of a sign made one (:data:`_SIGNS`, :data:`_TEX_SIGNS`; TeX's
+    ``\\not`` before a sign negates it)."""
+    text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", html.unescape(text))
     for spelling, sign in _SIGNS:
         text = text.replace(spelling, sign)
     return _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], text)
@@ -84,7 +87,9 @@ _DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 #: cell border, a list's marker, ``\\text{``, ``\\left(`` (passes thirty-eight and forty), a
 #: closing brace (``\\stackrel{\\text{def}}{=}``).
 _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−]|\\[\[\]]"
-                             r"|\\(?:text|math[a-z]+|boldsymbol|operatorname)\{|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
+                             r"|\\(?:text[a-z]*|math[a-z]+|boldsymbol|operatorname|boxed|underline|overline|bm"
+                             r"|displaystyle|textstyle|color\{[^{}]*\}|html(?:Class|Data|Id|Style)\{[^{}]*\})\{?"
+                             r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
 _EQUALS = ("=", "≔", "≡", "≝")
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
@@ -92,8 +97,10 @@ _EQUALS = ("=", "≔", "≡", "≝")
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
 _EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|equalling|equaling|identical\s+to)"
                            + _WRAP + r"$", re.I)
-_TURNED = re.compile(r"n't\b|\b(?:not|never|almost|nearly|roughly|about|approximately|close|quite|less|greater|more"
-                     r"|fewer|lower|higher|smaller|larger|than)\b", re.I)
+_TURNED = re.compile(r"n't\b|\b(?:not|never|almost|nearly|roughly|about|approximately|close|quite)\b|\bthan\s+or\b",
+                     re.I)
+#: After a value, words that say it is rounded: "equals 0.693 to three places".
+_ROUNDED_AFTER = re.compile(_WRAP + r"(?:to|at)\s+(?:\w+\s+)?(?:decimal\s+)?(?:places|digits|decimals|significant)\b", re.I)
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 
@@ -104,7 +111,10 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
     :data:`_BETWEEN_EQUALS` and earlier values of the same list between: "\\(\\ln 2\\) =
     **{{ value ... }}**" and "\\(dz = \\) {{ value ... }}" state an exact value. "≈", "≠", "≤",
     "≥" (in any spelling) do not; nor does "exactly" after a value ("0.69 exactly when the
-    scores tie": pass sixty-eight). ``end`` is unused (kept for the callers)."""
+    scores tie": pass sixty-eight), nor a value followed by "to three places" (``end``: where
+    the directive ends)."""
+    if end is not None and _ROUNDED_AFTER.match(text, end):
+        return False  # "equals 0.693 to three places": rounded, and says so
     words = _EQUALS_WORDS.search(_as_read(text[max(0, start - 400):start]))
     if words:
         three = re.findall(r"[\w']+", _as_read(text[max(0, start - 400):start])[:words.start()])[-3:]
@@ -132,9 +142,11 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
 _RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
                          + r"|…|\.\.\.?)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
 _BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:and|&)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?", re.S)
-_BETWEEN_BEFORE = re.compile(r"(?<!difference\s)(?<!distance\s)(?<!gap\s)(?<!ratio\s)(?<!angle\s)(?<!choice\s)"
-                             r"(?<!correlation\s)(?<!trade-off\s)\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$",
-                             re.I)  # (the difference between a and b is no range: pass sixty-eight)
+_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
+#: Words before "between" that make it two values, not a range ("the difference between a and b",
+#: "alternates between a and b": passes sixty-eight and seventy).
+_NOT_RANGE_BETWEEN = re.compile(r"\b(?:difference|distance|gap|ratio|angle|choice|choose|chooses|correlation|trade-off"
+                                r"|alternat\w*|flip\w*|switch\w*|toggl\w*|oscillat\w*|swing\w*|pick\w*)\s+$", re.I)
 #: A number written in the prose at one end of a range with a value at the other, after
 #: "from" or "between" ("from 0 to {{ value b }}", "between 0% and {{ value b }}", "from
 #: {{ value a }} to 1": pass sixty-six); a sign, a percent and a unit are read with it ("from
@@ -159,7 +171,9 @@ class Literal:
         self.raw = self.name = text
         self.args = (text,)
         self.unit = unit.strip()
-        self.value = exact_number(text)
+        times = {"thousand": 10**3, "million": 10**6, "billion": 10**9}.get(self.unit.lower(), 1)
+        self.value = exact_number(text) * times  # ("4 thousand" is 4,000: pass seventy)
+        self.percent = text.endswith("%")
 
 
 def prose_minus(text: str, d) -> bool:
@@ -183,7 +197,12 @@ def ranges(text: str, found) -> list[tuple]:
         if a.keyword != "value" or b.keyword != "value" or (pairs and pairs[-1][1] is a):
             continue  # (the high end of a range starts no other: "from a–b to c–d" is two ranges)
         gap = _as_read(text[a.end:b.start])
-        if _RANGE_JOIN.fullmatch(gap) or (_BETWEEN_JOIN.fullmatch(gap) and _BETWEEN_BEFORE.search(text[:a.start])):
+        between = _BETWEEN_BEFORE.search(text[:a.start])
+        joined = _RANGE_JOIN.fullmatch(gap)
+        if joined and re.search(r"\bthrough\b", gap, re.I) and not _FROM_BEFORE.search(text[max(0, a.start - 80):a.start]):
+            joined = None  # "stays at a through n steps": a range only "from a through b" (pass seventy)
+        if joined or (_BETWEEN_JOIN.fullmatch(gap) and between
+                      and not _NOT_RANGE_BETWEEN.search(text[max(0, between.start() - 40):between.start()])):
             pairs.append((a, b))
     paired = {id(d) for pair in pairs for d in pair}
     for d in values:
@@ -298,14 +317,15 @@ def one_unit(where: str, text: str, a, b) -> None:
 #: with round=. "Up to" after a verb ("add up to", "rounded up to") states a result, not a
 #: bound (passes sixty-four and sixty-six).
 _LOWER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
-                r"|not\s+(?:less|fewer|lower|smaller)\s+than|a\s+minimum\s+of|upwards?\s+of"
+                r"|not\s+(?:less|fewer|lower|smaller)\s+than|upwards?\s+of"
                 r"|as\s+(?:high|many|much|large)\s+as|never\s+(?:falls?|drops?|goes)\s+below")
 _UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)\s+(?:more|greater|higher|larger)\s+than"
-                r"|a\s+maximum\s+of|within|capped\s+at"
+                r"|within|capped\s+at"
                 r"|never\s+exceeds?|(?:does|do|did)\s+not\s+exceed|(?:doesn't|don't|didn't)\s+exceed"
                 r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
-                      r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped)\w*\s+$", re.I)
+                      r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped|rise|rose|risen|climb|grow|grew"
+                      r"|jump|peak|shoot|shot|soar|surge|run|ran)\w*\s+$", re.I)
 #: What may stand between the bound and its value: as :data:`_WRAP`, and punctuation, a
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
 _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\))*"
@@ -315,12 +335,11 @@ _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<l
 #: Words right after a value (or its unit) that make it a bound, ending the clause: "0.051 or
 #: less.", "0.39 or more," (not "or more precisely", "more or less evenly", "at least in the
 #: first head": pass sixty-eight).
-_BOUND_AFTER = re.compile(r"(?:[\s\u00a0]*(?:" + "|".join(re.escape(u) for u in ("%", "×", "x", "ms", "s", "B", "KiB",
-                          "MiB", "GiB", "TiB", "nats", "bits", "tokens", "heads", "steps")) + r"))?" + _WRAP
+_BOUND_AFTER = re.compile(r"(?:[\s\u00a0]*(?:" + "|".join(re.escape(u) for u in sorted(
+                          set(_UNITS) | {"nats", "bits", "tokens", "heads", "steps", "positions", "layers"},
+                          key=len, reverse=True)) + r"))?" + _WRAP
                           + r"or\s+(?:(?P<upper>less|fewer|lower|smaller)|(?P<lower>more|greater|higher|larger))"
                           + r"(?=[\s\u00a0*_`]*(?:[.,;:)!?]|$))", re.S | re.I)
-#: A value that continues the one before it: "at most {{ value a }} and {{ value b }}", a list.
-_LISTED = re.compile(_WRAP + _UNIT + _WRAP + r"(?:,|;|,?\s+(?:and|or))" + _WRAP, re.S)
 #: Words that make what follows approximate, not a bound.
 _APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|almost|some)|[≈~])" + _BOUND_GAP + "$",
                           re.I)
@@ -341,22 +360,22 @@ def _side_before(before: str) -> str | None:
 def bounds(text: str, found) -> list[tuple]:
     """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
     a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_WORDS`,
-    :data:`_UPPER_WORDS`, "≥", "≤" in any spelling), or right after it ("or less", "or more"),
-    and the values listed after a bound ("at most a and b", "a, b or c"). An end of a range is
-    the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range outward, and
-    "rises from a up to b" is a range or a change."""
+    :data:`_UPPER_WORDS`, "≥", "≤" in any spelling), or right after it ("or less", "or more",
+    which say more than a list would: pass seventy); a minus the prose writes before the value
+    turns the side. A value after another bound in a list ("at most a and b") is not read (the
+    list may go on with what is not a bound: "at most a, and b on average": pass seventy). An
+    end of a range is the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range
+    outward, and "rises from a up to b" is a range or a change."""
     in_range = {id(d) for pair in ranges(text, found) for d in pair}
-    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
-    side = None
-    for i, d in enumerate(found):
-        here = _side_before(text[max(0, d.start - 400):d.start])
-        if here:
-            side = here
-        elif not (side and i and _LISTED.fullmatch(_as_read(text[found[i - 1].end:d.start]))):
-            side = None
+    out = []
+    for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
         after = _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80]))
-        if after and not side:
+        if after:
             side = "up" if after["upper"] else "down"
+            if prose_minus(text, d):  # "−2.35 or less" bounds −x: the other side
+                side = "down" if side == "up" else "up"
+        else:
+            side = _side_before(text[max(0, d.start - 400):d.start])
         if side and id(d) not in in_range:
             out.append((d, side))
     return out
@@ -375,3 +394,15 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
             f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
             f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "
             f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
+
+
+def matched_percent(literal: Literal, text: str, d, shown: str) -> Fraction:
+    """The number a :class:`Literal` end stands for beside the value ``d`` (shown as ``shown``):
+    a written end without "%" beside a percentage is a percentage too ("between 50 and 73%"
+    is 50% to 73%), and one with "%" beside a value the prose follows with "%" is in that
+    value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy)."""
+    if not literal.percent and shown.strip().endswith("%"):
+        return literal.value / 100
+    if literal.percent and not shown.strip().endswith("%") and re.match(r"[\s\u00a0*_`]*%", text[d.end:d.end + 8]):
+        return literal.value * 100
+    return literal.value

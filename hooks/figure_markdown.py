@@ -728,10 +728,18 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             return d, -value, "-" + shown.strip(), True
         return d, value, shown
 
+    def both(a, b):  # a written end in the units of the value beside it ("between 50 and 73%")
+        ea, eb = signed(a), signed(b)
+        for lit, other, i in ((ea, eb, 0), (eb, ea, 1)):
+            if isinstance(lit[0], claims.Literal) and not isinstance(other[0], claims.Literal):
+                fixed = (lit[0], claims.matched_percent(lit[0], text, other[0], other[2]), lit[2])
+                return (fixed, other) if i == 0 else (other, fixed)
+        return ea, eb
+
     try:
         for a, b in ranges(text, found):
             one_unit(where(a) or where(b), text, a, b)
-            check_range(where(a) or where(b), signed(a), signed(b), where_high=where(b))
+            check_range(where(a) or where(b), *both(a, b), where_high=where(b))
         for d, side in bounds(text, found):
             check_bound(resolver.where(d), *end(d), side)
     except ClaimError as exc:

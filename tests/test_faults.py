@@ -1274,7 +1274,11 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     # pass sixty-eight: negations a few words before, with emphasis; a bound spelt with "equal to"
     ("ln 2 is not **exactly** {{ value x }}", False), ("isn't exactly {{ value x }}", False),
     ("isn't equal to {{ value x }}", False), ("is not quite equal to {{ value x }}", False),
-    ("less than or equal to {{ value x }}", False)])
+    ("less than or equal to {{ value x }}", False),
+    # pass seventy: a comparative is no negation; more TeX around the value; \not with a space
+    ("the larger weight is exactly {{ value x }}", True), ("\\(\\ln 2 = \\textbf{ {{ value x }} }\\)", True),
+    ("\\(x = \\boxed{ {{ value x }} }\\)", True), ("\\(x \\not = {{ value x }}\\)", False),
+    ("\\(x \\not\\equiv {{ value x }}\\)", False)])
 def test_a_value_after_an_equals_sign_is_found(text, after):
     import figure_markdown as FM
 
@@ -1374,7 +1378,7 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     ("{{ value s a .2f }}-{{ value s b .2f }}", 1), ("{{ value s a .2f }}--{{ value s b .2f }}", 1),
     ("{{ value s a .2f }}&ndash;{{ value s b .2f }}", 1), ("{{ value s a .2f }} tokens to {{ value s b .2f }}", 1),
     ("{{ value s a .2f }} MB/s to {{ value s b .2f }}", 1), ("<b>{{ value s a .2f }}</b> to <b>{{ value s b .2f }}</b>", 1),
-    ("\\({{ value s a .2f }}\\) to \\({{ value s b .2f }}\\)", 1), ("{{ value s a .2f }} through {{ value s b .2f }}", 1),
+    ("\\({{ value s a .2f }}\\) to \\({{ value s b .2f }}\\)", 1), ("from {{ value s a .2f }} through {{ value s b .2f }}", 1),
     ("{{ value s a .2f }} … {{ value s b .2f }}", 1), ("between roughly {{ value s a .2f }} and {{ value s b .2f }}", 1),
     ("{{ value s a .2f }} heads, {{ value s b .2f }}", 0),
     # pass sixty-three: numeric references and other dashes, "until", "down to", two-word and
@@ -1407,7 +1411,10 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     ("{{ value s a .2f }} is close to {{ value s b .2f }}", 0),
     ("the difference between {{ value s a .2f }} and {{ value s b .2f }}", 0),
     ("at most {{ value s a .2f }} — {{ value s b .2f }} on average", 0), ("{{ value s a .2f }}—{{ value s b .2f }}", 1),
-    ("{{ value s a .1f }} per cent to {{ value s b .1f }} per cent", 1)])
+    ("{{ value s a .1f }} per cent to {{ value s b .1f }} per cent", 1),
+    # pass seventy: "through" without "from", "alternates between"
+    ("stays at {{ value s a .2f }} through {{ value s b .0f }} steps", 0),
+    ("alternates between {{ value s a .2f }} and {{ value s b .2f }}", 0)])
 def test_what_reads_as_a_range(text, pairs):
     import directives
     import figure_markdown as FM
@@ -1469,9 +1476,9 @@ def test_a_falling_range_rounds_outward_too():
 
 @pytest.mark.parametrize("text, side", [
     ("at least {{ value s x .2f }}", "down"), ("no less than **{{ value s x .2f }}**", "down"),
-    ("as high as {{ value s x .2f }}", "down"), ("a minimum of {{ value s x .2f }}", "down"),
+    ("as high as {{ value s x .2f }}", "down"), ("a minimum of {{ value s x .2f }}", None),
     ("at most {{ value s x .2f }}", "up"), ("up to *{{ value s x .2f }}*", "up"), ("no more than {{ value s x .2f }}", "up"),
-    ("as low as {{ value s x .2f }}", "up"), ("a maximum of\n{{ value s x .2f }}", "up"),
+    ("as low as {{ value s x .2f }}", "up"), ("reaches a maximum of\n{{ value s x .2f }}", None),
     # not read: words that turn around in a negation or a condition ("no head scores above 0.09")
     ("no head scores above {{ value s x .2f }}", None), ("more than {{ value s x .2f }}", None),
     ("below {{ value s x .2f }}", None), ("at least about {{ value s x .2f }}", None),
@@ -1499,7 +1506,9 @@ def test_a_falling_range_rounds_outward_too():
     ("never more than {{ value s x .2f }}", "up"), ("at the very least {{ value s x .2f }}", "down"),
     ("\\(x \\leqq {{ value s x .2f }}\\)", "up"), ("{{ value s x .2f }} or less.", "up"),
     ("{{ value s x .2f }} more or less evenly", None), ("{{ value s x .1f }} or more precisely", None),
-    ("{{ value s x .2f }} of heads put at most a tenth elsewhere", None), ("it is {{ value s x .2f }} at least in the first head", None)])
+    ("{{ value s x .2f }} of heads put at most a tenth elsewhere", None), ("it is {{ value s x .2f }} at least in the first head", None),
+    # pass seventy: a unit of the course before "or less"; "rises up to" states the peak
+    ("{{ value s x .2f }} MB or less.", "up"), ("the weight rises up to {{ value s x .2f }}", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
     false twice: a value after bound words is rounded the way it bounds."""
@@ -1520,26 +1529,30 @@ def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
         FM.check_ranges(site, resolver, wrong, [d for d in directives.parse(wrong, where="p.md") if d.keyword == "value"])
 
 
-def test_values_listed_after_a_bound_are_bounds_and_a_range_s_ends_are_the_range_s():
-    """Pass sixty-four: "at most 0.57 and 0.71" checked only the first (0.7134 read 0.71); "rises
-    from a up to b", a change, and "up to a–b", a range, were refused whatever their rounding."""
+def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_a_list():
+    """Pass sixty-four: "rises from a up to b", a change, and "up to a–b", a range, were refused
+    whatever their rounding; the message named the other end. Pass seventy: a list after a
+    bound carried it to "b on average", beat an explicit "or more", and a prose minus before
+    "{{ value }} or less" was not read."""
     import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"a": 0.5634, "x": 0.7134, "lo": 1.2345, "hi": 3.4543, "b": 1.0844, "s": 0.3993})
+    site, resolver = _range_site({"a": 0.5634, "x": 0.7134, "lo": 1.2345, "hi": 3.4543, "b": 0.4482, "s": 0.3993,
+                                  "c": 1.0844, "lp": 2.3456})
 
     def check(text):
         FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
 
-    for listed in ("at most {{ value s a .2f round=up }} and {{ value s x .2f }}",
-                   "at most {{ value s a .2f round=up }}, {{ value s x .2f }} or {{ value s b .3f round=up }}"):
-        with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.7134 at 'x'.*write round=up"):
-            check(listed)
-        check(listed.replace("x .2f }}", "x .2f round=up }}"))
-    check("rises from {{ value s s .2f round=nearest }} up to {{ value s b .2f round=nearest }}")  # a change
+    check("rises from {{ value s s .2f round=nearest }} up to {{ value s c .2f round=nearest }}")  # a change
     check("speedups of up to {{ value s lo .2f round=down }}–{{ value s hi .2f round=up }}")  # a range, outward
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
+    check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a mean, not a bound
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*write round=down"):
+        check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f }} nats or more.")
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*write round=down"):
+        check("−{{ value s lp .2f }} or less.")  # ≤ −2.3456 reads −2.34 (round=down), never −2.35
+    check("−{{ value s lp .2f round=down }} or less.")
 
 
 def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
@@ -1550,9 +1563,9 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
     import directives
     import figure_markdown as FM
 
-    text = "ln 2 is {{ value s x .2f }} exactly when the scores tie"
-    d = directives.parse(text, where="p.md")[0]
-    assert not FM.follows_equals(text, d.start, d.end)
+    for text in ("ln 2 is {{ value s x .2f }} exactly when the scores tie", "it equals {{ value s x .3f }} to three places"):
+        d = directives.parse(text, where="p.md")[0]
+        assert not FM.follows_equals(text, d.start, d.end), text
     site, resolver = _range_site({"b": 0.5634, "a": 0.1267, "w": 0.734})
 
     def check(text):
@@ -1570,6 +1583,15 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
             check(text)
         check(fixed)
     check("\\(\\sin\\) rises from 0 to {{ value s b .2f round=nearest }}")  # a change, marked as one
+    # pass seventy: a written end without "%" beside a percentage is one; with "%" beside a value the
+    # prose follows with "%", in that value's units; "4 thousand" is 4,000
+    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+        check("between 50 and {{ value s w .0% }}")
+    check("between 50 and {{ value s w .0% round=up }}")
+    site2, resolver2 = _range_site({"p": 12.34, "v": 2047.3})
+    for bad in ("from 90% to {{ value s p .1f round=up }}%", "from 4 thousand down to {{ value s v ,.0f round=up }}"):
+        with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+            FM.check_ranges(site2, resolver2, bad, [d for d in directives.parse(bad, where="p.md") if d.keyword == "value"])
     with pytest.raises(FM.FigureMarkdownError, match="two units"):
         check("from 1 s to {{ value s w .0f }} ms")
 
