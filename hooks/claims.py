@@ -177,11 +177,14 @@ class Literal:
 
 
 def prose_minus(text: str, d) -> bool:
-    """Whether the prose writes a minus sign before the value ``d``: attached to it and not after
-    a number, a letter or a bracket ("from −{{ value a }}", "\\(e \\le -{{ value a }}\\)"; but "1 -
-    {{ value p }}" and "x-{{ value p }}" subtract)."""
-    m = re.search(r"(?P<before>.?)[-−](?:\*\*|\*|_|`|\\\(|\$)*$", text[max(0, d.start - 12):d.start], re.S)
-    return bool(m) and not re.match(r"[\w)\]}]", m["before"] or " ")
+    """Whether the prose writes a minus sign before the value ``d`` (in any spelling: "−", "-",
+    ``&minus;``; through emphasis, a tag or a link's bracket): one that stands after a space, an
+    opening bracket or the start, not after a number, a letter, a bracket, a sign or a dash ("1
+    - {{ value p }}" and "x-{{ value p }}" subtract; "a--b" and "4%-12%" join a range: pass
+    seventy-one)."""
+    before = re.sub(_WRAP + r"$", "", _as_read(text[max(0, d.start - 60):d.start]))
+    m = re.search(r"(?P<before>.?)[-−]$", before, re.S)
+    return bool(m) and (m["before"] == "" or m["before"] in " \t\n\u00a0([{$*_`>")
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -399,10 +402,17 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
 def matched_percent(literal: Literal, text: str, d, shown: str) -> Fraction:
     """The number a :class:`Literal` end stands for beside the value ``d`` (shown as ``shown``):
     a written end without "%" beside a percentage is a percentage too ("between 50 and 73%"
-    is 50% to 73%), and one with "%" beside a value the prose follows with "%" is in that
-    value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy)."""
+    is 50% to 73%), and one with "%" beside a value the prose follows with "%" or "per cent" is
+    in that value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy); a
+    multiplier written after both ends counts once ("from 1.5 million to 2.3 million": pass
+    seventy-one)."""
+    after = _as_read(text[d.end:d.end + 16])
+    value = literal.value
+    multiplier = {"thousand": 10**3, "million": 10**6, "billion": 10**9}.get(literal.unit.lower())
+    if multiplier and re.match(r"[\s\u00a0*_`]*" + literal.unit + r"\b", after, re.I):
+        value /= multiplier
     if not literal.percent and shown.strip().endswith("%"):
-        return literal.value / 100
-    if literal.percent and not shown.strip().endswith("%") and re.match(r"[\s\u00a0*_`]*%", text[d.end:d.end + 8]):
-        return literal.value * 100
-    return literal.value
+        return value / 100
+    if literal.percent and not shown.strip().endswith("%") and re.match(r"[\s\u00a0*_`]*(?:%|per\s*cent\b)", after, re.I):
+        return value * 100
+    return value

@@ -1596,6 +1596,37 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
         check("from 1 s to {{ value s w .0f }} ms")
 
 
+@pytest.mark.parametrize("text, values, fixed", [
+    ("scores range from &minus;{{ value s a .2f }} to {{ value s b .2f round=up }}", {"a": 0.1234, "b": 0.5678},
+     "scores range from &minus;{{ value s a .2f round=up }} to {{ value s b .2f round=up }}"),
+    ("&minus;{{ value s a .2f }} or less.", {"a": 2.3456}, "&minus;{{ value s a .2f round=down }} or less."),
+    ("from −<b>{{ value s a .2f }}</b> to <b>{{ value s b .2f round=up }}</b>", {"a": 0.1234, "b": 0.5678},
+     "from −<b>{{ value s a .2f round=up }}</b> to <b>{{ value s b .2f round=up }}</b>"),
+    ("{{ value s a .2f }}--{{ value s b .2f }}", {"a": 0.1267, "b": 0.5678},
+     "{{ value s a .2f round=down }}--{{ value s b .2f round=up }}"),
+    ("{{ value s a .1f }}%-{{ value s b .1f round=up }}%", {"a": 4.46, "b": 12.36},
+     "{{ value s a .1f round=down }}%-{{ value s b .1f round=up }}%"),
+    ("from 1.5 million to {{ value s a .1f }} million", {"a": 2.34}, "from 1.5 million to {{ value s a .1f round=up }} million"),
+    ("from 90% to {{ value s a .1f }} per cent", {"a": 12.36}, "from 90% to {{ value s a .1f round=down }} per cent"),
+])
+def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_ends(text, values, fixed):
+    """Pass seventy-one: a minus written `&minus;` or before a tag was not seen, "a--b" and "4%-12%"
+    read their second end as negative, "1.5 million to 2.3 million" compared 1,500,000 with 2.3,
+    and "90% to 12.4 per cent" took 90% as 0.9: each published a range rounded inward, and the
+    right rounding was refused."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site(values)
+
+    def check(text):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+    with pytest.raises(FM.FigureMarkdownError, match="range|bound"):
+        check(text)
+    check(fixed)
+
+
 def test_a_range_in_two_units_is_refused():
     """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
     (4.6 > 1.2: a falling range) and published with both ends inward."""
