@@ -171,8 +171,7 @@ class Literal:
         self.raw = self.name = text
         self.args = (text,)
         self.unit = unit.strip()
-        times = {"thousand": 10**3, "million": 10**6, "billion": 10**9}.get(self.unit.lower(), 1)
-        self.value = exact_number(text) * times  # ("4 thousand" is 4,000: pass seventy)
+        self.value = exact_number(text)  # (as written: a multiplier after it is applied by matched_percent)
         self.percent = text.endswith("%")
 
 
@@ -333,7 +332,7 @@ _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|we
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
 _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\))*"
 _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<lower_sign>≥)|(?<![\w-])(?P<upper>"
-                           + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?P<minus>[-−]" + _WRAP + r")?$",
+                           + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?:[-−]" + _WRAP + r")?$",
                            re.S | re.I)
 #: Words right after a value (or its unit) that make it a bound, ending the clause: "0.051 or
 #: less.", "0.39 or more," (not "or more precisely", "more or less evenly", "at least in the
@@ -356,8 +355,7 @@ def _side_before(before: str) -> str | None:
     m = _BOUND_BEFORE.search(before)
     if not m or (m["upper"] and re.match(r"up\s", m["upper"], re.I) and _VERB_UP.search(before[:m.start()])):
         return None
-    side = "down" if m["lower"] or m["lower_sign"] else "up"
-    return ("up" if side == "down" else "down") if m["minus"] else side  # "≤ −0.56" bounds −x: the other side
+    return "down" if m["lower"] or m["lower_sign"] else "up"
 
 
 def bounds(text: str, found) -> list[tuple]:
@@ -373,12 +371,9 @@ def bounds(text: str, found) -> list[tuple]:
     out = []
     for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
         after = _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80]))
-        if after:
-            side = "up" if after["upper"] else "down"
-            if prose_minus(text, d):  # "−2.35 or less" bounds −x: the other side
-                side = "down" if side == "up" else "up"
-        else:
-            side = _side_before(text[max(0, d.start - 400):d.start])
+        side = ("up" if after["upper"] else "down") if after else _side_before(text[max(0, d.start - 400):d.start])
+        if side and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
+            side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:
             out.append((d, side))
     return out
@@ -399,18 +394,22 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
             f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
 
 
+#: Words after a written number that multiply it.
+_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+
+
 def matched_percent(literal: Literal, text: str, d, shown: str) -> Fraction:
     """The number a :class:`Literal` end stands for beside the value ``d`` (shown as ``shown``):
-    a written end without "%" beside a percentage is a percentage too ("between 50 and 73%"
+    a multiplier written after it counts unless the value has the same ("from 4 thousand down to
+    {{ value }}" is 4,000; "from 1.5 million to 2.3 million" compares 1.5 with 2.3: passes seventy
+    and seventy-one); a written end without "%" beside a percentage is a percentage too ("between 50 and 73%"
     is 50% to 73%), and one with "%" beside a value the prose follows with "%" or "per cent" is
-    in that value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy); a
-    multiplier written after both ends counts once ("from 1.5 million to 2.3 million": pass
-    seventy-one)."""
+    in that value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy)."""
     after = _as_read(text[d.end:d.end + 16])
     value = literal.value
-    multiplier = {"thousand": 10**3, "million": 10**6, "billion": 10**9}.get(literal.unit.lower())
-    if multiplier and re.match(r"[\s\u00a0*_`]*" + literal.unit + r"\b", after, re.I):
-        value /= multiplier
+    multiplier = _MULTIPLIERS.get(literal.unit.lower())
+    if multiplier and not re.match(r"[\s\u00a0*_`]*" + literal.unit + r"\b", after, re.I):
+        value *= multiplier  # ("from 4 thousand down to 2,047" is 4,000 to 2,047: pass seventy)
     if not literal.percent and shown.strip().endswith("%"):
         return value / 100
     if literal.percent and not shown.strip().endswith("%") and re.match(r"[\s\u00a0*_`]*(?:%|per\s*cent\b)", after, re.I):

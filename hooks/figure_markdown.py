@@ -34,7 +34,7 @@ from claims import (  # noqa: F401  (FM.ranges, FM.bounds, ... for the tests)
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
-from figures._kit.reading import bound, read, reads_one  # (bound: the tests call it here too)
+from figures._kit.reading import bound, reads_one  # (bound: the tests call it here too)
 
 
 class FigureMarkdownError(ValueError):
