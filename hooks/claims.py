@@ -5,6 +5,8 @@ more: "= 0.69" says the value is 0.69 (ln 2 is not), "at most 0.56" that it is n
 is more), "from 0.13 to 0.56" that every value lies between (0.1267 does not). These functions
 read a page's Markdown (or an alt text, a caption) for such claims; hooks/figure_markdown.py
 checks each against the value's data and refuses a page whose claim the rounding makes false.
+A value a claim rests on that its format rounds says which way, round=up or round=down
+(:func:`declared`): the side comes from the author, and the words only check it.
 
 Before matching, the text around a value is read as a reader sees it (:func:`_as_read`): HTML
 references decoded (``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``,
@@ -252,6 +254,27 @@ def exactly(shown: str, value) -> bool:
     return number is not None and number in stands_for(value)
 
 
+def declared(page_where: str, d, value, shown: str, what: str, otherwise: str) -> None:
+    """A value a claim rests on (a bound, a range's end) says which way it was rounded, unless it
+    is shown as itself: round=up or round=down, the author's word for the side that keeps the
+    sentence true. The side the build reads from the words (:func:`bounds`, :func:`ranges`,
+    :func:`prose_minus`) is a guess, and each pass found words it guessed wrong ("at least
+    &minus;a", "4%-12%", "90% to 12.4 per cent"): a value rounded to nearest that happened to
+    land on the guessed side was published. With the side declared, a false claim needs the
+    author and the reader both wrong the same way; where they disagree, the build says so
+    (:func:`check_bound`, :func:`check_range`). ``what`` names the claim, ``otherwise`` the
+    other way out."""
+    if d.options.get("round") in ("up", "down") or exactly(shown, value):
+        return
+    given = f"round={d.options['round']}" if d.options.get("round") else "no round="
+    raise ClaimError(
+        f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r}, read as "
+        f"{what}, with {given}: a value a claim rests on says which way it is rounded; write round=up where the "
+        "sentence needs the number shown to be no less than the value (an upper bound, a range's high end) or "
+        "round=down where no more (a lower bound, a range's low end), a minus written before it turning the "
+        f"side; {otherwise}")
+
+
 def check_range(page_where: str, low, high, *, where_high: str | None = None) -> None:
     """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
     only if its ends are rounded outward: its smaller end never reads above its value, its
@@ -275,6 +298,9 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     for d, value, shown, smaller, negated in ((da, va, sa, va < vb, na == [True]), (db, vb, sb, vb < va, nb == [True])):
         if isinstance(d, Literal):  # (in the text's order)
             continue
+        declared(page_where if d is da else where_high or page_where, d, value, shown,
+                 f"the {'low' if smaller else 'high'} end of a range ({sa.strip()} to {sb.strip()})",
+                 "or, where the two numbers are a change from before to after, not a range, round=nearest on both")
         number, exact = exact_number(shown), stands_for(value)[-1]
         fix = "round=down" if smaller != negated else "round=up"
         if number is not None and (number > exact if smaller else number < exact):
@@ -384,10 +410,11 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
     never reads above its value, an upper bound never below."""
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         return
+    kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \
+        "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"
+    declared(page_where, d, value, shown, kind, "or 'about' before it, where it is not a bound")
     number, exact = exact_number(shown), stands_for(value)[-1]
     if number is not None and (number > exact if side == "down" else number < exact):
-        kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \
-            "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"
         raise ClaimError(
             f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
             f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "

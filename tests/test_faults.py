@@ -1358,9 +1358,13 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
     site, resolver = _range_site({"lo": 7.876923076923077, "hi": 504.12307692307695})
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
     assert [(a.args[0], b.args[0]) for a, b in FM.ranges(text, found)] == [("lo", "hi")]
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88' at the low end of a range \(7.88 to 504\).*"
-                                                     r"write round=down .*round=nearest on both"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88', read as the low end of a range \(7.88 to 504\), "
+                                                     r"with no round=: .*says which way.*round=nearest on both"):
         FM.check_ranges(site, resolver, text, found)
+    inward = text.replace("lo .3g", "lo .2f round=up").replace("hi .3g", "hi .0f round=down")
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88' at the low end of a range \(7.88 to 504\).*"
+                                                     r"outward; write round=down .*round=nearest on both"):
+        FM.check_ranges(site, resolver, inward, [d for d in directives.parse(inward, where="p.md") if d.keyword == "value"])
     outward = text.replace("lo .3g", "lo .2f round=down").replace("hi .3g", "hi .0f round=up")
     found = [d for d in directives.parse(outward, where="p.md") if d.keyword == "value"]
     FM.check_ranges(site, resolver, outward, found)  # "7.87 to 505": holds both
@@ -1448,7 +1452,7 @@ def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():
                  "from {{ value s c .1f }} to {{ value s d .0f }}"):  # exact ends
         found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
         FM.check_ranges(site, resolver, text, found)
-    with pytest.raises(FM.FigureMarkdownError, match="at the low end of a range"):  # one end marked is not enough
+    with pytest.raises(FM.FigureMarkdownError, match="the low end of a range .* with round=nearest"):  # one end marked is not enough
         text = "from {{ value s a .2f round=nearest }} to {{ value s b .2f }}"
         FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
     with pytest.raises(directives.DirectiveError, match="round='sideways'"):
@@ -1467,10 +1471,12 @@ def test_a_falling_range_rounds_outward_too():
     def check(text):
         FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
 
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the high end .*with no round="):
         check("scores range from {{ value s hi .2f }} down to {{ value s lo .2f }}")
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.13' at the low end .*write round=down"):
-        check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; write round=up"):
+        check("scores range from {{ value s hi .2f round=down }} down to {{ value s lo .2f round=down }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.13' at the low end .*outward; write round=down"):
+        check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=up }}")
     check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=down }}")  # 0.88 to 0.12
 
 
@@ -1519,13 +1525,16 @@ def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     assert [s for _, s in FM.bounds(text, found)] == ([side] if side else [])
     if side is None:
         return
-    site, resolver = _range_site({"x": 0.1267 if side == "down" else 0.5634})
-    with pytest.raises(FM.FigureMarkdownError, match=f"write round={side}"):
-        FM.check_ranges(site, resolver, text, found)
+    # (a value whose nearest rounding lies on the wrong side, and one whose lies on the right side
+    # by luck: both are refused until the page says which way)
+    for x in ((0.1267, 0.1234) if side == "down" else (0.5634, 0.5667)):
+        site, resolver = _range_site({"x": x})
+        with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on says which way"):
+            FM.check_ranges(site, resolver, text, found)
     rounded = text.replace(".2f }}", f".2f round={side} }}}}")
     FM.check_ranges(site, resolver, rounded, [d for d in directives.parse(rounded, where="p.md") if d.keyword == "value"])
     wrong = text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}")
-    with pytest.raises(FM.FigureMarkdownError, match=f"write round={side}"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"bounds; write round={side}"):
         FM.check_ranges(site, resolver, wrong, [d for d in directives.parse(wrong, where="p.md") if d.keyword == "value"])
 
 
@@ -1548,10 +1557,10 @@ def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
     check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a mean, not a bound
-    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*write round=down"):
-        check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f }} nats or more.")
-    with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*write round=down"):
-        check("−{{ value s lp .2f }} or less.")  # ≤ −2.3456 reads −2.34 (round=down), never −2.35
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*bounds; write round=down"):
+        check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f round=up }} nats or more.")
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*bounds; write round=down"):
+        check("−{{ value s lp .2f round=up }} or less.")  # ≤ −2.3456 reads −2.34 (round=down), never −2.35
     check("−{{ value s lp .2f round=down }} or less.")
 
 
@@ -1579,14 +1588,17 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
             # −0.1267 is the high end: a is rounded down (−0.12); −0.5634 the low end: b up (−0.57)
             ("from −{{ value s a .2f }} to −{{ value s b .2f round=up }}", "round=down",
              "from −{{ value s a .2f round=down }} to −{{ value s b .2f round=up }}")):
-        with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*write {fix}"):
+        with pytest.raises(FM.FigureMarkdownError, match="end of a range .*with no round="):
             check(text)
+        wrong = fixed.replace(fix, {"round=up": "round=down", "round=down": "round=up"}[fix], 1)
+        with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*outward; write {fix}"):
+            check(wrong)
         check(fixed)
     check("\\(\\sin\\) rises from 0 to {{ value s b .2f round=nearest }}")  # a change, marked as one
     # pass seventy: a written end without "%" beside a percentage is one; with "%" beside a value the
     # prose follows with "%", in that value's units; "4 thousand" is 4,000
-    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
-        check("between 50 and {{ value s w .0% }}")
+    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+        check("between 50 and {{ value s w .0% round=down }}")
     check("between 50 and {{ value s w .0% round=up }}")
     site2, resolver2 = _range_site({"p": 12.34, "v": 2047.3})
     for bad in ("from 90% to {{ value s p .1f round=up }}%", "from 4 thousand down to {{ value s v ,.0f round=up }}"):
@@ -1622,9 +1634,18 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
     def check(text):
         FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
 
-    with pytest.raises(FM.FigureMarkdownError, match="range|bound"):
+    with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on says which way"):
         check(text)
     check(fixed)
+    # the side read through the minus, the dashes and the units: the other rounding is refused
+    wrong = fixed
+    for before, after in zip(directives.parse(text, where="p.md"), directives.parse(fixed, where="p.md")):
+        if "round" not in before.options:
+            flipped = {"up": "down", "down": "up"}[after.options["round"]]
+            wrong = wrong.replace(after.raw, after.raw.replace(f"round={after.options['round']}", f"round={flipped}"))
+    assert wrong != fixed
+    with pytest.raises(FM.FigureMarkdownError, match=r"(?:outward|bounds); write round="):
+        check(wrong)
 
 
 def test_a_range_in_two_units_is_refused():
