@@ -279,7 +279,8 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
     only if its ends are rounded outward: its smaller end never reads above its value, its
     larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
-    fifty-one; a falling range: pass sixty-three). Two values that are a change from before
+    fifty-one; a falling range: pass sixty-three; two ends of one value, "between 0.87 and 0.87" for
+    0.874 twice, the first the low end). Two values that are a change from before
     to after, not a range, say so with round=nearest on both. ``low`` and ``high`` are
     (directive, value, shown) of the first and the second end (a :class:`Literal` shows
     itself), with a fourth item True where the prose writes a minus before the value (the end is
@@ -287,15 +288,15 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     ``where_high`` the second (default: the first)."""
     (da, va, sa, *na), (db, vb, sb, *nb) = low, high
     real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
-    if not real or va == vb:
-        return  # words, or one value twice
+    if not real:
+        return  # words
     marked = [d.options.get("round") == "nearest" for d in (da, db) if not isinstance(d, Literal)]
     if marked and all(marked):
         return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52", "from 0 to 0.84"), marked as one
     # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
     # 0.123, not the float's 0.12299999999999999822), the shown text as the decimal it writes
     # (12.3% is 123/1000, not float 12.3 / 100 = 0.12300000000000001: pass fifty-four)
-    for d, value, shown, smaller, negated in ((da, va, sa, va < vb, na == [True]), (db, vb, sb, vb < va, nb == [True])):
+    for d, value, shown, smaller, negated in ((da, va, sa, va <= vb, na == [True]), (db, vb, sb, vb < va, nb == [True])):
         if isinstance(d, Literal):  # (in the text's order)
             continue
         declared(page_where if d is da else where_high or page_where, d, value, shown,

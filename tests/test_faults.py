@@ -1480,6 +1480,25 @@ def test_a_falling_range_rounds_outward_too():
     check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=down }}")  # 0.88 to 0.12
 
 
+def test_a_range_whose_ends_hold_one_value_rounds_outward_too():
+    """"between 0.87 and 0.87" for two measures both 0.874 states a range that misses them: its
+    ends were not checked when their values were equal. The first is the low end."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site({"a": 0.874, "b": 0.874, "h": 0.5})
+
+    def check(text):
+        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the low end of a range \(0.87 to 0.87\)"):
+        check("seeds score between {{ value s a .2f }} and {{ value s b .2f }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; write round=up"):
+        check("seeds score between {{ value s a .2f round=down }} and {{ value s b .2f round=down }}")
+    check("seeds score between {{ value s a .2f round=down }} and {{ value s b .2f round=up }}")  # 0.87 and 0.88
+    check("from {{ value s h .1f }} to {{ value s h .2f }}")  # exact ends
+
+
 @pytest.mark.parametrize("text, side", [
     ("at least {{ value s x .2f }}", "down"), ("no less than **{{ value s x .2f }}**", "down"),
     ("as high as {{ value s x .2f }}", "down"), ("a minimum of {{ value s x .2f }}", None),
