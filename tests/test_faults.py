@@ -1344,6 +1344,17 @@ def _range_site(values: dict):
             SimpleNamespace(where=lambda d: f"p.md:1: {d.raw}", request=lambda d: None))
 
 
+def _claims_checker(values: dict):
+    """check(text): the claims of a page text whose values read ``values`` checked as the build
+    checks them (:func:`figure_markdown.check_ranges`)."""
+    import directives
+    import figure_markdown as FM
+
+    site, resolver = _range_site(values)
+    return lambda text: FM.check_ranges(site, resolver, text,
+                                        [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+
+
 @pytest.mark.parametrize("text", [
     "it grows from {{ value s lo .3g }}× to {{ value s hi .3g }}× in the table",   # the FlashAttention page
     "between {{ value s lo .3g }} and {{ value s hi .3g }}",
@@ -1431,30 +1442,22 @@ def test_what_reads_as_a_range(text, pairs):
 def test_exact_percentage_ends_are_a_range_that_holds(low, high):
     """Pass fifty-four: "12.3%" was read back as float 12.3 / 100 = 0.12300000000000001, above
     0.123, so an exact low end was refused even with the round=down the message asked for."""
-    import directives
-    import figure_markdown as FM
-
-    site, resolver = _range_site({"a": low, "b": high})
-    text = "from {{ value s a .1% round=down }} to {{ value s b .1% round=up }}"
-    FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
-    big = "from {{ value s a , }} to {{ value s b , }}"  # integers past 2**53, written whole: exact
-    site, resolver = _range_site({"a": 2**53 + 1, "b": 2**60 + 1})
-    FM.check_ranges(site, resolver, big, [d for d in directives.parse(big, where="p.md") if d.keyword == "value"])
+    _claims_checker({"a": low, "b": high})("from {{ value s a .1% round=down }} to {{ value s b .1% round=up }}")
+    # integers past 2**53, written whole: exact
+    _claims_checker({"a": 2**53 + 1, "b": 2**60 + 1})("from {{ value s a , }} to {{ value s b , }}")
 
 
 def test_a_change_marked_nearest_or_falling_or_exact_keeps_its_rounding():
     import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"a": 0.3993, "b": 1.0844, "c": 2.0, "d": 8.0})
+    check = _claims_checker({"a": 0.3993, "b": 1.0844, "c": 2.0, "d": 8.0})
     for text in ("the loss rises from {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }}",
                  "it fell from {{ value s b .2f round=nearest }} to {{ value s a .2f round=nearest }}",  # a change
                  "from {{ value s c .1f }} to {{ value s d .0f }}"):  # exact ends
-        found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
-        FM.check_ranges(site, resolver, text, found)
+        check(text)
     with pytest.raises(FM.FigureMarkdownError, match="the low end of a range .* with round=nearest"):  # one end marked is not enough
-        text = "from {{ value s a .2f round=nearest }} to {{ value s b .2f }}"
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+        check("from {{ value s a .2f round=nearest }} to {{ value s b .2f }}")
     with pytest.raises(directives.DirectiveError, match="round='sideways'"):
         directives.parse("{{ value s a .2f round=sideways }}", where="p.md")
 
@@ -1463,13 +1466,9 @@ def test_a_falling_range_rounds_outward_too():
     """Pass sixty-three: "range from 0.87 down to 0.13" for 0.874 and 0.126 (both ends inside) was
     published: a falling pair was taken as a change. Its larger end rounds up, its smaller down,
     unless round=nearest on both says it is a change."""
-    import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"hi": 0.874, "lo": 0.126})
-
-    def check(text):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    check = _claims_checker({"hi": 0.874, "lo": 0.126})
 
     with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the high end .*with no round="):
         check("scores range from {{ value s hi .2f }} down to {{ value s lo .2f }}")
@@ -1483,13 +1482,9 @@ def test_a_falling_range_rounds_outward_too():
 def test_a_range_whose_ends_hold_one_value_rounds_outward_too():
     """"between 0.87 and 0.87" for two measures both 0.874 states a range that misses them: its
     ends were not checked when their values were equal. The first is the low end."""
-    import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"a": 0.874, "b": 0.874, "h": 0.5})
-
-    def check(text):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    check = _claims_checker({"a": 0.874, "b": 0.874, "h": 0.5})
 
     with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the low end of a range \(0.87 to 0.87\)"):
         check("seeds score between {{ value s a .2f }} and {{ value s b .2f }}")
@@ -1547,14 +1542,12 @@ def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     # (a value whose nearest rounding lies on the wrong side, and one whose lies on the right side
     # by luck: both are refused until the page says which way)
     for x in ((0.1267, 0.1234) if side == "down" else (0.5634, 0.5667)):
-        site, resolver = _range_site({"x": x})
+        check = _claims_checker({"x": x})
         with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on says which way"):
-            FM.check_ranges(site, resolver, text, found)
-    rounded = text.replace(".2f }}", f".2f round={side} }}}}")
-    FM.check_ranges(site, resolver, rounded, [d for d in directives.parse(rounded, where="p.md") if d.keyword == "value"])
-    wrong = text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}")
-    with pytest.raises(FM.FigureMarkdownError, match=f"bounds; write round={side}"):
-        FM.check_ranges(site, resolver, wrong, [d for d in directives.parse(wrong, where="p.md") if d.keyword == "value"])
+            check(text)
+        check(text.replace(".2f }}", f".2f round={side} }}}}"))
+        with pytest.raises(FM.FigureMarkdownError, match=f"bounds; write round={side}"):
+            check(text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}"))
 
 
 def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_a_list():
@@ -1562,14 +1555,10 @@ def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_
     whatever their rounding; the message named the other end. Pass seventy: a list after a
     bound carried it to "b on average", beat an explicit "or more", and a prose minus before
     "{{ value }} or less" was not read."""
-    import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"a": 0.5634, "x": 0.7134, "lo": 1.2345, "hi": 3.4543, "b": 0.4482, "s": 0.3993,
-                                  "c": 1.0844, "lp": 2.3456})
-
-    def check(text):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    check = _claims_checker({"a": 0.5634, "x": 0.7134, "lo": 1.2345, "hi": 3.4543, "b": 0.4482, "s": 0.3993,
+                          "c": 1.0844, "lp": 2.3456})
 
     check("rises from {{ value s s .2f round=nearest }} up to {{ value s c .2f round=nearest }}")  # a change
     check("speedups of up to {{ value s lo .2f round=down }}–{{ value s hi .2f round=up }}")  # a range, outward
@@ -1594,10 +1583,7 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
     for text in ("ln 2 is {{ value s x .2f }} exactly when the scores tie", "it equals {{ value s x .3f }} to three places"):
         d = directives.parse(text, where="p.md")[0]
         assert not FM.follows_equals(text, d.start, d.end), text
-    site, resolver = _range_site({"b": 0.5634, "a": 0.1267, "w": 0.734})
-
-    def check(text):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    check = _claims_checker({"b": 0.5634, "a": 0.1267, "w": 0.734})
 
     for text, fix, fixed in (
             ("from 0 to {{ value s b .2f }}", "round=up", "from 0 to {{ value s b .2f round=up }}"),
@@ -1619,10 +1605,9 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
     with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
         check("between 50 and {{ value s w .0% round=down }}")
     check("between 50 and {{ value s w .0% round=up }}")
-    site2, resolver2 = _range_site({"p": 12.34, "v": 2047.3})
     for bad in ("from 90% to {{ value s p .1f round=up }}%", "from 4 thousand down to {{ value s v ,.0f round=up }}"):
-        with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
-            FM.check_ranges(site2, resolver2, bad, [d for d in directives.parse(bad, where="p.md") if d.keyword == "value"])
+        with pytest.raises(FM.FigureMarkdownError, match="outward; write round=down"):
+            _claims_checker({"p": 12.34, "v": 2047.3})(bad)
     with pytest.raises(FM.FigureMarkdownError, match="two units"):
         check("from 1 s to {{ value s w .0f }} ms")
 
@@ -1648,10 +1633,7 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
     import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site(values)
-
-    def check(text):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
+    check = _claims_checker(values)
 
     with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on says which way"):
         check(text)
@@ -1670,15 +1652,12 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
 def test_a_range_in_two_units_is_refused():
     """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
     (4.6 > 1.2: a falling range) and published with both ends inward."""
-    import directives
     import figure_markdown as FM
 
-    site, resolver = _range_site({"ms": 4.56, "sec": 1.23})
-    text = "from {{ value s ms .1f }} ms to {{ value s sec .1f }} s"
+    check = _claims_checker({"ms": 4.56, "sec": 1.23})
     with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units"):
-        FM.check_ranges(site, resolver, text, [d for d in directives.parse(text, where="p.md") if d.keyword == "value"])
-    same = "from {{ value s sec .1f round=down }} s to {{ value s ms .1f round=up }} s"
-    FM.check_ranges(site, resolver, same, [d for d in directives.parse(same, where="p.md") if d.keyword == "value"])
+        check("from {{ value s ms .1f }} ms to {{ value s sec .1f }} s")
+    check("from {{ value s sec .1f round=down }} s to {{ value s ms .1f round=up }} s")
 
 
 def test_a_bound_reads_as_one_only_for_one():
