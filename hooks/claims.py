@@ -188,6 +188,40 @@ def prose_minus(text: str, d) -> bool:
     return bool(m) and (m["before"] == "" or m["before"] in " \t\n\u00a0([{$*_`>")
 
 
+#: Signs a reader may take for a minus that :func:`prose_minus` does not read as one: dashes and
+#: the other minus-like characters, and the words (pass seventy-three: "from –0.57 to 0.12"
+#: with an en dash, "at least minus 0.56").
+_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋])|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$", re.I)
+#: What stands before a dash that joins two ends ("0.1–0.5", "{{ value a }} ms – {{ value b }}"):
+#: a number or a directive, and a one-word unit.
+_JOINED = re.compile(r"(?:\}\}|\d%?)[\s\u00a0]?(?:[^\s\d{}<>]{1,12})?$")
+
+
+def unread_sign(text: str, d) -> str | None:
+    """The sign written before the value ``d`` that a reader may take for a minus and
+    :func:`prose_minus` does not read (:data:`_OTHER_MINUS`), or None: a dash that joins two ends
+    is no sign, nor "minus" after a number (subtraction)."""
+    before = _as_read(text[max(0, d.start - 60):d.start])
+    m = _OTHER_MINUS.search(before)
+    if not m:
+        return None
+    prior = re.sub(_WRAP + r"$", "", before[:m.start()])
+    if m["sign"] and _JOINED.search(prior) or m["word"] and re.search(r"(?:\}\}|[\d)\]])$", prior):
+        return None
+    return m["sign"] or m["word"]
+
+
+def check_sign(page_where: str, text: str, d) -> None:
+    """A value a claim rests on (a bound, a range's end) with a sign before it that the claim
+    reader does not read (:func:`unread_sign`) is refused: the side would be read for the value
+    without its sign, and a declared side checked against that."""
+    sign = unread_sign(text, d)
+    if sign:
+        raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "
+                         "minus and the check of bounds and ranges does not read as one: write the minus as '−' "
+                         "(or '-'), or rephrase")
+
+
 def ranges(text: str, found) -> list[tuple]:
     """The pairs of ends in ``text`` that state a range: two value directives of ``found`` (in
     order, with offsets in ``text``) joined by "to" or a dash, or "between ... and ...", and a
@@ -254,6 +288,19 @@ def exactly(shown: str, value) -> bool:
     return number is not None and number in stands_for(value)
 
 
+def as_number(page_where: str, d, value) -> bool:
+    """Whether ``value``, the data a claim rests on, is a number to check; a text with a digit
+    in it ("0.56", the number formatted in data()) is refused, as it cannot be checked (pass
+    seventy-three); other words are no claim."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return True
+    if isinstance(value, str) and re.search(r"\d", value):
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}, which a "
+                         "claim (a bound, a range's end) rests on: give data() the number, and the page its "
+                         "format and round=, so the claim can be checked")
+    return False
+
+
 def declared(page_where: str, d, value, shown: str, what: str, otherwise: str) -> None:
     """A value a claim rests on (a bound, a range's end) says which way it was rounded, unless it
     is shown as itself: round=up or round=down, the author's word for the side that keeps the
@@ -287,8 +334,8 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     −value, and the value is rounded the other way); ``page_where`` names the first,
     ``where_high`` the second (default: the first)."""
     (da, va, sa, *na), (db, vb, sb, *nb) = low, high
-    real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb))
-    if not real:
+    real = [as_number(page_where if d is da else where_high or page_where, d, v) for d, v in ((da, va), (db, vb))]
+    if not all(real):
         return  # words
     marked = [d.options.get("round") == "nearest" for d in (da, db) if not isinstance(d, Literal)]
     if marked and all(marked):
@@ -301,7 +348,8 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
             continue
         declared(page_where if d is da else where_high or page_where, d, value, shown,
                  f"the {'low' if smaller else 'high'} end of a range ({sa.strip()} to {sb.strip()})",
-                 "or, where the two numbers are a change from before to after, not a range, round=nearest on both")
+                 "or, where the two numbers are no range (a change from before to after, odds, a mapping), "
+                 "round=nearest on both")
         number, exact = exact_number(shown), stands_for(value)[-1]
         fix = "round=down" if smaller != negated else "round=up"
         if number is not None and (number > exact if smaller else number < exact):
@@ -309,8 +357,8 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
                 f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at "
                 f"{d.args[0]!r}, shown as {shown.strip()!r} at the {'low' if smaller else 'high'} end of a range "
                 f"({sa.strip()} to {sb.strip()}): a range holds the values it states only if its ends are rounded "
-                f"outward; write {fix} (or, where the two numbers are a change from before to after, not a range, "
-                "round=nearest on both)")
+                f"outward; write {fix} (or, where the two numbers are no range (a change from before to after, "
+                "odds, a mapping), round=nearest on both)")
 
 
 #: Units a range's two ends may be written in: a range must give both ends in one of them.
@@ -409,7 +457,7 @@ def bounds(text: str, found) -> list[tuple]:
 def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
     """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
     never reads above its value, an upper bound never below."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+    if not as_number(page_where, d, value):
         return
     kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \
         "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"

@@ -30,7 +30,7 @@ import claims
 import directives
 import provenance
 from claims import (  # noqa: F401  (FM.ranges, FM.bounds, ... for the tests)
-    ClaimError, bounds, check_bound, check_range, exactly, follows_equals, one_unit, ranges)
+    ClaimError, bounds, check_bound, check_range, check_sign, exactly, follows_equals, one_unit, ranges)
 from downloads import human_size
 from figures._kit.contract import NOT_A_NUMBER_WORD, declared_at
 from figures._kit.palette import THEMES  # (not style: it loads matplotlib, half a second a build)
@@ -739,8 +739,12 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     try:
         for a, b in ranges(text, found):
             one_unit(where(a) or where(b), text, a, b)
+            for d in (a, b):
+                if not isinstance(d, claims.Literal):
+                    check_sign(where(d), text, d)
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
         for d, side in bounds(text, found):
+            check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side)
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None

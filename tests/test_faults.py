@@ -1649,6 +1649,46 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
         check(wrong)
 
 
+@pytest.mark.parametrize("text", [
+    "from –{{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "from &ndash;{{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "from －{{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "from ﹣{{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "from minus {{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "from negative {{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
+    "at least –{{ value s a .2f round=down }}.", "scores of no less than &#8211;{{ value s a .2f round=down }}"])
+def test_a_sign_the_claim_reader_does_not_read_as_a_minus_is_refused(text):
+    """Pass seventy-three: a minus written as an en dash (or another dash, a full-width or small
+    hyphen-minus, "minus") was read as no sign, so the side of "from –0.57 to 0.12" and "at least
+    –0.56" was read for +value: the right round= was refused and the wrong one published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus .* write the minus as '−'"):
+        _claims_checker({"a": 0.5634, "b": 0.1267})(text)
+
+
+@pytest.mark.parametrize("text", [
+    "{{ value s a .2f round=down }}–{{ value s b .2f round=up }}",
+    "{{ value s a .2f round=down }} – {{ value s b .2f round=up }}",
+    "{{ value s a .2f round=down }} ms – {{ value s b .2f round=up }} ms",
+    "{{ value s a .1% round=down }}&ndash;{{ value s b .1% round=up }}",
+    "from −{{ value s n .2f round=up }} to {{ value s b .2f round=up }}",
+    "at most 1 minus {{ value s a .2f round=up }}"])
+def test_a_dash_that_joins_two_ends_or_a_subtraction_is_no_sign(text):
+    _claims_checker({"a": 0.1267, "b": 0.5634, "n": 0.1267})(text)
+
+
+def test_a_claim_on_a_number_written_as_text_in_data_is_refused():
+    """Pass seventy-three: data() holding "0.56" (a number formatted in the script) skipped every
+    claim check: "at most 0.56" was published for 0.5634. Words are no claim."""
+    import figure_markdown as FM
+
+    for text in ("at most {{ value s t }}", "from {{ value s t }} to {{ value s x .2f round=up }}"):
+        with pytest.raises(FM.FigureMarkdownError, match="holds the text '0.56' at 't'.*give data\\(\\) the number"):
+            _claims_checker({"t": "0.56", "x": 0.7})(text)
+    _claims_checker({"w": "first", "v": "last"})("between {{ value s w }} and {{ value s v }}")
+
+
 def test_a_range_in_two_units_is_refused():
     """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
     (4.6 > 1.2: a falling range) and published with both ends inward."""
