@@ -71,6 +71,21 @@ def test_quantize_keeps_each_weight_within_half_a_step_of_a_tight_scale(bits, gr
     assert qt.codes[3, 0] == 0 and (qt.dequantize()[3, :group] == 0).all() and qt.codes[nonzero].min() == 1
 
 
+@pytest.mark.parametrize("peak, bits", [(7277.344086872271, 6), (0.0024168688810087074, 4), (1.27, 8)])
+def test_quantize_takes_the_smallest_scale_that_clips_nothing_next_to_a_step(peak, bits):
+    """Pass seventy-four: a peak a few ulps above M 2**(c/16) was given exponent c (the float
+    comparison said it fit), so its scale was one step too small and the peak was clipped to M.
+    The exponent, from mpmath at 60 digits: the smallest c with M 2**(c/16) >= peak."""
+    import mpmath
+
+    M = 2 ** (bits - 1) - 1
+    with mpmath.workdps(60):
+        c = int(mpmath.ceil(16 * mpmath.log(mpmath.mpf(peak) / M, 2)))
+        assert M * mpmath.power(2, mpmath.mpf(c) / 16) >= peak > M * mpmath.power(2, mpmath.mpf(c - 1) / 16)
+    qt = quantize([[peak, -peak / 3]], bits, 2)
+    assert qt.base == c and qt.codes.tolist() == [[1]] and qt.q[0, 0] == round(peak / 2 ** (c / 16)) <= M
+
+
 def test_quantize_refuses_what_it_cannot_store():
     with pytest.raises(ValueError, match="weight must be a 2-D matrix"):
         quantize(np.ones(8), 8, 4)

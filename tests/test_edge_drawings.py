@@ -269,6 +269,11 @@ def test_weights_that_differ_never_read_alike():
     row = module.table(d).splitlines()[2]
     a, b = (c.strip() for c in row.strip("|").split("|")[1:3])
     assert a != b and float(a) > 0.5 > float(b), row  # 0.5000025 and 0.4999975 both read "0.5000"
+    # pass seventy-four: 0.5 ± 2.5e-13 read "0.500000000000" twice (the places stopped at 12)
+    d = module.data(scores=(1e-10, 0.0), taus=(100.0,))
+    row = module.table(d).splitlines()[2]
+    a, b = (c.strip() for c in row.strip("|").split("|")[1:3])
+    assert a != b and float(a) > 0.5 > float(b), row
 
 
 def test_labels_say_what_was_counted():

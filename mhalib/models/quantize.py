@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -87,9 +88,11 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
                          "number, where the dequantized weights lose their digits; scale the weights up first")
     exps = np.zeros(peak.shape, dtype=np.int64)
     exps[nonzero] = np.ceil(STEPS * np.log2(peak[nonzero] / M)).astype(np.int64)
-    # a peak / M that is an exact power of 2**(1/STEPS) can land one step low through log2's rounding
-    low = nonzero & (np.exp2(exps / STEPS) * M < peak)
-    exps[low] += 1
+    # log2 and exp2 round: a peak within a few ulps of a power of 2**(1/STEPS) times M can land one
+    # step off (a step low clips the peak: pass seventy-four). Those few are decided exactly.
+    near = nonzero & (np.abs(np.exp2(exps / STEPS) * M - peak) <= 1e-9 * peak)
+    for i in zip(*np.nonzero(near)):
+        exps[i] = _smallest_exponent(float(peak[i]), M)
     base = int(exps[nonzero].min()) if nonzero.any() else 0
     if nonzero.any() and int(exps[nonzero].max()) - base >= SPAN:
         span = (int(exps[nonzero].max()) - base) / STEPS
@@ -105,6 +108,18 @@ def quantize(weight: ArrayLike, bits: int, group: int) -> Quantized:
                          "scale the weights down first")
     q = q.reshape(N, K)  # (N, K // g, g) -> (N, K)
     return Quantized(q=q, codes=codes, base=base, bits=bits, group=group)
+
+
+def _smallest_exponent(peak: float, M: int) -> int:
+    """The smallest integer ``c`` with ``M * 2**(c / STEPS) >= peak``, decided in exact
+    arithmetic: ``M**STEPS * 2**c >= peak**STEPS``."""
+    target = Fraction(peak) ** STEPS / M ** STEPS
+    c = math.ceil(STEPS * math.log2(peak / M))
+    while Fraction(2) ** c < target:
+        c += 1
+    while Fraction(2) ** (c - 1) >= target:
+        c -= 1
+    return c
 
 
 def _bits_and_groups(bits, group, K: int, k_name: str) -> tuple[int, int, int]:
