@@ -191,7 +191,8 @@ def prose_minus(text: str, d) -> bool:
 #: Signs a reader may take for a minus that :func:`prose_minus` does not read as one: dashes and
 #: the other minus-like characters, and the words (pass seventy-three: "from –0.57 to 0.12"
 #: with an en dash, "at least minus 0.56").
-_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋])|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$", re.I)
+_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋]|[—―⸺⸻](?![\s\u00a0]))|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$",
+                          re.I)
 #: What stands before a dash that joins two ends ("0.1–0.5", "{{ value a }} ms – {{ value b }}"):
 #: a number or a directive, and a one-word unit.
 _JOINED = re.compile(r"(?:\}\}|\d%?)[\s\u00a0]?(?:[^\s\d{}<>]{1,12})?$")

@@ -1656,7 +1656,8 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
     "from ﹣{{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
     "from minus {{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
     "from negative {{ value s a .2f round=up }} to {{ value s b .2f round=down }}",
-    "at least –{{ value s a .2f round=down }}.", "scores of no less than &#8211;{{ value s a .2f round=down }}"])
+    "at least –{{ value s a .2f round=down }}.", "scores of no less than &#8211;{{ value s a .2f round=down }}",
+    "from —{{ value s a .2f round=up }} to {{ value s b .2f round=down }}"])
 def test_a_sign_the_claim_reader_does_not_read_as_a_minus_is_refused(text):
     """Pass seventy-three: a minus written as an en dash (or another dash, a full-width or small
     hyphen-minus, "minus") was read as no sign, so the side of "from –0.57 to 0.12" and "at least
@@ -1673,7 +1674,7 @@ def test_a_sign_the_claim_reader_does_not_read_as_a_minus_is_refused(text):
     "{{ value s a .2f round=down }} ms – {{ value s b .2f round=up }} ms",
     "{{ value s a .1% round=down }}&ndash;{{ value s b .1% round=up }}",
     "from −{{ value s n .2f round=up }} to {{ value s b .2f round=up }}",
-    "at most 1 minus {{ value s a .2f round=up }}"])
+    "at most 1 minus {{ value s a .2f round=up }}", "at most — over all heads — {{ value s b .2f round=up }}"])
 def test_a_dash_that_joins_two_ends_or_a_subtraction_is_no_sign(text):
     _claims_checker({"a": 0.1267, "b": 0.5634, "n": 0.1267})(text)
 
