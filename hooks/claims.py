@@ -6,7 +6,10 @@ is more), "from 0.13 to 0.56" that every value lies between (0.1267 does not). T
 read a page's Markdown (or an alt text, a caption) for such claims; hooks/figure_markdown.py
 checks each against the value's data and refuses a page whose claim the rounding makes false.
 A value a claim rests on that its format rounds says which way, round=up or round=down
-(:func:`declared`): the side comes from the author, and the words only check it.
+(:func:`declared`): the side comes from the author, and the words only check it. A sign
+before such a value that a reader may take for a minus and the rule does not read as one (an
+en dash, "minus") is refused (:func:`check_sign`), as is a claim on a number data() holds as
+text (:func:`as_number`).
 
 Before matching, the text around a value is read as a reader sees it (:func:`_as_read`): HTML
 references decoded (``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``,
