@@ -167,6 +167,23 @@ def test_learned_and_rope_figures():
         np.testing.assert_allclose(vec, [math.cos(a) - 0.3 * math.sin(a), math.sin(a) + 0.3 * math.cos(a)], atol=1e-15)
 
 
+def test_rope_rotation_scores_follow_the_offset_up_to_its_largest_theta_and_refuse_past_it():
+    """Pass seventy-six: theta = 1e14 rad formed position x theta in float64 (0.5 rad off) and
+    drew one offset's pairs scattered under the title "same offset, same score"."""
+    import mpmath
+
+    module = figures.load("rope_rotation_2d")
+    rot = module.data(theta=100.0, n_positions=64)
+    q2 = float(np.dot(rot["q"], rot["q"]))
+    with mpmath.workdps(40):  # |q|^2 cos(k theta), theta exactly 100
+        want = {k: float(q2 * mpmath.cos(k * mpmath.mpf(100))) for k in range(-63, 64)}
+    np.testing.assert_allclose(rot["scores"], [want[int(k)] for k in rot["offsets"]], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(rot["closed_form"], [want[int(k)] for k in rot["closed_form_offsets"]], rtol=0, atol=1e-9)
+    for theta in (100.5, -1e14):
+        with pytest.raises(ValueError, match=r"theta must be from -100 to 100 rad per position.*got"):
+            module.data(theta=theta)
+
+
 def test_alibi_figures():
     sl = d("alibi_slopes_table")
     np.testing.assert_allclose(sl["slopes"]["8"], [2.0**-h for h in range(1, 9)], rtol=1e-15)

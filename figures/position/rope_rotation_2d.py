@@ -16,13 +16,21 @@ from figures._kit import cli, style
 from figures._kit.contract import Range
 
 
+#: The largest |theta|: 63 positions turn at most 6,300 rad, whose float64 spacing (1e-12 rad)
+#: leaves every score's digits (pass seventy-six: 1e14 rad turned the points of one offset apart).
+MAX_THETA = 100
+
+
 def data(theta: float | None = None, n_positions: Annotated[int, Range(1, 64)] = 8,
          k: tuple[float, ...] = (0.8, -0.5)) -> dict:
-    """``theta`` in radians per position; None takes the demo's 0.5 rad."""
+    """``theta`` in radians per position, from -100 to 100; None takes the demo's 0.5 rad."""
 
     demo = examples.rope_demo()
     q = demo["q"]
     theta = demo["theta"] if theta is None else theta
+    if not -MAX_THETA <= theta <= MAX_THETA:  # (pos * theta rounded in float64: 1e14 moved each angle by 0.5 rad)
+        raise ValueError(f"theta must be from {-MAX_THETA} to {MAX_THETA} rad per position (past that an angle is "
+                         f"a smaller one plus whole turns, and position x theta loses its digits); got {theta!r}")
     rotated = mhalib.apply_rope(np.tile(q, (len(demo["positions"]), 1)), demo["positions"] * theta)  # d = 2: theta_0 = 1
     pos = np.arange(n_positions)
     r = mhalib.apply_rope(np.tile(q, (n_positions, 1)), pos * theta)  # (n, 2)
