@@ -91,7 +91,7 @@ _DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 #: :data:`_WRAP`, and an opening bracket or brace, a sign written before the value, a table's
 #: cell border, a list's marker, ``\\text{``, ``\\left(`` (passes thirty-eight and forty), a
 #: closing brace (``\\stackrel{\\text{def}}{=}``).
-_BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−]|\\[\[\]]"
+_BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
                              r"|\\(?:text[a-z]*|math[a-z]+|boldsymbol|operatorname|boxed|underline|overline|bm"
                              r"|displaystyle|textstyle|color\{[^{}]*\}|html(?:Class|Data|Id|Style)\{[^{}]*\})\{?"
                              r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
@@ -185,10 +185,16 @@ def prose_minus(text: str, d) -> bool:
     ``&minus;``; through emphasis, a tag or a link's bracket): one that stands after a space, an
     opening bracket or the start, not after a number, a letter, a bracket, a sign or a dash ("1
     - {{ value p }}" and "x-{{ value p }}" subtract; "a--b" and "4%-12%" join a range: pass
-    seventy-one)."""
+    seventy-one). After a space of any width, "≤", "≥", "=" or "≈" it is a minus ("≥−0.12",
+    "at least\u2009−0.12"), and "−" (never a dash) after the dash that joins two ends too ("−a–−b":
+    pass seventy-five)."""
     before = re.sub(_WRAP + r"$", "", _as_read(text[max(0, d.start - 60):d.start]))
-    m = re.search(r"(?P<before>.?)[-−]$", before, re.S)
-    return bool(m) and (m["before"] == "" or m["before"] in " \t\n\u00a0([{$*_`>")
+    m = re.search(r"(?P<before>.?)(?P<sign>[-−])$", before, re.S)
+    if not m:
+        return False
+    if m["before"] == "" or m["before"].isspace() or m["before"] in "([{$*_`>≤≥=≈±":
+        return True
+    return m["sign"] == "−" and m["before"] in "–—‒‐‑-….~⁓〜"
 
 
 #: Signs a reader may take for a minus that :func:`prose_minus` does not read as one: dashes and
@@ -292,13 +298,24 @@ def exactly(shown: str, value) -> bool:
     return number is not None and number in stands_for(value)
 
 
+#: A text that is one number, with a sign, grouping, an exponent, a percent or a one-word unit
+#: ("0.56", "−1,024", "1.2 MB"): a number data() formatted, which no claim can be checked on.
+_ONE_NUMBER = re.compile(r"\s*[-−+]?\d[\d,_]*(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s?[^\s\d.,;:()\[\]{}]{1,12})?\s*")
+
+
+def number_text(value) -> bool:
+    """Whether ``value`` is a text that is one number (:data:`_ONE_NUMBER`); a matrix written out,
+    "[[1, 2], [3, 4]]", or a name with a digit, "GPT-2", is not."""
+    return isinstance(value, str) and bool(_ONE_NUMBER.fullmatch(value))
+
+
 def as_number(page_where: str, d, value) -> bool:
-    """Whether ``value``, the data a claim rests on, is a number to check; a text with a digit
-    in it ("0.56", the number formatted in data()) is refused, as it cannot be checked (pass
-    seventy-three); other words are no claim."""
+    """Whether ``value``, the data a claim rests on, is a number to check; a text that is one
+    number ("0.56", the number formatted in data(): :func:`number_text`) is refused, as it
+    cannot be checked (pass seventy-three); other words are no claim."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return True
-    if isinstance(value, str) and re.search(r"\d", value):
+    if number_text(value):
         raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}, which a "
                          "claim (a bound, a range's end) rests on: give data() the number, and the page its "
                          "format and round=, so the claim can be checked")
@@ -475,20 +492,45 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
 
 
 #: Words after a written number that multiply it.
-_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+_MULTIPLIER_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+#: Their abbreviations, in their own case ("m" is a metre or a minute, "B" a byte).
+_MULTIPLIER_SIGNS = {"k": 10**3, "K": 10**3, "M": 10**6, "mn": 10**6, "bn": 10**9}
+#: A multiplier right after a value ("2.3 million", "2.3M").
+_MULTIPLIER_AFTER = re.compile(r"[\s\u00a0*_`]*(?P<word>(?i:(?:thousand|million|billion|trillion)s?)|"
+                               + "|".join(sorted(_MULTIPLIER_SIGNS, key=len, reverse=True)) + r")(?![\w/])")
 
 
-def matched_percent(literal: Literal, text: str, d, shown: str) -> Fraction:
+def _multiplier(word: str | None) -> int | None:
+    """The factor a multiplier word ("million", "Millions") or abbreviation ("k", "M") stands
+    for, or None."""
+    if not word or word in _MULTIPLIER_SIGNS:
+        return _MULTIPLIER_SIGNS.get(word) if word else None
+    word = word.lower()
+    return _MULTIPLIER_WORDS.get(word[:-1] if word.endswith("s") else word)
+
+
+def matched_percent(literal: Literal, text: str, d, shown: str, where: str = "", *, first: bool = True) -> Fraction:
     """The number a :class:`Literal` end stands for beside the value ``d`` (shown as ``shown``):
     a multiplier written after it counts unless the value has the same ("from 4 thousand down to
     {{ value }}" is 4,000; "from 1.5 million to 2.3 million" compares 1.5 with 2.3: passes seventy
     and seventy-one); a written end without "%" beside a percentage is a percentage too ("between 50 and 73%"
     is 50% to 73%), and one with "%" beside a value the prose follows with "%" or "per cent" is
-    in that value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy)."""
+    in that value's units ("from 90% to 12.4%" with 12.4 from data(): pass seventy). Two
+    multipliers that differ ("from 1.5 million to 2.3 thousand", "1.5 million to 2.3M" read as
+    1,500,000 to 2.3: pass seventy-five), or one on a single end but the first written ("from 5
+    to 2.3 million", "from 1.5 to 2 million": 1.5 or 1.5 million?), are refused (``where`` names
+    the value; ``first``: the written end comes first)."""
     after = _as_read(text[d.end:d.end + 16])
     value = literal.value
-    multiplier = _MULTIPLIERS.get(literal.unit.lower())
-    if multiplier and not re.match(r"[\s\u00a0*_`]*" + literal.unit + r"\b", after, re.I):
+    multiplier = _multiplier(literal.unit)
+    m = _MULTIPLIER_AFTER.match(after)
+    on_value = _multiplier(m["word"]) if m else None
+    if on_value and on_value != multiplier or multiplier and not on_value and not first:
+        raise ClaimError(f"{where}: a range between {literal.raw}{' ' + literal.unit if literal.unit else ''} and "
+                         f"{d.name}'s value{' followed by ' + repr(m['word']) if m else ''} gives its ends in two "
+                         "units, or leaves one end's unit to the reader; write both ends alike (a range's ends are "
+                         "checked as numbers of one unit)")
+    if multiplier and not on_value:
         value *= multiplier  # ("from 4 thousand down to 2,047" is 4,000 to 2,047: pass seventy)
     if not literal.percent and shown.strip().endswith("%"):
         return value / 100

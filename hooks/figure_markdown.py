@@ -617,6 +617,10 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {shown.strip()!r}, after an "
                                   "'=': the page says it is exactly that; write ≈ (\\approx in a formula) before "
                                   "it, ≤ or ≥ (or 'at most', 'at least') before a bound, or give it every digit")
+    if equated and claims.number_text(value):  # (pass seventy-five: "x = 0.13" for the text "0.13")
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}, "
+                                  "after an '=': the page says it is exactly that, and a number held as text "
+                                  "cannot be checked; give data() the number (the page formats it)")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and "-" in shown and reads_zero:
         shown = format(abs(value), fmt) if fmt else str(abs(value))  # -0.0: a zero, unsigned
     if isinstance(value, str) and UNSHOWABLE.search(value):
@@ -732,7 +736,8 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         ea, eb = signed(a), signed(b)
         for lit, other, i in ((ea, eb, 0), (eb, ea, 1)):
             if isinstance(lit[0], claims.Literal) and not isinstance(other[0], claims.Literal):
-                fixed = (lit[0], claims.matched_percent(lit[0], text, other[0], other[2]), lit[2])
+                number = claims.matched_percent(lit[0], text, other[0], other[2], where(other[0]), first=i == 0)
+                fixed = (lit[0], number, lit[2])
                 return (fixed, other) if i == 0 else (other, fixed)
         return ea, eb
 

@@ -1690,6 +1690,83 @@ def test_a_claim_on_a_number_written_as_text_in_data_is_refused():
     _claims_checker({"w": "first", "v": "last"})("between {{ value s w }} and {{ value s v }}")
 
 
+@pytest.mark.parametrize("text, values, honest, other", [
+    ("the score is ≥−{{ value s v .2f round=R }}", {"v": 0.1267}, "up", "down"),
+    ("the score is &ge;&minus;{{ value s v .2f round=R }}", {"v": 0.1267}, "up", "down"),
+    ("at least\u2009−{{ value s v .2f round=R }}", {"v": 0.1267}, "up", "down"),
+    ("≥&#8239;−{{ value s v .2f round=R }}", {"v": 0.1267}, "up", "down"),
+    ("≤−{{ value s v .2f round=R }}", {"v": 0.1267}, "down", "up"),
+    ("scores −{{ value s a .2f round=up }}–−{{ value s b .2f round=R }}", {"a": 0.874, "b": 0.126}, "down", "up"),
+    ("scores &minus;{{ value s a .2f round=up }}&ndash;&minus;{{ value s b .2f round=R }}", {"a": 0.874, "b": 0.126},
+     "down", "up"),
+    ("scores −{{ value s a .2f round=up }}…−{{ value s b .2f round=R }}", {"a": 0.874, "b": 0.126}, "down", "up")])
+def test_a_minus_after_a_sign_a_thin_space_or_a_joining_dash_turns_the_side(text, values, honest, other):
+    """Pass seventy-five: "≥−0.12", "at least −0.12" after a thin space and the second end of
+    "−0.88–−0.13" were read without their minus: the honest round= was refused and the build's
+    message led to a false claim."""
+    import figure_markdown as FM
+
+    check = _claims_checker(values)
+    check(text.replace("round=R", f"round={honest}"))
+    with pytest.raises(FM.FigureMarkdownError, match=f"(?:bounds|outward); write round={honest}"):
+        check(text.replace("round=R", f"round={other}"))
+
+
+def _with_values(monkeypatch, values: dict, text: str) -> str:
+    """``text`` (a caption) with its values filled in as the build fills them, "=" checked."""
+    import directives
+    import figure_markdown as FM
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False:
+                        FM.value_text(where, d, result, equated=equated))
+    site, resolver = _range_site(values)
+    return FM.with_values(site, resolver, text, [d for d in directives.parse(text, where="p.md")
+                                                 if d.keyword == "value"])
+
+
+@pytest.mark.parametrize("text", ["x = –{{ value s v .2f }}", "x = &ndash;{{ value s v .2f }}",
+                                  "x = minus {{ value s v .2f }}", "\\(x = ﹣{{ value s v .2f }}\\)"])
+def test_a_value_after_an_equals_sign_and_a_dash_or_minus_must_be_exact(monkeypatch, text):
+    """Pass seventy-five: "x = –0.13" (an en dash, "minus") was not read as "=", so a rounded
+    value was published as exact."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
+        _with_values(monkeypatch, {"v": 0.1267}, text)
+    assert _with_values(monkeypatch, {"v": 0.125}, text.replace(".2f", ".3f")).endswith(("0.125", "0.125\\)"))
+
+
+def test_a_number_held_as_text_after_an_equals_sign_is_refused_and_a_matrix_is_not(monkeypatch):
+    """Pass seventy-five: data() holding "0.13" after "=" was published unchecked, as bounds and
+    ranges no longer are (pass seventy-three); a matrix written out is text, not a number."""
+    import figure_markdown as FM
+
+    for text, held in (("x = {{ value s t }}", "0.13"), ("x is exactly {{ value s t }}", "0.13"),
+                       ("x = {{ value s t }}", "−1,024"), ("at most {{ value s t }}", "1.2 MB")):
+        with pytest.raises(FM.FigureMarkdownError, match=f"holds the text {held!r}"):
+            _with_values(monkeypatch, {"t": held}, text)
+    assert _with_values(monkeypatch, {"t": "[[1, 2], [3, 4]]"}, "Q = {{ value s t }}") == "Q = [[1, 2], [3, 4]]"
+    assert _with_values(monkeypatch, {"t": "GPT-2"}, "the model = {{ value s t }}") == "the model = GPT-2"
+
+
+def test_a_range_whose_ends_carry_different_multipliers_or_one_left_to_the_reader_is_refused():
+    """Pass seventy-five: "from 1.5 million to 2.2M" read 1.5 million against 2.2 (a falling
+    range), refused the honest round=up and published round=down's false 2.2M for 2.26M."""
+    import figure_markdown as FM
+
+    check = _claims_checker({"m": 2.26, "v": 2047.3})
+    check("it grows from 1.5 million to {{ value s m .1f round=up }}M")  # 1.5 to 2.3, both in millions
+    check("from 1.5 million to {{ value s m .1f round=up }} million")
+    check("from 4 thousand down to {{ value s v ,.0f round=down }}")  # 4,000 to 2,047: written whole
+    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+        check("it grows from 1.5 million to {{ value s m .1f round=down }}M")
+    for text in ("from 5 to {{ value s m .1f round=up }} million", "from 1.5 million to {{ value s m .1f round=up }} thousand",
+                 "from {{ value s m .1f round=down }} to 9 million", "from 1.5 k to {{ value s m .1f round=up }}M"):
+        with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units, or leaves one end's unit"):
+            check(text)
+
+
 def test_a_range_in_two_units_is_refused():
     """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
     (4.6 > 1.2: a falling range) and published with both ends inward."""
