@@ -157,13 +157,16 @@ _NOT_RANGE_BETWEEN = re.compile(r"\b(?:difference|distance|gap|ratio|angle|choic
 #: {{ value a }} to 1": pass sixty-six); a sign, a percent and a unit are read with it ("from
 #: 10% to b" is 0.1 to b: pass sixty-eight). Dashes with a number ("1 - p", "GPT-2–x",
 #: "1-in-N") are arithmetic and names, not ranges.
-_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?%?)(?![\w.])"
+_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?)(?:(?=[kKM](?![\w.]))|(?![\w.]))"
 _WORD_JOIN = r"(?:(?:(?:up|down)\s+)?to|through|till|until)"
 _LITERAL_BEFORE = re.compile(r"\b(?P<word>from|between)" + _WRAP + _LITERAL + r"(?P<unit>" + _UNIT + r")" + _WRAP
                              + r"(?P<join>" + _WORD_JOIN + r"|and|&)" + _WRAP + r"(?P<minus>[-−])?$", re.S | re.I)
 _LITERAL_AFTER = re.compile(r"(?P<unit>" + _UNIT + r")" + _WRAP + _WORD_JOIN + _WRAP + _LITERAL + r"(?P<unit2>"
                             + _UNIT + r")", re.S | re.I)
 _FROM_BEFORE = re.compile(r"\bfrom" + _WRAP + r"(?P<minus>[-−])?$", re.I)
+#: "between {{ value a }} and 1" (pass seventy-seven: the mirror of "between 0 and {{ value b }}").
+_LITERAL_AND_AFTER = re.compile(r"(?P<unit>" + _UNIT + r")" + _WRAP + r"(?:and|&)" + _WRAP + _LITERAL + r"(?P<unit2>"
+                                + _UNIT + r")", re.S | re.I)
 
 
 class Literal:
@@ -262,6 +265,11 @@ def ranges(text: str, found) -> list[tuple]:
             continue
         m = _LITERAL_AFTER.match(_as_read(text[d.end:d.end + 120]))
         if m and _FROM_BEFORE.search(text[max(0, d.start - 80):d.start]):
+            pairs.append((d, Literal(m["lit"], m["unit2"] or m["unit"])))
+            continue
+        m = _LITERAL_AND_AFTER.match(_as_read(text[d.end:d.end + 120]))
+        between = _BETWEEN_BEFORE.search(text[max(0, d.start - 80):d.start])
+        if m and between and not _NOT_RANGE_BETWEEN.search(text[max(0, d.start - 80):d.start][:between.start()]):
             pairs.append((d, Literal(m["lit"], m["unit2"] or m["unit"])))
     return pairs
 
@@ -389,17 +397,42 @@ _UNIT_AFTER = re.compile(r"[\s\u00a0]*(" + "|".join(re.escape(u) for u in sorted
                          + r")(?![\w/])")
 
 
-def one_unit(where: str, text: str, a, b) -> None:
-    """A range whose ends are written in two units ("from 4.6 ms to 1.2 s") cannot be checked by
-    its numbers: refused, naming the two (pass sixty-four)."""
-    def unit(d):
-        if isinstance(d, Literal):
-            return _UNIT_AFTER.fullmatch(" " + d.unit) if d.unit else None
-        return _UNIT_AFTER.match(text, d.end)
+#: Other spellings of units, each with the one it is (pass seventy-seven: "from 2 seconds to 1500
+#: ms", "from 5‰ to 1.3%" were compared as bare numbers).
+_UNIT_NAMES = {**{w: "s" for w in ("sec", "secs", "second", "seconds")},
+               **{w: "ms" for w in ("msec", "millisecond", "milliseconds")},
+               **{w: "µs" for w in ("us", "microsecond", "microseconds")}, **{w: "ns" for w in ("nanosecond", "nanoseconds")},
+               **{w: "min" for w in ("mins", "minute", "minutes")}, **{w: "h" for w in ("hr", "hrs", "hour", "hours")},
+               "day": "d", "days": "d", "‰": "‰", "‱": "‱", "bp": "‱", "bps": "‱", "basis": "‱", "mille": "‰",
+               "x": "×", "per cent": "%", "percent": "%", "pct": "%"}
+_NAMED_UNIT_AFTER = re.compile(r"[\s\u00a0]*(per\s+cent|per\s+mille|" + "|".join(
+    re.escape(u) for u in sorted(_UNIT_NAMES, key=len, reverse=True)) + r")(?![\w/])", re.I)
 
-    first, second = unit(a), unit(b)
-    if first and second and first[1] != second[1]:
-        raise ClaimError(f"{where}: a range from {a.raw} {first[1]} to {b.raw} {second[1]} gives its ends in "
+
+def _unit_name(word: str) -> str:
+    """The unit ``word`` writes, one name for its spellings ("seconds" is "s", "per cent" "%")."""
+    word = re.sub(r"\s+", " ", word)
+    return _UNIT_NAMES.get(word, _UNIT_NAMES.get(word.lower(), "‰" if word.lower() == "per mille" else word))
+
+
+def one_unit(where: str, text: str, a, b, shown_a=lambda: "", shown_b=lambda: "") -> None:
+    """A range whose ends are written in two units ("from 4.6 ms to 1.2 s", "from 2 seconds to
+    1500 ms", "from 5‰ to 1.3%") cannot be checked by its numbers: refused, naming the two
+    (passes sixty-four and seventy-seven). A value's unit is the one written after it, or "%"
+    where its format writes one (``shown_a()``, ``shown_b()``: its text, asked for only then); a
+    written end's, the one after it."""
+    def unit(d, shown):
+        if isinstance(d, Literal):
+            if d.percent:
+                return "%"
+            known = d.unit and (_UNIT_AFTER.fullmatch(" " + d.unit) or _NAMED_UNIT_AFTER.fullmatch(" " + d.unit))
+            return _unit_name(known[1]) if known else None
+        known = _UNIT_AFTER.match(text, d.end) or _NAMED_UNIT_AFTER.match(text, d.end)
+        return _unit_name(known[1]) if known else ("%" if shown().strip().endswith("%") else None)
+
+    first, second = unit(a, shown_a), unit(b, shown_b)
+    if first and second and first != second:
+        raise ClaimError(f"{where}: a range from {a.raw} ({first}) to {b.raw} ({second}) gives its ends in "
                          "two units; write both in one (a range's ends are checked as numbers of one unit)")
 
 
@@ -443,14 +476,24 @@ _APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|al
                           re.I)
 
 
+#: A negation in the clause before a bound's words: "no head scores as high as", "not within",
+#: "never as many as", "isn't at most" turn the bound around (pass seventy-seven).
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nobody|nothing|neither|nor|without|hardly|barely)\b|n't\b", re.I)
+
+
 def _side_before(before: str) -> str | None:
-    """The side of the bound the text ``before`` a value states, or None."""
+    """The side of the bound the text ``before`` a value states, None, or "negated" where a
+    negation in its clause (:data:`_NEGATION`, up to six words before the bound's words) turns
+    it around: refused by :func:`check_bound`, never guessed."""
     before = _as_read(before)
     if _APPROXIMATE.search(before):
         return None
     m = _BOUND_BEFORE.search(before)
     if not m or (m["upper"] and re.match(r"up\s", m["upper"], re.I) and _VERB_UP.search(before[:m.start()])):
         return None
+    clause = re.split(r"[.;:!?,()—–]|\n\s*\n", before[:m.start()])[-1]
+    if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-6:])):
+        return "negated"
     return "down" if m["lower"] or m["lower_sign"] else "up"
 
 
@@ -468,7 +511,7 @@ def bounds(text: str, found) -> list[tuple]:
     for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
         after = _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80]))
         side = ("up" if after["upper"] else "down") if after else _side_before(text[max(0, d.start - 400):d.start])
-        if side and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
+        if side in ("up", "down") and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
             side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:
             out.append((d, side))
@@ -478,6 +521,11 @@ def bounds(text: str, found) -> list[tuple]:
 def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
     """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
     never reads above its value, an upper bound never below."""
+    if side == "negated":
+        raise ClaimError(f"{page_where}: {d.name}'s value follows bound words after a negation ('no head scores as "
+                         "high as', 'not within', 'isn't at most'), which turns the bound around; this check does "
+                         "not read such a bound: write it without the negation ('every head scores at most', "
+                         "'at least ... away from zero'), with round=")
     if not as_number(page_where, d, value):
         return
     kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \

@@ -743,7 +743,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
 
     try:
         for a, b in ranges(text, found):
-            one_unit(where(a) or where(b), text, a, b)
+            one_unit(where(a) or where(b), text, a, b, lambda: end(a)[2], lambda: end(b)[2])
             for d in (a, b):
                 if not isinstance(d, claims.Literal):
                     check_sign(where(d), text, d)

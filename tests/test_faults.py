@@ -1767,6 +1767,52 @@ def test_a_range_whose_ends_carry_different_multipliers_or_one_left_to_the_reade
             check(text)
 
 
+@pytest.mark.parametrize("text, values", [
+    ("the share rises from 5‰ to {{ value s p .1% round=up }}", {"p": 0.0123}),
+    ("the share rises from 50 bp to {{ value s p .1% round=up }}", {"p": 0.0123}),
+    ("latency falls from 2 seconds to {{ value s t .0f round=down }} ms", {"t": 1499.6}),
+    ("from {{ value s t .0f round=down }} ms to 3 minutes", {"t": 1499.6}),
+    ("from {{ value s t .0f round=down }} seconds to {{ value s u .0f round=up }} ms", {"t": 1.2, "u": 1499.6})])
+def test_a_range_whose_ends_are_in_units_the_old_list_did_not_hold_is_refused(text, values):
+    """Pass seventy-seven: "from 5‰ to 1.3%" read 5‰ as 5% and "from 2 seconds to 1500 ms" as 2
+    to 1500: each refused the honest side and its message led to a false range."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units"):
+        _claims_checker(values)(text)
+
+
+@pytest.mark.parametrize("text", [
+    "no head scores as high as {{ value s b .2f round=up }}", "the error is not within {{ value s b .2f round=down }} of zero",
+    "never as many as {{ value s b .2f round=up }} tokens", "it isn't at most {{ value s b .2f round=down }}"])
+def test_a_bound_after_a_negation_is_refused_not_guessed(text):
+    """Pass seventy-seven: "no head scores as high as 0.56" was read as a lower bound, so the
+    honest round=up was refused and the message's round=down published a false sentence."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after a negation .* turns the bound around"):
+        _claims_checker({"b": 0.5634})(text)
+    _claims_checker({"b": 0.5634})("no doubt: at most {{ value s b .2f round=up }}")  # (another clause)
+    _claims_checker({"b": 0.5634})("the error is no more than {{ value s b .2f round=up }}")  # (one bound's words)
+
+
+def test_a_written_end_after_the_value_with_and_an_exponent_or_k_is_read():
+    """Pass seventy-seven: "between 0.13 and 1" for a smallest weight of 0.1267 was not read (its
+    mirror "between 0 and b" was), nor ends written "1.5e-3" or "2k"."""
+    import figure_markdown as FM
+
+    check = _claims_checker({"a": 0.1267, "e": 0.0012345, "n": 2047.3})
+    for text, fixed in (("weights lie between {{ value s a .2f }} and 1", "weights lie between {{ value s a .2f round=down }} and 1"),
+                        ("between {{ value s a .0% }} and 100%", "between {{ value s a .0% round=down }} and 100%"),
+                        ("from 1.5e-3 down to {{ value s e .2e }}", "from 1.5e-3 down to {{ value s e .2e round=down }}"),
+                        ("from 2k to {{ value s n ,.0f }}", "from 2k to {{ value s n ,.0f round=up }}")):
+        with pytest.raises(FM.FigureMarkdownError, match="end of a range"):
+            check(text)
+        check(fixed)
+    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+        check("from 2k to {{ value s n ,.0f round=down }}")  # 2,000 to 2,047.3: the value is the high end
+
+
 def test_a_range_in_two_units_is_refused():
     """Pass sixty-four: "from 4.6 ms to 1.2 s" for 4.56 ms and 1.23 s was ordered by its bare numbers
     (4.6 > 1.2: a falling range) and published with both ends inward."""
