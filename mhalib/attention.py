@@ -90,6 +90,16 @@ def _scores_pow2(q: np.ndarray, k: np.ndarray, scale: float) -> tuple[np.ndarray
     return u, e_q + np.swapaxes(e_k, -1, -2) + e_s  # (..., T, S)
 
 
+def _product_underflows(q: np.ndarray, k: np.ndarray) -> bool:
+    """Whether some product of a query's and a key's largest entries lies so near the subnormal
+    range (within the type's digits and the d terms of the sum) that ``q @ k^T`` may lose digits
+    before ``scale`` is applied; the scores are then formed as :func:`_scores_pow2` forms them."""
+    wide = np.promote_types(np.result_type(q, k), np.float32)
+    info, d = np.finfo(wide), q.shape[-1]
+    e = largest_exponent(q, -1) + np.swapaxes(largest_exponent(k, -1), -1, -2)  # (..., T, S)
+    return bool((e < info.minexp + info.nmant + 2 + math.ceil(math.log2(d))).any())
+
+
 def _in_row_units(w: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values ``w * 2**H`` (per entry; ``-inf`` masked) as ``t * 2**F`` with one exponent per row,
     ``F (..., T, 1)``: that of the row's largest value, and never below 0 (the inputs' own unit).
@@ -123,13 +133,14 @@ def attention_scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) 
 
     Empty sequences (``T = 0`` or ``S = 0``) give an empty ``(..., T, S)`` array; ``d = 0`` is
     refused. Scores are exact even when ``q @ k^T`` alone would overflow but the scaled
-    result fits (``q = 2^600``, ``k = 2^474``, ``scale = 2^-1074`` gives 1); scores beyond the
-    float range are refused with a ``ValueError`` (``scaled_dot_product_attention``
+    result fits (``q = 2^600``, ``k = 2^474``, ``scale = 2^-1074`` gives 1), or would underflow
+    (``q = k = 1e-200``, ``scale = 1e300`` gives 1e-100, not 0: pass seventy-eight); scores
+    beyond the float range are refused with a ``ValueError`` (``scaled_dot_product_attention``
     still computes the weights of such scores).
     """
     q, k, scale = _queries_and_keys(q, k, scale)
     scores = _raw_scores(q, k, scale)  # (..., T, S)
-    if np.isfinite(scores).all():
+    if np.isfinite(scores).all() and not _product_underflows(q, k):
         return scores
     u, E = _scores_pow2(q, k, scale)  # scores = u * 2**E
     with np.errstate(over="ignore"):

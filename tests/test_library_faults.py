@@ -1172,3 +1172,16 @@ def test_writing_into_looked_up_positions_or_split_heads_changes_nothing_else():
     heads = m.split_heads(x, 2)
     heads[0, 0, 0] = 99.0
     assert x[0, 0] == 0.0 and not np.shares_memory(heads, x)
+
+
+@pytest.mark.parametrize("q, scale", [(1e-200, 1e300), (2.0**-540, 2.0**1023), (1e-161, 1e300), (1e-160, 1e300),
+                                      (3e-170, 7e305)])
+def test_scores_whose_product_underflows_but_whose_scaled_value_fits_keep_their_digits(q, scale):
+    """Pass seventy-eight: q @ k^T fell into the subnormal range (or to 0) before the scale was
+    applied: 1e-200 * 1e-200 * 1e300 gave 0, and 1e-161 twice 1.2 % low. The true score, from the
+    exact product of the floats; a float dot product is good to a few units of its last place."""
+    got = m.attention_scores([[q, q / 3]], [[q, 0.0], [-q, q]], scale=scale)
+    for s, key in enumerate(([q, 0.0], [-q, q])):
+        exact = (Fraction(q) * Fraction(key[0]) + Fraction(q / 3) * Fraction(key[1])) * Fraction(scale)
+        assert got[0, s] == pytest.approx(float(exact), rel=1e-15, abs=0), (s, got[0, s], float(exact))
+    assert got.dtype == np.float64
