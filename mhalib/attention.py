@@ -195,8 +195,9 @@ def scaled_dot_product_attention(
         The pair ``(out, weights)`` with shapes ``(..., T, d_v)`` and ``(..., T, S)``. A
         query with no key to attend to (every key masked, or ``S = 0``) gets zero weights
         and a zero output. ``T = 0`` gives empty results; ``d = 0`` is refused. Both keep
-        the inputs' float type (``weights`` that of the scores, ``out`` that of the scores
-        and ``v`` together); float16 is worked in float32 and rounded once at the end, so
+        the inputs' float type (``weights`` that of ``q k^T``, ``out`` that and ``v``'s
+        together; a wider ``bias``, a list of Python floats included, is added in its own type
+        and does not widen them); float16 is worked in float32 and rounded once at the end, so
         70 000 equal keys with ``v = 1`` give exactly 1.
 
     Scores beyond the float range are handled exactly: ``q = [[1e200]]`` against keys
@@ -214,6 +215,9 @@ def scaled_dot_product_attention(
         # (..., T, d) @ (..., d, S) -> (..., T, S): each query against each key
         scores = (q @ np.swapaxes(k, -1, -2)) * scale
     overflow = not np.isfinite(scores).all()  # beyond the float range?
+    # the inputs' float type, kept in both results (a float64 bias
+    # beside float32 q and k is added in float64, the results rounded back)
+    dtype = scores.dtype
     if bias is not None:
         bias = _checked_bias(bias, scores.shape)  # (..., T, S); -inf: masked
         with np.errstate(over="ignore"):
@@ -225,8 +229,7 @@ def scaled_dot_product_attention(
     if causal and T and S:  # query i may attend to keys j <= i only
         past = causal_mask(T, S)  # (T, S), True on and below the diagonal
         allowed = past if allowed is None else allowed & past
-    dtype = scores.dtype  # the inputs' float type, kept in both results
-    wide = np.promote_types(dtype, np.float32)  # float16 is worked in float32
+    wide = np.promote_types(scores.dtype, np.float32)  # float16 is worked in float32
     if overflow:  # the same softmax, on scores held as t * 2**E (numerics page)
         weights = _overflow_weights(q, k, scale, bias, allowed)  # (..., T, S)
     else:

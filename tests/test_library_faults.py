@@ -1185,3 +1185,18 @@ def test_scores_whose_product_underflows_but_whose_scaled_value_fits_keep_their_
         exact = (Fraction(q) * Fraction(key[0]) + Fraction(q / 3) * Fraction(key[1])) * Fraction(scale)
         assert got[0, s] == pytest.approx(float(exact), rel=1e-15, abs=0), (s, got[0, s], float(exact))
     assert got.dtype == np.float64
+
+
+@pytest.mark.parametrize("bias", [[[0.0, -1.0], [0.5, 0.0]], np.array([[0.0, -1e39], [0.5, 0.0]])])
+def test_a_float64_bias_beside_float32_attention_keeps_float32(bias):
+    """Pass seventy-eight: a bias of Python floats or float64 turned float32 attention's results
+    into float64. They keep q and k's type; the bias is added in float64 and the weights rounded
+    once, so they equal the float64 attention's weights rounded to float32."""
+    rng = np.random.default_rng(78)
+    q, k, v = (rng.normal(size=(2, 3)).astype(np.float32) for _ in range(3))
+    out, w = m.scaled_dot_product_attention(q, k, v, bias=bias)
+    out64, w64 = m.scaled_dot_product_attention(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64),
+                                                bias=bias)
+    assert out.dtype == w.dtype == np.float32
+    np.testing.assert_allclose(w, w64.astype(np.float32), rtol=2**-23, atol=0)
+    np.testing.assert_allclose(out, out64, rtol=1e-6, atol=1e-7)
