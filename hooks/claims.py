@@ -385,9 +385,17 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
             raise ClaimError(
                 f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at "
                 f"{d.args[0]!r}, shown as {shown.strip()!r} at the {'low' if smaller else 'high'} end of a range "
-                f"({sa.strip()} to {sb.strip()}): a range holds the values it states only if its ends are rounded "
-                f"outward; write {fix} (or, where the two numbers are no range (a change from before to after, "
-                "odds, a mapping), round=nearest on both)")
+                f"({sa.strip()} to {sb.strip()}, read as {_as_read_end(da, va, sa)} to {_as_read_end(db, vb, sb)}): "
+                "a range holds the values "
+                f"it states only if its ends are rounded outward; if that is what it says, write {fix}; if not, "
+                "the check misreads it (hooks/claims.py lists what it reads): rephrase it (or, where the two "
+                "numbers are no range (a change from before to after, odds, a mapping), round=nearest on both)")
+
+
+def _as_read_end(d, value, shown: str) -> str:
+    """A range's end as the check reads it: a value as shown (its sign included), a number the
+    prose writes as the number it was taken for ("5‰" beside a percentage: 0.005)."""
+    return f"{float(value):g}" if isinstance(d, Literal) else shown.strip()
 
 
 #: Units a range's two ends may be written in: a range must give both ends in one of them.
@@ -518,7 +526,7 @@ def bounds(text: str, found) -> list[tuple]:
     return out
 
 
-def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
+def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = False) -> None:
     """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
     never reads above its value, an upper bound never below."""
     if side == "negated":
@@ -535,8 +543,11 @@ def check_bound(page_where: str, d, value, shown: str, side: str) -> None:
     if number is not None and (number > exact if side == "down" else number < exact):
         raise ClaimError(
             f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r} as "
-            f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: a bound is rounded the way "
-            f"it bounds; write round={side} (or 'about' before it, where it is not a bound)")
+            f"{kind}, which it {'exceeds' if side == 'down' else 'falls short of'}: the sentence is read as "
+            f"'{'≥' if (side == 'down') != minus else '≤'} {'−' if minus else ''}{shown.strip()}' for "
+            f"{'−' if minus else ''}{value!r}; if that is what it says, write round={side} (a bound is rounded the "
+            "way it bounds); if not, the check misreads it (hooks/claims.py lists what it reads): rephrase it, "
+            "or write 'about' before it where it is no bound")
 
 
 #: Words after a written number that multiply it.

@@ -750,7 +750,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
         for d, side in bounds(text, found):
             check_sign(resolver.where(d), text, d)
-            check_bound(resolver.where(d), *end(d), side)
+            check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None
 

@@ -1373,8 +1373,8 @@ def test_a_range_rounded_to_nearest_is_refused_naming_the_end_and_the_fix(text):
                                                      r"with no round=: .*says which way.*round=nearest on both"):
         FM.check_ranges(site, resolver, text, found)
     inward = text.replace("lo .3g", "lo .2f round=up").replace("hi .3g", "hi .0f round=down")
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88' at the low end of a range \(7.88 to 504\).*"
-                                                     r"outward; write round=down .*round=nearest on both"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '7.88' at the low end of a range \(7.88 to 504, read as 7.88 to 504\).*"
+                                                     r"outward; if that is what it says, write round=down;.*round=nearest on both"):
         FM.check_ranges(site, resolver, inward, [d for d in directives.parse(inward, where="p.md") if d.keyword == "value"])
     outward = text.replace("lo .3g", "lo .2f round=down").replace("hi .3g", "hi .0f round=up")
     found = [d for d in directives.parse(outward, where="p.md") if d.keyword == "value"]
@@ -1472,9 +1472,9 @@ def test_a_falling_range_rounds_outward_too():
 
     with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the high end .*with no round="):
         check("scores range from {{ value s hi .2f }} down to {{ value s lo .2f }}")
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; if that is what it says, write round=up"):
         check("scores range from {{ value s hi .2f round=down }} down to {{ value s lo .2f round=down }}")
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.13' at the low end .*outward; write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.13' at the low end .*outward; if that is what it says, write round=down"):
         check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=up }}")
     check("scores range from {{ value s hi .2f round=up }} down to {{ value s lo .2f round=down }}")  # 0.88 to 0.12
 
@@ -1488,7 +1488,7 @@ def test_a_range_whose_ends_hold_one_value_rounds_outward_too():
 
     with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87', read as the low end of a range \(0.87 to 0.87\)"):
         check("seeds score between {{ value s a .2f }} and {{ value s b .2f }}")
-    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"shown as '0.87' at the high end .*outward; if that is what it says, write round=up"):
         check("seeds score between {{ value s a .2f round=down }} and {{ value s b .2f round=down }}")
     check("seeds score between {{ value s a .2f round=down }} and {{ value s b .2f round=up }}")  # 0.87 and 0.88
     check("from {{ value s h .1f }} to {{ value s h .2f }}")  # exact ends
@@ -1546,7 +1546,7 @@ def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
         with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on says which way"):
             check(text)
         check(text.replace(".2f }}", f".2f round={side} }}}}"))
-        with pytest.raises(FM.FigureMarkdownError, match=f"bounds; write round={side}"):
+        with pytest.raises(FM.FigureMarkdownError, match=f"if that is what it says, write round={side}"):
             check(text.replace(".2f }}", f".2f round={'up' if side == 'down' else 'down'} }}}}"))
 
 
@@ -1565,9 +1565,9 @@ def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
     check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a mean, not a bound
-    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*bounds; write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*if that is what it says, write round=down"):
         check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f round=up }} nats or more.")
-    with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*bounds; write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*if that is what it says, write round=down"):
         check("−{{ value s lp .2f round=up }} or less.")  # ≤ −2.3456 reads −2.34 (round=down), never −2.35
     check("−{{ value s lp .2f round=down }} or less.")
 
@@ -1596,17 +1596,17 @@ def test_a_literal_end_is_checked_and_a_prose_minus_turns_an_end():
         with pytest.raises(FM.FigureMarkdownError, match="end of a range .*with no round="):
             check(text)
         wrong = fixed.replace(fix, {"round=up": "round=down", "round=down": "round=up"}[fix], 1)
-        with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*outward; write {fix}"):
+        with pytest.raises(FM.FigureMarkdownError, match=f"end of a range .*outward; if that is what it says, write {fix}"):
             check(wrong)
         check(fixed)
     check("\\(\\sin\\) rises from 0 to {{ value s b .2f round=nearest }}")  # a change, marked as one
     # pass seventy: a written end without "%" beside a percentage is one; with "%" beside a value the
     # prose follows with "%", in that value's units; "4 thousand" is 4,000
-    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match="outward; if that is what it says, write round=up"):
         check("between 50 and {{ value s w .0% round=down }}")
     check("between 50 and {{ value s w .0% round=up }}")
     for bad in ("from 90% to {{ value s p .1f round=up }}%", "from 4 thousand down to {{ value s v ,.0f round=up }}"):
-        with pytest.raises(FM.FigureMarkdownError, match="outward; write round=down"):
+        with pytest.raises(FM.FigureMarkdownError, match="outward; if that is what it says, write round=down"):
             _claims_checker({"p": 12.34, "v": 2047.3})(bad)
     with pytest.raises(FM.FigureMarkdownError, match="two units"):
         check("from 1 s to {{ value s w .0f }} ms")
@@ -1645,7 +1645,7 @@ def test_a_minus_in_any_spelling_a_double_hyphen_and_units_written_after_both_en
             flipped = {"up": "down", "down": "up"}[after.options["round"]]
             wrong = wrong.replace(after.raw, after.raw.replace(f"round={after.options['round']}", f"round={flipped}"))
     assert wrong != fixed
-    with pytest.raises(FM.FigureMarkdownError, match=r"(?:outward|bounds); write round="):
+    with pytest.raises(FM.FigureMarkdownError, match=r"if that is what it says, write round="):
         check(wrong)
 
 
@@ -1708,7 +1708,7 @@ def test_a_minus_after_a_sign_a_thin_space_or_a_joining_dash_turns_the_side(text
 
     check = _claims_checker(values)
     check(text.replace("round=R", f"round={honest}"))
-    with pytest.raises(FM.FigureMarkdownError, match=f"(?:bounds|outward); write round={honest}"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"if that is what it says, write round={honest}"):
         check(text.replace("round=R", f"round={other}"))
 
 
@@ -1759,7 +1759,7 @@ def test_a_range_whose_ends_carry_different_multipliers_or_one_left_to_the_reade
     check("it grows from 1.5 million to {{ value s m .1f round=up }}M")  # 1.5 to 2.3, both in millions
     check("from 1.5 million to {{ value s m .1f round=up }} million")
     check("from 4 thousand down to {{ value s v ,.0f round=down }}")  # 4,000 to 2,047: written whole
-    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match="outward; if that is what it says, write round=up"):
         check("it grows from 1.5 million to {{ value s m .1f round=down }}M")
     for text in ("from 5 to {{ value s m .1f round=up }} million", "from 1.5 million to {{ value s m .1f round=up }} thousand",
                  "from {{ value s m .1f round=down }} to 9 million", "from 1.5 k to {{ value s m .1f round=up }}M"):
@@ -1809,7 +1809,7 @@ def test_a_written_end_after_the_value_with_and_an_exponent_or_k_is_read():
         with pytest.raises(FM.FigureMarkdownError, match="end of a range"):
             check(text)
         check(fixed)
-    with pytest.raises(FM.FigureMarkdownError, match="outward; write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match="outward; if that is what it says, write round=up"):
         check("from 2k to {{ value s n ,.0f round=down }}")  # 2,000 to 2,047.3: the value is the high end
 
 
@@ -2101,3 +2101,17 @@ def test_the_watch_reads_a_file_opened_to_be_changed_a_listed_folder_and_a_font_
     assert sorted(found) == sorted(["reads " + p for p in [str((data / "other.json").resolve())] * 3
                                     + [str((data / "face.ttf").resolve()), str((tmp_path / "elsewhere.txt").resolve()),
                                        str((tmp_path / "numbers.ttf").resolve()), str(data.resolve())]]), found
+
+
+def test_a_refused_side_says_how_the_sentence_was_read():
+    """Passes seventy-three to seventy-seven: each misreading of a sentence (a sign, a unit, a
+    negation) came with a message that named the other side as the fix, and an author who
+    followed it published a false claim. The message says what it read, so a misreading shows."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"read as '≥ −0.12' for −0.1267; if that is what it says"):
+        _claims_checker({"v": 0.1267})("at least −{{ value s v .2f round=down }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"read as '≤ 0.56' for 0.5634; if that is what it says"):
+        _claims_checker({"v": 0.5634})("at most {{ value s v .2f round=down }}")
+    with pytest.raises(FM.FigureMarkdownError, match=r"\(50% to 13%, read as 0.5 to 13%\)"):
+        _claims_checker({"w": 0.1267})("from 50% to {{ value s w .0% round=up }}")
