@@ -24,7 +24,8 @@ a condition turns them around); "a maximum of", "a minimum of" (they often state
 extremum itself); a value made approximate ("about", "roughly", "~", "≈"); words after a
 value other than "or less" and "or more" ending the clause; a value listed after a bound ("at
 most a and b": the list may go on with what is not one); units of more than one word (but
-"per cent") and ranges whose ends are in two units outside :data:`_UNITS`; "a through b"
+"per cent", "per mille") and ranges whose ends are in two units neither :data:`_UNITS` nor
+:data:`_UNIT_NAMES` holds; a bound after a negation in its clause is refused, not read; "a through b"
 without "from"; a number the prose writes at a range's end unless after "from" or "between"
 (dashes with a number are arithmetic and names); inequalities inside a formula other than ≤
 or ≥ right before the value, intervals "[a, b]", ranges split over two table columns;
