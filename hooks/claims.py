@@ -182,6 +182,8 @@ class Literal:
         self.unit = unit.strip()
         self.value = exact_number(text)  # (as written: a multiplier after it is applied by matched_percent)
         self.percent = text.endswith("%")
+        if not self.percent and re.fullmatch(r"per\s*cent|percent|pct", self.unit, re.I):  # "5 per cent" is 5%
+            self.value, self.percent = self.value / 100, True  # (pass seventy-nine)
 
 
 def prose_minus(text: str, d) -> bool:
@@ -225,10 +227,24 @@ def unread_sign(text: str, d) -> str | None:
     return m["sign"] or m["word"]
 
 
+#: Arithmetic right before a value: "1/p", "2×p", "2 \\times p", "\\frac{1}{p}" (pass seventy-nine).
+_ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]*\}\{))" + _WRAP + r"$")
+
+
 def check_sign(page_where: str, text: str, d) -> None:
     """A value a claim rests on (a bound, a range's end) with a sign before it that the claim
     reader does not read (:func:`unread_sign`) is refused: the side would be read for the value
-    without its sign, and a declared side checked against that."""
+    without its sign, and a declared side checked against that. So is a value in arithmetic
+    ("1−p or less", "1/p or less", "−2×p or more": pass seventy-nine): the claim is on an
+    expression of it, whose side the value's is not."""
+    before = _as_read(text[max(0, d.start - 60):d.start])
+    sign = re.search(r"(.)[-−]" + _WRAP + r"$", before, re.S)  # a minus after a number, a letter, a bracket
+    subtracted = bool(sign) and (re.fullmatch(r"[^\W_]|[)\]]", sign[1]) is not None
+                                 or sign[1] == "}" and not before[:sign.start(1) + 1].endswith("}}"))
+    if _ARITHMETIC_BEFORE.search(before) or subtracted:
+        raise ClaimError(f"{page_where}: {d.name}'s value stands in arithmetic ({before.strip()[-12:]!r} before "
+                         "it), so the bound or range is on an expression of it, which this check does not read: "
+                         "compute the expression in data() and state the claim on it, with round=")
     sign = unread_sign(text, d)
     if sign:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "

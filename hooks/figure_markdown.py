@@ -588,7 +588,8 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
         if d.options.get("round") in ("up", "down") and isinstance(value, numbers.Real) and not isinstance(value, bool):
             shown = format(bound(value, fmt, d.options["round"]), fmt)
     except (ValueError, TypeError) as exc:
-        raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}") from exc
+        raise FigureMarkdownError(f"{page_where}: cannot format {value!r} with {fmt!r}"
+                                  f"{' and round=' + d.options['round'] if d.options.get('round') else ''}: {exc}") from exc
     if not isinstance(value, str) and NOT_A_NUMBER_WORD.search(shown):  # the number's own text, before the page's
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} {shown!r}: a page shows a "

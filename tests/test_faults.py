@@ -2115,3 +2115,38 @@ def test_a_refused_side_says_how_the_sentence_was_read():
         _claims_checker({"v": 0.5634})("at most {{ value s v .2f round=down }}")
     with pytest.raises(FM.FigureMarkdownError, match=r"\(50% to 13%, read as 0.5 to 13%\)"):
         _claims_checker({"w": 0.1267})("from 50% to {{ value s w .0% round=up }}")
+
+
+@pytest.mark.parametrize("text", [
+    "\\(1-{{ value s p .2f round=down }}\\) or less.", "1−{{ value s p .2f round=down }} or less.",
+    "1/{{ value s p .2f round=down }} or less.", "\\(-2\\times{{ value s p .2f round=up }}\\) or more.",
+    "x-{{ value s p .2f round=up }} or less.",
+    "from 1−{{ value s p .2f round=up }} to {{ value s q .2f round=up }}"])
+def test_a_claim_on_arithmetic_with_the_value_is_refused(text):
+    """Pass seventy-nine: "1−0.57 or less" was read as a bound on 0.57 (the minus after a number
+    is a subtraction, not read as a sign), so the honest side was refused and the message's side
+    published 0.43 or less for 0.4366; "1/0.57 or less" and "−2×1.12 or more" the same."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="stands in arithmetic .* compute the expression in data"):
+        _claims_checker({"p": 0.5634, "q": 0.9})(text)
+
+
+def test_a_written_end_in_per_cent_is_a_percentage():
+    """Pass seventy-nine: "from 5 per cent to 0.127" compared 5 with 0.1267 (a falling range)."""
+    import figure_markdown as FM
+
+    check = _claims_checker({"x": 0.1267, "y": 0.5634})
+    check("from 5 per cent to {{ value s x .3f round=up }}")  # 0.05 to 0.127
+    check("from {{ value s y .2f round=up }} down to 5 percent")  # 0.57 to 0.05
+    with pytest.raises(FM.FigureMarkdownError, match=r"read as 0.05 to 0.126\).*write round=up"):
+        check("from 5 per cent to {{ value s x .3f round=down }}")
+
+
+def test_a_bound_that_cannot_be_written_says_why():
+    """Pass seventy-nine: a bound with more digits than a float holds was refused as "cannot
+    format ... with ',.0f'", its reason (and its fix, 'e') left out."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"cannot format .* and round=up: .*than a float holds.*with 'e'"):
+        _claims_checker({"f": 1.2345678901234567e20})("at most {{ value s f ,.0f round=up }}")
