@@ -53,7 +53,8 @@ _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=",
           ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
-              "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔"}
+              "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
+              "triangleq": "≜"}
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -79,7 +80,7 @@ _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-
 #: sixty-eight), no punctuation ("a to b, c to d" is two ranges; a sentence ends).
 _NOT_A_UNIT = (r"(?!(?:is|was|are|were|be|been|close|compared|and|or|but|the|a|an|of|in|on|at|by|as|than|then|with"
                r"|from|up|down|to|through|till|until|nearly|about|roughly|almost)\b)")
-_UNIT = r"(?:[\s\u00a0]?(?:per\s+cent|" + _NOT_A_UNIT + r"[^\s{}\d<>`*_\\,;:.!?()\[\]]{1,12}))?"
+_UNIT = r"(?:[\s\u00a0]?(?:per\s+cent|per\s+mille|" + _NOT_A_UNIT + r"[^\s{}\d<>`*_\\,;:.!?()\[\]]{1,12}))?"
 #: The dashes that join two ends: the en dash, the figure dash, hyphens (U+2010, U+2011), the
 #: wave and swung dashes, "--"; an em dash or a bar only with no space around it (with spaces
 #: it is the sentence's punctuation: "at most a — b on average", pass sixty-eight).
@@ -97,7 +98,7 @@ _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑
                              r"|displaystyle|textstyle|color\{[^{}]*\}|html(?:Class|Data|Id|Style)\{[^{}]*\})\{?"
                              r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
-_EQUALS = ("=", "≔", "≡", "≝")
+_EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵")  # (≜ and ⩵: pass eighty-one)
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
 #: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
@@ -106,7 +107,8 @@ _EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|eq
 _TURNED = re.compile(r"n't\b|\b(?:not|never|almost|nearly|roughly|about|approximately|close|quite)\b|\bthan\s+or\b",
                      re.I)
 #: After a value, words that say it is rounded: "equals 0.693 to three places".
-_ROUNDED_AFTER = re.compile(_WRAP + r"(?:to|at)\s+(?:\w+\s+)?(?:decimal\s+)?(?:places|digits|decimals|significant)\b", re.I)
+_ROUNDED_AFTER = re.compile(_WRAP + r"(?:to|at)\s+(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few)\s+)?"
+                            r"(?:decimal\s+)?(?:places|digits|decimals|significant)\b", re.I)  # (not "at both places")
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 
@@ -123,8 +125,10 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
         return False  # "equals 0.693 to three places": rounded, and says so
     words = _EQUALS_WORDS.search(_as_read(text[max(0, start - 400):start]))
     if words:
-        three = re.findall(r"[\w']+", _as_read(text[max(0, start - 400):start])[:words.start()])[-3:]
-        if not _TURNED.search(" ".join(three)):
+        # a turning word right before the words, not one of another phrase ("not 1 but exactly",
+        # "nearly always exactly": pass eighty-one); "less than or equal to" takes two
+        words_before = re.findall(r"[\w']+", _as_read(text[max(0, start - 400):start])[:words.start()])
+        if not _TURNED.search(" ".join(words_before[-2:] if words_before[-2:-1] == ["than"] else words_before[-1:])):
             return True
     before, listed = _as_read(text[max(0, start - 400):start]), False
     while True:
@@ -229,6 +233,8 @@ def unread_sign(text: str, d) -> str | None:
 
 #: Arithmetic right before a value: "1/p", "2×p", "2 \\times p", "\\frac{1}{p}" (pass seventy-nine).
 _ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]*\}\{))" + _WRAP + r"$")
+#: And right after it: "p/2", "p²", "p^2", "p × 3", "p \\cdot 3" ("504×" alone is a unit; "*" is emphasis).
+_ARITHMETIC_AFTER = re.compile(_WRAP + r"(?:[/÷·^²³]|\\(?:times|cdot|div)(?![A-Za-z])|×" + _WRAP + r"(?:[\d\\{−-]|\(\s*[\d−-]))")
 
 
 def check_sign(page_where: str, text: str, d) -> None:
@@ -241,15 +247,28 @@ def check_sign(page_where: str, text: str, d) -> None:
     sign = re.search(r"(.)[-−]" + _WRAP + r"$", before, re.S)  # a minus after a number, a letter, a bracket
     subtracted = bool(sign) and (re.fullmatch(r"[^\W_]|[)\]]", sign[1]) is not None
                                  or sign[1] == "}" and not before[:sign.start(1) + 1].endswith("}}"))
-    if _ARITHMETIC_BEFORE.search(before) or subtracted:
+    if _ARITHMETIC_BEFORE.search(before) or subtracted or _ARITHMETIC_AFTER.match(_as_read(text[d.end:d.end + 40])):
         raise ClaimError(f"{page_where}: {d.name}'s value stands in arithmetic ({before.strip()[-12:]!r} before "
-                         "it), so the bound or range is on an expression of it, which this check does not read: "
+                         "it, or after it), so the bound or range is on an expression of it, which this check does not read: "
                          "compute the expression in data() and state the claim on it, with round=")
     sign = unread_sign(text, d)
     if sign:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "
                          "minus and the check of bounds and ranges does not read as one: write the minus as '−' "
                          "(or '-'), or rephrase")
+
+
+def spaced_hyphens(text: str, found) -> list:
+    """The values in ``found`` after "from" or "between" that a spaced hyphen joins to the next
+    ("from 0.13 - 0.56"): a range to a reader, a subtraction to this check (a hyphen with a space
+    beside it is a minus), so neither is read (pass eighty-one); the first of each pair."""
+    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
+    for a, b in zip(found, found[1:]):
+        if (re.fullmatch(r"[\s\u00a0*_`]*(?:\s-|-\s)[\s\u00a0*_`]*", _as_read(text[a.end:b.start]))
+                and (_FROM_BEFORE.search(text[max(0, a.start - 80):a.start])
+                     or _BETWEEN_BEFORE.search(text[max(0, a.start - 80):a.start]))):
+            out.append(a)
+    return out
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -323,15 +342,16 @@ def exactly(shown: str, value) -> bool:
     return number is not None and number in stands_for(value)
 
 
-#: A text that is one number, with a sign, grouping, an exponent, a percent or a one-word unit
-#: ("0.56", "−1,024", "1.2 MB"): a number data() formatted, which no claim can be checked on.
-_ONE_NUMBER = re.compile(r"\s*[-−+]?\d[\d,_]*(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s?[^\s\d.,;:()\[\]{}]{1,12})?\s*")
+#: A text that begins with a number, whatever follows ("0.56", "−1,024", "1.2 MB", "0.56
+#: (rounded)", "1 234 567": pass eighty-one): a number data() formatted, which no claim can be
+#: checked on.
+_ONE_NUMBER = re.compile(r"\s*[-−+]?\d[\d,_]*(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.])")
 
 
 def number_text(value) -> bool:
-    """Whether ``value`` is a text that is one number (:data:`_ONE_NUMBER`); a matrix written out,
-    "[[1, 2], [3, 4]]", or a name with a digit, "GPT-2", is not."""
-    return isinstance(value, str) and bool(_ONE_NUMBER.fullmatch(value))
+    """Whether ``value`` is a text that begins with a number (:data:`_ONE_NUMBER`); a matrix
+    written out, "[[1, 2], [3, 4]]", or a name with a digit, "GPT-2", is not."""
+    return isinstance(value, str) and bool(_ONE_NUMBER.match(value))
 
 
 def as_number(page_where: str, d, value) -> bool:

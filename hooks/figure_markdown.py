@@ -743,6 +743,10 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         return ea, eb
 
     try:
+        for d in claims.spaced_hyphens(text, found):
+            raise ClaimError(f"{where(d)}: a range from {d.raw} joined to the next value by a spaced hyphen reads "
+                             "to a reader as a range and to this check as a subtraction; write 'to' or an en "
+                             "dash (a–b), or, for a difference, write it as one")
         for a, b in ranges(text, found):
             one_unit(where(a) or where(b), text, a, b, lambda: end(a)[2], lambda: end(b)[2])
             for d in (a, b):

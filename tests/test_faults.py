@@ -2120,7 +2120,8 @@ def test_a_refused_side_says_how_the_sentence_was_read():
 @pytest.mark.parametrize("text", [
     "\\(1-{{ value s p .2f round=down }}\\) or less.", "1−{{ value s p .2f round=down }} or less.",
     "1/{{ value s p .2f round=down }} or less.", "\\(-2\\times{{ value s p .2f round=up }}\\) or more.",
-    "x-{{ value s p .2f round=up }} or less.",
+    "x-{{ value s p .2f round=up }} or less.", "at most {{ value s p .2f round=up }}/2", "at most {{ value s p .2f round=up }}²",
+    "\\(x \\le {{ value s p .2f round=up }} \\times 3\\)", "at most {{ value s p .2f round=up }} × (−1)",
     "from 1−{{ value s p .2f round=up }} to {{ value s q .2f round=up }}"])
 def test_a_claim_on_arithmetic_with_the_value_is_refused(text):
     """Pass seventy-nine: "1−0.57 or less" was read as a bound on 0.57 (the minus after a number
@@ -2130,6 +2131,11 @@ def test_a_claim_on_arithmetic_with_the_value_is_refused(text):
 
     with pytest.raises(FM.FigureMarkdownError, match="stands in arithmetic .* compute the expression in data"):
         _claims_checker({"p": 0.5634, "q": 0.9})(text)
+
+
+def test_a_unit_written_as_a_times_sign_is_no_arithmetic():
+    _claims_checker({"a": 7.8769, "b": 504.12})("it grows from {{ value s a .2f round=down }}× to {{ value s b .0f round=up }}×.")
+    _claims_checker({"a": 7.8769})("at most {{ value s a .2f round=up }}× (the largest)")
 
 
 def test_a_written_end_in_per_cent_is_a_percentage():
@@ -2150,3 +2156,34 @@ def test_a_bound_that_cannot_be_written_says_why():
 
     with pytest.raises(FM.FigureMarkdownError, match=r"cannot format .* and round=up: .*than a float holds.*with 'e'"):
         _claims_checker({"f": 1.2345678901234567e20})("at most {{ value s f ,.0f round=up }}")
+
+
+@pytest.mark.parametrize("text", [
+    "The sum is not 1 but exactly {{ value s v .2f }}.", "It is nearly always exactly {{ value s v .2f }}.",
+    "\\(H \\triangleq {{ value s v .2f }}\\)", "H ≜ {{ value s v .2f }}", "x ⩵ {{ value s v .2f }}",
+    "The weight equals {{ value s v .2f }} at both places where the scores tie."])
+def test_an_exact_claim_turned_by_another_phrase_or_in_another_sign_is_read(monkeypatch, text):
+    """Pass eighty-one: a "not" of another phrase turned "exactly" off ("not 1 but exactly 0.69"),
+    "≜" and "⩵" were not read as "=", and "at both places" was taken for "to two places"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
+        _with_values(monkeypatch, {"v": math.log(2)}, text)
+    for turned in ("It is not exactly {{ value s v .2f }}.", "less than or equal to {{ value s v .2f round=up }}",
+                   "it equals {{ value s v .3f }} to three places"):
+        _with_values(monkeypatch, {"v": math.log(2)}, turned)
+
+
+def test_a_spaced_hyphen_after_from_a_text_starting_with_a_number_and_per_mille_are_refused(monkeypatch):
+    """Pass eighty-one: "from 0.13 - 0.56" (a range to a reader, a subtraction to the check) was
+    not read; "0.56 (rounded)" as data was words; "100 per mille" was read as 100 beside a
+    percentage, a range turned around."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="spaced hyphen reads to a reader as a range"):
+        _claims_checker({"y": 0.1267, "x": 0.5634})("Scores range from {{ value s y .2f }} - {{ value s x .2f }}.")
+    _claims_checker({"y": 0.1267, "x": 0.5634})("\\(s = {{ value s x .2f round=nearest }} - {{ value s y .2f round=nearest }}\\)")
+    with pytest.raises(FM.FigureMarkdownError, match="holds the text '0.56 \\(rounded\\)'"):
+        _with_values(monkeypatch, {"t": "0.56 (rounded)"}, "at least {{ value s t }}")
+    with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units"):
+        _claims_checker({"p": 0.5634})("from {{ value s p .1% round=up }} down to 100 per mille")
