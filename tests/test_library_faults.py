@@ -1200,3 +1200,27 @@ def test_a_float64_bias_beside_float32_attention_keeps_float32(bias):
     assert out.dtype == w.dtype == np.float32
     np.testing.assert_allclose(w, w64.astype(np.float32), rtol=2**-23, atol=0)
     np.testing.assert_allclose(out, out64, rtol=1e-6, atol=1e-7)
+
+
+def test_check_compares_integers_beside_complex_values_and_differences_at_the_tolerance_exactly(capsys):
+    """Pass eighty-two: 2**53 + 1 against complex 2**53 was "right ... = ... is the expected value"
+    with no tolerance (the integer rounded to a complex float first); |-1e-17 - 1| rounded to 1
+    passed atol = 1; a longdouble against a complex value "could not be compared"; a clongdouble
+    answer printed as the expected value."""
+    from mhalib.exercises import check
+
+    assert not check(np.int64(2**53 + 1), complex(2**53), rtol=0, atol=0)
+    assert not check(2**53 + 1, complex(2**53), rtol=0, atol=0)
+    assert not check(((1, 2**53 + 1),), np.array([[1, 2**53]], dtype=complex), rtol=0, atol=0)
+    assert check(np.int64(2**53 + 1), complex(2**53))  # within the default tolerance, but not "="
+    assert "= 9,007,199,254,740,993 is the expected value" not in capsys.readouterr().out
+    assert check(np.array([[2**62 + 1]]), np.array([[2**62]], dtype=complex))
+    assert "largest difference 1)" in capsys.readouterr().out
+    assert not check(-1e-17, 1.0, rtol=0, atol=1.0) and not check(np.array([-1e-17, 0.0]), np.array([1.0, 0.0]), rtol=0, atol=1.0)
+    assert check(0.0, 1.0, rtol=0, atol=1.0) and check(1.0, 1.0 + 2**-52, rtol=0, atol=2**-52)  # on the edge: within
+    capsys.readouterr()
+    assert not check(np.longdouble(1) + np.longdouble(2) ** -60, 1 + 0j, rtol=0, atol=0)
+    assert "could not be compared" not in capsys.readouterr().out
+    if np.finfo(np.longdouble).nmant > 52:  # (where longdouble is wider than float64)
+        assert not check(np.clongdouble(1) + np.longdouble(2) ** -60, np.clongdouble(1), rtol=0, atol=0)
+        assert "is (1+0j), not" not in capsys.readouterr().out
