@@ -50,11 +50,11 @@ class ClaimError(ValueError):
 
 #: Spellings of one sign, made one before matching (after HTML references are decoded).
 _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
-          ("!=", "≠"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
+          ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
-              "triangleq": "≜"}
+              "triangleq": "≜", "eqcolon": "≕", "Coloneqq": "⩴"}
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -93,12 +93,15 @@ _DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 #: :data:`_WRAP`, and an opening bracket or brace, a sign written before the value, a table's
 #: cell border, a list's marker, ``\\text{``, ``\\left(`` (passes thirty-eight and forty), a
 #: closing brace (``\\stackrel{\\text{def}}{=}``).
+#: A TeX command around a value in a formula: any command with its arguments, opening the group
+#: the value stands in (``\\text{``, ``\\textcolor{red}{``, ``\\colorbox{yellow}{``, ``\\hat{``),
+#: or a switch (``\\bf ``, ``{\\large ``); the relations were made signs before (``\\le`` is ≤).
+#: Pass eighty-three: the bound rule read none of them and "=" a list of some.
+_TEX_WRAP = r"\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*(?:\{|\s)|\{\\[A-Za-z]+\s"
 _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
-                             r"|\\(?:text[a-z]*|math[a-z]+|boldsymbol|operatorname|boxed|underline|overline|bm"
-                             r"|displaystyle|textstyle|color\{[^{}]*\}|html(?:Class|Data|Id|Style)\{[^{}]*\})\{?"
-                             r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
+                             r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
-_EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵")  # (≜ and ⩵: pass eighty-one)
+_EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴")  # (≜ and ⩵: pass eighty-one)
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
 #: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
@@ -198,6 +201,9 @@ def prose_minus(text: str, d) -> bool:
     seventy-one). After a space of any width, "≤", "≥", "=" or "≈" it is a minus ("≥−0.12",
     "at least\u2009−0.12"), and "−" (never a dash) after the dash that joins two ends too ("−a–−b":
     pass seventy-five)."""
+    line = text[text.rfind("\n", 0, d.start) + 1:d.start]
+    if re.fullmatch(r"[ \t]*(?:>[ \t]*)*[-*+][ \t]+" + _WRAP, line):
+        return False  # a list's marker, "- 0.13 in float32" (pass eighty-three)
     before = re.sub(_WRAP + r"$", "", _as_read(text[max(0, d.start - 60):d.start]))
     m = re.search(r"(?P<before>.?)(?P<sign>[-−])$", before, re.S)
     if not m:
@@ -420,7 +426,8 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
         fix = "round=down" if smaller != negated else "round=up"
         if number is not None and (number > exact if smaller else number < exact):
             raise ClaimError(
-                f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds {value!r} at "
+                f"{page_where if d is da else where_high or page_where}: {d.name}'s data() holds "
+                f"{-value if negated else value!r} at "
                 f"{d.args[0]!r}, shown as {shown.strip()!r} at the {'low' if smaller else 'high'} end of a range "
                 f"({sa.strip()} to {sb.strip()}, read as {_as_read_end(da, va, sa)} to {_as_read_end(db, vb, sb)}): "
                 "a range holds the values "
@@ -504,7 +511,7 @@ _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|we
                       r"|jump|peak|shoot|shot|soar|surge|run|ran)\w*\s+$", re.I)
 #: What may stand between the bound and its value: as :data:`_WRAP`, and punctuation, a
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
-_BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\))*"
+_BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\)|" + _TEX_WRAP + r")*"
 _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<lower_sign>≥)|(?<![\w-])(?P<upper>"
                            + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?:[-−]" + _WRAP + r")?$",
                            re.S | re.I)
@@ -521,23 +528,29 @@ _APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|al
                           re.I)
 
 
-#: A negation in the clause before a bound's words: "no head scores as high as", "not within",
-#: "never as many as", "isn't at most" turn the bound around (pass seventy-seven).
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nobody|nothing|neither|nor|without|hardly|barely)\b|n't\b", re.I)
+#: A negation in the sentence before a bound's words: "no head scores as high as", "not within",
+#: "never as many as", "isn't at most" turn the bound around (pass seventy-seven), also across
+#: commas and brackets (pass eighty-three).
+_NEGATION = re.compile(r"\b(?:not|never|nor|without|hardly|barely)\b|n't\b", re.I)
+#: A negation of the sentence's subject ("No head, in any layer, ...", "None of the heads ...",
+#: "Neither A nor B ..."), which reaches the bound across asides (pass eighty-three).
+_NO_SUBJECT = re.compile(r"\b(?:no|none|neither|nobody|nothing)\b", re.I)
 
 
 def _side_before(before: str) -> str | None:
     """The side of the bound the text ``before`` a value states, None, or "negated" where a
-    negation in its clause (:data:`_NEGATION`, up to six words before the bound's words) turns
-    it around: refused by :func:`check_bound`, never guessed."""
+    negation turns it around: "not", "never" and their like in its clause (:data:`_NEGATION`, up
+    to six words before the bound's words), or "no", "none", "neither" anywhere in its sentence
+    (:data:`_NO_SUBJECT`): refused by :func:`check_bound`, never guessed."""
     before = _as_read(before)
     if _APPROXIMATE.search(before):
         return None
     m = _BOUND_BEFORE.search(before)
     if not m or (m["upper"] and re.match(r"up\s", m["upper"], re.I) and _VERB_UP.search(before[:m.start()])):
         return None
-    clause = re.split(r"[.;:!?,()—–]|\n\s*\n", before[:m.start()])[-1]
-    if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-6:])):
+    sentence = re.split(r"[.;:!?]\s|\n\s*\n", before[:m.start()])[-1]
+    clause = re.split(r"[,;:()—–]", sentence)[-1]  # ("not rounded (...), and are still up to" is no negated bound)
+    if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-6:])) or _NO_SUBJECT.search(sentence):
         return "negated"
     return "down" if m["lower"] or m["lower_sign"] else "up"
 
@@ -563,6 +576,11 @@ def bounds(text: str, found) -> list[tuple]:
     return out
 
 
+def bound_after(text: str, d) -> bool:
+    """Whether "or less" or "or more" ends the clause after the value ``d`` (:data:`_BOUND_AFTER`)."""
+    return bool(_BOUND_AFTER.match(_as_read(text[d.end:d.end + 80])))
+
+
 def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = False) -> None:
     """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
     never reads above its value, an upper bound never below."""
@@ -573,8 +591,9 @@ def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = 
                          "'at least ... away from zero'), with round=")
     if not as_number(page_where, d, value):
         return
-    kind = "a lower bound ('at least', '≥', 'or more'...)" if side == "down" else \
+    kind = "a lower bound ('at least', '≥', 'or more'...)" if (side == "down") != minus else \
         "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"
+    kind += " on minus the value" if minus else ""
     declared(page_where, d, value, shown, kind, "or 'about' before it, where it is not a bound")
     number, exact = exact_number(shown), stands_for(value)[-1]
     if number is not None and (number > exact if side == "down" else number < exact):
@@ -629,6 +648,10 @@ def matched_percent(literal: Literal, text: str, d, shown: str, where: str = "",
     if multiplier and not on_value:
         value *= multiplier  # ("from 4 thousand down to 2,047" is 4,000 to 2,047: pass seventy)
     if not literal.percent and shown.strip().endswith("%"):
+        if 0 < value <= 1:  # "between 12.7% and 1": 1% or the whole? (pass eighty-three)
+            raise ClaimError(f"{where}: a range between {literal.raw} and {d.name}'s percentage leaves the reader to "
+                             f"guess whether {literal.raw} is a share or a percent; write it with '%' "
+                             f"({literal.raw}% or {float(value * 100):g}%)")
         return value / 100
     if literal.percent and not shown.strip().endswith("%") and re.match(r"[\s\u00a0*_`]*(?:%|per\s*cent\b)", after, re.I):
         return value * 100

@@ -752,6 +752,10 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             for d in (a, b):
                 if not isinstance(d, claims.Literal):
                     check_sign(where(d), text, d)
+                    if claims.bound_after(text, d):  # "from 2.1× to 7.9× or more" (pass eighty-three)
+                        raise ClaimError(f"{where(d)}: {d.raw} ends a range and is a bound ('or more', 'or "
+                                         "less') at once, which this check does not read as one: state the "
+                                         "range and the bound in sentences of their own")
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
         for d, side in bounds(text, found):
             check_sign(resolver.where(d), text, d)

@@ -2187,3 +2187,56 @@ def test_a_spaced_hyphen_after_from_a_text_starting_with_a_number_and_per_mille_
         _with_values(monkeypatch, {"t": "0.56 (rounded)"}, "at least {{ value s t }}")
     with pytest.raises(FM.FigureMarkdownError, match="gives its ends in two units"):
         _claims_checker({"p": 0.5634})("from {{ value s p .1% round=up }} down to 100 per mille")
+
+
+@pytest.mark.parametrize("text", ["\\(e \\le \\text{ {{ value s p .2f }} }\\)", "\\(e \\le \\mathrm{ {{ value s p .2f }} }\\)",
+                                  "\\(w \\ge \\boldsymbol{ {{ value s p .3f }} }\\)"])
+def test_a_bound_inside_a_tex_wrapper_is_read(text):
+    """Pass eighty-three: "\\le \\text{ 0.12 }" was no bound (the "=" rule read TeX wrappers, the
+    bound rule none), so a false bound was published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="with no round=: a value a claim rests on"):
+        _claims_checker({"p": 0.1234})(text)
+
+
+@pytest.mark.parametrize("text", ["\\(\\ln 2 = \\textcolor{red}{ {{ value s v .2f }} }\\)",
+                                  "\\(\\ln 2 = \\colorbox{yellow}{ {{ value s v .2f }} }\\)",
+                                  "\\(\\ln 2 = {\\large {{ value s v .2f }} }\\)", "\\(\\ln 2 = \\bf {{ value s v .2f }}\\)",
+                                  "\\(\\ln 2 = \\hat{ {{ value s v .2f }} }\\)", "\\(\\ln 2 \\eqcolon {{ value s v .2f }}\\)",
+                                  "ln 2 =: {{ value s v .2f }}", "ln 2 ≕ {{ value s v .2f }}"])
+def test_a_value_after_an_equals_sign_inside_any_tex_wrapper_must_be_exact(monkeypatch, text):
+    """Pass eighty-three: "=" was read through a list of TeX wrappers, not \\textcolor, \\colorbox,
+    \\large, \\bf, \\hat..., nor "=:" and "≕"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
+        _with_values(monkeypatch, {"v": math.log(2)}, text)
+
+
+def test_pass_eighty_three_range_ends_as_bounds_negations_list_markers_and_shares():
+    """Pass eighty-three: "to 7.9× or more" (a range's end and a bound at once) asked for the
+    rounding that made it false; a negation behind a comma or a bracket was missed; a list's
+    "- " marker was read as a minus (its message showed −value as the data); "between 12.7%
+    and 1" read 1 as 1%."""
+    import figure_markdown as FM
+
+    check = _claims_checker({"a": 2.1267, "b": 7.9634, "p": 0.1267, "q": 0.5634})
+    with pytest.raises(FM.FigureMarkdownError, match="ends a range and is a bound"):
+        check("the speedup ranges from {{ value s a .1f round=down }}× to {{ value s b .1f round=down }}× or more.")
+    for text in ("No head, in any layer, scores as high as {{ value s p .2f round=down }}.",
+                 "No head (in any layer) scores as high as {{ value s p .2f round=down }}.",
+                 "No head in any of the twelve layers scores as high as {{ value s p .2f round=down }}.",
+                 "Neither head A nor head B in the final block is at most {{ value s p .2f round=up }}.",
+                 "None of the heads in the last two layers ever reaches as much as {{ value s p .2f round=down }}."):
+        with pytest.raises(FM.FigureMarkdownError, match="after a negation"):
+            check(text)
+    check("The printed values are cut, not rounded (0.535 printed as 0.53), and are still up to "
+          "{{ value s p .2f round=up }} away.")  # (the attention page: a "not" of another clause)
+    check("The errors are at most:\n\n- {{ value s p .2f round=up }} in float32")
+    check("Scores:\n\n- {{ value s p .2f round=down }} to {{ value s q .2f round=up }}")
+    with pytest.raises(FM.FigureMarkdownError, match="holds 0.1267 at 'p'"):
+        check("Scores:\n\n- {{ value s p .2f round=up }} to {{ value s q .2f round=up }}")
+    with pytest.raises(FM.FigureMarkdownError, match="whether 1 is a share or a percent"):
+        check("between {{ value s p .1% round=down }} and 1")
+    check("between {{ value s p .1% round=down }} and 50")  # 50 beside a percentage: 50 %
