@@ -20,8 +20,9 @@ author writes the bound's ``round=`` as always. It reads a narrow, predictable s
 rule that reads too much refuses true sentences and asks for a rounding that makes them false
 (pass sixty-eight: "1 − p" read as a range from 1, "0.69 exactly when the scores tie" as "=").
 Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
-a condition turns them around); "a maximum of", "a minimum of" (they often state the
-extremum itself); a value made approximate ("about", "roughly", "~", "≈"); words after a
+a condition turns them around); "a maximum of", "a minimum of", "a ceiling of", "max." (they
+often state the extremum itself); "at best", "at worst" (which side is best depends on the
+quantity); "≲", "≾", "⪯" (approximate or an order, not a bound); a value made approximate ("about", "roughly", "~", "≈"); words after a
 value other than "or less" and "or more" ending the clause; a value listed after a bound ("at
 most a and b": the list may go on with what is not one); units of more than one word (but
 "per cent", "per mille") and ranges whose ends are in two units neither :data:`_UNITS` nor
@@ -49,7 +50,7 @@ class ClaimError(ValueError):
 # ---- reading the text as a reader does -------------------------------------------------------------
 
 #: Spellings of one sign, made one before matching (after HTML references are decoded).
-_SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
+_SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
           ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
@@ -505,6 +506,7 @@ _LOWER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?least|at\s+minimum|no\s+(?:less|fe
 _UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)\s+(?:more|greater|higher|larger)\s+than"
                 r"|within|capped\s+at"
                 r"|never\s+exceeds?|(?:does|do|did)\s+not\s+exceed|(?:doesn't|don't|didn't)\s+exceed"
+                r"|(?:not|never)\s+exceeding|bounded\s+(?:above\s+)?by"
                 r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
                       r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped|rise|rose|risen|climb|grow|grew"

@@ -1528,7 +1528,11 @@ def test_a_range_whose_ends_hold_one_value_rounds_outward_too():
     ("{{ value s x .2f }} more or less evenly", None), ("{{ value s x .1f }} or more precisely", None),
     ("{{ value s x .2f }} of heads put at most a tenth elsewhere", None), ("it is {{ value s x .2f }} at least in the first head", None),
     # pass seventy: a unit of the course before "or less"; "rises up to" states the peak
-    ("{{ value s x .2f }} MB or less.", "up"), ("the weight rises up to {{ value s x .2f }}", None)])
+    ("{{ value s x .2f }} MB or less.", "up"), ("the weight rises up to {{ value s x .2f }}", None),
+    # pass eighty-four: "not exceeding", "never exceeding", "bounded by", "=<"; "at best" is not read
+    ("errors not exceeding {{ value s x .2f }}", "up"), ("never exceeding {{ value s x .2f }}", "up"),
+    ("|e| is bounded by {{ value s x .2f }}", "up"), ("e =< {{ value s x .2f }}", "up"),
+    ("accuracy is at best {{ value s x .2f }}", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
     false twice: a value after bound words is rounded the way it bounds."""
