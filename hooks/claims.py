@@ -22,7 +22,8 @@ rule that reads too much refuses true sentences and asks for a rounding that mak
 Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
 a condition turns them around); "a maximum of", "a minimum of", "a ceiling of", "max." (they
 often state the extremum itself); "at best", "at worst" (which side is best depends on the
-quantity); "≲", "≾", "⪯" (approximate or an order, not a bound); a value made approximate ("about", "roughly", "~", "≈"); words after a
+quantity); "≲", "≾", "⪯" (approximate or an order, not a bound); "bounded by" without "above"
+or "below" ("bounded by 0.13 from below": pass eighty-five); "≮", "≯", "≰", "≱" as "<" and ">"; a value made approximate ("about", "roughly", "~", "≈"); words after a
 value other than "or less" and "or more" ending the clause; a value listed after a bound ("at
 most a and b": the list may go on with what is not one); units of more than one word (but
 "per cent", "per mille") and ranges whose ends are in two units neither :data:`_UNITS` nor
@@ -500,13 +501,14 @@ def one_unit(where: str, text: str, a, b, shown_a=lambda: "", shown_b=lambda: ""
 #: 0.09" is an upper bound, "scores above 11.09 overflow" a threshold), so the page says which
 #: with round=. "Up to" after a verb ("add up to", "rounded up to") states a result, not a
 #: bound (passes sixty-four and sixty-six).
-_LOWER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
+_LOWER_WORDS = (r"bounded\s+below\s+by|"
+                r"at\s+(?:the\s+)?(?:very\s+)?least|at\s+minimum|no\s+(?:less|fewer|lower|smaller)\s+than"
                 r"|not\s+(?:less|fewer|lower|smaller)\s+than|upwards?\s+of"
                 r"|as\s+(?:high|many|much|large)\s+as|never\s+(?:falls?|drops?|goes)\s+below")
 _UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)\s+(?:more|greater|higher|larger)\s+than"
                 r"|within|capped\s+at"
                 r"|never\s+exceeds?|(?:does|do|did)\s+not\s+exceed|(?:doesn't|don't|didn't)\s+exceed"
-                r"|(?:not|never)\s+exceeding|bounded\s+(?:above\s+)?by"
+                r"|(?:not|never)\s+exceeding|bounded\s+above\s+by"
                 r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
                       r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped|rise|rose|risen|climb|grow|grew"
@@ -533,16 +535,17 @@ _APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|al
 #: A negation in the sentence before a bound's words: "no head scores as high as", "not within",
 #: "never as many as", "isn't at most" turn the bound around (pass seventy-seven), also across
 #: commas and brackets (pass eighty-three).
-_NEGATION = re.compile(r"\b(?:not|never|nor|without|hardly|barely)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|nor|without|hardly|barely|cannot|few|rarely|seldom|fails?\s+to|failed\s+to)\b"
+                       r"|n't\b", re.I)
 #: A negation of the sentence's subject ("No head, in any layer, ...", "None of the heads ...",
 #: "Neither A nor B ..."), which reaches the bound across asides (pass eighty-three).
-_NO_SUBJECT = re.compile(r"\b(?:no|none|neither|nobody|nothing)\b", re.I)
+_NO_SUBJECT = re.compile(r"\b(?:no|none|neither|nobody|nothing|not\s+(?:every|all|each|any))\b", re.I)
 
 
 def _side_before(before: str) -> str | None:
     """The side of the bound the text ``before`` a value states, None, or "negated" where a
-    negation turns it around: "not", "never" and their like in its clause (:data:`_NEGATION`, up
-    to six words before the bound's words), or "no", "none", "neither" anywhere in its sentence
+    negation turns it around: "not", "never", "cannot", "few" and their like in its clause
+    (:data:`_NEGATION`, up to twelve words before the bound's words), or "no", "none", "neither" anywhere in its sentence
     (:data:`_NO_SUBJECT`): refused by :func:`check_bound`, never guessed."""
     before = _as_read(before)
     if _APPROXIMATE.search(before):
@@ -552,7 +555,7 @@ def _side_before(before: str) -> str | None:
         return None
     sentence = re.split(r"[.;:!?]\s|\n\s*\n", before[:m.start()])[-1]
     clause = re.split(r"[,;:()—–]", sentence)[-1]  # ("not rounded (...), and are still up to" is no negated bound)
-    if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-6:])) or _NO_SUBJECT.search(sentence):
+    if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-12:])) or _NO_SUBJECT.search(sentence):
         return "negated"
     return "down" if m["lower"] or m["lower_sign"] else "up"
 

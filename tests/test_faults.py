@@ -1531,7 +1531,9 @@ def test_a_range_whose_ends_hold_one_value_rounds_outward_too():
     ("{{ value s x .2f }} MB or less.", "up"), ("the weight rises up to {{ value s x .2f }}", None),
     # pass eighty-four: "not exceeding", "never exceeding", "bounded by", "=<"; "at best" is not read
     ("errors not exceeding {{ value s x .2f }}", "up"), ("never exceeding {{ value s x .2f }}", "up"),
-    ("|e| is bounded by {{ value s x .2f }}", "up"), ("e =< {{ value s x .2f }}", "up"),
+    ("|e| is bounded above by {{ value s x .2f }}", "up"), ("e =< {{ value s x .2f }}", "up"),
+    # pass eighty-five: "bounded by 0.13 from below" is a lower bound: "bounded by" alone is not read
+    ("the score is bounded by {{ value s x .2f }} from below", None), ("bounded below by {{ value s x .2f }}", "down"),
     ("accuracy is at best {{ value s x .2f }}", None)])
 def test_a_value_stated_as_a_bound_rounds_to_its_side(text, side):
     """Pass sixty-three: "at least 0.13 and at most 0.56" for 0.1267 and 0.5634 was published,
@@ -2232,7 +2234,13 @@ def test_pass_eighty_three_range_ends_as_bounds_negations_list_markers_and_share
                  "No head (in any layer) scores as high as {{ value s p .2f round=down }}.",
                  "No head in any of the twelve layers scores as high as {{ value s p .2f round=down }}.",
                  "Neither head A nor head B in the final block is at most {{ value s p .2f round=up }}.",
-                 "None of the heads in the last two layers ever reaches as much as {{ value s p .2f round=down }}."):
+                 "None of the heads in the last two layers ever reaches as much as {{ value s p .2f round=down }}.",
+                 # pass eighty-five
+                 "Not every head, in this model, scores at most {{ value s q .2f round=up }}.",
+                 "We cannot say that every one of the twelve heads scores at most {{ value s q .2f round=up }}.",
+                 "Every head fails to stay within {{ value s q .2f round=up }}.",
+                 "Few heads score at least {{ value s p .2f round=down }}.",
+                 "Rarely does a head score as high as {{ value s q .2f round=down }}."):
         with pytest.raises(FM.FigureMarkdownError, match="after a negation"):
             check(text)
     check("The printed values are cut, not rounded (0.535 printed as 0.53), and are still up to "
