@@ -1224,3 +1224,15 @@ def test_check_compares_integers_beside_complex_values_and_differences_at_the_to
     if np.finfo(np.longdouble).nmant > 52:  # (where longdouble is wider than float64)
         assert not check(np.clongdouble(1) + np.longdouble(2) ** -60, np.clongdouble(1), rtol=0, atol=0)
         assert "is (1+0j), not" not in capsys.readouterr().out
+
+
+def test_float16_layer_norm_takes_its_mean_in_float32():
+    """Pass eighty-six: the mean 1000.25 of [1000, 1001, 1000, 1000] rounded to 1000 in float16,
+    and the row came out [0, 2, 0, 0] (true: -0.577, 1.732, -0.577, -0.577, by hand: the
+    deviations -1/4, 3/4 over sqrt(3/16))."""
+    from mhalib.models.norm import layer_norm
+
+    got = layer_norm(np.array([1000, 1001, 1000, 1000], np.float16), np.float16(1), np.float16(0), 1e-5)
+    want = np.array([-0.25, 0.75, -0.25, -0.25]) / math.sqrt(3 / 16 + 1e-5)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2 * 2**-11, atol=0)

@@ -16,7 +16,9 @@ from .._scaled import by_largest
 
 def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarray:
     """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis, in the type of ``x`` (with
-    ``g`` and ``b``), its mean and squares taken in that type as the models compute them.
+    ``g`` and ``b``), its mean and squares taken in that type as the models compute them;
+    float16 is worked in float32 and rounded once at the end, as torch does (its mean of
+    1000.25 rounded to 1000 turned a row of 1000 and 1001 into 0 and 2: pass eighty-six).
 
     That type can fail a row silently: its squares overflow (float16 deviations past 256,
     float32 near 1e20, float64 near 1e154: var = inf, and the row came out as ``b`` alone), its
@@ -34,11 +36,16 @@ def layer_norm(x: ArrayLike, g: ArrayLike, b: ArrayLike, eps: float) -> np.ndarr
     x = np.asarray(x)
     if x.dtype.kind not in "iuf":
         raise TypeError(f"x must hold real numbers, got dtype {x.dtype}")
+    kept = np.result_type(x, g, b)  # the type of the result
+    half = kept == np.float16
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # the rows redone below
-        mean = x.mean(axis=-1, keepdims=True)
-        centred = x - mean
+        xw = x.astype(np.float32) if half else x  # float16 worked in float32
+        mean = xw.mean(axis=-1, keepdims=True)
+        centred = xw - mean
         var = (centred ** 2).mean(axis=-1, keepdims=True)
         out = g * centred / np.sqrt(var + eps) + b
+        if half:
+            out = out.astype(np.float16)
     if not np.issubdtype(out.dtype, np.floating):
         return out
     shape = out.shape  # x, g and b broadcast together: each row of out has its own x, g and b
