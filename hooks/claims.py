@@ -195,6 +195,11 @@ class Literal:
             self.value, self.percent = self.value / 100, True  # (pass seventy-nine)
 
 
+def _before(text: str, d) -> str:
+    """The 60 characters before the directive ``d``, as a reader reads them (:func:`_as_read`)."""
+    return _as_read(text[max(0, d.start - 60):d.start])
+
+
 def prose_minus(text: str, d) -> bool:
     """Whether the prose writes a minus sign before the value ``d`` (in any spelling: "−", "-",
     ``&minus;``; through emphasis, a tag or a link's bracket): one that stands after a space, an
@@ -206,7 +211,7 @@ def prose_minus(text: str, d) -> bool:
     line = text[text.rfind("\n", 0, d.start) + 1:d.start]
     if re.fullmatch(r"[ \t]*(?:>[ \t]*)*[-*+][ \t]+" + _WRAP, line):
         return False  # a list's marker, "- 0.13 in float32" (pass eighty-three)
-    before = re.sub(_WRAP + r"$", "", _as_read(text[max(0, d.start - 60):d.start]))
+    before = re.sub(_WRAP + r"$", "", _before(text, d))
     m = re.search(r"(?P<before>.?)(?P<sign>[-−])$", before, re.S)
     if not m:
         return False
@@ -229,7 +234,7 @@ def unread_sign(text: str, d) -> str | None:
     """The sign written before the value ``d`` that a reader may take for a minus and
     :func:`prose_minus` does not read (:data:`_OTHER_MINUS`), or None: a dash that joins two ends
     is no sign, nor "minus" after a number (subtraction)."""
-    before = _as_read(text[max(0, d.start - 60):d.start])
+    before = _before(text, d)
     m = _OTHER_MINUS.search(before)
     if not m:
         return None
@@ -251,7 +256,7 @@ def check_sign(page_where: str, text: str, d) -> None:
     without its sign, and a declared side checked against that. So is a value in arithmetic
     ("1−p or less", "1/p or less", "−2×p or more": pass seventy-nine): the claim is on an
     expression of it, whose side the value's is not."""
-    before = _as_read(text[max(0, d.start - 60):d.start])
+    before = _before(text, d)
     sign = re.search(r"(.)[-−]" + _WRAP + r"$", before, re.S)  # a minus after a number, a letter, a bracket
     subtracted = bool(sign) and (re.fullmatch(r"[^\W_]|[)\]]", sign[1]) is not None
                                  or sign[1] == "}" and not before[:sign.start(1) + 1].endswith("}}"))
@@ -266,17 +271,18 @@ def check_sign(page_where: str, text: str, d) -> None:
                          "(or '-'), or rephrase")
 
 
-def spaced_hyphens(text: str, found) -> list:
-    """The values in ``found`` after "from" or "between" that a spaced hyphen joins to the next
-    ("from 0.13 - 0.56"): a range to a reader, a subtraction to this check (a hyphen with a space
-    beside it is a minus), so neither is read (pass eighty-one); the first of each pair."""
-    out, found = [], sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
+def check_spaced_hyphens(where, text: str, found) -> None:
+    """A value after "from" or "between" that a spaced hyphen joins to the next ("from 0.13 -
+    0.56") is refused: a range to a reader, a subtraction to this check (a hyphen with a space
+    beside it is a minus), so neither is read (pass eighty-one). ``where(d)`` names a value."""
+    found = sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
     for a, b in zip(found, found[1:]):
         if (re.fullmatch(r"[\s\u00a0*_`]*(?:\s-|-\s)[\s\u00a0*_`]*", _as_read(text[a.end:b.start]))
                 and (_FROM_BEFORE.search(text[max(0, a.start - 80):a.start])
                      or _BETWEEN_BEFORE.search(text[max(0, a.start - 80):a.start]))):
-            out.append(a)
-    return out
+            raise ClaimError(f"{where(a)}: a range from {a.raw} joined to the next value by a spaced hyphen reads "
+                             "to a reader as a range and to this check as a subtraction; write 'to' or an en "
+                             "dash (a–b), or, for a difference, write it as one")
 
 
 def ranges(text: str, found) -> list[tuple]:
@@ -581,9 +587,16 @@ def bounds(text: str, found) -> list[tuple]:
     return out
 
 
-def bound_after(text: str, d) -> bool:
-    """Whether "or less" or "or more" ends the clause after the value ``d`` (:data:`_BOUND_AFTER`)."""
-    return bool(_BOUND_AFTER.match(_as_read(text[d.end:d.end + 80])))
+def check_range_end(page_where: str, text: str, d) -> None:
+    """A value at a range's end read as :func:`check_sign` reads a bound's, and refused where "or
+    more" or "or less" follows it (:data:`_BOUND_AFTER`): "from 2.1× to 7.9× or more" is a range's
+    end and a bound at once, and the range rule asked for the rounding that made it false (pass
+    eighty-three)."""
+    check_sign(page_where, text, d)
+    if _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80])):
+        raise ClaimError(f"{page_where}: {d.raw} ends a range and is a bound ('or more', 'or less') at once, "
+                         "which this check does not read as one: state the range and the bound in sentences "
+                         "of their own")
 
 
 def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = False) -> None:

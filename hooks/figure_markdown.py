@@ -743,19 +743,12 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         return ea, eb
 
     try:
-        for d in claims.spaced_hyphens(text, found):
-            raise ClaimError(f"{where(d)}: a range from {d.raw} joined to the next value by a spaced hyphen reads "
-                             "to a reader as a range and to this check as a subtraction; write 'to' or an en "
-                             "dash (a–b), or, for a difference, write it as one")
+        claims.check_spaced_hyphens(where, text, found)
         for a, b in ranges(text, found):
             one_unit(where(a) or where(b), text, a, b, lambda: end(a)[2], lambda: end(b)[2])
             for d in (a, b):
                 if not isinstance(d, claims.Literal):
-                    check_sign(where(d), text, d)
-                    if claims.bound_after(text, d):  # "from 2.1× to 7.9× or more" (pass eighty-three)
-                        raise ClaimError(f"{where(d)}: {d.raw} ends a range and is a bound ('or more', 'or "
-                                         "less') at once, which this check does not read as one: state the "
-                                         "range and the bound in sentences of their own")
+                    claims.check_range_end(where(d), text, d)
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
         for d, side in bounds(text, found):
             check_sign(resolver.where(d), text, d)
