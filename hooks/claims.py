@@ -15,8 +15,16 @@ Before matching, the text around a value is read as a reader sees it (:func:`_as
 references decoded (``&le;``, ``&#8804;``, ``&nbsp;``), the variants of a sign made one (``⩽``,
 ``<=``, ``\\leqslant`` are ``≤``; ``＝`` is ``=``).
 
-The reading is of words, so it has limits; a claim it does not read is not checked, and the
-author writes the bound's ``round=`` as always. It reads a narrow, predictable set, because a
+The reading is of words, so it has limits, and every adversarial pass found words it missed
+("at **most**", "\\overset{!}{=}", "The exact value is", "from a (head 1) to b": pass
+eighty-seven). So a wider net backs it (:func:`unread_claim`): a value its format rounds that
+stands next to the words or signs of a claim in any form ("most", "exceed", "exact", "than",
+"under", "from", "or less", "≤", "=", a column header "max") and that the rules below did not
+read is refused until the author says what the sentence claims: round=up or round=down for a
+bound or a range's end, round=nearest for the value stated to its digits
+(:func:`check_unread`). Two values compared with each other ("a ≤ b") are held to their data
+(:func:`check_comparison`). What the rules read they check; what they do not read, the author
+declares. It reads a narrow, predictable set, because a
 rule that reads too much refuses true sentences and asks for a rounding that makes them false
 (pass sixty-eight: "1 − p" read as a range from 1, "0.69 exactly when the scores tie" as "=").
 Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
@@ -60,11 +68,20 @@ _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥"
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
+#: Characters a reader never sees: the soft hyphen, zero-width spaces and joiners, the word
+#: joiner, the byte-order mark ("at\u00admost", "=\u200b0.69": pass eighty-seven).
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+#: The full-width forms of ASCII, read as ASCII ("＜＝", "：", "０.５６": pass eighty-seven).
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+
+
 def _as_read(text: str) -> str:
     """``text`` as a reader reads it: HTML references decoded (``&le;``, ``&#08804;``, ``&#x2264;``,
-    ``&nbsp;``), the spellings of a sign made one (:data:`_SIGNS`, :data:`_TEX_SIGNS`; TeX's
-    ``\\not`` before a sign negates it)."""
-    text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", html.unescape(text))
+    ``&nbsp;``), what a reader does not see dropped (an HTML comment, a soft hyphen, a zero-width
+    space: :data:`_INVISIBLE`), full-width forms read as ASCII, the spellings of a sign made one
+    (:data:`_SIGNS`, :data:`_TEX_SIGNS`; TeX's ``\\not`` before a sign negates it)."""
+    text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
+    text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     for spelling, sign in _SIGNS:
         text = text.replace(spelling, sign)
     return _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], text)
@@ -76,6 +93,9 @@ def _as_read(text: str) -> str:
 #: start of a line (passes sixty-four and sixty-six).
 _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
          r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\kern\S*|\[|\]\([^()\s]*\))*")
+#: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
+#: than": pass eighty-seven): spaces, emphasis, a tag.
+_SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z][^<>]*>)+"
 #: A unit after the first end: one word of up to twelve letters, signs or slashes ("×", "%",
 #: "ms", "tokens", "MB/s", "tokens/sec"), or "per cent", after at most one space; not a word of
 #: the sentence ("is close to b", "compared to b", "KiB a step to b" are no ranges: pass
@@ -107,8 +127,8 @@ _EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴")  # (≜ and ⩵
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
 #: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
-_EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|equals|equal\s+to|equalling|equaling|identical\s+to)"
-                           + _WRAP + r"$", re.I)
+_EQUALS_WORDS = re.compile(r"(?<![\w-])(?:exactly|precisely|identically|equals|equal" + _SP + "to|equalling|equaling"
+                           r"|identical" + _SP + r"to)(?:" + _WRAP[3:-2] + r"|[,:;—–]|\([^()]{0,80}\))*$", re.I)
 _TURNED = re.compile(r"n't\b|\b(?:not|never|almost|nearly|roughly|about|approximately|close|quite)\b|\bthan\s+or\b",
                      re.I)
 #: After a value, words that say it is rounded: "equals 0.693 to three places".
@@ -245,7 +265,9 @@ def unread_sign(text: str, d) -> str | None:
 
 
 #: Arithmetic right before a value: "1/p", "2×p", "2 \\times p", "\\frac{1}{p}" (pass seventy-nine).
-_ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]*\}\{))" + _WRAP + r"$")
+_ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]*\}\{)"
+                                r"|(?<![\w-])(?:twice|thrice|half|double|triple|quadruple|\w+\s+times)\s+as\s+\w+\s+as)"
+                                + _WRAP + r"$", re.I)  # ("twice as large as p": pass eighty-seven)
 #: And right after it: "p/2", "p²", "p^2", "p × 3", "p \\cdot 3" ("504×" alone is a unit; "*" is emphasis).
 _ARITHMETIC_AFTER = re.compile(_WRAP + r"(?:[/÷·^²³]|\\(?:times|cdot|div)(?![A-Za-z])|×" + _WRAP + r"(?:[\d\\{−-]|\(\s*[\d−-]))")
 
@@ -277,11 +299,11 @@ def check_spaced_hyphens(where, text: str, found) -> None:
     beside it is a minus), so neither is read (pass eighty-one). ``where(d)`` names a value."""
     found = sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
     for a, b in zip(found, found[1:]):
-        if (re.fullmatch(r"[\s\u00a0*_`]*(?:\s-|-\s)[\s\u00a0*_`]*", _as_read(text[a.end:b.start]))
+        if (re.fullmatch(r"[\s\u00a0*_`]*(?:\s-|-\s|\s?−\s?)[\s\u00a0*_`]*", _as_read(text[a.end:b.start]))
                 and (_FROM_BEFORE.search(text[max(0, a.start - 80):a.start])
                      or _BETWEEN_BEFORE.search(text[max(0, a.start - 80):a.start]))):
-            raise ClaimError(f"{where(a)}: a range from {a.raw} joined to the next value by a spaced hyphen reads "
-                             "to a reader as a range and to this check as a subtraction; write 'to' or an en "
+            raise ClaimError(f"{where(a)}: a range from {a.raw} joined to the next value by a spaced hyphen or a "
+                             "minus reads to a reader as a range and to this check as a subtraction; write 'to' or an en "
                              "dash (a–b), or, for a difference, write it as one")
 
 
@@ -518,12 +540,13 @@ _UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)
                 r"|as\s+(?:low|few|little|small)\s+as|up\s+to")
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
                       r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped|rise|rose|risen|climb|grow|grew"
-                      r"|jump|peak|shoot|shot|soar|surge|run|ran)\w*\s+$", re.I)
+                      r"|jump|peak|shoot|shot|soar|surge|run|ran|increas|reach|extend|spike|expand|stretch|swell"
+                      r"|bounc|creep|crept|drift|inch|mount|balloon|escalat|tick|edge|grown)\w*\s+$", re.I)  # (pass 87)
 #: What may stand between the bound and its value: as :data:`_WRAP`, and punctuation, a
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
 _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\)|" + _TEX_WRAP + r")*"
-_BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<lower_sign>≥)|(?<![\w-])(?P<upper>"
-                           + _UPPER_WORDS + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?:[-−]" + _WRAP + r")?$",
+_BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS.replace(r"\s+", _SP) + r")|(?P<lower_sign>≥)"
+                           r"|(?<![\w-])(?P<upper>" + _UPPER_WORDS.replace(r"\s+", _SP) + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?:[-−]" + _WRAP + r")?$",
                            re.S | re.I)
 #: Words right after a value (or its unit) that make it a bound, ending the clause: "0.051 or
 #: less.", "0.39 or more," (not "or more precisely", "more or less evenly", "at least in the
@@ -531,7 +554,7 @@ _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS + r")|(?P<l
 _BOUND_AFTER = re.compile(r"(?:[\s\u00a0]*(?:" + "|".join(re.escape(u) for u in sorted(
                           set(_UNITS) | {"nats", "bits", "tokens", "heads", "steps", "positions", "layers"},
                           key=len, reverse=True)) + r"))?" + _WRAP
-                          + r"or\s+(?:(?P<upper>less|fewer|lower|smaller)|(?P<lower>more|greater|higher|larger))"
+                          + r"or" + _SP + r"(?:(?P<upper>less|fewer|lower|smaller)|(?P<lower>more|greater|higher|larger))"
                           + r"(?=[\s\u00a0*_`]*(?:[.,;:)!?]|$))", re.S | re.I)
 #: Words that make what follows approximate, not a bound.
 _APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|almost|some)|[≈~])" + _BOUND_GAP + "$",
@@ -559,6 +582,11 @@ def _side_before(before: str) -> str | None:
     m = _BOUND_BEFORE.search(before)
     if not m or (m["upper"] and re.match(r"up\s", m["upper"], re.I) and _VERB_UP.search(before[:m.start()])):
         return None
+    if re.search(r"(?<![\w-])(?:almost|nearly|roughly|about|approximately|around|close\s+to|not\s+quite)" + _SP + "$",
+                 before[:m.start()], re.I):
+        return None  # "almost as high as 0.56" is below it, near it: no bound (pass eighty-seven)
+    if re.search(r"(?<![\w-])(?:from|between)" + _SP + "$", before[:m.start()], re.I):
+        return "range"  # "from as low as 0.13 to as high as 0.56": two bounds or a range? (pass eighty-seven)
     sentence = re.split(r"[.;:!?]\s|\n\s*\n", before[:m.start()])[-1]
     clause = re.split(r"[,;:()—–]", sentence)[-1]  # ("not rounded (...), and are still up to" is no negated bound)
     if _NEGATION.search(" ".join(re.findall(r"[\w']+", clause)[-12:])) or _NO_SUBJECT.search(sentence):
@@ -602,6 +630,11 @@ def check_range_end(page_where: str, text: str, d) -> None:
 def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = False) -> None:
     """A value the prose states as a bound (:func:`bounds`) rounded to its side: a lower bound
     never reads above its value, an upper bound never below."""
+    if side == "range":
+        raise ClaimError(f"{page_where}: {d.name}'s value follows bound words right after 'from' or 'between' ('from "
+                         "as low as a to as high as b'), which read as a range (its ends rounded outward) and as "
+                         "two bounds (rounded the other way) at once; this check does not read it: write the range "
+                         "('from a to b') or the bounds ('at least a', 'at most b')")
     if side == "negated":
         raise ClaimError(f"{page_where}: {d.name}'s value follows bound words after a negation ('no head scores as "
                          "high as', 'not within', 'isn't at most'), which turns the bound around; this check does "
@@ -622,6 +655,153 @@ def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = 
             f"{'−' if minus else ''}{value!r}; if that is what it says, write round={side} (a bound is rounded the "
             "way it bounds); if not, the check misreads it (hooks/claims.py lists what it reads): rephrase it, "
             "or write 'about' before it where it is no bound")
+
+
+# ---- what the reading above may miss: the words of a claim near a value it read as none ---------------
+
+#: Before a value, within its clause's last eight words: the words of a bound, a range or an
+#: exact value in any form (:func:`unread_claim`). Wider than what the rules above read, on
+#: purpose: it does not say which claim, only that there may be one (pass eighty-seven: "The
+#: exact value is 0.69", "has never exceeded", "as big as", "from 0.13 (head 1) to 0.56").
+_CLAIM_BEFORE = re.compile(
+    r"(?<![\w-])(?:at\W*(?:the\W+)?(?:very\W+)?(?:most|least)|exceed\w*|surpass\w*|top(?:s|ped)?\W+out"
+    r"|(?:more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|shorter|faster|slower|better|worse)\W+than"
+    r"|up\W+to|down\W+to|exact\w*|precise\w*|identical\w*|equal\w*|(?:every|last)\W+digits?"
+    r"|ceiling|floor|caps?|capped|limit\w*|bound\w*|within|as\W+\w+\W+as|max(?:imum|ima|imal)?|min(?:imum|ima|imal)?"
+    r"|or\W+(?:less|more|fewer|greater|higher|lower|smaller|larger))(?![\w-])", re.I)
+#: Within its last four words: a range's first word ("from 0.13 (head 1) to 0.56").
+_CLAIM_RANGE = re.compile(r"(?<![\w-])(?:from|between)(?![\w-])", re.I)
+#: Right before a value (its last three words): a bound in one word ("stays under 0.56").
+_CLAIM_NEAR = re.compile(r"(?<![\w-])(?:above|below|under|over|beneath|beyond|past|exceeding|than|till|until|through)"
+                         r"(?![\w-])", re.I)
+#: After a value, within its clause's first five words: "0.56 (or less)", "0.69 exactly", "0.56 and above".
+_CLAIM_AFTER = re.compile(
+    r"(?<![\w-])(?:or\W+(?:less|more|fewer|greater|higher|lower|smaller|larger|below|above|under|over|beyond)"
+    r"|and\W+(?:above|below|up|down|over|under|beyond|more|less|higher|lower))(?![\w-])|\+(?![\w\d])", re.I)
+#: Right after a value (its first two words): "0.69 exactly", "0.56 at most", "0.56 max".
+_CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:most|least)"
+                                r"|tops|max(?:imum)?|min(?:imum)?)(?![\w-])", re.I)
+#: The signs of an order or an equality (an approximation, ≈ or ~, is none).
+_RELATION = "=<>≤≥≠≺≻≼≽⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼"
+
+
+def _plain(text: str) -> str:
+    """``text`` as :func:`_as_read`, with its markup gone: tags, emphasis, code spans, TeX's
+    commands and braces (``\\overset{!}{=}`` is "! =", ``\\mathrel{≤}`` "≤"), another value
+    directive read as "VALUE"."""
+    text = re.sub(r"\{\{[^{}]*\}\}", " VALUE ", _as_read(text))
+    text = re.sub(r"</?[A-Za-z][^<>]*>|\\[A-Za-z]+|\\[,;:! ()\[\]]|[*_`{}$]", " ", text)
+    return re.sub(r"[\s\u00a0]+", " ", text)
+
+
+def column_header(text: str, pos: int) -> str:
+    """The header of the Markdown table column that offset ``pos`` of ``text`` stands in, or ""
+    where it stands in no table ("| max. error |" over a row's value states a bound on it: pass
+    eighty-seven)."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos) % (len(text) + 1)
+    if "|" not in text[start:end]:
+        return ""
+    column = len(re.findall(r"(?<!\\)\|", re.sub(r"\{\{[^{}]*\}\}", "", text[start:pos])))
+    lines = text[:start].split("\n")[:-1]
+    for i in range(len(lines) - 1, 0, -1):
+        if re.fullmatch(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*", lines[i]) and "-" in lines[i]:
+            cells = re.split(r"(?<!\\)\|", lines[i - 1])
+            return cells[column] if column < len(cells) else ""
+        if "|" not in lines[i]:
+            return ""
+    return ""
+
+
+def unread_claim(text: str, d) -> str | None:
+    """The word or sign near the value ``d`` that may state a claim of it (a bound, a range, an
+    exact value) which the rules above did not read, or None: the clause's last eight words
+    before it (:data:`_CLAIM_BEFORE`; its last three, :data:`_CLAIM_NEAR`), a sign of an order or
+    an equality right before or after it (:data:`_RELATION`), or its clause's first five words
+    after it (:data:`_CLAIM_AFTER`), read through markup (:func:`_plain`). A value made
+    approximate ("about", "≈") or said to be rounded ("to three places") has none. The caller
+    refuses such a value unless the author says what the sentence claims (:func:`check_unread`)."""
+    raw_after = text[d.end:d.end + 160]
+    if _ROUNDED_AFTER.match(raw_after) or _APPROXIMATE.search(_as_read(text[max(0, d.start - 60):d.start])):
+        return None
+    before = re.split(r"[.!?;](?=\s|$)|\n\s*\n|\|", _plain(text[max(0, d.start - 300):d.start]))[-1].rstrip()
+    after = re.split(r"[.!?,;:](?=\s|$)|\n\s*\n|\|", re.sub(r"^[\s,(\[—–-]+", "", _plain(raw_after)))[0].lstrip()
+    if before and before[-1] in _RELATION or after and after[0] in _RELATION:
+        return before[-1] if before and before[-1] in _RELATION else after[0]
+    # "not exactly", "nearly equal to": a claim turned to what a rounded value is (pass eighty-one's words)
+    before = re.sub(r"(?:n't|\b(?:not|never|almost|nearly|roughly|about|approximately|close\s+to|quite))\s+"
+                    r"(?:exact\w*|precise\w*|equal\w*|identical\w*)", "", before, flags=re.I)
+    words = before.split(" ")
+    header = _plain(column_header(text, d.start))
+    m = (_CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-8:]))
+         or _CLAIM_RANGE.search(" ".join(words[-4:])) or _CLAIM_AFTER.search(" ".join(after.split(" ")[:5]))
+         or _CLAIM_RIGHT_AFTER.search(" ".join(after.split(" ")[:3]))
+         or _CLAIM_BEFORE.search(header) or _CLAIM_AFTER.search(header) or re.search(f"[{_RELATION}]", header))
+    return m.group(0) if m else None
+
+
+#: Between two values, what compares them: a sign of an order or an equality, or the words of a
+#: bound, after at most two verbs of being ("a ≤ b", "a, stays ≤ b", "a is at most b": pass
+#: eighty-seven, where round=up on b made "0.57 ≤ 0.58" of 0.5734 and 0.5701). Any other word,
+#: a number or a formula's edge between them makes it no comparison of the two ("a KiB = b
+#: bytes", "\\(2 \\times a \\times 2\\) = b", "\\(T = a\\), \\(S = b\\)").
+_VERBS = r"(?:is|are|was|were|stays?|stayed|remains?|remained|keeps?|sits?|lies|falls?|reads?|ends?|still|always|then|also)"
+_COMPARED = re.compile(r"[\s,()]*(?:" + _VERBS + r"[\s,]+){0,2}(?P<sign>[≤≥<>=≠])?\s*", re.I)
+_ORDER = {"≤": lambda a, b: a <= b, "≥": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
+          "=": lambda a, b: a == b, "≠": lambda a, b: a != b}
+
+
+def comparisons(text: str, found) -> list[tuple]:
+    """The pairs of values ``text`` compares with each other, (a, b, sign): "{{ value a }} ≤
+    {{ value b }}", "{{ value a }}, stays at most {{ value b }}" (:data:`_COMPARED`; bound words
+    are their sign). Such a claim is on the two values, whatever their rounding: the caller
+    holds it to data() (:func:`check_comparison`)."""
+    values = sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
+    out = []
+    for a, b in zip(values, values[1:]):
+        raw, read = text[a.end:b.start], _as_read(text[a.end:b.start])
+        if re.search(r"[.!?;]|\n\s*\n|\\[()\[\]]|\$", raw):
+            continue
+        m = _COMPARED.fullmatch(_plain(read))
+        if m and m["sign"]:
+            out.append((a, b, m["sign"]))
+            continue
+        bound = _BOUND_BEFORE.search(read)
+        if bound and _COMPARED.fullmatch(_plain(read[:bound.start()])):
+            out.append((a, b, "≥" if bound["lower"] or bound["lower_sign"] else "≤"))
+    return out
+
+
+def check_comparison(page_where: str, a, va, b, vb, sign: str) -> None:
+    """A comparison of two values (:func:`comparisons`) holds for the values data() holds."""
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (va, vb)):
+        return
+    if not _ORDER[sign](stands_for(va)[-1], stands_for(vb)[-1]):
+        raise ClaimError(f"{page_where}: the sentence compares {a.raw} with {b.raw} ('{sign}'), which data() "
+                         f"does not hold: {va!r} {sign} {vb!r} is false (a comparison of two values holds for the "
+                         "values, whatever their rounding); rephrase it, or check the data")
+
+
+def check_unread(page_where: str, text: str, d, value, shown: str) -> None:
+    """A value its format rounds, in a sentence with the words of a claim the rules above did not
+    read (:func:`unread_claim`), says what the sentence claims of it: ``round=up`` or
+    ``round=down`` for a bound or a range's end, ``round=nearest`` where it states the value to
+    the digits shown and no more; otherwise refused. The reading of words has limits (every
+    pass found words it misread); this keeps a claim it cannot read from being published
+    unchecked, at the cost of asking the author about some sentences that claim nothing."""
+    if (d.options.get("round") or not isinstance(value, numbers.Real) or isinstance(value, bool)
+            or exactly(shown, value) or follows_equals(text, d.start, d.end)):
+        return  # (a value after "=" is held to every digit: figure_markdown.value_text)
+    word = unread_claim(text, d)
+    if word:
+        raise ClaimError(
+            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r}, next to "
+            f"{word!r}, which may state a bound, a range or an exact value that the rounding makes false; this check "
+            "cannot read the sentence (hooks/claims.py lists what it reads), so say what it claims: round=up where "
+            "it needs the number shown to be no less than the value (an upper bound, a range's high end), round=down "
+            "where no more (a lower bound, a range's low end), round=nearest where it states the value only to the "
+            "digits shown (no bound, no range, not exact); where it states the value exactly, give it every digit; "
+            "or rephrase ('about', '≈')")
 
 
 #: Words after a written number that multiply it.

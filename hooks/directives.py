@@ -91,9 +91,11 @@ VALUE_ALLOW = ("inf",)
 #: ``{{ value ... .2f round=up }}``: the sentence states a bound ("within", "up to", "at most":
 #: up; "at least": down), and the number is rounded toward the side that keeps it true (a
 #: largest error of 0.1312 "within 0.13" was false; "within 0.14" is true).
-#: ``round=nearest``: two values joined as a range ("from {{ value a }} to {{ value b }}",
-#: rising) are a change (before and after), not a range whose ends bound what lies between:
-#: each rounded to nearest, as written (hooks/figure_markdown.check_range).
+#: ``round=nearest``: the sentence states the value to its digits and no more: two values joined
+#: as a range ("from {{ value a }} to {{ value b }}", rising) are a change (before and after),
+#: not a range whose ends bound what lies between (hooks/figure_markdown.check_range); a value
+#: next to words the claim rules do not read ("the 79 GiB measured below") claims no bound
+#: (hooks/claims.check_unread).
 VALUE_ROUND = ("up", "down", "nearest")
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 # Directives about the page's own numbering, not about a figure script (hooks/site_numbering.py).
@@ -353,7 +355,7 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
             options["round"] != "nearest" and (len(args) < 2 or args[1][-1:] not in tuple("eEfF%")))):
         raise DirectiveError(f"{here}: round={options['round']!r} in {m.group(0)!r}: a bound rounds "
                              "up or down, with a format spec that gives a fixed number of digits (f, e or %); "
-                             "round=nearest marks an end of a change (from before to after)")
+                             "round=nearest states the value to its digits (an end of a change, from before to after)")
     if keyword == "value" and options.get("allow", VALUE_ALLOW[0]) not in VALUE_ALLOW:
         raise DirectiveError(f"{here}: allow={options['allow']!r} in {m.group(0)!r}: a value may allow "
                              f"{', '.join(VALUE_ALLOW)} only (a NaN or a missing value is never published)")

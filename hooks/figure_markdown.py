@@ -744,15 +744,23 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
 
     try:
         claims.check_spaced_hyphens(where, text, found)
-        for a, b in ranges(text, found):
+        pairs = ranges(text, found)
+        for a, b in pairs:
             one_unit(where(a) or where(b), text, a, b, lambda: end(a)[2], lambda: end(b)[2])
             for d in (a, b):
                 if not isinstance(d, claims.Literal):
                     claims.check_range_end(where(d), text, d)
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
+        read = {id(d) for pair in pairs for d in pair}
         for d, side in bounds(text, found):
+            read.add(id(d))
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
+        for a, b, sign in claims.comparisons(text, found):
+            claims.check_comparison(where(b), a, end(a)[1], b, end(b)[1], sign)
+        for d in found:  # the words of a claim the rules did not read: the author says what it is
+            if d.keyword == "value" and id(d) not in read:
+                claims.check_unread(resolver.where(d), text, *end(d))
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None
 

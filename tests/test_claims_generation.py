@@ -110,7 +110,7 @@ def test_the_gpu_step_reads_its_cache_faster_than_a_copy_runs():
     text = page("kv_cache")
     claim = sentence(text, "a copy on the same GPU reached")
     assert "{{ value decode_step_time mha_long_GBps ,.0f }} GB/s" in claim
-    assert "more than the {{ value decode_step_time bandwidth_GBps ,.0f }} GB/s a copy on the same GPU reached" in claim
+    assert "more than the {{ value decode_step_time bandwidth_GBps ,.0f round=nearest }} GB/s a copy on the same GPU reached" in claim
     assert "counting the bytes it read and wrote" in claim
     assert "because a copy also writes" not in text  # a cause the data do not measure
 
@@ -286,7 +286,7 @@ def test_the_online_softmax_differs_from_the_exact_one_by_rounding_only():
     err = abs(float(fos["o"][-1]) - fos["exact_o"])
     assert err <= fos["final_error"] <= 8 * np.finfo(float).eps  # a few units in the last place of float64
     claim = sentence(page("flash_attention"), "After the last block the tiled output differs")
-    assert "{{ value flash_online_softmax final_error .1e }}: rounding, not approximation" in claim
+    assert "{{ value flash_online_softmax final_error .1e round=nearest }}: rounding, not approximation" in claim
     q24 = quiz_answer(24)
     assert "the measured difference was {{ value flash_online_softmax final_error .1e }}, rounding only" in q24
 

@@ -65,7 +65,7 @@ def test_the_loss_creeps_down_slightly_then_falls_within_the_window_for_every_se
     assert "{{ value induction_loss_curve stored.before }}" in claim
     assert "{{ value induction_loss_curve stored.loss_before .2f }}" in claim
     fall = sentence(text, "Then, within {{ value induction_loss_curve stored.window }} steps, it falls to")
-    assert "{{ value induction_loss_curve stored.loss_after .2f }}" in fall
+    assert "{{ value induction_loss_curve stored.loss_after .2f round=nearest }}" in fall
 
 
 def test_the_moment_of_the_drop_varies_a_little_and_the_shape_does_not():
@@ -378,7 +378,7 @@ def test_the_learned_table_has_the_sinusoidal_ones_neighbour_structure():
     assert 0.75 < pos["learned_neighbour_cos"] < pos["sinusoidal_neighbour_cos"]  # near random: about 0
     text = page("real_heads")
     claim = sentence(text, "Training has given the learned table the same broad structure")
-    assert "{{ value bert_positions learned_neighbour_cos .2f }}" in claim
+    assert "{{ value bert_positions learned_neighbour_cos .2f round=nearest }}" in claim
     assert "{{ value bert_positions learned_adjacent_count }}" in claim
     summary = text[text.index('!!! success "Summary"'): text.index("## Check yourself")]
     assert "The learned position table ends up with neighbour structure much like the sinusoidal encoding's" in summary
@@ -763,7 +763,7 @@ def test_the_circuits_token_by_token():
     for key in ("k_diag_after .0%", "k_diag_before .0%", "chance_diag .1%"):
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in middle, key
     right = sentence(text, "attending to a token raises that token's own logit more than any")
-    for key in ("ov_diag_ind_after .0%", "ov_diag_ind_before .0%"):
+    for key in ("ov_diag_ind_after .0% round=nearest", "ov_diag_ind_before .0%"):
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in right, key
 
 

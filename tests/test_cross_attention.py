@@ -184,7 +184,7 @@ def test_the_alt_texts_and_captions_say_what_the_data_say():
     on_page(f"Two {v(w, 'T')} by {v(w, 'S')} heatmaps of head 1's cross-attention weights",
             f"the start token puts {v(w, 'weights.0.0.0', '.2f')} on the.",
             "the two padding columns get equal weights in every row, together "
-            f"{v(w, 'pad_weight_unmasked.0.0', '.2f')} of the start token's row and "
+            f"{v(w, 'pad_weight_unmasked.0.0', '.2f round=nearest')} of the start token's row and "
             f"{v(w, 'pad_weight_unmasked.0.3', '.2f')} of dort's",
             f"{v(w, 'T')} target queries against {v(w, 'S')} source keys")
     got = d(w)
@@ -236,7 +236,7 @@ def test_the_rounding_errors_are_stated_not_bounded_below_their_size():
     assert f"{one_rounding:.1e}" == "1.1e-16"
     on_page("in the cross-attention the largest error is {{ value cross_attention_masks checks.cross.max_row_sum_error .1e }}",
             "float64 rounds at \\(2^{-53} \\approx 1.1 \\times 10^{-16}\\), and a sum of five weights can be off by a few of those, or by none",
-            "in the example the largest difference is {{ value cross_attention_weights pads_weight_difference .1e }}")
+            "in the example the largest difference is {{ value cross_attention_weights pads_weight_difference .1e round=nearest }}")
     assert ".0e }}" not in PAGE.replace("example.max_difference .0e }}", "")
 
 
