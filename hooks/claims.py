@@ -659,13 +659,14 @@ def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = 
 
 # ---- what the reading above may miss: the words of a claim near a value it read as none ---------------
 
-#: Before a value, within its clause's last eight words: the words of a bound, a range or an
+#: Before a value, within its clause's last twelve words: the words of a bound, a range or an
 #: exact value in any form (:func:`unread_claim`). Wider than what the rules above read, on
 #: purpose: it does not say which claim, only that there may be one (pass eighty-seven: "The
 #: exact value is 0.69", "has never exceeded", "as big as", "from 0.13 (head 1) to 0.56").
 _CLAIM_BEFORE = re.compile(
     r"(?<![\w-])(?:at\W*(?:the\W+)?(?:very\W+)?(?:most|least)|exceed\w*|surpass\w*|top(?:s|ped)?\W+out"
     r"|(?:more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|shorter|faster|slower|better|worse)\W+than"
+    r"|unrounded|same\W+as|coincides?|equates?|matches|upper|lower\W+(?:limit|bound)"
     r"|up\W+to|down\W+to|exact\w*|precise\w*|identical\w*|equal\w*|(?:every|last)\W+digits?"
     r"|ceiling|floor|caps?|capped|limit\w*|bound\w*|within|as\W+\w+\W+as|max(?:imum|ima|imal)?|min(?:imum|ima|imal)?"
     r"|or\W+(?:less|more|fewer|greater|higher|lower|smaller|larger))(?![\w-])", re.I)
@@ -677,9 +678,12 @@ _CLAIM_NEAR = re.compile(r"(?<![\w-])(?:above|below|under|over|beneath|beyond|pa
 #: After a value, within its clause's first five words: "0.56 (or less)", "0.69 exactly", "0.56 and above".
 _CLAIM_AFTER = re.compile(
     r"(?<![\w-])(?:or\W+(?:less|more|fewer|greater|higher|lower|smaller|larger|below|above|under|over|beyond)"
-    r"|and\W+(?:above|below|up|down|over|under|beyond|more|less|higher|lower))(?![\w-])|\+(?![\w\d])", re.I)
+    r"|and\W+(?:above|below|up|down|over|under|beyond|more|less|higher|lower)"
+    r"|(?:no|not|never|nothing)\W+(?:more|less|higher|lower|greater|smaller|above|below)|if\W+that"
+    r"|if\W+not\W+\w+|or\W+(?:better|worse)|(?:every|last)\W+digits?|on\W+the\W+nose|unrounded|not\W+rounded"
+    r"|exact\w*|no\W+rounding|ceiling|floor|bound)(?![\w-])|\+(?![\w\d])", re.I)  # (pass eighty-nine)
 #: Right after a value (its first two words): "0.69 exactly", "0.56 at most", "0.56 max".
-_CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:most|least)"
+_CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:very\W+)?(?:most|least)"
                                 r"|tops|max(?:imum)?|min(?:imum)?)(?![\w-])", re.I)
 #: The signs of an order or an equality (an approximation, ≈ or ~, is none).
 _RELATION = "=<>≤≥≠≺≻≼≽⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼"
@@ -715,7 +719,7 @@ def column_header(text: str, pos: int) -> str:
 
 def unread_claim(text: str, d) -> str | None:
     """The word or sign near the value ``d`` that may state a claim of it (a bound, a range, an
-    exact value) which the rules above did not read, or None: the clause's last eight words
+    exact value) which the rules above did not read, or None: the clause's last twelve words
     before it (:data:`_CLAIM_BEFORE`; its last three, :data:`_CLAIM_NEAR`), a sign of an order or
     an equality right before or after it (:data:`_RELATION`), or its clause's first five words
     after it (:data:`_CLAIM_AFTER`), read through markup (:func:`_plain`). A value made
@@ -733,9 +737,10 @@ def unread_claim(text: str, d) -> str | None:
                     r"(?:exact\w*|precise\w*|equal\w*|identical\w*)", "", before, flags=re.I)
     words = before.split(" ")
     header = _plain(column_header(text, d.start))
-    m = (_CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-8:]))
+    m = (_CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-12:]))
+         or re.search(f"[{_RELATION.replace('=', '')}]", " ".join(words[-12:]))  # ("≤ the budget of 0.56": 89)
          or _CLAIM_RANGE.search(" ".join(words[-4:])) or _CLAIM_AFTER.search(" ".join(after.split(" ")[:5]))
-         or _CLAIM_RIGHT_AFTER.search(" ".join(after.split(" ")[:3]))
+         or _CLAIM_RIGHT_AFTER.search(" ".join(after.split(" ")[:4]))
          or _CLAIM_BEFORE.search(header) or _CLAIM_AFTER.search(header) or re.search(f"[{_RELATION}]", header))
     return m.group(0) if m else None
 
@@ -749,6 +754,33 @@ _VERBS = r"(?:is|are|was|were|stays?|stayed|remains?|remained|keeps?|sits?|lies|
 _COMPARED = re.compile(r"[\s,()]*(?:" + _VERBS + r"[\s,]+){0,2}(?P<sign>[≤≥<>=≠])?\s*", re.I)
 _ORDER = {"≤": lambda a, b: a <= b, "≥": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
           "=": lambda a, b: a == b, "≠": lambda a, b: a != b}
+
+
+#: Words that compare the values on either side of them, with the sign they state.
+_COMPARATIVES = ((r"(?:less|smaller|lower|fewer)\W+than", "<"), (r"(?:more|greater|higher|larger|bigger)\W+than"
+                 r"|beats?|outscores?|exceeds?", ">"), (r"at\W+least", "≥"), (r"at\W+most", "≤"),
+                 (r"the\W+same\W+as|equal\W+to|equals", "="))
+
+
+def _labelled_comparison(gap: str) -> str | None:
+    """The sign a gap between two values states where labels stand beside them ("B's a is ≥
+    A's b", "a (B) ≥ b (A)", "B's a beats A's b": pass eighty-nine): one sign of an order (not
+    "=", which sets a variable: "d = a, H = b") or one comparative, at most six words, no
+    conjunction, no unit (a unit makes two quantities: "a KiB, more than b bytes")."""
+    words = re.findall(r"[\w'’]+", gap)
+    # right after the first value: a label in brackets, then a verb, the sign or a comparative; a
+    # noun there is its unit ("a positions, reached at most b rad", "a nats higher than greedy's",
+    # ", ALiBi's at most b"): two quantities, or two clauses
+    first = re.match(r"[\s)\]]*(?:\([^()]*\)|\[[^\[\]]*\])?\s*([≤≥<>≠]|[\w'’]+)", gap)
+    if len(words) > 6 or re.search(r"\b(?:and|but|or|while|whereas|against|versus|vs)\b", gap, re.I) or not first or \
+            not re.fullmatch(r"[≤≥<>≠]|" + _VERBS + r"|beats?|outscores?|exceeds?|at|the|equals?|less|smaller|lower|fewer"
+                             r"|more|greater|higher|larger|bigger", first[1], re.I):
+        return None
+    if re.search(r"\b(?:head|layer|step|position|token|width|seed|length|context|base|block|at|of|in)\W*$", gap, re.I):
+        return None  # ("more than removing head 3": the second value is a name, not an operand)
+    signs = re.findall(r"[≤≥<>≠]", gap)
+    found = [sign for words_re, sign in _COMPARATIVES if re.search(r"(?<![\w-])(?:" + words_re + r")(?![\w-])", gap, re.I)]
+    return (signs + found)[0] if len(signs + found) == 1 else None
 
 
 def comparisons(text: str, found) -> list[tuple]:
@@ -769,6 +801,10 @@ def comparisons(text: str, found) -> list[tuple]:
         bound = _BOUND_BEFORE.search(read)
         if bound and _COMPARED.fullmatch(_plain(read[:bound.start()])):
             out.append((a, b, "≥" if bound["lower"] or bound["lower_sign"] else "≤"))
+            continue
+        sign = _labelled_comparison(_plain(read))
+        if sign:
+            out.append((a, b, sign))
     return out
 
 

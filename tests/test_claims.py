@@ -125,7 +125,7 @@ def test_doubling_the_strength_is_not_doubling_the_query():
     answer = sentence(text, "four times the score")
     assert "{{ value one_head_weights?strength=6 scores.0.1 g }}" in answer
     alone = sentence(text, "Doubling the query alone")
-    assert "{{ value one_head_weights?strength=4.242640687119286 weights.1.0 .1e }}" in alone
+    assert "{{ value one_head_weights?strength=4.242640687119286 weights.1.0 .1e round=nearest }}" in alone
     assert d("one_head_weights", strength=6.0)["scores"][0][1] == pytest.approx(6 * 6 / 2)
     assert d("one_head_weights", strength=3.0)["scores"][0][1] == pytest.approx(3 * 3 / 2)
 
@@ -358,7 +358,7 @@ def test_previous_token_role_is_spread_over_two_heads_and_the_page_says_so():
     answer = sentence(text, "Removing head {{ value induction_ablation worst_l1.head }} alone")
     for key in ("full.loss", "worst_l1.loss", "full.accuracy", "worst_l1.accuracy"):
         assert re.search(rf"\{{\{{ value induction_ablation {re.escape(key)} \.2f( round=nearest)? \}}\}}", answer), key
-    assert "{{ value induction_ablation pair.loss .2f }}" in text and "{{ value induction_ablation all_l1.loss .2f }}" in text
+    assert "{{ value induction_ablation pair.loss .2f round=nearest }}" in text and "{{ value induction_ablation all_l1.loss .2f }}" in text
     assert "far from the plateau" in text
 
 

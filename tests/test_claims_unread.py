@@ -167,3 +167,32 @@ def test_full_width_signs_are_read_as_their_ascii():
     assert "0.57" in check("The error is ＜＝ {{ value s b .2f round=up }}")
     with pytest.raises(FM.FigureMarkdownError, match="if that is what it says, write round=up"):
         check("The error is ＜＝ {{ value s b .2f round=down }}")
+
+
+@pytest.mark.parametrize("text", [
+    "B's {{ value s y .3f }} is ≥ A's {{ value s x .3f }}", "B ({{ value s y .3f }}) ≥ A ({{ value s x .3f }})",
+    "{{ value s y .3f }} (B) ≥ {{ value s x .3f round=down }} (A)", "B's {{ value s y .3f }} beats A's {{ value s x .3f }}",
+    "{{ value s x .2f round=nearest }} is less than {{ value s y .2f round=nearest }}"])
+def test_pass_eighty_nine_labelled_comparisons_are_held_to_their_data(text):
+    """Pass eighty-nine: a label between two compared values ("B's 0.570 is ≥ A's 0.573") turned
+    the comparison check off, and round=down on the second (the bound rule's advice) or
+    round=nearest published it; x = 0.5734 > y = 0.5701 makes each false."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="the sentence compares"):
+        check(text)
+
+
+@pytest.mark.parametrize("text", [
+    "every error is ≤ the budget of {{ value s b .2f }}", "the error is {{ value s b .2f }} at the very most",
+    "{{ value s b .2f }}, no more", "{{ value s b .2f }} and nothing more", "{{ value s b .2f }}, if that",
+    "{{ value s l .2f }} to the last digit", "{{ value s l .2f }} (exact)", "the entropy, unrounded, is {{ value s l .2f }}",
+    "The upper limit on the error across every head in all twelve layers is {{ value s b .2f }}."])
+def test_pass_eighty_nine_claim_words_after_the_value_far_before_it_or_a_sign_with_words_between(text):
+    """Pass eighty-nine: a sign followed by words ("≤ the budget of 0.56"), words after the value
+    ("0.56, no more", "0.69 to the last digit") and a claim twelve words back published false
+    sentences with no round=."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="which may state a bound"):
+        check(text)
