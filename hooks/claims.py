@@ -49,6 +49,7 @@ from __future__ import annotations
 import html
 import numbers
 import re
+import unicodedata
 from fractions import Fraction
 
 
@@ -60,11 +61,13 @@ class ClaimError(ValueError):
 
 #: Spellings of one sign, made one before matching (after HTML references are decoded).
 _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
-          ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"))
+          ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"),
+          ("꞊", "="), ("═", "="), ("⩶", "≡"))  # (look-alike equals: pass eighty-nine)
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
-              "triangleq": "≜", "eqcolon": "≕", "Coloneqq": "⩴"}
+              "triangleq": "≜", "eqcolon": "≕", "Coloneqq": "⩴", "preceq": "⪯", "succeq": "⪰", "lesssim": "≲",
+              "gtrsim": "≳", "leqq": "≤", "prec": "≺", "succ": "≻"}
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -686,7 +689,12 @@ _CLAIM_AFTER = re.compile(
 _CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:very\W+)?(?:most|least)"
                                 r"|tops|max(?:imum)?|min(?:imum)?)(?![\w-])", re.I)
 #: The signs of an order or an equality (an approximation, ≈ or ~, is none).
-_RELATION = "=<>≤≥≠≺≻≼≽⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼"
+_RELATION = "=<>≤≥≠≺≻≼≽⪯⪰⩿⪀⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼"
+
+
+#: Letters of other scripts that look like Latin ones ("аt most" with a Cyrillic а: pass
+#: eighty-nine); mathematical alphanumerics ("𝐚𝐭 𝐦𝐨𝐬𝐭") are read by NFKC.
+_LOOKALIKE = dict(zip("аеорсухіАЕОРСХВМНКТ", "aeopcyxiAEOPCXBMHKT"))
 
 
 def _plain(text: str) -> str:
@@ -694,7 +702,10 @@ def _plain(text: str) -> str:
     commands and braces (``\\overset{!}{=}`` is "! =", ``\\mathrel{≤}`` "≤"), another value
     directive read as "VALUE"."""
     text = re.sub(r"\{\{[^{}]*\}\}", " VALUE ", _as_read(text))
-    text = re.sub(r"</?[A-Za-z][^<>]*>|\\[A-Za-z]+|\\[,;:! ()\[\]]|[*_`{}$]", " ", text)
+    text = re.sub(r"<sup\b[^<>]*>[^<>]*</sup>|\[\^[^\]]*\]", " ", text)  # a footnote's marker
+    text = re.sub(r"</?(?:span|em|strong|b|i|u|s|mark|small|code|a|abbr)\b[^<>]*>|[*_`]", "", text)  # ("m**os**t")
+    text = re.sub(r"</?[A-Za-z][^<>]*>|\\[A-Za-z]+|\\[,;:! ()\[\]]|[{}$]", " ", text)
+    text = "".join(_LOOKALIKE.get(c, c) if ord(c) < 0x1D400 else unicodedata.normalize("NFKC", c) for c in text)
     return re.sub(r"[\s\u00a0]+", " ", text)
 
 
@@ -717,6 +728,33 @@ def column_header(text: str, pos: int) -> str:
     return ""
 
 
+#: Anywhere in the sentence before a value (its last 25 words): the words of a bound or an exact
+#: value that nothing else in a sentence means ("at most, as we found in every one of the twelve
+#: heads and all the layers, 0.56": pass eighty-nine).
+_CLAIM_STRONG = re.compile(r"(?<![\w-])(?:at\W*(?:the\W+)?(?:very\W+)?(?:most|least)|exceed\w*|upper\W+(?:bound|limit)"
+                           r"|lower\W+(?:bound|limit)|bounds?|bounded|exact|exactly|bracket\w*|sandwich\w*)(?![\w-])", re.I)
+#: Two values joined as a range by what :func:`ranges` does not read: a label between ("a (head
+#: A) to b", "a [A] – b"), a spaced em dash, a minus, a wave dash, an arrow; "[a, b]" and "in
+#: (a, b)" (pass eighty-nine).
+_LABEL = r"(?:[\s\u00a0*_`]*(?:\([^(){}]{0,30}\)|\[[^\[\]{}]{0,30}\]))?"
+_UNREAD_JOIN = re.compile(_LABEL + r"[\s\u00a0*_`]*(?P<join>to|through|[–—−~～→…]|\.\.\.?|,(?=[\s*_`]*\{\{[^{}]*\}\}[\s*_`]*\]))"
+                          r"[\s\u00a0*_`]*\{\{\s*value\b")
+_UNREAD_JOIN_BEFORE = re.compile(r"\}\}" + _LABEL + r"[\s\u00a0*_`]*(?P<join>to|through|[–—−~～→…]|\.\.\.?)"
+                                 r"[\s\u00a0*_`]*$|(?:\[|\bin\s+\()[\s*_`]*\{\{[^{}]*\}\}[\s*_`]*(?P<interval>,)[\s*_`]*$")
+
+
+def row_label(text: str, pos: int) -> str:
+    """The first cell of the Markdown table row that offset ``pos`` of ``text`` stands in (not
+    in the first column), after that column's header, or "": "| at most | {{ value }} |",
+    "| bound | value |" over "| upper | {{ value }} |" (pass eighty-nine)."""
+    start = text.rfind("\n", 0, pos) + 1
+    cells = re.split(r"(?<!\\)\|", re.sub(r"\{\{[^{}]*\}\}", "", text[start:pos]))
+    if len(cells) < 2 or not column_header(text, pos):
+        return ""
+    first = 1 if cells[0].strip() == "" and len(cells) > 2 else 0
+    return column_header(text, start + len("|".join(cells[:first + 1]))) + " " + cells[first]  # (its header too)
+
+
 def unread_claim(text: str, d) -> str | None:
     """The word or sign near the value ``d`` that may state a claim of it (a bound, a range, an
     exact value) which the rules above did not read, or None: the clause's last twelve words
@@ -737,7 +775,11 @@ def unread_claim(text: str, d) -> str | None:
                     r"(?:exact\w*|precise\w*|equal\w*|identical\w*)", "", before, flags=re.I)
     words = before.split(" ")
     header = _plain(column_header(text, d.start))
-    m = (_CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-12:]))
+    sentence = " ".join(words[-25:]) + " | " + _plain(row_label(text, d.start))  # (a row's label: its strong words only)
+    joined = _UNREAD_JOIN.match(raw_after) or _UNREAD_JOIN_BEFORE.search(text[max(0, d.start - 120):d.start])
+    if joined:
+        return joined["join"] or joined["interval"]  # two values joined as a range by what the range rule does not read
+    m = (_CLAIM_STRONG.search(sentence) or _CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-12:]))
          or re.search(f"[{_RELATION.replace('=', '')}]", " ".join(words[-12:]))  # ("≤ the budget of 0.56": 89)
          or _CLAIM_RANGE.search(" ".join(words[-4:])) or _CLAIM_AFTER.search(" ".join(after.split(" ")[:5]))
          or _CLAIM_RIGHT_AFTER.search(" ".join(after.split(" ")[:4]))

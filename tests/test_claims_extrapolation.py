@@ -435,7 +435,7 @@ def test_alibi_did_not_stay_flat():
     assert above(seeds("repeat", "alibi", 1), seeds("repeat", "alibi", 8))
     assert min(seeds("repeat", "alibi", 1)) - max(seeds("repeat", "alibi", 8)) > 0.1
     claim = sentence(ex(), "ALiBi did not stay flat here")
-    assert "{{ value extrapolation_accuracy accuracy.repeat.alibi.mean.0 .2f }} −" in claim
+    assert "{{ value extrapolation_accuracy accuracy.repeat.alibi.mean.0 .2f round=nearest }} −" in claim
 
 
 def test_summary_alibi_had_not_finished_learning():

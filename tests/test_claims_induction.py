@@ -294,7 +294,7 @@ def test_the_quiz_both_scores_change_because_the_heads_only_help_together():
     answer = answer[: answer.index("## Further reading")]
     assert answer.split('"', 1)[1].lstrip().startswith("Both:")
     for key in ("prev_before", "prev_after", "ind_before", "ind_after"):
-        assert f"{{{{ value induction_scores {key} .2f }}}}" in answer, key
+        assert f"{{{{ value induction_scores {key} .2f round=nearest }}}}" in answer, key
     assert "The two heads only help together, so they form together." in answer
 
 

@@ -196,3 +196,43 @@ def test_pass_eighty_nine_claim_words_after_the_value_far_before_it_or_a_sign_wi
 
     with pytest.raises(FM.FigureMarkdownError, match="which may state a bound"):
         check(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the error is at m**os**t {{ value s b .2f }}", "at mo<span></span>st {{ value s b .2f }}",
+    "\u0430t most {{ value s b .2f }}", "\U0001d41a\U0001d42d \U0001d426\U0001d428\U0001d42c\U0001d42d {{ value s b .2f }}",
+    "at most, as we found in every one of the twelve heads and all the layers, {{ value s b .2f }}",
+    "| what | value |\n|---|---|\n| at most | {{ value s b .2f }} |",
+    "| bound | value |\n|---|---|\n| upper | {{ value s b .2f }} |",
+    "scores span {{ value s a .2f }} (head A) to {{ value s b .2f }} (head B)",
+    "{{ value s a .2f }} [head A] – {{ value s b .2f }} [head B]",
+    "scores lie in the interval [{{ value s a .2f }}, {{ value s b .2f }}]",
+    "scores bracketed by {{ value s a .2f }} and {{ value s b .2f }}", "{{ value s a .2f }} — {{ value s b .2f }}",
+    "{{ value s a .2f }}\uff5e{{ value s b .2f }}", "scores in {{ value s a .2f }}\u2212{{ value s b .2f }}",
+    "{{ value s a .2f }} \u2192 {{ value s b .2f }}", "x \\preceq {{ value s b .2f }}", "x \\lesssim {{ value s b .2f }}",
+    "x \u2aaf {{ value s b .2f }}"])
+def test_pass_eighty_nine_words_split_by_markup_look_alikes_row_labels_and_unread_joins(text):
+    """Pass eighty-nine: emphasis or a tag inside a word ("at m**os**t"), letters of other scripts
+    ("\u0430t most", mathematical bold), a claim fifteen words back, a row labelled "at most", a
+    range whose ends carry labels, an interval, "bracketed by", a spaced em dash, a wave dash,
+    a minus or an arrow between two values, and the signs ⪯, \\preceq, \\lesssim published a
+    rounding that makes the claim false (0.5634 as "0.56", 0.1267 as "0.13")."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="which may state a bound"):
+        check(text)
+
+
+@pytest.mark.parametrize("text", ["H \u2a76 {{ value s l .2f }}", "H \ua78a {{ value s l .2f }}"])
+def test_look_alike_equals_signs_state_an_exact_value(text):
+    """Pass eighty-nine: "⩶" and "꞊" published ln 2 as 0.69 after what reads as "="."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+
+
+def test_a_rows_label_and_a_vector_are_no_claim():
+    """What the net leaves alone: a table row labelled with a word, a vector "(a, b)"."""
+    check("| what | value |\n|---|---|\n| cat | {{ value s b .2f }} |")
+    check("head 2 returns ({{ value s a .2f }}, {{ value s b .2f }})")

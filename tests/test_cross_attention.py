@@ -234,7 +234,7 @@ def test_the_rounding_errors_are_stated_not_bounded_below_their_size():
     for value in (m["checks"]["cross"]["max_row_sum_error"], w["pads_weight_difference"]):
         assert 0 <= value <= 4 * one_rounding
     assert f"{one_rounding:.1e}" == "1.1e-16"
-    on_page("in the cross-attention the largest error is {{ value cross_attention_masks checks.cross.max_row_sum_error .1e }}",
+    on_page("in the cross-attention the largest error is {{ value cross_attention_masks checks.cross.max_row_sum_error .1e round=nearest }}",
             "float64 rounds at \\(2^{-53} \\approx 1.1 \\times 10^{-16}\\), and a sum of five weights can be off by a few of those, or by none",
             "in the example the largest difference is {{ value cross_attention_weights pads_weight_difference .1e round=nearest }}")
     assert ".0e }}" not in PAGE.replace("example.max_difference .0e }}", "")
