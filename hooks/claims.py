@@ -62,12 +62,17 @@ class ClaimError(ValueError):
 #: Spellings of one sign, made one before matching (after HTML references are decoded).
 _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("＝", "="), ("﹦", "="),
           ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"),
-          ("꞊", "="), ("═", "="), ("⩶", "≡"))  # (look-alike equals: pass eighty-nine)
+          ("꞊", "="), ("═", "="), ("⩶", "≡"),  # (look-alike equals: pass eighty-nine)
+          ("⹀", "="), ("᐀", "="), ("⩦", "="), ("⊜", "="), ("〓", "="), ("﹤", "<"), ("﹥", ">"), ("˂", "<"), ("˃", ">"),
+          ("ᐸ", "<"), ("ᐳ", ">"))  # (pass ninety)
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
               "triangleq": "≜", "eqcolon": "≕", "Coloneqq": "⩴", "preceq": "⪯", "succeq": "⪰", "lesssim": "≲",
-              "gtrsim": "≳", "leqq": "≤", "prec": "≺", "succ": "≻"}
+              "gtrsim": "≳", "leqq": "≤", "prec": "≺", "succ": "≻", "lt": "<", "gt": ">", "lneq": "<", "lneqq": "<",
+              "gneq": ">", "gneqq": ">", "lessdot": "<", "gtrdot": ">", "eqslantless": "≤", "eqslantgtr": "≥",
+              "ngtr": "≤", "nless": "≥", "preccurlyeq": "≼", "succcurlyeq": "≽", "ll": "≪", "gg": "≫", "lll": "≪",
+              "ggg": "≫", "doteq": "≐"}  # (pass ninety: KaTeX draws \lt as "<")
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -560,7 +565,8 @@ _BOUND_AFTER = re.compile(r"(?:[\s\u00a0]*(?:" + "|".join(re.escape(u) for u in 
                           + r"or" + _SP + r"(?:(?P<upper>less|fewer|lower|smaller)|(?P<lower>more|greater|higher|larger))"
                           + r"(?=[\s\u00a0*_`]*(?:[.,;:)!?]|$))", re.S | re.I)
 #: Words that make what follows approximate, not a bound.
-_APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|almost|some)|[≈~])" + _BOUND_GAP + "$",
+_APPROXIMATE = re.compile(r"(?:\b(?:about|around|roughly|approximately|nearly|almost|some|circa)|\b(?:approx|ca)\.|[≈~])"
+                          + _BOUND_GAP + "$",
                           re.I)
 
 
@@ -675,7 +681,8 @@ _CLAIM_BEFORE = re.compile(
     r"|or\W+(?:less|more|fewer|greater|higher|lower|smaller|larger))(?![\w-])", re.I)
 #: Within its last four words: a range's first word ("from 0.13 (head 1) to 0.56").
 _CLAIM_RANGE = re.compile(r"(?<![\w-])(?:from|between)(?![\w-])", re.I)
-#: Right before a value (its last three words): a bound in one word ("stays under 0.56").
+#: Near a value (its last six words): a bound in one word ("stays under the threshold of 0.56":
+#: pass ninety).
 _CLAIM_NEAR = re.compile(r"(?<![\w-])(?:above|below|under|over|beneath|beyond|past|exceeding|than|till|until|through)"
                          r"(?![\w-])", re.I)
 #: After a value, within its clause's first five words: "0.56 (or less)", "0.69 exactly", "0.56 and above".
@@ -689,7 +696,7 @@ _CLAIM_AFTER = re.compile(
 _CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:very\W+)?(?:most|least)"
                                 r"|tops|max(?:imum)?|min(?:imum)?)(?![\w-])", re.I)
 #: The signs of an order or an equality (an approximation, ≈ or ~, is none).
-_RELATION = "=<>≤≥≠≺≻≼≽⪯⪰⩿⪀⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼"
+_RELATION = "=<>≤≥≠≺≻≼≽⪯⪰⩿⪀⋜⋝⪕⪖≲≳⩽⩾≪≫⊂⊆⊃⊇≡≔≝≜⩵≕⩴∼≨≩⪇⪈⋖⋗≐≙⊴⊵⊏⊐⊑⊒⫹⫺⪅⪆⋘⋙"
 
 
 #: Letters of other scripts that look like Latin ones ("аt most" with a Cyrillic а: pass
@@ -743,6 +750,11 @@ _UNREAD_JOIN_BEFORE = re.compile(r"\}\}" + _LABEL + r"[\s\u00a0*_`]*(?P<join>to|
                                  r"[\s\u00a0*_`]*$|(?:\[|\bin\s+\()[\s*_`]*\{\{[^{}]*\}\}[\s*_`]*(?P<interval>,)[\s*_`]*$")
 
 
+#: Abbreviations whose period ends no sentence ("at most, cf. Fig. 2, 0.56": pass ninety).
+_ABBREVIATION = re.compile(r"(?<![\w.])(?:i\.e|e\.g|cf|figs?|eqs?|tab|sec|ch|dr|mr|ms|prof|etc|approx|ca|vs|resp|no|al|p|pp)\.",
+                           re.I)
+
+
 def row_label(text: str, pos: int) -> str:
     """The first cell of the Markdown table row that offset ``pos`` of ``text`` stands in (not
     in the first column), after that column's header, or "": "| at most | {{ value }} |",
@@ -766,7 +778,8 @@ def unread_claim(text: str, d) -> str | None:
     raw_after = text[d.end:d.end + 160]
     if _ROUNDED_AFTER.match(raw_after) or _APPROXIMATE.search(_as_read(text[max(0, d.start - 60):d.start])):
         return None
-    before = re.split(r"[.!?;](?=\s|$)|\n\s*\n|\|", _plain(text[max(0, d.start - 300):d.start]))[-1].rstrip()
+    before = re.split(r"[.!?;](?=\s|$)|\n\s*\n|\|", _ABBREVIATION.sub(lambda m: m[0].replace(".", ""),
+                                                                   _plain(text[max(0, d.start - 300):d.start])))[-1].rstrip()
     after = re.split(r"[.!?,;:](?=\s|$)|\n\s*\n|\|", re.sub(r"^[\s,(\[—–-]+", "", _plain(raw_after)))[0].lstrip()
     if before and before[-1] in _RELATION or after and after[0] in _RELATION:
         return before[-1] if before and before[-1] in _RELATION else after[0]
@@ -779,7 +792,7 @@ def unread_claim(text: str, d) -> str | None:
     joined = _UNREAD_JOIN.match(raw_after) or _UNREAD_JOIN_BEFORE.search(text[max(0, d.start - 120):d.start])
     if joined:
         return joined["join"] or joined["interval"]  # two values joined as a range by what the range rule does not read
-    m = (_CLAIM_STRONG.search(sentence) or _CLAIM_NEAR.search(" ".join(words[-3:])) or _CLAIM_BEFORE.search(" ".join(words[-12:]))
+    m = (_CLAIM_STRONG.search(sentence) or _CLAIM_NEAR.search(" ".join(words[-6:])) or _CLAIM_BEFORE.search(" ".join(words[-12:]))
          or re.search(f"[{_RELATION.replace('=', '')}]", " ".join(words[-12:]))  # ("≤ the budget of 0.56": 89)
          or _CLAIM_RANGE.search(" ".join(words[-4:])) or _CLAIM_AFTER.search(" ".join(after.split(" ")[:5]))
          or _CLAIM_RIGHT_AFTER.search(" ".join(after.split(" ")[:4]))
@@ -873,9 +886,11 @@ def check_unread(page_where: str, text: str, d, value, shown: str) -> None:
     word = unread_claim(text, d)
     if word:
         raise ClaimError(
-            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r}, next to "
-            f"{word!r}, which may state a bound, a range or an exact value that the rounding makes false; this check "
-            "cannot read the sentence (hooks/claims.py lists what it reads), so say what it claims: round=up where "
+            f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r}, in a "
+            f"sentence with {word!r}, which may state a bound, a range or an exact value that the rounding makes false "
+            "(of this value or of another: the check cannot tell, and it names the first such word it meets); it "
+            "cannot read the sentence (hooks/claims.py lists what it reads), so read all of it and say what it "
+            "claims of this value: round=up where "
             "it needs the number shown to be no less than the value (an upper bound, a range's high end), round=down "
             "where no more (a lower bound, a range's low end), round=nearest where it states the value only to the "
             "digits shown (no bound, no range, not exact); where it states the value exactly, give it every digit; "

@@ -214,7 +214,7 @@ def test_claim_sinks_win_back_less_than_a_tenth_of_the_windows_cost():
     on_page("So keeping the first characters does not help.", "Hardly: the head that gives the first character most",
             "less than a tenth of what the window of 8 costs",
             "the largest change that keeping the first one or four characters makes to the mean loss past the window is "
-            "{{ value attention_sinks sink_gain_max .4f }}")
+            "{{ value attention_sinks sink_gain_max .4f round=nearest }}")
     assert "changes the loss by at most" not in PAGE
 
 

@@ -236,3 +236,36 @@ def test_a_rows_label_and_a_vector_are_no_claim():
     """What the net leaves alone: a table row labelled with a word, a vector "(a, b)"."""
     check("| what | value |\n|---|---|\n| cat | {{ value s b .2f }} |")
     check("head 2 returns ({{ value s a .2f }}, {{ value s b .2f }})")
+
+
+@pytest.mark.parametrize("text", [
+    "Every weight is at most, cf. Fig. 2, {{ value s b .2f }}.", "No weight is larger than the threshold, i.e. {{ value s b .2f }}.",
+    "Every weight is smaller than Dr. Smith's threshold of {{ value s b .2f }}.",
+    "Every weight stays under the threshold of {{ value s b .2f }}.", "Every weight stays above the threshold of {{ value s a .2f }}.",
+    "\\(\\max_i w_i \\lt {{ value s b .2f }}\\)", "$w \\gt {{ value s a .2f }}$", "\\(w \\lneq {{ value s b .2f }}\\)",
+    "w \u2268 {{ value s b .2f }}", "w \ufe64 {{ value s b .2f }}", "w \u02c2 {{ value s b .2f }}"])
+def test_pass_ninety_abbreviations_a_bound_six_words_back_and_more_signs_of_an_order(text):
+    """Pass ninety: an abbreviation's period ("cf.", "i.e.", "Dr.") ended the net's sentence, so
+    the claim before it was not seen; "under the threshold of 0.56" was four words back, past
+    the three the net read; KaTeX's \\lt and \\gt, \\lneq, ≨ and the look-alikes ﹤ ˂ of "<" were
+    no signs to it. Each published 0.5634 as "0.56" under a bound (or 0.1267 as "0.13")."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="which may state a bound"):
+        check(text)
+
+
+@pytest.mark.parametrize("text", ["ln 2 \u2e40 {{ value s l .2f }}", "ln 2 \u2a66 {{ value s l .2f }}",
+                                  "ln 2 \u229c {{ value s l .2f }}"])
+def test_pass_ninety_look_alike_equals_signs(text):
+    """Pass ninety: ⹀, ⩦ and ⊜ read as "=" to a reader published ln 2 as 0.69."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+
+
+def test_an_abbreviated_approximation_is_no_claim():
+    """"approx." and "ca." make a value approximate, as "about" does."""
+    assert check("The weight is approx. {{ value s b .2f }}.") == "The weight is approx. 0.56."
+    assert check("ca. {{ value s b .2f }} of it") == "ca. 0.56 of it"
