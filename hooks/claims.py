@@ -692,7 +692,7 @@ _CLAIM_AFTER = re.compile(
     r"|(?:no|not|never|nothing)\W+(?:more|less|higher|lower|greater|smaller|above|below)|if\W+that"
     r"|if\W+not\W+\w+|or\W+(?:better|worse)|(?:every|last)\W+digits?|on\W+the\W+nose|unrounded|not\W+rounded"
     r"|exact\w*|no\W+rounding|ceiling|floor|bound)(?![\w-])|\+(?![\w\d])", re.I)  # (pass eighty-nine)
-#: Right after a value (its first two words): "0.69 exactly", "0.56 at most", "0.56 max".
+#: Right after a value (its first four words): "0.69 exactly", "0.56 at the very most", "0.56 max".
 _CLAIM_RIGHT_AFTER = re.compile(r"(?<![\w-])(?:exactly|precisely|on\W+the\W+dot|at\W+(?:the\W+)?(?:very\W+)?(?:most|least)"
                                 r"|tops|max(?:imum)?|min(?:imum)?)(?![\w-])", re.I)
 #: The signs of an order or an equality (an approximation, ≈ or ~, is none).
@@ -769,12 +769,18 @@ def row_label(text: str, pos: int) -> str:
 
 def unread_claim(text: str, d) -> str | None:
     """The word or sign near the value ``d`` that may state a claim of it (a bound, a range, an
-    exact value) which the rules above did not read, or None: the clause's last twelve words
-    before it (:data:`_CLAIM_BEFORE`; its last three, :data:`_CLAIM_NEAR`), a sign of an order or
-    an equality right before or after it (:data:`_RELATION`), or its clause's first five words
-    after it (:data:`_CLAIM_AFTER`), read through markup (:func:`_plain`). A value made
-    approximate ("about", "≈") or said to be rounded ("to three places") has none. The caller
-    refuses such a value unless the author says what the sentence claims (:func:`check_unread`)."""
+    exact value) which the rules above did not read, or None. It looks, read through markup
+    (:func:`_plain`) and past abbreviations (:data:`_ABBREVIATION`), at: what joins the value to
+    another as a range the range rule does not read (:data:`_UNREAD_JOIN`); a sign of an order or
+    an equality right before or after it (:data:`_RELATION`); the sentence's last 25 words and
+    its table row's label (:data:`_CLAIM_STRONG`); its clause's last six words
+    (:data:`_CLAIM_NEAR`), twelve (:data:`_CLAIM_BEFORE`, signs of an order), four
+    (:data:`_CLAIM_RANGE`); the first five after it (:data:`_CLAIM_AFTER`) and four
+    (:data:`_CLAIM_RIGHT_AFTER`); its table column's header. A value made approximate ("about",
+    "≈", "approx.") or said to be rounded ("to three places") has none. The caller refuses such a
+    value unless the author says what the sentence claims (:func:`check_unread`). The net is
+    wider than the rules and still finite: pass ninety found phrasings past it ("V is larger
+    than every weight", "to infinite precision", a claim in the sentence before)."""
     raw_after = text[d.end:d.end + 160]
     if _ROUNDED_AFTER.match(raw_after) or _APPROXIMATE.search(_as_read(text[max(0, d.start - 60):d.start])):
         return None
