@@ -1571,7 +1571,7 @@ def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
     check("at most {{ value s a .2f round=up }}, and {{ value s x .2f round=nearest }} on average")  # a mean, not a bound
-    with pytest.raises(FM.FigureMarkdownError, match="next to 'at most', which may state a bound"):
+    with pytest.raises(FM.FigureMarkdownError, match="with 'at most', which may state a bound"):
         check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a list? the author says (87)
     with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*if that is what it says, write round=down"):
         check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f round=up }} nats or more.")
