@@ -27,7 +27,8 @@ bound or a range's end, round=nearest for the value stated to its digits
 declares. It reads a narrow, predictable set, because a
 rule that reads too much refuses true sentences and asks for a rounding that makes them false
 (pass sixty-eight: "1 − p" read as a range from 1, "0.69 exactly when the scores tie" as "=").
-Not read: "more than", "less than", "above", "below", "over", "under", "<", ">" (a negation or
+Not read by the rules (the net above asks the author instead): "more than", "less than",
+"above", "below", "over", "under", "<", ">" (a negation or
 a condition turns them around); "a maximum of", "a minimum of", "a ceiling of", "max." (they
 often state the extremum itself); "at best", "at worst" (which side is best depends on the
 quantity); "≲", "≾", "⪯" (approximate or an order, not a bound); "bounded by" without "above"

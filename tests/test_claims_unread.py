@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_faults import _range_site
+from test_faults import _with_values
 
 VALUES = {"b": 0.5634, "l": 0.6931471805599453, "a": 0.1267, "x": 0.5734, "y": 0.5701, "m": 0.5566,
           "half": 0.5, "z": 0.5666}
@@ -21,18 +21,9 @@ VALUES = {"b": 0.5634, "l": 0.6931471805599453, "a": 0.1267, "x": 0.5734, "y": 0
 
 def check(text: str, values: dict = VALUES) -> str:
     """``text`` with its values filled in as the build fills a caption: ranges, bounds, the
-    words of an unread claim and "=" all checked."""
-    import directives
-    import figure_markdown as FM
-
-    site, resolver = _range_site(values)
-    original = FM.marked_value
-    FM.marked_value = lambda site, where, d, result, *, equated=False: FM.value_text(where, d, result, equated=equated)
-    try:
-        return FM.with_values(site, resolver, text, [d for d in directives.parse(text, where="p.md")
-                                                     if d.keyword == "value"])
-    finally:
-        FM.marked_value = original
+    words of an unread claim and "=" all checked (test_faults' helper, in a patch of its own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        return _with_values(patch, values, text)
 
 
 UNREAD = [
