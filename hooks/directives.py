@@ -16,8 +16,9 @@ and three are inline::
     {{ value NAME path.to.item .2f }}       (a dotted path into data() and a format spec;
                                              NaN, an infinity or None stops the build, unless
                                              allow=inf says the prose expects ∞ or −∞;
-                                             round=up or round=down: a bound;
-                                             round=nearest: an end of a change, see below)
+                                             a value the format rounds says what its
+                                             sentence claims: round=up or round=down: a
+                                             bound; round=nearest: the value to its digits)
     {{ ref fig:KEY }}  {{ ref table:KEY }}  {{ ref eq:KEY }}   (see below)
     {{ download wheel }}  {{ download source name }}   (the site's downloads: link, name or size;
                                              replaced by hooks/site_downloads.py)
@@ -93,9 +94,8 @@ VALUE_ALLOW = ("inf",)
 #: largest error of 0.1312 "within 0.13" was false; "within 0.14" is true).
 #: ``round=nearest``: the sentence states the value to its digits and no more: two values joined
 #: as a range ("from {{ value a }} to {{ value b }}", rising) are a change (before and after),
-#: not a range whose ends bound what lies between (hooks/figure_markdown.check_range); a value
-#: next to words the claim rules do not read ("the 79 GiB measured below") claims no bound
-#: (hooks/claims.check_unread).
+#: not a range whose ends bound what lies between (hooks/figure_markdown.check_range).
+#: Every value its format rounds says one of the three (hooks/claims.check_declared).
 VALUE_ROUND = ("up", "down", "nearest")
 KEYWORDS = sorted([*BLOCK, *INLINE, "figure"])
 # Directives about the page's own numbering, not about a figure script (hooks/site_numbering.py).
@@ -434,6 +434,14 @@ def _check_format(spec: str, where: str) -> None:
     # the number: a digit, a sign or a dash of any kind (0.004 at '1>5.2f' is 10.00, 0.14 at
     # '->8.2f' or '–>6.2f' reads as a minus: passes thirty-five and sixty-three), and zeros on the
     # right (5 at '<05d' is 50000: the 0 flag pads with zeros whatever the alignment)
+    if "#" in spec:
+        raise DirectiveError(f"{where}: the format spec {spec!r} asks for Python's alternate form ('#'), which "
+                             "writes a point after every number ('5.' for 5 at '#.0f', '5.e-01', '56.%'): prose reads "
+                             "such a point as the sentence's, and the check of a bound as another number; leave it out")
+    if re.match(r"(?:[^0]?=)", spec, re.S):  # (zeros there are leading zeros: '0=8.2f' is the 0 flag)
+        raise DirectiveError(f"{where}: the format spec {spec!r} pads between a number's sign and its digits with "
+                             "spaces ('=' alignment: -5.382 at '=+9.1f' is '-     5.4', which a page shows as '- 5.4', "
+                             "a dash or a minus); align with '>', pad with zeros ('0=9.1f') or not at all")
     if "_" in spec:
         raise DirectiveError(f"{where}: the format spec {spec!r} groups digits with '_', which prose does not read "
                              "as a separator (1234.567 at '_.2f' is 1_234.57); use ','")

@@ -578,6 +578,11 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which the "
                                   f"format {fmt!r} would show as the number {format(value, fmt).strip()!r}; a "
                                   "true-or-false value is shown without a format spec (True or False), or in words")
+    if isinstance(value, str) and re.search(r"\.\d", fmt):
+        raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}, "
+                                  f"which the precision of the format {fmt!r} would cut short ('1234567' at '.3s' "
+                                  "is '123'): a text is shown whole; give data() the number and the page its "
+                                  "format, or leave the precision out (pass ninety-one)")
     if isinstance(value, numbers.Integral) and fmt[-1:] in tuple("eEfFgG%") and not _float_holds(value):
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds the integer {value} at {d.args[0]!r}, "
                                   f"which the format {fmt!r} would first round to a float (float64 holds every "
@@ -716,8 +721,10 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
 
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     """Every range ``text`` states (hooks/claims.py, :func:`ranges`) rounded outward
-    (:func:`check_range`), and every value it states as a bound rounded to its side
-    (:func:`bounds`, :func:`check_bound`)."""
+    (:func:`check_range`), every value it states as a bound rounded to its side
+    (:func:`bounds`, :func:`check_bound`), two values it compares held to their data
+    (:func:`claims.check_comparison`), and every value its format rounds declared
+    (:func:`claims.check_declared`)."""
     def end(d):
         if isinstance(d, claims.Literal):  # a number the prose writes: itself
             return d, d.value, d.raw
@@ -757,10 +764,10 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
         for a, b, sign in claims.comparisons(text, found):
-            claims.check_comparison(where(b), a, end(a)[1], b, end(b)[1], sign)
-        for d in found:  # the words of a claim the rules did not read: the author says what it is
-            if d.keyword == "value" and id(d) not in read:
-                claims.check_unread(resolver.where(d), text, *end(d))
+            claims.check_comparison(where(b), a, end(a)[1], b, end(b)[1], sign, end(a)[2], end(b)[2])
+        for d in found:  # every value its format rounds: the author says what the sentence claims of it
+            if d.keyword == "value":
+                claims.check_declared(resolver.where(d), text, *end(d))
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None
 

@@ -201,7 +201,7 @@ def test_claim_the_tiny_model_makes_no_sinks():
     assert got["on_first_max"] < got["even_first"] / 3
     assert got["on_first_max"] == max(max(row) for row in got["on_first"])
     on_page("The tiny model makes no sinks.", "the head that gives the first character most gives it "
-            "{{ value attention_sinks on_first_max .3% }} of its weight", "less than its share, not more")
+            "{{ value attention_sinks on_first_max .3% round=nearest }} of its weight", "less than its share, not more")
     assert "no head gives the first character more than" not in PAGE
 
 
@@ -248,7 +248,7 @@ def test_claim_the_baseline_is_the_full_caches_loss_on_the_same_characters():
     assert got["w8"]["full"] == pytest.approx(full[8:].mean(), abs=1e-12)
     assert f"{got['w8']['full']:.2f}" != f"{got['full']:.2f}"  # the two baselines differ as shown
     on_page("(on those same characters, the ones past the first 8, the full cache pays "
-            "{{ value attention_sinks w8.full .2f }})")
+            "{{ value attention_sinks w8.full .2f round=nearest }})")
     assert "{{ value attention_sinks full .2f }}" not in PAGE
 
 

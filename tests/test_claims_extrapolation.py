@@ -137,7 +137,7 @@ def test_sinusoidal_slow_pairs_never_turned_half_a_cycle_and_block_two_is_alread
     text = ex()
     claim = sentence(text, "never turned through")
     assert "{{ value extrapolation_accuracy sinusoidal_pairs_within_half_turn }} never turned through even half a cycle" in claim
-    assert "was already only {{ value extrapolation_positions accuracy.kback.sinusoidal.mean.1 .2f }}" in text
+    assert "was already only {{ value extrapolation_positions accuracy.kback.sinusoidal.mean.1 .2f round=nearest }}" in text
 
 
 def test_rope_slow_planes_never_turned_half_a_turn_in_training():
@@ -225,7 +225,7 @@ def test_nope_was_above_chance_and_still_learning():
             assert c[3 * len(c) // 4] - c[-1] > 0.05, (r["task"], r["seed"])  # still falling in the last quarter
             assert c[-1] > 1.0  # far from done
     claim = sentence(ex(), "NoPE was clearly above chance")
-    assert "{{ value extrapolation_accuracy chance.kback .2f }}" in claim
+    assert "{{ value extrapolation_accuracy chance.kback .2f round=nearest }}" in claim
     assert "its training loss was still falling when training stopped" in ex()
 
 
@@ -289,7 +289,7 @@ def test_three_heads_are_perfect_diagonals_and_nope_and_alibi_have_none():
     text = ex()
     assert "the sinusoidal, learned and RoPE heads are perfect diagonals" in text
     claim = sentence(text, "The NoPE and ALiBi models have no sharp")
-    assert "{{ value extrapolation_attention_maps by_method.none.score_short .2f }}" in claim
+    assert "{{ value extrapolation_attention_maps by_method.none.score_short .2f round=nearest }}" in claim
 
 
 def test_the_sinusoidal_head_scatters_at_4x():
@@ -344,7 +344,7 @@ def test_interpolation_turns_three_back_into_one_and_a_half_and_looks_in_the_wro
     text = ex()
     assert "{{ value extrapolation_rope_scaling pi_positions_k_2x }} positions: the model looks in the wrong place" in text
     quiz = sentence(text, "kback head looks in the wrong place")
-    assert "accuracy at 2× fell to {{ value extrapolation_rope_scaling accuracy.kback.interpolation.mean.1 .2f }}" in quiz
+    assert "accuracy at 2× fell to {{ value extrapolation_rope_scaling accuracy.kback.interpolation.mean.1 .2f round=nearest }}" in quiz
 
 
 def test_ntk_on_repeat_helped_most_at_2x_and_left_accuracy_low_beyond():
@@ -357,7 +357,7 @@ def test_ntk_on_repeat_helped_most_at_2x_and_left_accuracy_low_beyond():
     assert above(seeds("repeat", "rope", 2, "ntk"), seeds("repeat", "rope", 4, "ntk") + seeds("repeat", "rope", 8, "ntk"))
     assert max(seeds("repeat", "rope", 4, "ntk")) < 0.2 and max(seeds("repeat", "rope", 8, "ntk")) < 0.1
     claim = sentence(ex(), "On repeat it helped most at 2×")
-    assert "raised accuracy only to {{ value extrapolation_rope_scaling accuracy.repeat.ntk.mean.2 .2f }}" in claim
+    assert "raised accuracy only to {{ value extrapolation_rope_scaling accuracy.repeat.ntk.mean.2 .2f round=nearest }}" in claim
     assert "and little beyond" not in ex()
 
 
@@ -469,7 +469,7 @@ def test_quiz_alibi_below_rope_at_1x_and_above_at_8x():
     assert "Why did ALiBi score lower than RoPE at the training length, yet higher at 8×?" in text
     answer = text[text.index("Why did ALiBi score lower than RoPE"):text.index("## Further reading")]
     assert "ALiBi loses little" in answer and "RoPE's near zero" in answer
-    assert "{{ value extrapolation_accuracy accuracy.repeat.alibi.mean.3 .2f }} at 8×" in answer
+    assert "{{ value extrapolation_accuracy accuracy.repeat.alibi.mean.3 .2f round=nearest }} at 8×" in answer
 
 
 # --- compare.md ----------------------------------------------------------------------------------------
@@ -503,7 +503,7 @@ def test_compare_shaw_pairs_beyond_the_clipping_distance():
     assert beyond == 56 and s["n_pairs"] == T * T
     assert s["share_clipped"] == pytest.approx(beyond / (T * T))
     claim = sentence(cmp(), "lie beyond the clipping distance")
-    assert "{{ value shaw_clipping share_clipped .0% }}" in claim and "{{ value shaw_clipping n_pairs }}" in claim
+    assert "{{ value shaw_clipping share_clipped .0% round=nearest }}" in claim and "{{ value shaw_clipping n_pairs }}" in claim
 
 
 def test_compare_t5_buckets_widen_geometrically_until_the_cap():

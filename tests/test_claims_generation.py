@@ -109,7 +109,7 @@ def test_the_gpu_step_reads_its_cache_faster_than_a_copy_runs():
     assert dst["mha_long_share_of_spec"] == pytest.approx(read_rate / 3350.0)
     text = page("kv_cache")
     claim = sentence(text, "a copy on the same GPU reached")
-    assert "{{ value decode_step_time mha_long_GBps ,.0f }} GB/s" in claim
+    assert "{{ value decode_step_time mha_long_GBps ,.0f round=nearest }} GB/s" in claim
     assert "more than the {{ value decode_step_time bandwidth_GBps ,.0f round=nearest }} GB/s a copy on the same GPU reached" in claim
     assert "counting the bytes it read and wrote" in claim
     assert "because a copy also writes" not in text  # a cause the data do not measure
@@ -132,7 +132,7 @@ def test_at_1k_tokens_gqa_and_mqa_sit_at_the_shortest_step_and_mha_is_not_far_ab
     text = page("kv_cache")
     claim = sentence(text, "At 1k tokens the gain is small")
     assert "GQA and MQA take about that shortest step time" in claim
-    assert "MHA only {{ value decode_step_time rows.0.ms_median .3f }} ms" in claim
+    assert "MHA only {{ value decode_step_time rows.0.ms_median .3f round=nearest }} ms" in claim
     assert "no step took less than" in sentence(text, "{{ value decode_step_time floor_step_ms .3f round=down }} ms")
     assert "every step sits near that floor" not in text
 
@@ -173,8 +173,8 @@ def test_the_step_time_follows_the_bytes_so_shared_heads_pay_unless_repeated():
     claim = sentence(summary, "On a GPU a long-context decode step is memory-bound")
     assert "its time follows the cache's bytes, so GQA and MQA make it faster, unless K and V are repeated before attention" in claim
     q22 = quiz_answer(22)
-    assert "{{ value decode_step_time gqa_speedup_long .1f }}× faster, because the step's time follows the bytes of the cache it reads" in q22
-    assert "after repeating, only {{ value decode_step_time gqa_speedup_repeated_long .2f }}×" in q22
+    assert "{{ value decode_step_time gqa_speedup_long .1f round=nearest }}× faster, because the step's time follows the bytes of the cache it reads" in q22
+    assert "after repeating, only {{ value decode_step_time gqa_speedup_repeated_long .2f round=nearest }}×" in q22
     assert "since the kernel reads as many bytes as for MHA" in q22
 
 
@@ -200,8 +200,8 @@ def test_the_cpu_step_reads_at_most_of_the_copy_rate_and_is_memory_bound():
     assert cpu["gflops_long"]["32"] / cpu["mha_long_GBps"] == pytest.approx(0.5)
     assert cpu["gflops_long"]["1"] > 2 * cpu["gflops_long"]["32"]
     claim = sentence(page("kv_cache"), "most of this CPU's measured copy rate")
-    assert "{{ value decode_step_time cpu.mha_long_GBps .0f }} GB/s" in claim
-    assert "{{ value decode_step_time cpu.bandwidth_GBps .0f }} GB/s, so the step is memory-bound here too" in claim
+    assert "{{ value decode_step_time cpu.mha_long_GBps .0f round=nearest }} GB/s" in claim
+    assert "{{ value decode_step_time cpu.bandwidth_GBps .0f round=nearest }} GB/s, so the step is memory-bound here too" in claim
 
 
 def test_on_this_cpu_shared_heads_shrink_the_cache_far_more_than_the_step_at_long_contexts():
@@ -288,7 +288,7 @@ def test_the_online_softmax_differs_from_the_exact_one_by_rounding_only():
     claim = sentence(page("flash_attention"), "After the last block the tiled output differs")
     assert "{{ value flash_online_softmax final_error .1e round=nearest }}: rounding, not approximation" in claim
     q24 = quiz_answer(24)
-    assert "the measured difference was {{ value flash_online_softmax final_error .1e }}, rounding only" in q24
+    assert "the measured difference was {{ value flash_online_softmax final_error .1e round=nearest }}, rounding only" in q24
 
 
 def test_flashattention_2_order_moves_its_range_fewer_bytes_than_naive():
@@ -490,7 +490,8 @@ def test_halving_the_causal_flops_is_the_long_sequence_limit():
     text = page("flash_attention")
     limit = text[text.index("So halving the FLOPs is the long-sequence limit"):]
     limit = limit[: limit.index("times.") + len("times.")]
-    for key in ("rows.0.T ,", "rows.0.computed_share .1%", "rows.0.over_half .3f", "rows.5.T ,", "rows.5.over_half .3f"):
+    for key in ("rows.0.T ,", "rows.0.computed_share .1% round=nearest", "rows.0.over_half .3f", "rows.5.T ,",
+                "rows.5.over_half .3f round=nearest"):
         assert f"{{{{ value flash_causal_tiles {key} }}}}" in limit, key
     # "the rate at which it actually computes is higher than the table's by the same factors: at T = 1,024,
     # 93 TFLOP/s executed against the table's 82": the halved count over the measured time, times the
@@ -502,7 +503,7 @@ def test_halving_the_causal_flops_is_the_long_sequence_limit():
         assert r["flash_executed"] == pytest.approx(r["flash"] * (r["T"] // 128 + 1) / (r["T"] // 128), rel=1e-12)
     assert tp["rows"][0]["flash_executed"] > tp["rows"][0]["flash"] + 5  # the two differ as shown (93 against 82)
     executed = sentence(text, "the rate at which it actually computes is")
-    for key in ("rows.0.T ,", "rows.0.flash_executed ,.0f", "rows.0.flash ,.0f"):
+    for key in ("rows.0.T ,", "rows.0.flash_executed ,.0f round=nearest", "rows.0.flash ,.0f round=nearest"):
         assert f"{{{{ value flash_throughput {key} }}}}" in executed, key
     assert "its real rate is higher" not in text
     q = np.random.default_rng(0).normal(size=(40, 4))

@@ -63,7 +63,7 @@ def test_the_loss_creeps_down_slightly_then_falls_within_the_window_for_every_se
     text = page("induction")
     claim = sentence(text, "it creeps down only slightly")
     assert "{{ value induction_loss_curve stored.before }}" in claim
-    assert "{{ value induction_loss_curve stored.loss_before .2f }}" in claim
+    assert "{{ value induction_loss_curve stored.loss_before .2f round=nearest }}" in claim
     fall = sentence(text, "Then, within {{ value induction_loss_curve stored.window }} steps, it falls to")
     assert "{{ value induction_loss_curve stored.loss_after .2f round=nearest }}" in fall
 
@@ -121,7 +121,7 @@ def test_the_start_is_close_to_a_uniform_guess_not_equal_to_it():
     text = page("induction")
     claim = sentence(text, "the loss starts at")
     assert ("nats, close to the loss of a uniform guess over {{ value induction_loss_curve vocab }} tokens, "
-            "\\(\\ln {{ value induction_loss_curve vocab }} \\approx {{ value induction_ablation chance_loss .2f }}\\)") in claim
+            "\\(\\ln {{ value induction_loss_curve vocab }} \\approx {{ value induction_ablation chance_loss .2f round=nearest }}\\)") in claim
 
 
 def test_the_removals_are_made_just_after_the_drop_not_at_the_end_of_training():
@@ -232,7 +232,7 @@ def test_the_roles_do_not_mix_and_the_other_seeds_end_the_same_way():
     assert "{{ value induction_scores prev_l2_end_max .2f round=up }}" in roles
     seeds = sentence(text, "The other seeds end the same way")
     for key in ("seeds.1.ind_l2_max_end", "seeds.2.ind_l2_max_end", "seeds.1.prev_l1_max_end", "seeds.2.prev_l1_max_end"):
-        assert f"{{{{ value induction_scores {key} .2f }}}}" in seeds, key
+        assert f"{{{{ value induction_scores {key} .2f round=nearest }}}}" in seeds, key
 
 
 def test_the_attention_maps_before_and_after_the_drop():
@@ -278,8 +278,8 @@ def test_layer_2_shares_its_role_no_single_head_is_needed_much():
     assert a["all_l2"]["loss"] > a["plateau_loss"] and a["all_l1"]["loss"] > a["plateau_loss"]
     claim = sentence(page("induction"), "Layer 2 shares its role in the same way")
     assert "no single head is needed much" in claim and "without all four" in claim
-    assert "{{ value induction_ablation l2_single_max_loss .2f }}" in claim
-    assert "{{ value induction_ablation all_l2.loss .2f }}" in page("induction")
+    assert "{{ value induction_ablation l2_single_max_loss .2f round=nearest }}" in claim
+    assert "{{ value induction_ablation all_l2.loss .2f round=nearest }}" in page("induction")
 
 
 def test_the_quiz_both_scores_change_because_the_heads_only_help_together():
@@ -339,7 +339,7 @@ def test_quiz_38_the_roles_stay_apart():
     answer = answer[: answer.index("??? question", 10)] if "??? question" in answer[10:] else answer
     claim = sentence(answer, "In the trained two-layer model the roles stay apart")
     for key in ("prev_end", "ind_end", "ind_l1_end_max"):
-        bound = " round=up" if key == "ind_l1_end_max" else ""  # "no head ... above": a bound
+        bound = " round=up" if key == "ind_l1_end_max" else " round=nearest"  # "no head ... above": a bound
         assert f"{{{{ value induction_scores {key} .2f{bound} }}}}" in claim, key
     assert "no layer-1 head has an induction score above" in claim
 
@@ -452,12 +452,12 @@ def test_real_model_head_claims_on_the_induction_real_heads_and_quiz_pages(built
     assert prev.max() > 0.99 and nxt.max() < 0.7 and prev.max() - nxt.max() > 0.3
     induction = page("induction")
     sharp = sentence(induction, "has a sharp")
-    assert "previous-token head too" in sharp and '{{ value bert_head_scores "best.previous token.value" .4f }}' in sharp
+    assert "previous-token head too" in sharp and '{{ value bert_head_scores "best.previous token.value" .4f round=nearest }}' in sharp
     quiz = page("quiz")
     q27 = quiz[quiz.index("27. Predict first: in all-MiniLM-L6-v2"): quiz.index("28. Predict first")]
     assert q27.split('"', 1)[1].lstrip().startswith("Almost all of it:")
-    assert '{{ value bert_head_scores "best.previous token.value" .2% }}' in q27
-    assert 'manages only **{{ value bert_head_scores "best.next token.value" .0% }}**' in q27
+    assert '{{ value bert_head_scores "best.previous token.value" .2% round=nearest }}' in q27
+    assert 'manages only **{{ value bert_head_scores "best.next token.value" .0% round=nearest }}**' in q27
 
     gallery = built("bert_attention_gallery")
     A = np.asarray(gallery["attentions"])  # (layers, heads, T, T) on one sentence
@@ -593,8 +593,8 @@ def test_the_first_two_of_every_k_composition_column_separate_at_three_decimals(
                 assert len(set(texts)) == len(set(column.tolist())), (when, kind, texts)
     text = page("induction")
     call = sentence(text, "the closest call, in the column of layer-2 head")
-    for key in ("k_closest_second.l2_head }}", "k_closest_second.second_score .3f }}", "k_closest_second.second }}",
-                "k_closest_second.third_score .3f }}", "k_closest_second.third }}"):
+    for key in ("k_closest_second.l2_head }}", "k_closest_second.second_score .3f round=nearest }}", "k_closest_second.second }}",
+                "k_closest_second.third_score .3f round=nearest }}", "k_closest_second.third }}"):
         assert f"{{{{ value induction_circuit_composition {key}" in call, key
 
 
@@ -760,10 +760,10 @@ def test_the_circuits_token_by_token():
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in left, key
     assert "which ends by position {{ value induction_circuit_matrices first_copy_end_max }} in every training" in text
     middle = sentence(text, "After the drop the diagonal holds the largest")
-    for key in ("k_diag_after .0%", "k_diag_before .0%", "chance_diag .1%"):
+    for key in ("k_diag_after .0% round=nearest", "k_diag_before .0% round=nearest", "chance_diag .1% round=nearest"):
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in middle, key
     right = sentence(text, "attending to a token raises that token's own logit more than any")
-    for key in ("ov_diag_ind_after .0% round=nearest", "ov_diag_ind_before .0%"):
+    for key in ("ov_diag_ind_after .0% round=nearest", "ov_diag_ind_before .0% round=nearest"):
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in right, key
 
 
@@ -785,7 +785,7 @@ def test_eigenvalue_positivity_does_not_tell_the_heads_apart_but_the_diagonal_sh
     for key in ("positivity_min .3f round=down", "positivity_max .5f round=up"):  # a range's ends, outward (and
         # the top one with the digits that tell 0.99997 from 1, the value that means "all positive")
         assert f"{{{{ value induction_circuit_matrices {key} }}}}" in eig, key
-    assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f }}" in text
+    assert "near 0 for random matrices (on average {{ value induction_circuit_matrices random_positivity_mean .2f round=nearest }}" in text
     shares = sentence(text, "What the drop changes is where the heads")
     for key in ("ov_diag_l2_before_min", "ov_diag_l2_before_max", "ov_diag_l2_after_min", "ov_diag_l2_after_max"):
         bound = " round=down" if key.endswith("_min") else " round=up"  # a range's ends round outward

@@ -182,10 +182,10 @@ def test_the_alt_texts_and_captions_say_what_the_data_say():
     # encoder: 5 rows of 3 real keys; decoder: 1 + 2 + 3 + 4; cross: 4 rows of 3 real keys
     assert [(k["allowed"], k["cells"]) for k in got["checks"].values()] == [(5 * 3, 25), (10, 16), (4 * 3, 20)]
     on_page(f"Two {v(w, 'T')} by {v(w, 'S')} heatmaps of head 1's cross-attention weights",
-            f"the start token puts {v(w, 'weights.0.0.0', '.2f')} on the.",
+            f"the start token puts {v(w, 'weights.0.0.0', '.2f round=nearest')} on the.",
             "the two padding columns get equal weights in every row, together "
             f"{v(w, 'pad_weight_unmasked.0.0', '.2f round=nearest')} of the start token's row and "
-            f"{v(w, 'pad_weight_unmasked.0.3', '.2f')} of dort's",
+            f"{v(w, 'pad_weight_unmasked.0.3', '.2f round=nearest')} of dort's",
             f"{v(w, 'T')} target queries against {v(w, 'S')} source keys")
     got = d(w)
     assert (got["T"], got["S"]) == (4, 5) and got["pad_weight_masked"] == 0.0

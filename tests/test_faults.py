@@ -1320,7 +1320,7 @@ def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(mo
     import figure_markdown as FM
     from types import SimpleNamespace
 
-    text = "At \\(\\ln 2 = {{ value s x .3f }}\\), and about {{ value s x .3f }}."
+    text = "At \\(\\ln 2 = {{ value s x .3f round=nearest }}\\), and about {{ value s x .3f round=nearest }}."
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
     result = SimpleNamespace(data={"x": math.log(2)}, request=None)
     monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False:
@@ -1329,7 +1329,7 @@ def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(mo
     site = SimpleNamespace(result_of=lambda request: result)
     with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
         FM.with_values(site, resolver, text, found)
-    text = text.replace("=", "\\approx")
+    text = text.replace("2 =", "2 \\approx")
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
     assert FM.with_values(site, resolver, text, found) == \
         "At \\(\\ln 2 \\approx 0.693\\), and about 0.693."
@@ -1571,8 +1571,8 @@ def test_a_range_s_ends_are_the_range_s_and_what_follows_a_value_says_more_than_
     with pytest.raises(FM.FigureMarkdownError, match=r"p.md:1: \{\{ value s hi .2f \}\}: s's data\(\) holds 3.4543"):
         check("from {{ value s lo .2f round=down }} to {{ value s hi .2f }}")  # the message names the end at fault
     check("at most {{ value s a .2f round=up }}, and {{ value s x .2f round=nearest }} on average")  # a mean, not a bound
-    with pytest.raises(FM.FigureMarkdownError, match="with 'at most', which may state a bound"):
-        check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a list? the author says (87)
+    with pytest.raises(FM.FigureMarkdownError, match="its format rounds it, so the page says what the sentence claims"):
+        check("at most {{ value s a .2f round=up }}, and {{ value s x .2f }} on average")  # a list? the author says (87, 91)
     with pytest.raises(FM.FigureMarkdownError, match=r"holds 0.4482 at 'b'.*if that is what it says, write round=down"):
         check("at most {{ value s a .2f round=up }} nats, and {{ value s b .2f round=up }} nats or more.")
     with pytest.raises(FM.FigureMarkdownError, match=r"holds 2.3456 at 'lp'.*if that is what it says, write round=down"):
@@ -2176,8 +2176,8 @@ def test_an_exact_claim_turned_by_another_phrase_or_in_another_sign_is_read(monk
 
     with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that"):
         _with_values(monkeypatch, {"v": math.log(2)}, text)
-    for turned in ("It is not exactly {{ value s v .2f }}.", "less than or equal to {{ value s v .2f round=up }}",
-                   "it equals {{ value s v .3f }} to three places"):
+    for turned in ("It is not exactly {{ value s v .2f round=nearest }}.", "less than or equal to {{ value s v .2f round=up }}",
+                   "it equals {{ value s v .3f round=nearest }} to three places"):
         _with_values(monkeypatch, {"v": math.log(2)}, turned)
 
 

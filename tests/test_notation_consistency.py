@@ -226,7 +226,7 @@ def test_the_checker_finds_each_forbidden_form(bad):
     r"\(\dots\), \(\mathrm{PE}(p + k)\), \(T_{\max}\)",
     "code is exempt: `split_heads(q, H)  # (B, T, D) -> (B, H, T, d)` and `d_k = 64`",
     "```python\nd = D // H  # d_k in papers\n```",
-    "{{ value pe_heatmap?d_model=4&n_positions=4 first_pair_cycles .2f }} and figures/x.svg?d_model=4",
+    "{{ value pe_heatmap?d_model=4&n_positions=4 first_pair_cycles .2f round=nearest }} and figures/x.svg?d_model=4",
     "plain d_model = 512 and d_head = 64 are the code names",
 ])
 def test_the_checker_accepts_the_course_notation(good):

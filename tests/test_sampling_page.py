@@ -372,7 +372,7 @@ def test_the_figures_alt_texts_say_what_their_data_say():
     # What an alt text says that no {{ value }} can (tests/test_alt_text_numbers.py lists these
     # phrases): the two loss curves start at the one value given, the filters keep five and
     # twelve, the loss is lowest just above T = 1, top-p's histogram has its bar and its bump.
-    on_page("Two loss curves falling from about {{ value lm_loss_curve train.0 .1f }} nats per character")
+    on_page("Two loss curves falling from about {{ value lm_loss_curve train.0 .1f round=nearest }} nats per character")
     lm = d("lm_loss_curve")
     assert round(lm["train"][0], 1) == round(lm["held_out"][0], 1)  # was "about 4.4": they start at 4.47
     on_page("sharper at T = 0.5, flatter at T = 2, five characters kept by top-k and twelve by top-p")
