@@ -65,7 +65,8 @@ _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=",
           ("!=", "≠"), ("::=", "⩴"), ("=:", "≕"), ("~=", "≈"), ("=~", "≈"), ("≃", "≈"), ("≅", "≈"),
           ("꞊", "="), ("═", "="), ("⩶", "≡"),  # (look-alike equals: pass eighty-nine)
           ("⹀", "="), ("᐀", "="), ("⩦", "="), ("⊜", "="), ("〓", "="), ("﹤", "<"), ("﹥", ">"), ("˂", "<"), ("˃", ">"),
-          ("ᐸ", "<"), ("ᐳ", ">"))  # (pass ninety)
+          ("ᐸ", "<"), ("ᐳ", ">"),  # (pass ninety)
+          ("≒", "≈"), ("≓", "≈"))  # (approximately equal, in Japanese use: pass ninety-two)
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
@@ -73,7 +74,9 @@ _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥"
               "gtrsim": "≳", "leqq": "≤", "prec": "≺", "succ": "≻", "lt": "<", "gt": ">", "lneq": "<", "lneqq": "<",
               "gneq": ">", "gneqq": ">", "lessdot": "<", "gtrdot": ">", "eqslantless": "≤", "eqslantgtr": "≥",
               "ngtr": "≤", "nless": "≥", "preccurlyeq": "≼", "succcurlyeq": "≽", "ll": "≪", "gg": "≫", "lll": "≪",
-              "ggg": "≫", "doteq": "≐"}  # (pass ninety: KaTeX draws \lt as "<")
+              "ggg": "≫", "doteq": "≐",
+              "coloneq": "≔", "eqqcolon": "≕", "doteqdot": "≑", "Doteq": "≑", "fallingdotseq": "≈",
+              "risingdotseq": "≈", "eqcirc": "≖", "circeq": "≗", "bumpeq": "≏", "Bumpeq": "≎"}  # (pass ninety: KaTeX draws \lt as "<")
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -84,9 +87,13 @@ _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 
 
-#: A minus TeX gives a group of its own, with or without a command: ``\\mathord{-}``, ``\\text{−}``,
-#: ``\\color{red}{-}``, ``{-}`` (pass ninety-one).
-_GROUPED_MINUS = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\}\s*)*?)?\{\s*([-−])\s*\}")
+#: A minus or a relation TeX gives a group of its own, with or without a command around it:
+#: ``\\mathord{-}``, ``\\text{−}``, ``\\color{red}{-}``, ``{-}`` (pass ninety-one),
+#: ``\\mathrel{=}``, ``\\stackrel{!}{=}``, ``\\text{≤}``, ``\\mathrel{\\le}`` (pass ninety-two).
+_GROUPED_SIGN = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\}\s*)*?)?\{\s*([-−=≤≥<>≠≈≡≔≕≝≜⩵⩴])\s*\}")
+#: An HTML tag: a sign's spelling is not read across its edge ("w<sub>1</sub>= 0.56" holds
+#: "=", not ">=": pass ninety-two).
+_TAG = re.compile(r"(</?[A-Za-z][^<>]*>)")
 
 
 def _as_read(text: str) -> str:
@@ -94,13 +101,16 @@ def _as_read(text: str) -> str:
     ``&nbsp;``), what a reader does not see dropped (an HTML comment, a soft hyphen, a zero-width
     space: :data:`_INVISIBLE`), full-width forms read as ASCII, the spellings of a sign made one
     (:data:`_SIGNS`, :data:`_TEX_SIGNS`; TeX's ``\\not`` before a sign negates it), a minus
-    Markdown escapes (``\\-``) or TeX groups (:data:`_GROUPED_MINUS`) read as the "-" it shows."""
+    Markdown escapes (``\\-``) and a sign TeX groups (:data:`_GROUPED_SIGN`) read as the sign
+    shown; a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
     text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
-    for spelling, sign in _SIGNS:
-        text = text.replace(spelling, sign)
-    text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], text)  # (before a group: "\\le {-}" is "≤ -")
-    return _GROUPED_MINUS.sub(r"\1", text).replace("\\-", "-")  # (a minus as shown: pass ninety-one)
+    parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
+    for i in range(0, len(parts), 2):
+        for spelling, sign in _SIGNS:
+            parts[i] = parts[i].replace(spelling, sign)
+    text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], "".join(parts))  # (before a group: "\\le {-}" is "≤ -")
+    return _GROUPED_SIGN.sub(r"\1", text).replace("\\-", "-")  # (a sign as shown: passes ninety-one, ninety-two)
 
 
 #: What may wrap a value without changing what it says: spaces of any width, emphasis, a code
@@ -139,7 +149,8 @@ _TEX_WRAP = r"\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*(?:\{|\s)|\{\\[A-Za-z]+
 _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
                              r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
-_EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴")  # (≜ and ⩵: pass eighty-one)
+_EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴",  # (≜ and ⩵: pass eighty-one)
+           "≗", "≛", "≞", "≑", "≙", "≍", "≣", "゠", "⩮", "⩷", "≐")  # (equals with a mark: pass ninety-two)
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
 #: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
@@ -259,7 +270,7 @@ def prose_minus(text: str, d) -> bool:
 #: Signs a reader may take for a minus that :func:`prose_minus` does not read as one: dashes and
 #: the other minus-like characters, and the words (pass seventy-three: "from –0.57 to 0.12"
 #: with an en dash, "at least minus 0.56").
-_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋]|[—―⸺⸻](?![\s\u00a0]))|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$",
+_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋⁃─﹘ー]|[—―⸺⸻](?![\s\u00a0]))|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$",
                           re.I)
 #: What stands before a dash that joins two ends ("0.1–0.5", "{{ value a }} ms – {{ value b }}"):
 #: a number or a directive, and a one-word unit.
@@ -288,6 +299,19 @@ _ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]
 _ARITHMETIC_AFTER = re.compile(_WRAP + r"(?:[/÷·^²³]|\\(?:times|cdot|div)(?![A-Za-z])|×" + _WRAP + r"(?:[\d\\{−-]|\(\s*[\d−-]))")
 
 
+def check_minus(page_where: str, text: str, d) -> None:
+    """A value after a sign a reader may take for a minus that the checks do not read as one
+    (:func:`unread_sign`: an en dash, "‐", "➖", "minus", "negative") is refused wherever it
+    stands: a bound, a range's end or a comparison would be read for the value without its
+    sign (pass ninety-two: "at least negative 0.56", "from –0.56 to 0.9" and "≥ ‐0.56" were
+    published, each false for −0.5634, with the round= an honest author writes for the words)."""
+    sign = unread_sign(text, d)
+    if sign:
+        raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "
+                         "minus and the checks of bounds, ranges and comparisons do not read as one: write the "
+                         "minus as '−' (or '-'), or rephrase")
+
+
 def check_sign(page_where: str, text: str, d) -> None:
     """A value a claim rests on (a bound, a range's end) with a sign before it that the claim
     reader does not read (:func:`unread_sign`) is refused: the side would be read for the value
@@ -311,11 +335,7 @@ def check_sign(page_where: str, text: str, d) -> None:
                              "which a reader may take for a minus or a dash and this check for a list's marker; "
                              "write the minus next to the number ('−{{ value }}'), or start the list after a "
                              "blank line (pass ninety-one)")
-    sign = unread_sign(text, d)
-    if sign:
-        raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "
-                         "minus and the check of bounds and ranges does not read as one: write the minus as '−' "
-                         "(or '-'), or rephrase")
+    check_minus(page_where, text, d)
 
 
 def check_spaced_hyphens(where, text: str, found) -> None:
@@ -786,13 +806,20 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 # ---- every rounded value says what its sentence claims ------------------------------------------------
 
 
+#: A text that begins with a number with a fraction ("0.56", "1.2 MB", "−3.5e-4 s"): a number
+#: data() rounded and wrote as text (a date, "2026-11-22", a list, "1, 2, 3", or a version,
+#: "2.13.0+cpu", is none).
+_DECIMAL_TEXT = re.compile(r"\s*[-−+]?\d[\d,]*\.\d+(?:[eE][-+−]?\d+)?(?![\d.+])")
+
+
 def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     """A value its format rounds says what the sentence claims of it: ``round=nearest`` where it
     states the value to the digits shown and no more, ``round=up`` where it needs the number
     shown to be no less than the value (an upper bound, a range's high end), ``round=down`` where
     no more (a lower bound, a range's low end); otherwise the page is refused. A value shown as
     itself (every digit, or its shortest decimal) needs no word, and one after "=" must be shown
-    so (figure_markdown.value_text).
+    so (figure_markdown.value_text). A number with a fraction data() holds as text
+    (:data:`_DECIMAL_TEXT`) is refused: it was rounded where no declaration can say which way.
 
     Why every value, and not the ones next to the words of a claim: the rules above read a
     narrow set of words and check what they read, and every adversarial pass found a phrasing
@@ -803,6 +830,11 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
+    if isinstance(value, str) and _DECIMAL_TEXT.match(value):
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a number with "
+                         "a fraction that data() wrote as text, rounded where no round= can say which way (pass "
+                         "ninety-two: 'less than 0.56' of such a text was published); give data() the number, and "
+                         "the page its format and round=")
     if (d.options.get("round") or not isinstance(value, numbers.Real) or isinstance(value, bool)
             or exactly(shown, value) or follows_equals(text, d.start, d.end)):
         return

@@ -763,8 +763,14 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             read.add(id(d))
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
-        for a, b, sign in claims.comparisons(text, found):
-            claims.check_comparison(where(b), a, end(a)[1], b, end(b)[1], sign, end(a)[2], end(b)[2])
+        for d in found:  # a minus-like sign the checks do not read, before any value (pass ninety-two)
+            if d.keyword == "value":
+                claims.check_minus(resolver.where(d), text, d)
+        for a, b, sign in claims.comparisons(text, found):  # (with a minus the prose writes: pass ninety-two)
+            for d in (a, b):
+                check_sign(resolver.where(d), text, d)
+            (_, va, sa, *_), (_, vb, sb, *_) = signed(a), signed(b)
+            claims.check_comparison(where(b), a, va, b, vb, sign, sa, sb)
         for d in found:  # every value its format rounds: the author says what the sentence claims of it
             if d.keyword == "value":
                 claims.check_declared(resolver.where(d), text, *end(d))

@@ -293,7 +293,7 @@ def test_pass_eighty_nine_words_split_by_markup_look_alikes_row_labels_and_unrea
     rounding that makes the claim false (0.5634 as "0.56", 0.1267 as "0.13")."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED):
+    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED + "|which a reader may take for a minus"):
         check(text)
 
 
@@ -393,7 +393,8 @@ def test_a_precision_that_cuts_a_text_short_is_refused(spec, held):
 
     with pytest.raises(FM.FigureMarkdownError, match="cut short"):
         check(f"The run took {{{{ value s t {spec} }}}} steps.", {"t": held})
-    assert check("The run took {{ value s t >8 }} steps.", {"t": held}).endswith(f"{held:>8} steps.")
+    if "." not in held:  # (a fraction held as text is refused whatever its format: pass ninety-two)
+        assert check("The run took {{ value s t >8 }} steps.", {"t": held}).endswith(f"{held:>8} steps.")
 
 
 def test_two_compared_values_hold_as_shown_too():
@@ -412,3 +413,100 @@ def test_the_message_for_an_undeclared_value_says_a_minus_turns_the_side():
 
     with pytest.raises(FM.FigureMarkdownError, match="a minus written before the value turning the side"):
         check("The weight is {{ value s b .2f }}.")
+
+
+# ---- pass ninety-two ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The weight w<sub>1</sub>= {{ value s b .2f round=%s }} in head 1.", "The weight <em>w</em>= {{ value s b .2f round=%s }}.",
+    "w =<b>{{ value s b .2f round=%s }}</b>", "x <span>=</span> {{ value s b .2f round=%s }}",
+    "\\(x \\mathrel{=} {{ value s b .2f round=%s }}\\)", "\\(x \\text{=} {{ value s b .2f round=%s }}\\)",
+    "\\(x \\stackrel{!}{=} {{ value s b .2f round=%s }}\\)", "\\(x \\underset{x}{=} {{ value s b .2f round=%s }}\\)",
+    "x \u2257 {{ value s b .2f round=%s }}", "x \u2259 {{ value s b .2f round=%s }}", "\\(x \\coloneq {{ value s b .2f round=%s }}\\)"])
+def test_an_equals_sign_next_to_a_tag_wrapped_in_tex_or_marked_states_an_exact_value(text):
+    """Pass ninety-two: "</sub>=" held ">=", read as "≥", and the message's round=down published
+    "w₁ = 0.56" for 0.5634; "\\mathrel{=}" and "=" with a mark over it were no "=" to the check.
+    Each says the value is exactly what is shown, which no rounding of 0.5634 is."""
+    import figure_markdown as FM
+
+    for declared in ("nearest", "up", "down"):
+        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+            check(text % declared)
+
+
+@pytest.mark.parametrize("text", [
+    "\\(x \\mathrel{\\le} {{ value s b .2f round=down }}\\)", "\\(x {\\le} {{ value s b .2f round=down }}\\)",
+    "\\(x \\text{≤} {{ value s b .2f round=down }}\\)"])
+def test_a_bound_sign_tex_wraps_is_read_and_held_to_its_side(text):
+    """Pass ninety-two: a wrapped ≤ hid the bound, so round=down published "x ≤ 0.56" for 0.5634."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+        check(text)
+    assert "0.57" in check(text.replace("round=down", "round=up"))
+
+
+@pytest.mark.parametrize("text, values", [
+    ("Head 1 scores {{ value s a .1f }} ≤ −{{ value s c .1f }}.", {"a": 0.5, "c": 0.6}),
+    ("−{{ value s a .1f }} ≥ {{ value s c .1f }}", {"a": 0.5, "c": 0.6}),
+    ("−{{ value s a .1f }} ≤ −{{ value s c .1f }}", {"a": 0.5, "c": 0.6}),
+    ("scores {{ value s a .1f }}, at most −{{ value s c .1f }}", {"a": 0.5, "c": 0.6})])
+def test_a_comparison_reads_the_minus_the_prose_writes(text, values):
+    """Pass ninety-two: "0.5 ≤ −0.6" was compared as 0.5 ≤ 0.6 and published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="the sentence compares"):
+        check(text, values)
+
+
+def test_a_true_comparison_with_a_minus_is_published():
+    """The mirror (pass ninety-two's class 3): 0.5 > −0.6 is true, and was refused."""
+    assert check("{{ value s a .1f }} > −{{ value s c .1f }}", {"a": 0.5, "c": 0.6}) == "0.5 > −0.6"
+
+
+@pytest.mark.parametrize("text", [
+    "The shift is at least negative {{ value s b .2f round=down }}.", "at most minus {{ value s b .2f round=up }}",
+    "≥ \u2010{{ value s b .2f round=down }}", "no less than \u2796{{ value s b .2f round=down }}",
+    "from \u2013{{ value s b .2f round=down }} to 0.9", "from minus {{ value s b .2f round=down }} to 0.9",
+    "between \u2013{{ value s b .2f round=down }} and 0.9", "The weight is \u2043{{ value s b .2f round=nearest }}.",
+    "The weight is \u2500{{ value s b .2f round=nearest }}.", "The weight is \ufe58{{ value s b .2f round=nearest }}."])
+def test_a_sign_a_reader_takes_for_a_minus_is_refused_wherever_the_value_stands(text):
+    """Pass ninety-two: "minus", "negative" and minus-like characters between bound words (or
+    "from") and a value were no sign to the checks, so a bound or a range was published for the
+    value without its minus: "at least negative 0.56" for −0.5634."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus"):
+        check(text)
+
+
+@pytest.mark.parametrize("spec", ["0>6.2f", "0>+6.2f", "0>5d"])
+def test_zeros_padded_before_a_sign_are_refused(spec):
+    """Pass ninety-two: −0.5634 at '0>6.2f' was "0-0.57", which the check read as 0."""
+    import directives
+
+    with pytest.raises(directives.DirectiveError, match="zeros before a number's sign"):
+        check(f"The shift is at most {{{{ value s b {spec} round=down }}}}.", {"b": -0.5634})
+    assert check("The shift is at most {{ value s b 06.2f round=up }}.", {"b": -0.5634}) == "The shift is at most -00.56."
+
+
+def test_an_integer_past_two_to_the_53_is_rounded_as_itself():
+    """Pass ninety-two: 2**60 = 1152921504606846976 was read as its float's repr,
+    1.152921504606847e18, above it, so round=down showed a lower bound above the value."""
+    big = 2 ** 60
+    out = check("The buffer holds over {{ value s big .15e round=down }} bytes.", {"big": big})
+    assert out == "The buffer holds over 1.152921504606846e+18 bytes."  # 1152921504606846|976, truncated
+    assert check("at most {{ value s big .15e round=up }} bytes", {"big": big}) == "at most 1.152921504606847e+18 bytes"
+
+
+@pytest.mark.parametrize("held", ["0.56", "1.2 MB", "−3.5e-4 s", " 0.5634"])
+def test_a_number_with_a_fraction_held_as_text_is_refused(held):
+    """Pass ninety-two: "The error is less than 0.56" of a text "0.56" in data() was published
+    with no round=: the text was rounded where no declaration reaches. A date or a list of
+    integers held as text is no such number."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+        check("The error is less than {{ value s t }}.", {"t": held})
+    for text in ("2026-11-22", "1, 2, 3, 4", "GPT-2", "1234", "2.13.0+cpu", "3.11.7"):
+        assert check("It reads {{ value s t }}.", {"t": text}) == f"It reads {text}."

@@ -534,7 +534,7 @@ def test_format_specs_have_bounded_widths_and_precisions(spec, message):
         D.parse(f"{{{{ value fig x {spec} }}}}", where="p")
 
 
-@pytest.mark.parametrize("spec", ["0>5d", "05d", ">5d", "<5d", "^7.2f", "0=8.2f", ",.2f", "+.1%", "+08.2f"])
+@pytest.mark.parametrize("spec", ["05d", ">5d", "<5d", "^7.2f", "0=8.2f", ",.2f", "+.1%", "+08.2f"])
 def test_padding_with_spaces_or_leading_zeros_is_accepted(spec):
     assert D.parse(f"{{{{ value fig x {spec} }}}}", where="p")[0].args[1] == spec
 

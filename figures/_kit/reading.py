@@ -9,6 +9,7 @@ a table or a page (figures/_kit/style.py writes them; hooks/figure_markdown.py r
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import sys
 
@@ -49,7 +50,9 @@ def bound(value, fmt: str, direction: str) -> float:
         raise ValueError(f"fmt must be an f, e or % format (a fixed number of digits) to round a bound; got {fmt!r}")
     digits = re.search(r"\.(\d+)", fmt)
     places = int(digits.group(1)) if digits else 6
-    x = decimal.Decimal(repr(float(value)))
+    # an integer is read as itself (2**60 is 1152921504606846976, not the float repr
+    # 1.152921504606847e18 above it, which round=down showed at .15e: pass ninety-two)
+    x = decimal.Decimal(int(value)) if isinstance(value, numbers.Integral) else decimal.Decimal(repr(float(value)))
     if kind in "eE":
         exponent = (x.adjusted() if x else 0) - places
     else:
