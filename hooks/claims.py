@@ -66,7 +66,8 @@ _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=",
           ("꞊", "="), ("═", "="), ("⩶", "≡"),  # (look-alike equals: pass eighty-nine)
           ("⹀", "="), ("᐀", "="), ("⩦", "="), ("⊜", "="), ("〓", "="), ("﹤", "<"), ("﹥", ">"), ("˂", "<"), ("˃", ">"),
           ("ᐸ", "<"), ("ᐳ", ">"),  # (pass ninety)
-          ("≒", "≈"), ("≓", "≈"))  # (approximately equal, in Japanese use: pass ninety-two)
+          ("≒", "≈"), ("≓", "≈"),  # (approximately equal, in Japanese use: pass ninety-two)
+          ("🟰", "="), ("⁼", "="), ("₌", "="))  # (pass ninety-three)
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
@@ -76,7 +77,8 @@ _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥"
               "ngtr": "≤", "nless": "≥", "preccurlyeq": "≼", "succcurlyeq": "≽", "ll": "≪", "gg": "≫", "lll": "≪",
               "ggg": "≫", "doteq": "≐",
               "coloneq": "≔", "eqqcolon": "≕", "doteqdot": "≑", "Doteq": "≑", "fallingdotseq": "≈",
-              "risingdotseq": "≈", "eqcirc": "≖", "circeq": "≗", "bumpeq": "≏", "Bumpeq": "≎"}  # (pass ninety: KaTeX draws \lt as "<")
+              "risingdotseq": "≈", "eqcirc": "≖", "circeq": "≗", "bumpeq": "≏", "Bumpeq": "≎",
+              "colonequals": "≔", "equalscolon": "≕", "coloncolonequals": "⩴"}  # (KaTeX's aliases: pass 93)  # (pass ninety: KaTeX draws \lt as "<")
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -91,6 +93,9 @@ _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 #: ``\\mathord{-}``, ``\\text{−}``, ``\\color{red}{-}``, ``{-}`` (pass ninety-one),
 #: ``\\mathrel{=}``, ``\\stackrel{!}{=}``, ``\\text{≤}``, ``\\mathrel{\\le}`` (pass ninety-two).
 _GROUPED_SIGN = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\}\s*)*?)?\{\s*([-−=≤≥<>≠≈≡≔≕≝≜⩵⩴])\s*\}")
+#: TeX's ``\\char`` of a sign: ``\\char61``, ``\\char"3D``, ``\\char`=``, ``\\char"2212`` (KaTeX
+#: draws the character: pass ninety-three).
+_TEX_CHAR = re.compile(r"\\char\s*(?:(\d+)|\"([0-9A-Fa-f]+)|`\\?(.))")
 #: An HTML tag: a sign's spelling is not read across its edge ("w<sub>1</sub>= 0.56" holds
 #: "=", not ">=": pass ninety-two).
 _TAG = re.compile(r"(</?[A-Za-z][^<>]*>)")
@@ -110,6 +115,7 @@ def _as_read(text: str) -> str:
         for spelling, sign in _SIGNS:
             parts[i] = parts[i].replace(spelling, sign)
     text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], "".join(parts))  # (before a group: "\\le {-}" is "≤ -")
+    text = _TEX_CHAR.sub(lambda m: chr(int(m[1]) if m[1] else int(m[2], 16) if m[2] else ord(m[3])), text)
     return _GROUPED_SIGN.sub(r"\1", text).replace("\\-", "-")  # (a sign as shown: passes ninety-one, ninety-two)
 
 
@@ -150,7 +156,8 @@ _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑
                              r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
 _EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴",  # (≜ and ⩵: pass eighty-one)
-           "≗", "≛", "≞", "≑", "≙", "≍", "≣", "゠", "⩮", "⩷", "≐")  # (equals with a mark: pass ninety-two)
+           "≗", "≛", "≞", "≑", "≙", "≍", "≣", "゠", "⩮", "⩷", "≐",  # (equals with a mark: pass ninety-two)
+           "≚", "≘", "≖", "≏", "≎")  # (pass ninety-three)
 #: Words that state an exact value as "=" does ("is exactly 0.69" for ln 2: pass sixty-four),
 #: unless a word among the three before turns them ("not exactly", "isn't *exactly*", "roughly
 #: equal to", "less than or equal to", a bound: passes sixty-six and sixty-eight).
@@ -165,6 +172,15 @@ _ROUNDED_AFTER = re.compile(_WRAP + r"(?:to|at)\s+(?:(?:\d+|one|two|three|four|f
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 
 
+def precedes_equals(text: str, end: int) -> bool:
+    """Whether the directive ending at ``end`` of ``text`` is followed by an "=" or its like
+    (:data:`_EQUALS`), with only :data:`_WRAP` between: "{{ value ... }} = ln 2" states the
+    value exactly as much as "ln 2 = {{ value ... }}" (pass ninety-three)."""
+    after = _as_read(text[end:end + 80])
+    rest = after[re.match(_WRAP, after).end():]
+    return rest.startswith(_EQUALS) and not rest.startswith(("==", "=>"))
+
+
 def follows_equals(text: str, start: int, end: int | None = None) -> bool:
     """Whether the directive at ``start`` of ``text`` is stated as exact: after an "=" (on its
     line or the line before) or its like (:data:`_EQUALS`, :data:`_EQUALS_WORDS`), with only
@@ -172,9 +188,11 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
     **{{ value ... }}**" and "\\(dz = \\) {{ value ... }}" state an exact value. "≈", "≠", "≤",
     "≥" (in any spelling) do not; nor does "exactly" after a value ("0.69 exactly when the
     scores tie": pass sixty-eight), nor a value followed by "to three places" (``end``: where
-    the directive ends)."""
+    the directive ends); one followed by "=" does (:func:`precedes_equals`)."""
     if end is not None and _ROUNDED_AFTER.match(text, end):
         return False  # "equals 0.693 to three places": rounded, and says so
+    if end is not None and precedes_equals(text, end):
+        return True  # "{{ value ... }} = ln 2" (pass ninety-three)
     words = _EQUALS_WORDS.search(_as_read(text[max(0, start - 400):start]))
     if words:
         # a turning word right before the words, not one of another phrase ("not 1 but exactly",
@@ -270,7 +288,7 @@ def prose_minus(text: str, d) -> bool:
 #: Signs a reader may take for a minus that :func:`prose_minus` does not read as one: dashes and
 #: the other minus-like characters, and the words (pass seventy-three: "from –0.57 to 0.12"
 #: with an en dash, "at least minus 0.56").
-_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋⁃─﹘ー]|[—―⸺⸻](?![\s\u00a0]))|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$",
+_OTHER_MINUS = re.compile(r"(?:(?P<sign>[–‒‐‑－﹣➖˗⁻₋⁃─﹘ー━ｰ⎯⏤一⊖∸⨪ᐨ]|[—―⸺⸻](?![\s\u00a0]))|(?<![\w-])(?P<word>minus|negative))" + _WRAP + r"$",
                           re.I)
 #: What stands before a dash that joins two ends ("0.1–0.5", "{{ value a }} ms – {{ value b }}"):
 #: a number or a directive, and a one-word unit.
@@ -807,9 +825,10 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 
 
 #: A text that begins with a number with a fraction ("0.56", "1.2 MB", "−3.5e-4 s"): a number
-#: data() rounded and wrote as text (a date, "2026-11-22", a list, "1, 2, 3", or a version,
-#: "2.13.0+cpu", is none).
-_DECIMAL_TEXT = re.compile(r"\s*[-−+]?\d[\d,]*\.\d+(?:[eE][-+−]?\d+)?(?![\d.+])")
+#: data() rounded and wrote as text, in any digits and separators (".56", "0,56", "1 234.57",
+#: "≈0.56", "٠٫٥٦": pass ninety-three); a date, "2026-11-22", a list, "1, 2, 3", or a version,
+#: "2.13.0+cpu", is none.
+_DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:\d[\d,\s\u2009\u202f’']*)?[.,٫]\d+(?:[eE][-+−]?\d+)?(?![\d.+])")
 
 
 def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
@@ -830,7 +849,7 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
-    if isinstance(value, str) and _DECIMAL_TEXT.match(value):
+    if isinstance(value, str) and _DECIMAL_TEXT.match("".join(str(unicodedata.decimal(c, c)) for c in value)):
         raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a number with "
                          "a fraction that data() wrote as text, rounded where no round= can say which way (pass "
                          "ninety-two: 'less than 0.56' of such a text was published); give data() the number, and "
@@ -844,7 +863,8 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
         "only some words): round=nearest where it states the value to the digits shown (no bound, no range, "
         "not exact), round=up where it needs the number shown to be no less than the value (an upper bound: "
         "'at most', 'under', 'never exceeds'; a range's high end), round=down where no more (a lower bound; a "
-        "range's low end), a minus written before the value turning the side ('at most −0.56' is round=down); "
+        "range's low end); a minus the page writes before the value turns the side ('at most −{{ value }}' is "
+        "round=down), a negative value in data() does not (round=up shows −0.5634 as −0.56); "
         "where it states the value exactly, show every digit")
 
 

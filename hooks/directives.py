@@ -449,7 +449,7 @@ def _check_format(spec: str, where: str) -> None:
     zero = re.match(r"(?:.?[<>=^])?[-+ ]?z?#?0", spec, re.S)  # the 0 flag: zeros as the fill
     align = explicit["align"] if explicit else spec[:1] if spec[:1] in "<>=^" else ""
     fill = explicit["fill"] if explicit else "0" if zero and align else " "
-    if fill == "0" and align == ">" and explicit:
+    if fill == "0" and align == ">":  # ('0>6.2f', and the 0 flag with '>': '>06.2f', pass ninety-three)
         raise DirectiveError(f"{where}: the format spec {spec!r} pads with zeros before a number's sign (−0.57 at "
                              "'0>6.2f' is '0-0.57', +0.57 at '0>+6.2f' '0+0.57'); pad with the 0 flag ('06.2f'), "
                              "which puts them after it, or with spaces")

@@ -411,7 +411,7 @@ def test_the_message_for_an_undeclared_value_says_a_minus_turns_the_side():
     most \\-0.56" (unread), which is false for −0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a minus written before the value turning the side"):
+    with pytest.raises(FM.FigureMarkdownError, match="a minus the page writes before the value turns the side"):
         check("The weight is {{ value s b .2f }}.")
 
 
@@ -510,3 +510,61 @@ def test_a_number_with_a_fraction_held_as_text_is_refused(held):
         check("The error is less than {{ value s t }}.", {"t": held})
     for text in ("2026-11-22", "1, 2, 3, 4", "GPT-2", "1234", "2.13.0+cpu", "3.11.7"):
         assert check("It reads {{ value s t }}.", {"t": text}) == f"It reads {text}."
+
+
+# ---- pass ninety-three ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", [">08.2f", ">+08.2f", ">08.1e", ">08.0%"])
+def test_the_zero_flag_with_right_alignment_is_refused(spec):
+    """Pass ninety-three: '>08.2f' writes −0.5634 as "000-0.56", which the check read as 0, so
+    "at most 000-0.57" was published with round=down."""
+    import directives
+
+    with pytest.raises(directives.DirectiveError, match="zeros before a number's sign"):
+        check(f"Every score is at most {{{{ value s b {spec} round=up }}}}.", {"b": -0.5634})
+
+
+@pytest.mark.parametrize("held", [".56", "-.56", "0,56", "1 234.57", "1\u2009234.57", "1’234.57", "≈0.56",
+                                  "\u0660\u066b\u0665\u0666"])
+def test_a_fraction_held_as_text_in_any_spelling_is_refused(held):
+    """Pass ninety-three: ".56" (no digit before the point), a comma decimal, grouped digits,
+    "≈0.56" and Arabic-Indic digits passed the check of texts, and "at most .56" was published
+    for 0.5634."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+        check("The correlation stays under {{ value s t }}.", {"t": held})  # (no bound the rules read)
+
+
+@pytest.mark.parametrize("text", [
+    "\\(x \\colonequals {{ value s l .2f round=nearest }}\\)", "\\(x \\equalscolon {{ value s l .2f round=nearest }}\\)",
+    "\\(x \\char61 {{ value s l .2f round=nearest }}\\)", "\\(x \\char\"3D {{ value s l .2f round=nearest }}\\)",
+    "\\(x \\mathrel{\\char61} {{ value s l .2f round=nearest }}\\)", "x \U0001F7F0 {{ value s l .2f round=nearest }}",
+    "x\u207c {{ value s l .2f round=nearest }}", "x \u225a {{ value s l .2f round=nearest }}",
+    "\\(x \\eqcirc {{ value s l .2f round=nearest }}\\)", "{{ value s l .2f round=nearest }} = ln 2",
+    "{{ value s l .2f round=nearest }}\\(\\, = \\ln 2\\)"])
+def test_more_equals_signs_state_an_exact_value(text):
+    """Pass ninety-three: KaTeX's aliases (\\colonequals), \\char61, 🟰, ⁼, ≚, \\eqcirc and an "="
+    after the value published ln 2 as 0.69."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+
+
+@pytest.mark.parametrize("sign", ["\\(\\char\"2212\\)", "\\(\\char45\\)", "\u2501", "\uff70", "\u23af", "\u23e4", "\u4e00",
+                                  "\u2296", "\u2238", "\u2a2a", "\u1428"])
+def test_more_signs_a_reader_takes_for_a_minus(sign):
+    """Pass ninety-three: \\char"2212 (which KaTeX draws as −) was no minus to the bound rule, so
+    round=up for "at most" published "at most −0.57" for −0.5634; ━ ｰ ⎯ ⏤ 一 ⊖ ∸ ⨪ ᐨ passed
+    the check of minus-like signs. TeX's minus is read as one; the look-alikes are refused."""
+    import figure_markdown as FM
+
+    text = f"Every log-ratio is at most {sign}{{{{ value s b .2f round=up }}}}."
+    if sign.startswith("\\("):
+        with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+            check(text)
+        assert "0.56" in check(text.replace("round=up", "round=down"))
+    else:
+        with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus"):
+            check(text)
