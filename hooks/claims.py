@@ -282,6 +282,8 @@ def prose_minus(text: str, d) -> bool:
         return False
     if m["before"] == "" or m["before"].isspace() or m["before"] in "([{$*_`>≤≥=≈±":
         return True
+    if re.sub(_WRAP + r"$", "", before[:m.start("sign")])[-1:] in ("", *"([{≤≥=≈±"):
+        return True  # (TeX's space between the sign and the minus: "≥ \\,-0.56", pass ninety-four)
     return m["sign"] == "−" and m["before"] in "–—‒‐‑-….~⁓〜"
 
 
@@ -826,9 +828,10 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 
 #: A text that begins with a number with a fraction ("0.56", "1.2 MB", "−3.5e-4 s"): a number
 #: data() rounded and wrote as text, in any digits and separators (".56", "0,56", "1 234.57",
-#: "≈0.56", "٠٫٥٦": pass ninety-three); a date, "2026-11-22", a list, "1, 2, 3", or a version,
+#: "≈0.56", "٠٫٥٦": pass ninety-three; "0·56", "0．56", "5634e-4", "½": pass ninety-four); a date, "2026-11-22", a list, "1, 2, 3", or a version,
 #: "2.13.0+cpu", is none.
-_DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:\d[\d,\s\u2009\u202f’']*)?[.,٫]\d+(?:[eE][-+−]?\d+)?(?![\d.+])")
+_DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:(?:\d[\d,\s\u2009\u202f’']*)?[.,٫·⸱‧⋅˙'’]\d+(?:[eE][-+−]?\d+)?"
+                           r"|\d+[eE][-+−]?\d+|\d*⁄\d+)(?![\d.+])")
 
 
 def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
@@ -849,7 +852,8 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
-    if isinstance(value, str) and _DECIMAL_TEXT.match("".join(str(unicodedata.decimal(c, c)) for c in value)):
+    if isinstance(value, str) and any(_DECIMAL_TEXT.match("".join(str(unicodedata.decimal(c, c)) for c in text))
+                                      for text in (value, unicodedata.normalize("NFKC", value))):
         raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a number with "
                          "a fraction that data() wrote as text, rounded where no round= can say which way (pass "
                          "ninety-two: 'less than 0.56' of such a text was published); give data() the number, and "

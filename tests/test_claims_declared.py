@@ -568,3 +568,29 @@ def test_more_signs_a_reader_takes_for_a_minus(sign):
     else:
         with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus"):
             check(text)
+
+
+# ---- pass ninety-four ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("space", ["\\,", "\\;", "\\:", "\\!"])
+def test_a_tex_space_between_the_sign_and_the_minus_keeps_the_minus(space):
+    """Pass ninety-four: "x ≥ \\,−0.56" was read as a lower bound on 0.5634 without its minus, and
+    the message's round=down published "x ≥ −0.56", false for −0.5634 (−0.57 is true)."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+        check(f"\\(x \\geq {space}-{{{{ value s b .2f round=down }}}}\\)")
+    assert "-0.57" in check(f"\\(x \\geq {space}-{{{{ value s b .2f round=up }}}}\\)")
+    with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+        check(f"\\(x \\leq {space}-{{{{ value s b .2f round=up }}}}\\)")
+
+
+@pytest.mark.parametrize("held", ["0·56", "0．56", "0﹒56", "0⸱56", "0‧56", "0⋅56", "0˙56", "0'56", "5634e-4", "56e-2",
+                                  "½"])
+def test_a_fraction_held_as_text_with_other_marks_is_refused(held):
+    """Pass ninety-four: other decimal marks, an exponent without a point and a vulgar fraction
+    held as text were published with no round=."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+        check("The error is {{ value s t }} in head 2.", {"t": held})
