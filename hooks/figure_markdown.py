@@ -758,9 +758,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 if not isinstance(d, claims.Literal):
                     claims.check_range_end(where(d), text, d)
             check_range(where(a) or where(b), *both(a, b), where_high=where(b))
-        read = {id(d) for pair in pairs for d in pair}
         for d, side in bounds(text, found):
-            read.add(id(d))
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
         for d in found:  # a minus-like sign the checks do not read, before any value (pass ninety-two)
