@@ -72,13 +72,14 @@ _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=",
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
               "triangleq": "≜", "eqcolon": "≕", "Coloneqq": "⩴", "preceq": "⪯", "succeq": "⪰", "lesssim": "≲",
-              "gtrsim": "≳", "leqq": "≤", "prec": "≺", "succ": "≻", "lt": "<", "gt": ">", "lneq": "<", "lneqq": "<",
+              "gtrsim": "≳", "prec": "≺", "succ": "≻", "lt": "<", "gt": ">", "lneq": "<", "lneqq": "<",
               "gneq": ">", "gneqq": ">", "lessdot": "<", "gtrdot": ">", "eqslantless": "≤", "eqslantgtr": "≥",
               "ngtr": "≤", "nless": "≥", "preccurlyeq": "≼", "succcurlyeq": "≽", "ll": "≪", "gg": "≫", "lll": "≪",
               "ggg": "≫", "doteq": "≐",
               "coloneq": "≔", "eqqcolon": "≕", "doteqdot": "≑", "Doteq": "≑", "fallingdotseq": "≈",
               "risingdotseq": "≈", "eqcirc": "≖", "circeq": "≗", "bumpeq": "≏", "Bumpeq": "≎",
-              "colonequals": "≔", "equalscolon": "≕", "coloncolonequals": "⩴"}  # (KaTeX's aliases: pass 93)  # (pass ninety: KaTeX draws \lt as "<")
+              "colonequals": "≔", "equalscolon": "≕", "coloncolonequals": "⩴"}
+# (pass ninety: KaTeX draws \lt as "<"; pass ninety-three: KaTeX's aliases \colonequals and its like)
 _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -828,8 +829,8 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 
 #: A text that begins with a number with a fraction ("0.56", "1.2 MB", "−3.5e-4 s"): a number
 #: data() rounded and wrote as text, in any digits and separators (".56", "0,56", "1 234.57",
-#: "≈0.56", "٠٫٥٦": pass ninety-three; "0·56", "0．56", "5634e-4", "½": pass ninety-four); a date, "2026-11-22", a list, "1, 2, 3", or a version,
-#: "2.13.0+cpu", is none.
+#: "≈0.56", "٠٫٥٦": pass ninety-three; "0·56", "0．56", "5634e-4", "½": pass ninety-four); a
+#: date, "2026-11-22", a list, "1, 2, 3", or a version, "2.13.0+cpu", is none.
 _DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:(?:\d[\d,\s\u2009\u202f’']*)?[.,٫·⸱‧⋅˙'’]\d+(?:[eE][-+−]?\d+)?"
                            r"|\d+[eE][-+−]?\d+|\d*⁄\d+)(?![\d.+])")
 
