@@ -312,6 +312,43 @@ def unread_sign(text: str, d) -> str | None:
     return m["sign"] or m["word"]
 
 
+#: The characters a value may stand right after (what wraps it aside, :data:`_WRAP`), and the
+#: one before a minus there: a fixed alphabet, so that a sign no list names is refused rather
+#: than read past. Passes seventy-three to ninety-four each found a look-alike of a minus or of
+#: "=" that a list of look-alikes missed (➖, ᐨ, 一, ≗, 🟰, an invisible U+034F before "-"); an
+#: alphabet is finite and can be read whole. ASCII, the letters of the Latin and Greek blocks
+#: (:func:`_readable`), and these signs: the ones the rules read (made one by :func:`_as_read`),
+#: the dashes :func:`unread_sign` reads, and the typography and mathematics of ordinary prose;
+#: ``\ue000`` and ``\ue001`` hold a cross-reference's number (hooks/numbering.py).
+_ALPHABET_SIGNS = frozenset("·×÷±−–—‒‐‑‘’“”«»…←→↔⇒≤≥≠≈°²³¹‖′″∞√∈∑∏µ\ue000\ue001" + "".join(_EQUALS)
+                            + "".join(_TEX_SIGNS.values()) + "".join(sign for _, sign in _SIGNS))
+#: Letters of those blocks drawn as bars or as a sign: the click letters ǀ ǁ ǂ ǃ, and Ξ (≡).
+_NOT_LETTERS = frozenset("ǀǁǂǃΞ")
+
+
+def _readable(c: str) -> bool:
+    """Whether ``c`` is in the alphabet a value may stand after (:data:`_ALPHABET_SIGNS`): a
+    printable ASCII character, a listed sign, or a letter of Latin-1, Latin Extended-A or -B
+    (U+00C0 to U+024F) or Greek (U+0370 to U+03FF) that is not drawn as a sign."""
+    if c in _ALPHABET_SIGNS or c.isascii() and c.isprintable():
+        return True
+    return (unicodedata.category(c).startswith("L") and c not in _NOT_LETTERS
+            and (0x00C0 <= ord(c) <= 0x024F or 0x0370 <= ord(c) <= 0x03FF))
+
+
+def unreadable_before(text: str, d) -> str | None:
+    """The character right before the value ``d`` (what wraps it aside), or right before a
+    minus there, that is not in the alphabet (:func:`_readable`), or None."""
+    before = re.sub(_WRAP + r"$", "", _before(text, d))
+    for _ in range(2):
+        if not before or _readable(before[-1]) and before[-1] not in "-−":
+            return None
+        if not _readable(before[-1]):
+            return before[-1]
+        before = re.sub(_WRAP + r"$", "", before[:-1])  # (a minus: the character before it too)
+    return None
+
+
 #: Arithmetic right before a value: "1/p", "2×p", "2 \\times p", "\\frac{1}{p}" (pass seventy-nine).
 _ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]*\}\{)"
                                 r"|(?<![\w-])(?:twice|thrice|half|double|triple|quadruple|\w+\s+times)\s+as\s+\w+\s+as)"
@@ -325,7 +362,18 @@ def check_minus(page_where: str, text: str, d) -> None:
     (:func:`unread_sign`: an en dash, "‐", "➖", "minus", "negative") is refused wherever it
     stands: a bound, a range's end or a comparison would be read for the value without its
     sign (pass ninety-two: "at least negative 0.56", "from –0.56 to 0.9" and "≥ ‐0.56" were
-    published, each false for −0.5634, with the round= an honest author writes for the words)."""
+    published, each false for −0.5634, with the round= an honest author writes for the words).
+    Before that, a character outside the alphabet a value may stand after (:func:`unreadable_before`)
+    is refused: no list of look-alikes is complete (pass ninety-four: an invisible U+034F between
+    "≥ " and "-")."""
+    odd = unreadable_before(text, d)
+    if odd:
+        raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd!r} (U+{ord(odd):04X} "
+                         f"{unicodedata.name(odd, 'with no name')}), a character the build does not read before a "
+                         "number: a reader may take it for a sign (a minus, an '=') that no check reads. Before a "
+                         "value (and before a minus there) the build reads ASCII, Latin and Greek letters, and "
+                         "these signs: − – — ≤ ≥ ≠ ≈ ± × ÷ · → and the equals signs; write the sign in them, or "
+                         "rephrase so that one of them stands before the value (pass ninety-five)")
     sign = unread_sign(text, d)
     if sign:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r}, which a reader may take for a "

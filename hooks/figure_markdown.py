@@ -750,6 +750,9 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         return ea, eb
 
     try:
+        for d in found:  # a sign the checks do not read, before any value (passes ninety-two, ninety-five)
+            if d.keyword == "value":
+                claims.check_minus(resolver.where(d), text, d)
         claims.check_spaced_hyphens(where, text, found)
         pairs = ranges(text, found)
         for a, b in pairs:
@@ -761,9 +764,6 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         for d, side in bounds(text, found):
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
-        for d in found:  # a minus-like sign the checks do not read, before any value (pass ninety-two)
-            if d.keyword == "value":
-                claims.check_minus(resolver.where(d), text, d)
         for a, b, sign in claims.comparisons(text, found):  # (with a minus the prose writes: pass ninety-two)
             for d in (a, b):
                 check_sign(resolver.where(d), text, d)

@@ -22,6 +22,8 @@ VALUES = {"b": 0.5634, "l": 0.6931471805599453, "a": 0.1267, "x": 0.5734, "y": 0
           "half": 0.5, "z": 0.5666}
 #: What the build says of a rounded value with no round= (hooks/claims.check_declared).
 UNDECLARED = "its format rounds it, so the page says what the sentence claims"
+#: What it says of a value after a character outside the alphabet it reads there (claims.unreadable_before).
+UNREADABLE = "a character the build does not read before a number"
 
 
 def check(text: str, values: dict = VALUES) -> str:
@@ -293,7 +295,7 @@ def test_pass_eighty_nine_words_split_by_markup_look_alikes_row_labels_and_unrea
     rounding that makes the claim false (0.5634 as "0.56", 0.1267 as "0.13")."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED + "|which a reader may take for a minus"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|which a reader may take for a minus|{UNREADABLE}"):
         check(text)
 
 
@@ -316,10 +318,11 @@ def test_pass_ninety_abbreviations_a_bound_six_words_back_and_more_signs_of_an_o
     """Pass ninety: an abbreviation's period ("cf.", "i.e.", "Dr.") ended the net's sentence, so
     the claim before it was not seen; "under the threshold of 0.56" was four words back, past
     the three the net read; KaTeX's \\lt and \\gt, \\lneq, ≨ and the look-alikes ﹤ ˂ of "<" were
-    no signs to it. Each published 0.5634 as "0.56" under a bound (or 0.1267 as "0.13")."""
+    no signs to it. Each published 0.5634 as "0.56" under a bound (or 0.1267 as "0.13"). (≨ is
+    outside the alphabet a value may stand after: pass ninety-five.)"""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED):
+    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|{UNREADABLE}"):
         check(text)
 
 
@@ -476,7 +479,7 @@ def test_a_sign_a_reader_takes_for_a_minus_is_refused_wherever_the_value_stands(
     value without its minus: "at least negative 0.56" for −0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"which a reader may take for a minus|{UNREADABLE}"):
         check(text)
 
 
@@ -566,7 +569,7 @@ def test_more_signs_a_reader_takes_for_a_minus(sign):
             check(text)
         assert "0.56" in check(text.replace("round=up", "round=down"))
     else:
-        with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus"):
+        with pytest.raises(FM.FigureMarkdownError, match=f"which a reader may take for a minus|{UNREADABLE}"):
             check(text)
 
 
@@ -594,3 +597,43 @@ def test_a_fraction_held_as_text_with_other_marks_is_refused(held):
 
     with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
         check("The error is {{ value s t }} in head 2.", {"t": held})
+
+
+# ---- pass ninety-five: a fixed alphabet before a value ---------------------------------------------------
+
+#: Characters no list named, each drawn as a minus, a bar, an "=" or nothing at all: Hangul's
+#: vowel eu and filler, the Kangxi radical one, a Latin epigraphic letter, a scan line, a black
+#: rectangle, equals-like relations (⩧ ⋍ ≊ ⩰), the combining grapheme joiner, a variation
+#: selector, the Mongolian vowel separator, the braille blank, a combining long stroke, and Ξ
+#: and ǂ, letters of the alphabet's own blocks drawn as ≡ and as a bar with two strokes.
+UNLISTED = ["\u3161", "\u1173", "\u2f00", "\ua7f7", "\u23bc", "\u25ac", "\u2a67", "\u22cd", "\u224a", "\u2a70",
+            "\u034f", "\ufe0f", "\u180e", "\u2800", "\u3164", "\u0336", "\u039e", "\u01c2"]
+
+
+@pytest.mark.parametrize("odd", UNLISTED)
+def test_a_character_outside_the_alphabet_before_a_value_is_refused(odd):
+    """Pass ninety-four found a value after an invisible U+034F and a minus whose minus no check
+    read; each pass before found a look-alike a list missed. Now a value stands only after the
+    characters of a fixed alphabet (ASCII, Latin and Greek letters, listed signs), whatever
+    the round= says, and the message names the character."""
+    import figure_markdown as FM
+
+    for text in (f"Every log-ratio is at least {odd}{{{{ value s b .2f round=down }}}}.",
+                 f"The weight is {odd} {{{{ value s b .2f round=nearest }}}}.",
+                 f"\\(x \\geq {odd}-{{{{ value s b .2f round=up }}}}\\)"):
+        with pytest.raises(FM.FigureMarkdownError, match=f"U\\+{ord(odd):04X} .*{UNREADABLE}"):
+            check(text)
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("In Zürich the weight is {{ value s b .2f round=nearest }}.", "0.56"),
+    ("The decay α is {{ value s b .2f round=nearest }} here.", "0.56"),
+    ("The ratio → {{ value s b .2f round=nearest }} as the length grows.", "0.56"),
+    ("Slower by ×{{ value s b .2f round=nearest }} (head\u00a03).", "0.56"),
+    ("see “{{ value s b .2f round=nearest }}” in the table", "0.56"),
+    ("Every log-ratio is at most −{{ value s b .2f round=down }}.", "0.56"),
+    ("Every log-ratio is at least −{{ value s b .2f round=up }}.", "0.57")])
+def test_a_value_after_the_alphabet_is_published(text, shown):
+    """The alphabet holds what pages write before a value: Latin and Greek words, arrows, ×,
+    quotes, a minus (whose side the bound rule turns: "at least −0.57" is true of −0.5634)."""
+    assert shown in check(text)
