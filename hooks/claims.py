@@ -47,6 +47,8 @@ Pages: README ("Write a page"), and every page that states a bound, a range or a
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import html
 import numbers
 import re
@@ -80,7 +82,13 @@ _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥"
               "risingdotseq": "≈", "eqcirc": "≖", "circeq": "≗", "bumpeq": "≏", "Bumpeq": "≎",
               "colonequals": "≔", "equalscolon": "≕", "coloncolonequals": "⩴"}
 # (pass ninety: KaTeX draws \lt as "<"; pass ninety-three: KaTeX's aliases \colonequals and its like)
-_TEX_SIGN = re.compile(r"\\(" + "|".join(sorted(_TEX_SIGNS, key=len, reverse=True)) + r")(?![A-Za-z])")
+#: And its commands for a dash or a sign drawn as a minus, read as the character they draw, which
+#: the minus rules read or the alphabet refuses (pass ninety-five: ``\\textendash``, ``\\ominus``).
+_TEX_DRAWN = {"textendash": "–", "textemdash": "—", "textminus": "−", "relbar": "−", "Relbar": "=",
+              "ominus": "⊖", "neg": "¬", "lnot": "¬", "mp": "∓", "setminus": "∖", "smallsetminus": "∖", "minuscolon": "−",
+              "minuscoloncolon": "−"}
+_TEX_SIGN = re.compile(r"\\(" + "|".join(sorted({**_TEX_SIGNS, **_TEX_DRAWN}, key=len, reverse=True))
+                       + r")(?![A-Za-z])")
 
 
 #: Characters a reader never sees: the soft hyphen, zero-width spaces and joiners, the word
@@ -97,6 +105,32 @@ _GROUPED_SIGN = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\}\s*)*?)?\{\s*([-−=�
 #: TeX's ``\\char`` of a sign: ``\\char61``, ``\\char"3D``, ``\\char`=``, ``\\char"2212`` (KaTeX
 #: draws the character: pass ninety-three).
 _TEX_CHAR = re.compile(r"\\char\s*(?:(\d+)|\"([0-9A-Fa-f]+)|`\\?(.))")
+#: TeX's commands that draw their last argument as it is (a font, a colour, a box, a line over
+#: or under it, KaTeX's HTML attributes), with the number of arguments before it: a reader reads
+#: ``\\text{–}`` and ``\\textcolor{red}{\\textendash}`` as "–" (pass ninety-five).
+_TEX_SHOWS = {**dict.fromkeys(("text", "textrm", "textsf", "texttt", "textnormal", "textbf", "textit", "textup", "emph",
+                               "mathrm", "mathsf", "mathtt", "mathnormal", "mathbf", "mathit", "boldsymbol", "bm",
+                               "mathord", "mathbin", "mathrel", "mathop", "mathopen", "mathclose", "mathpunct",
+                               "mathinner", "operatorname", "mbox", "hbox", "boxed", "fbox", "underline", "overline",
+                               "smash", "llap", "rlap", "clap", "mathllap", "mathrlap", "mathclap"), 0),
+              **dict.fromkeys(("textcolor", "colorbox", "htmlData", "htmlClass", "htmlId", "htmlStyle", "raisebox",
+                               "scalebox"), 1), "fcolorbox": 2}
+_TEX_SHOWN_GROUP = re.compile(r"\\(?:" + "|".join(sorted(_TEX_SHOWS, key=len, reverse=True)) + r")(?![A-Za-z])\s*"
+                              r"(?:\[[^\[\]]*\]\s*)?(?P<args>(?:\{[^{}]*\}\s*)*)\{(?P<shown>[^{}]*)\}")
+#: And the ones that change how what follows looks, or draw nothing (``\\phantom{−}`` keeps a
+#: minus's width, blank, to line numbers up).
+_TEX_UNSEEN = re.compile(r"\\(?:[hv]?phantom\s*\{[^{}]*\}|color\s*\{[^{}]*\}|(?:bf|it|rm|sf|tt|displaystyle|textstyle"
+                         r"|scriptstyle|scriptscriptstyle|tiny|small|normalsize|large|Large|LARGE|huge|Huge|strut"
+                         r"|mathstrut)(?![A-Za-z]))\s*")
+
+
+def _tex_shown(m: re.Match) -> str:
+    """What a group of :data:`_TEX_SHOWN_GROUP` shows: its last argument, where the command
+    takes as many arguments before it as it has (else the text as written)."""
+    name = re.match(r"\\([A-Za-z]+)", m[0])[1]
+    return m["shown"] if len(re.findall(r"\{", m["args"])) == _TEX_SHOWS[name] else m[0]
+
+
 #: An HTML tag: a sign's spelling is not read across its edge ("w<sub>1</sub>= 0.56" holds
 #: "=", not ">=": pass ninety-two).
 _TAG = re.compile(r"(</?[A-Za-z][^<>]*>)")
@@ -108,24 +142,34 @@ def _as_read(text: str) -> str:
     space: :data:`_INVISIBLE`), full-width forms read as ASCII, the spellings of a sign made one
     (:data:`_SIGNS`, :data:`_TEX_SIGNS`; TeX's ``\\not`` before a sign negates it), a minus
     Markdown escapes (``\\-``) and a sign TeX groups (:data:`_GROUPED_SIGN`) read as the sign
-    shown; a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
+    shown, a TeX group read as what it shows (:data:`_TEX_SHOWN_GROUP`; :data:`_TEX_UNSEEN`
+    dropped); a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
     text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
     for i in range(0, len(parts), 2):
         for spelling, sign in _SIGNS:
             parts[i] = parts[i].replace(spelling, sign)
-    text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS[m[1]], "".join(parts))  # (before a group: "\\le {-}" is "≤ -")
+    # (before a group: "\\le {-}" is "≤ -")
+    text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS.get(m[1]) or _TEX_DRAWN[m[1]], "".join(parts))
     text = _TEX_CHAR.sub(lambda m: chr(int(m[1]) if m[1] else int(m[2], 16) if m[2] else ord(m[3])), text)
+    text = _TEX_UNSEEN.sub("", text)
+    for _ in range(4):  # (groups in groups: the innermost first)
+        text, n = _TEX_SHOWN_GROUP.subn(_tex_shown, text)
+        if not n:
+            break
     return _GROUPED_SIGN.sub(r"\1", text).replace("\\-", "-")  # (a sign as shown: passes ninety-one, ninety-two)
 
 
 #: What may wrap a value without changing what it says: spaces of any width, emphasis, a code
 #: span's backtick, an HTML tag or comment, a formula's delimiters and TeX's spacing (``\\,``,
-#: ``\\quad``, ``\\kern``), a link's brackets ("[{{ value }}](#fig)"), a quote's marker at the
-#: start of a line (passes sixty-four and sixty-six).
+#: ``\\quad``, ``\\kern1mu``: a dimension, no more, pass ninety-five), a link's brackets
+#: ("[{{ value }}](#fig)"), a quote's marker at the start of a line (passes sixty-four and
+#: sixty-six).
 _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
-         r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?|\\m?kern\S*|\\m?skip\S*|\[|\]\([^()\s]*\))*")
+         r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?"
+         r"|\\[mh]?(?:kern|skip)\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:mu|em|ex|pt|pc|in|cm|mm|bp|dd|cc|sp|px)\b"
+         r"|\[|\]\([^()\s]*\))*")
 #: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
 #: than": pass eighty-seven): spaces, emphasis, a tag.
 _SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z][^<>]*>)+"
@@ -177,9 +221,9 @@ def precedes_equals(text: str, end: int) -> bool:
     """Whether the directive ending at ``end`` of ``text`` is followed by an "=" or its like
     (:data:`_EQUALS`), with only :data:`_WRAP` between: "{{ value ... }} = ln 2" states the
     value exactly as much as "ln 2 = {{ value ... }}" (pass ninety-three)."""
-    after = _as_read(text[end:end + 80])
+    after = _as_read(_ahead(text, end, 80))
     rest = after[re.match(_WRAP, after).end():]
-    return rest.startswith(_EQUALS) and not rest.startswith(("==", "=>"))
+    return rest.startswith(_EQUALS) and not rest.startswith("=>")  # ("==": pass ninety-five)
 
 
 def follows_equals(text: str, start: int, end: int | None = None) -> bool:
@@ -194,14 +238,14 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
         return False  # "equals 0.693 to three places": rounded, and says so
     if end is not None and precedes_equals(text, end):
         return True  # "{{ value ... }} = ln 2" (pass ninety-three)
-    words = _EQUALS_WORDS.search(_as_read(text[max(0, start - 400):start]))
+    words = _EQUALS_WORDS.search(_as_read(_back(text, start, 400)))
     if words:
         # a turning word right before the words, not one of another phrase ("not 1 but exactly",
         # "nearly always exactly": pass eighty-one); "less than or equal to" takes two
-        words_before = re.findall(r"[\w']+", _as_read(text[max(0, start - 400):start])[:words.start()])
+        words_before = re.findall(r"[\w']+", _as_read(_back(text, start, 400))[:words.start()])
         if not _TURNED.search(" ".join(words_before[-2:] if words_before[-2:-1] == ["than"] else words_before[-1:])):
             return True
-    before, listed = _as_read(text[max(0, start - 400):start]), False
+    before, listed = _as_read(_back(text, start, 400)), False
     while True:
         gap = _BETWEEN_EQUALS.search(before)
         if listed and not (gap and re.search(r"[(\[]", gap.group())):
@@ -211,7 +255,10 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
         if not earlier:
             break
         before, listed = before[:earlier.start()], True
-    return before.endswith(_EQUALS) and not before.endswith(("==", "=>"))
+    # "==" and "===" state it too, as a reader reads them (pass ninety-five); a line of "=" under
+    # a heading (Markdown's setext underline) does not
+    return (before.endswith(_EQUALS) and not before.endswith("=>")
+            and not re.search(r"(?:^|\n)[ \t]*={2,}[ \t]*$", before))
 
 
 # ---- ranges: "from a to b", "a–b", "between a and b" ------------------------------------------------------
@@ -261,9 +308,56 @@ class Literal:
             self.value, self.percent = self.value / 100, True  # (pass seventy-nine)
 
 
+#: What a reader does not see, or sees shorter than it is written: an HTML comment, a tag, a
+#: link's destination, a TeX command with its arguments. A window of the page around a value
+#: counts the characters it shows, not these (:func:`_back`, :func:`_ahead`).
+_HIDDEN = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>|\]\([^()\s]*\)|\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})+",
+                     re.S)
+
+
+@functools.lru_cache(maxsize=32)
+def _hidden(text: str) -> tuple[list, list]:
+    """The starts and the ends of the spans of ``text`` :data:`_HIDDEN` matches, in order."""
+    spans = [m.span() for m in _HIDDEN.finditer(text)]
+    return [a for a, _ in spans], [b for _, b in spans]
+
+
+def _back(text: str, end: int, n: int) -> str:
+    """The text before ``end`` that shows at least ``n`` characters besides what
+    :data:`_HIDDEN` holds, starting at no point inside such a span. A window cut at a fixed
+    number of written characters began inside a long comment or tag and missed the minus or the
+    "=" before it (pass ninety-five: "at most −<span title=…>", "= <!-- 430 characters -->")."""
+    starts, ends = _hidden(text)
+    pos, need = end, n
+    i = bisect.bisect_right(ends, pos) - 1  # the last hidden span that ends by pos
+    while need > 0 and pos > 0:
+        if i >= 0 and ends[i] >= pos - need:  # one within reach: count what shows after it, then skip it
+            need -= pos - ends[i]
+            pos, i = starts[i], i - 1
+        else:
+            pos, need = max(0, pos - need), 0
+    return text[pos:end]
+
+
+def _ahead(text: str, start: int, n: int) -> str:
+    """The text after ``start`` that shows at least ``n`` characters besides what
+    :data:`_HIDDEN` holds, ending at no point inside such a span (as :func:`_back`)."""
+    starts, ends = _hidden(text)
+    pos, need = start, n
+    i = bisect.bisect_left(starts, pos)  # the first hidden span that starts at pos or later
+    while need > 0 and pos < len(text):
+        if i < len(starts) and starts[i] <= pos + need:
+            need -= starts[i] - pos
+            pos, i = ends[i], i + 1
+        else:
+            pos, need = min(len(text), pos + need), 0
+    return text[start:pos]
+
+
 def _before(text: str, d) -> str:
-    """The 60 characters before the directive ``d``, as a reader reads them (:func:`_as_read`)."""
-    return _as_read(text[max(0, d.start - 60):d.start])
+    """The text before the directive ``d`` that shows 60 characters (:func:`_back`), as a reader
+    reads it (:func:`_as_read`)."""
+    return _as_read(_back(text, d.start, 60))
 
 
 def prose_minus(text: str, d) -> bool:
@@ -320,7 +414,8 @@ def unread_sign(text: str, d) -> str | None:
 #: (:func:`_readable`), and these signs: the ones the rules read (made one by :func:`_as_read`),
 #: the dashes :func:`unread_sign` reads, and the typography and mathematics of ordinary prose;
 #: ``\ue000`` and ``\ue001`` hold a cross-reference's number (hooks/numbering.py).
-_ALPHABET_SIGNS = frozenset("·×÷±−–—‒‐‑‘’“”«»…←→↔⇒≤≥≠≈°²³¹‖′″∞√∈∑∏µ\ue000\ue001" + "".join(_EQUALS)
+_ALPHABET_SIGNS = frozenset("·×÷±−–—‒‐‑‘’“”„«»…←→↔⇒≤≥≠≈∼∝°²³¹‖′″∞√∈∑∏µ⟨⟩•✓£€¥\ue000\ue001"
+                            + "".join(_EQUALS)
                             + "".join(_TEX_SIGNS.values()) + "".join(sign for _, sign in _SIGNS))
 #: Letters of those blocks drawn as bars or as a sign: the click letters ǀ ǁ ǂ ǃ, and Ξ (≡).
 _NOT_LETTERS = frozenset("ǀǁǂǃΞ")
@@ -329,23 +424,55 @@ _NOT_LETTERS = frozenset("ǀǁǂǃΞ")
 def _readable(c: str) -> bool:
     """Whether ``c`` is in the alphabet a value may stand after (:data:`_ALPHABET_SIGNS`): a
     printable ASCII character, a listed sign, or a letter of Latin-1, Latin Extended-A or -B
-    (U+00C0 to U+024F) or Greek (U+0370 to U+03FF) that is not drawn as a sign."""
+    (U+00C0 to U+024F), Greek (U+0370 to U+03FF) or Cyrillic (U+0400 to U+04FF) that is not
+    drawn as a sign."""
     if c in _ALPHABET_SIGNS or c.isascii() and c.isprintable():
         return True
     return (unicodedata.category(c).startswith("L") and c not in _NOT_LETTERS
-            and (0x00C0 <= ord(c) <= 0x024F or 0x0370 <= ord(c) <= 0x03FF))
+            and (0x00C0 <= ord(c) <= 0x024F or 0x0370 <= ord(c) <= 0x04FF))
+
+
+#: TeX's commands a value may stand right after (what each draws, a reader reads): arithmetic
+#: and functions (whose claims :func:`check_sign` reads), arrows, brackets and bars, accents
+#: and the Greek letters. Any other, ``\\rule`` (a bar) or one no list names, is refused: the
+#: alphabet of :func:`_readable` in TeX's spelling (pass ninety-five).
+_TEX_READ = frozenset((
+    "times cdot div pm ln log exp sqrt frac dfrac tfrac sin cos tan max min to rightarrow leftarrow "
+    "Rightarrow Leftarrow mapsto implies iff in propto colon mid vert lvert rvert Vert lVert rVert langle rangle "
+    "lceil rceil lfloor rfloor lbrace rbrace lbrack rbrack cdots ldots dots left right big Big bigg Bigg bigl "
+    "bigr Bigl Bigr biggl biggr Biggl Biggr hat widehat tilde widetilde bar vec dot ddot alpha beta gamma delta "
+    "epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi varphi "
+    "chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell infty sum prod").split())
+#: A TeX command at the end of a text, with its arguments, and the group it opens.
+_TEX_AT_END = re.compile(r"\\(?P<name>[A-Za-z]+)\s*(?:\[[^\[\]]*\]\s*)*(?:\{[^{}]*\}\s*)*\{?$")
+#: A picture right before a value (an image, an inline SVG, a canvas): it may draw any sign.
+_PICTURE = re.compile(r"(?:<(?:img|svg|picture|object|embed|canvas|iframe|video)\b[^<>]*>|!\[[^\]]*\](?:\([^()]*\)"
+                      r"|\[[^\]]*\]))" + _WRAP + r"$", re.I)
 
 
 def unreadable_before(text: str, d) -> str | None:
-    """The character right before the value ``d`` (what wraps it aside), or right before a
-    minus there, that is not in the alphabet (:func:`_readable`), or None."""
-    before = re.sub(_WRAP + r"$", "", _before(text, d))
-    for _ in range(2):
-        if not before or _readable(before[-1]) and before[-1] not in "-−":
+    """What stands right before the value ``d`` (what wraps it aside), or right before a minus
+    there, that the build does not read: a character outside the alphabet (:func:`_readable`),
+    a TeX command outside :data:`_TEX_READ`, a picture (:data:`_PICTURE`); or None."""
+    before, minus = _before(text, d), False
+    for _ in range(8):
+        if _PICTURE.search(before):
+            return "a picture (an image or an inline SVG)"
+        before = re.sub(_WRAP + r"$", "", before)
+        tex = _TEX_AT_END.search(before)
+        if tex and tex[0].endswith("{") and tex["name"] in _TEX_SHOWS:
+            before = before[:tex.start()]  # the value is what it shows ("\\text{0.56}"): what stands before it
+            continue
+        if tex:
+            return None if tex["name"] in _TEX_READ else f"TeX's \\{tex['name']}"
+        if not before:
             return None
-        if not _readable(before[-1]):
-            return before[-1]
-        before = re.sub(_WRAP + r"$", "", before[:-1])  # (a minus: the character before it too)
+        c = before[-1]
+        if not _readable(c):
+            return f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'with no name')})"
+        if c not in "-−" or minus:
+            return None
+        before, minus = before[:-1], True  # (a minus: what stands before it too)
     return None
 
 
@@ -368,11 +495,11 @@ def check_minus(page_where: str, text: str, d) -> None:
     "≥ " and "-")."""
     odd = unreadable_before(text, d)
     if odd:
-        raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd!r} (U+{ord(odd):04X} "
-                         f"{unicodedata.name(odd, 'with no name')}), a character the build does not read before a "
-                         "number: a reader may take it for a sign (a minus, an '=') that no check reads. Before a "
-                         "value (and before a minus there) the build reads ASCII, Latin and Greek letters, and "
-                         "these signs: − – — ≤ ≥ ≠ ≈ ± × ÷ · → and the equals signs; write the sign in them, or "
+        raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd}, which the build does not read before "
+                         "a number: a reader may take it for a sign (a minus, an '=') that no check reads. Before a "
+                         "value (and before a minus there) the build reads ASCII, Latin, Greek and Cyrillic letters, "
+                         "signs such as − – — ≤ ≥ ≠ ≈ ± × ÷ · → ⟨ and the equals signs (hooks/claims.py, "
+                         "_ALPHABET_SIGNS), and TeX's commands for them (_TEX_READ); write the sign in them, or "
                          "rephrase so that one of them stands before the value (pass ninety-five)")
     sign = unread_sign(text, d)
     if sign:
@@ -391,7 +518,7 @@ def check_sign(page_where: str, text: str, d) -> None:
     sign = re.search(r"(.)[-−]" + _WRAP + r"$", before, re.S)  # a minus after a number, a letter, a bracket
     subtracted = bool(sign) and (re.fullmatch(r"[^\W_]|[)\]]", sign[1]) is not None
                                  or sign[1] == "}" and not before[:sign.start(1) + 1].endswith("}}"))
-    if _ARITHMETIC_BEFORE.search(before) or subtracted or _ARITHMETIC_AFTER.match(_as_read(text[d.end:d.end + 40])):
+    if _ARITHMETIC_BEFORE.search(before) or subtracted or _ARITHMETIC_AFTER.match(_as_read(_ahead(text, d.end, 40))):
         raise ClaimError(f"{page_where}: {d.name}'s value stands in arithmetic ({before.strip()[-12:]!r} before "
                          "it, or after it), so the bound or range is on an expression of it, which this check does not read: "
                          "compute the expression in data() and state the claim on it, with round=")
@@ -414,8 +541,8 @@ def check_spaced_hyphens(where, text: str, found) -> None:
     found = sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
     for a, b in zip(found, found[1:]):
         if (re.fullmatch(r"[\s\u00a0*_`]*(?:\s-|-\s|\s?−\s?)[\s\u00a0*_`]*", _as_read(text[a.end:b.start]))
-                and (_FROM_BEFORE.search(text[max(0, a.start - 80):a.start])
-                     or _BETWEEN_BEFORE.search(text[max(0, a.start - 80):a.start]))):
+                and (_FROM_BEFORE.search(_back(text, a.start, 80))
+                     or _BETWEEN_BEFORE.search(_back(text, a.start, 80)))):
             raise ClaimError(f"{where(a)}: a range from {a.raw} joined to the next value by a spaced hyphen or a "
                              "minus reads to a reader as a range and to this check as a subtraction; write 'to' or an en "
                              "dash (a–b), or, for a difference, write it as one")
@@ -436,26 +563,26 @@ def ranges(text: str, found) -> list[tuple]:
         gap = _as_read(text[a.end:b.start])
         between = _BETWEEN_BEFORE.search(text[:a.start])
         joined = _RANGE_JOIN.fullmatch(gap)
-        if joined and re.search(r"\bthrough\b", gap, re.I) and not _FROM_BEFORE.search(text[max(0, a.start - 80):a.start]):
+        if joined and re.search(r"\bthrough\b", gap, re.I) and not _FROM_BEFORE.search(_back(text, a.start, 80)):
             joined = None  # "stays at a through n steps": a range only "from a through b" (pass seventy)
         if joined or (_BETWEEN_JOIN.fullmatch(gap) and between
-                      and not _NOT_RANGE_BETWEEN.search(text[max(0, between.start() - 40):between.start()])):
+                      and not _NOT_RANGE_BETWEEN.search(_back(text, between.start(), 40))):
             pairs.append((a, b))
     paired = {id(d) for pair in pairs for d in pair}
     for d in values:
         if id(d) in paired:
             continue
-        m = _LITERAL_BEFORE.search(_as_read(text[max(0, d.start - 120):d.start]))
+        m = _LITERAL_BEFORE.search(_as_read(_back(text, d.start, 120)))
         if m and (m["join"] not in ("and", "&") or m["word"].lower() == "between"):
             pairs.append((Literal(m["lit"], m["unit"]), d))
             continue
-        m = _LITERAL_AFTER.match(_as_read(text[d.end:d.end + 120]))
-        if m and _FROM_BEFORE.search(text[max(0, d.start - 80):d.start]):
+        m = _LITERAL_AFTER.match(_as_read(_ahead(text, d.end, 120)))
+        if m and _FROM_BEFORE.search(_back(text, d.start, 80)):
             pairs.append((d, Literal(m["lit"], m["unit2"] or m["unit"])))
             continue
-        m = _LITERAL_AND_AFTER.match(_as_read(text[d.end:d.end + 120]))
-        between = _BETWEEN_BEFORE.search(text[max(0, d.start - 80):d.start])
-        if m and between and not _NOT_RANGE_BETWEEN.search(text[max(0, d.start - 80):d.start][:between.start()]):
+        m = _LITERAL_AND_AFTER.match(_as_read(_ahead(text, d.end, 120)))
+        between = _BETWEEN_BEFORE.search(_back(text, d.start, 80))
+        if m and between and not _NOT_RANGE_BETWEEN.search(_back(text, d.start, 80)[:between.start()]):
             pairs.append((d, Literal(m["lit"], m["unit2"] or m["unit"])))
     return pairs
 
@@ -721,8 +848,8 @@ def bounds(text: str, found) -> list[tuple]:
     in_range = {id(d) for pair in ranges(text, found) for d in pair}
     out = []
     for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
-        after = _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80]))
-        side = ("up" if after["upper"] else "down") if after else _side_before(text[max(0, d.start - 400):d.start])
+        after = _BOUND_AFTER.match(_as_read(_ahead(text, d.end, 80)))
+        side = ("up" if after["upper"] else "down") if after else _side_before(_back(text, d.start, 400))
         if side in ("up", "down") and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
             side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:
@@ -736,7 +863,7 @@ def check_range_end(page_where: str, text: str, d) -> None:
     end and a bound at once, and the range rule asked for the rounding that made it false (pass
     eighty-three)."""
     check_sign(page_where, text, d)
-    if _BOUND_AFTER.match(_as_read(text[d.end:d.end + 80])):
+    if _BOUND_AFTER.match(_as_read(_ahead(text, d.end, 80))):
         raise ClaimError(f"{page_where}: {d.raw} ends a range and is a bound ('or more', 'or less') at once, "
                          "which this check does not read as one: state the range and the bound in sentences "
                          "of their own")
@@ -881,6 +1008,11 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 #: date, "2026-11-22", a list, "1, 2, 3", or a version, "2.13.0+cpu", is none.
 _DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:(?:\d[\d,\s\u2009\u202f’']*)?[.,٫·⸱‧⋅˙'’]\d+(?:[eE][-+−]?\d+)?"
                            r"|\d+[eE][-+−]?\d+|\d*⁄\d+)(?![\d.+])")
+#: A text that begins with a percentage or a whole number with a multiplier ("56%", "12M", "3
+#: million"): rounded, or a name ("124M", the checkpoint GPT-2 small was published as; pass
+#: ninety-five published "under 56%" of a text with no round=).
+_ROUNDED_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?\d[\d,\s\u2009\u202f’']*\s?(?:[%‰‱]|per\s*cent\b|percent\b"
+                           r"|(?:[kKMGT]|bn|mn|thousand|million|billion|trillion)(?![A-Za-z]))")
 
 
 def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
@@ -901,8 +1033,15 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
-    if isinstance(value, str) and any(_DECIMAL_TEXT.match("".join(str(unicodedata.decimal(c, c)) for c in text))
-                                      for text in (value, unicodedata.normalize("NFKC", value))):
+    texts = [] if not isinstance(value, str) else [
+        "".join(str(unicodedata.decimal(c, c)) for c in text) for text in (value, unicodedata.normalize("NFKC", value))]
+    if any(_ROUNDED_TEXT.match(text) for text in texts) and d.options.get("round") != "nearest":
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a percentage "
+                         "or a number with a multiplier that data() wrote as text, which is rounded or a name, and "
+                         "the page does not say which (pass ninety-five: 'under 56%' of such a text was "
+                         "published); give data() the number and the page its format and round=, or, where the "
+                         "sentence states the text as it is (a name, '124M'), write round=nearest")
+    if any(_DECIMAL_TEXT.match(text) for text in texts):
         raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a number with "
                          "a fraction that data() wrote as text, rounded where no round= can say which way (pass "
                          "ninety-two: 'less than 0.56' of such a text was published); give data() the number, and "
@@ -950,7 +1089,7 @@ def matched_percent(literal: Literal, text: str, d, shown: str, where: str = "",
     1,500,000 to 2.3: pass seventy-five), or one on a single end but the first written ("from 5
     to 2.3 million", "from 1.5 to 2 million": 1.5 or 1.5 million?), are refused (``where`` names
     the value; ``first``: the written end comes first)."""
-    after = _as_read(text[d.end:d.end + 16])
+    after = _as_read(_ahead(text, d.end, 16))
     value = literal.value
     multiplier = _multiplier(literal.unit)
     m = _MULTIPLIER_AFTER.match(after)

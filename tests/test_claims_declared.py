@@ -23,7 +23,7 @@ VALUES = {"b": 0.5634, "l": 0.6931471805599453, "a": 0.1267, "x": 0.5734, "y": 0
 #: What the build says of a rounded value with no round= (hooks/claims.check_declared).
 UNDECLARED = "its format rounds it, so the page says what the sentence claims"
 #: What it says of a value after a character outside the alphabet it reads there (claims.unreadable_before).
-UNREADABLE = "a character the build does not read before a number"
+UNREADABLE = "which the build does not read before a number"
 
 
 def check(text: str, values: dict = VALUES) -> str:
@@ -637,3 +637,108 @@ def test_a_value_after_the_alphabet_is_published(text, shown):
     """The alphabet holds what pages write before a value: Latin and Greek words, arrows, ×,
     quotes, a minus (whose side the bound rule turns: "at least −0.57" is true of −0.5634)."""
     assert shown in check(text)
+
+
+# ---- pass ninety-five: windows, TeX's signs, texts ----------------------------------------------------------
+
+SPAN = '<span class="mha-highlight mha-highlight-strong" title="mean over all heads and layers">'
+NOTE = "<!-- a note for the editors: check this number again after the next training run -->"
+LONG_NOTE = "<!-- " + "an editor's note that runs on and on; " * 11 + "-->"
+
+
+def test_a_long_tag_or_comment_hides_no_sign_before_or_after_a_value():
+    """Pass ninety-five: the checks looked a fixed number of written characters around a value,
+    so an 88-character tag hid the minus of "at most −" (round=up published "at most −0.57" for
+    −0.5634), a 430-character comment the "=" before ln 2's 0.69 and the "at most" before
+    0.56, an 83-character comment the "=" after it. The window now counts what a reader sees."""
+    import figure_markdown as FM
+
+    assert len(SPAN) > 60 and len(NOTE) > 80 and len(LONG_NOTE) > 400  # (longer than each window was)
+    with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+        check(f"The score is at most −{SPAN}{{{{ value s b .2f round=up }}}}</span>.")
+    assert "0.56" in check(f"The score is at most −{SPAN}{{{{ value s b .2f round=down }}}}</span>.")
+    for text in (f"ln 2 = {LONG_NOTE}{{{{ value s l .2f round=nearest }}}}",
+                 f"{{{{ value s l .2f round=nearest }}}} {NOTE} = ln 2"):
+        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+            check(text)
+    for text in (f"The error is at most {LONG_NOTE}{{{{ value s b .2f round=nearest }}}}.",
+                 f"\\(x \\le {LONG_NOTE}{{{{ value s b .2f round=nearest }}}}\\)"):
+        with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+            check(text)
+    assert "0.57" in check(f"The error is at most {LONG_NOTE}{{{{ value s b .2f round=up }}}}.")
+    with pytest.raises(FM.FigureMarkdownError, match=f"U\\+22DC .*{UNREADABLE}"):
+        check(f"x ⋜ {NOTE}{{{{ value s b .2f round=nearest }}}}")
+
+
+@pytest.mark.parametrize("text", ["\\(\\ln 2 \\kern1mu={{ value s l .2f round=nearest }}\\)",
+                                  "\\(\\ln 2 \\mkern2mu={{ value s l .2f round=nearest }}\\)",
+                                  "ln 2 == {{ value s l .2f round=nearest }}", "ln 2 === {{ value s l .2f round=nearest }}"])
+def test_kern_and_a_doubled_equals_sign_leave_the_equality_read(text):
+    """Pass ninety-five: TeX's \\kern took every character after it as its dimension, "=" too;
+    "==" and "===" were not read as "=". Each published ln 2 as "0.69"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+
+
+def test_a_line_of_equals_signs_under_a_heading_states_nothing():
+    """A setext heading's underline is no "=" before the paragraph after it."""
+    assert "0.56" in check("Weights\n=======\n\n{{ value s b .2f round=nearest }} is the largest weight.")
+
+
+@pytest.mark.parametrize("sign", ["\\text{–}", "\\ominus", "\\text{\\textendash}", "\\textcolor{red}{\\textminus}",
+                                  "\\rule[0.5ex]{0.4em}{0.08ex}\\,", "\\neg", "\\text{a–}", "\\mathrm{\\relbar}"])
+def test_tex_that_draws_a_minus_or_a_dash_is_read_or_refused(sign):
+    """Pass ninety-five: a dash in TeX's text group, \\ominus, \\textendash, \\rule (a bar) and
+    \\neg before a value were read past: round=up for "x ≤ —0.57" was published for −0.5634.
+    A group is read as what it shows; a command outside the ones the build reads is refused."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError,
+                       match=f"{UNREADABLE}|which a reader may take for a minus|write round=down"):
+        check(f"\\(x \\le {sign}{{{{ value s b .2f round=up }}}}\\)")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("\\(x \\le -\\text{ {{ value s b .2f round=down }} }\\)", "0.56"),
+    ("\\(\\text{at most } \\textcolor{red}{ {{ value s b .2f round=up }} }\\)", "0.57"),
+    ("\\(\\phantom{-}{{ value s b .2f round=nearest }}\\)", "0.56"),
+    ("\\(2 \\times {{ value s b .2f round=nearest }}\\)", "0.56")])
+def test_tex_the_build_reads_before_a_value_is_published(text, shown):
+    """What a formula writes before a value that a reader reads as it is: a group's content, a
+    colour, a phantom (blank), ×."""
+    assert shown in check(text)
+
+
+@pytest.mark.parametrize("held", ["56%", "56 %", "12M", "3 million", "1500k", "5‰"])
+def test_a_percentage_or_a_multiplied_number_held_as_text_says_what_it_is(held):
+    """Pass ninety-five: data() holding "56%" published "stays under 56%" for a share of 0.5634
+    with no round=. Such a text is refused unless the page says round=nearest (a name: GPT-2
+    small's checkpoint is "124M"); round=up or down on a text, which the build cannot round, is
+    refused by the grammar."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="a percentage or a number with a multiplier"):
+        check("The first head's weight stays under {{ value s t }}.", {"t": held})
+    assert held in check("The checkpoint is called {{ value s t round=nearest }}.", {"t": held})
+    with pytest.raises(ValueError, match="a bound rounds up or down, with a format spec"):
+        check("The first head's weight stays under {{ value s t round=up }}.", {"t": held})
+
+
+def test_a_picture_right_before_a_value_is_refused():
+    """Pass ninety-five: an image drawn as a minus before a value was published."""
+    import figure_markdown as FM
+
+    for text in ("at most ![−](minus.svg){{ value s b .2f round=up }}", 'at most <img src="m.svg" alt="">{{ value s b .2f round=up }}'):
+        with pytest.raises(FM.FigureMarkdownError, match=f"a picture .*{UNREADABLE}"):
+            check(text)
+
+
+@pytest.mark.parametrize("text", ["the vector ⟨{{ value s b .2f round=nearest }}, 0.44⟩",
+                                  "x ∼ {{ value s b .2f round=nearest }}", "costs €{{ value s b .2f round=nearest }}",
+                                  "вес {{ value s b .2f round=nearest }}", "„{{ value s b .2f round=nearest }}“"])
+def test_signs_of_ordinary_prose_before_a_value_are_read(text):
+    """Pass ninety-five found the alphabet refusing an angle bracket, ∼, a currency sign, a
+    Cyrillic word and a German opening quote before a value: true sentences."""
+    assert "0.56" in check(text)

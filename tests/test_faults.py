@@ -1251,7 +1251,7 @@ def test_a_number_between_minus_one_and_one_never_reads_as_one(value, fmt):
     ("\\(dz = \\) {{ value x }}", True), ("\\(da = \\)\n{{ value x }}", True), ("ln 2 = _{{ value x }}_", True),
     ("x = `{{ value x }}`", True), ("x = ({{ value x }})", True), ("\\(x =\\; {{ value x }}\\)", True),
     ("\\(x = \\quad {{ value x }}\\)", True), ("x = <b>{{ value x }}</b>", True), ("\\(a = b\\) {{ value x }}", False),
-    ("\\(dz \\approx \\) {{ value x }}", False), ("x == {{ value x }}", False),
+    ("\\(dz \\approx \\) {{ value x }}", False), ("x == {{ value x }}", True),  # ("==": pass ninety-five)
     ("= **({{ value a }}, {{ value x }})**", True), ("= **{{ value a }}**,\n{{ value x }} times more", False),
     ("\\(X\\) = {{ value a }}, {{ value x }}", False), ("against ({{ value a }}, {{ value x }})", False),
     # pass forty: a sign outside the value, \\text{, a table cell, a comment, other equality signs,
@@ -1671,7 +1671,8 @@ def test_a_sign_the_claim_reader_does_not_read_as_a_minus_is_refused(text):
     –0.56" was read for +value: the right round= was refused and the wrong one published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus .* write the minus as '−'"):
+    with pytest.raises(FM.FigureMarkdownError, match="which a reader may take for a minus .* write the minus as '−'"
+                                                     "|U\\+FE63 .*which the build does not read before a number"):
         _claims_checker({"a": 0.5634, "b": 0.1267})(text)
 
 
@@ -1742,7 +1743,8 @@ def test_a_value_after_an_equals_sign_and_a_dash_or_minus_must_be_exact(monkeypa
 
     for held in (0.1267, 0.125):
         with pytest.raises(FM.FigureMarkdownError, match="after an '=': the page says it is exactly that|"
-                                                         "which a reader may take for a minus"):
+                                                         "which a reader may take for a minus|"
+                                                         "which the build does not read before a number"):
             _with_values(monkeypatch, {"v": held}, text)
     minus = re.sub("–|&ndash;|minus |﹣", "−", text).replace(".2f", ".3f")
     assert _with_values(monkeypatch, {"v": 0.125}, minus).endswith(("−0.125", "−0.125\\)"))
