@@ -69,7 +69,8 @@ _SIGNS = (("⩽", "≤"), ("⩾", "≥"), ("≦", "≤"), ("≧", "≥"), ("<=",
           ("⹀", "="), ("᐀", "="), ("⩦", "="), ("⊜", "="), ("〓", "="), ("﹤", "<"), ("﹥", ">"), ("˂", "<"), ("˃", ">"),
           ("ᐸ", "<"), ("ᐳ", ">"),  # (pass ninety)
           ("≒", "≈"), ("≓", "≈"),  # (approximately equal, in Japanese use: pass ninety-two)
-          ("🟰", "="), ("⁼", "="), ("₌", "="))  # (pass ninety-three)
+          ("🟰", "="), ("⁼", "="), ("₌", "="),  # (pass ninety-three)
+          ("<>", "≠"))  # (a programmer's "not equal": pass ninety-six)
 #: TeX's commands for them (a whole command: ``\\le`` is not ``\\left``).
 _TEX_SIGNS = {"leqslant": "≤", "geqslant": "≥", "leqq": "≤", "geqq": "≥", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "ne": "≠",
               "approx": "≈", "simeq": "≈", "sim": "≈", "equiv": "≡", "coloneqq": "≔",
@@ -270,7 +271,8 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
 _RANGE_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:(?:(?:up|down)\s+)?to|through|till|until|" + _DASH
                          + r"|…|\.\.\.?)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?|[^\s{}\d<>`*_\\]{0,12}-", re.S)  # (a hyphen with a space beside it is a minus)
 _BETWEEN_JOIN = re.compile(_WRAP + _UNIT + _WRAP + r"(?:and|&)" + _WRAP + r"(?:[-−](?:\*\*|\*|_|`)*)?", re.S)
-_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP + r"$", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween(?:\s+(?:roughly|about|some))?" + _WRAP
+                             + r"(?:(?:[-−]|&minus;|&#8722;|&#x2212;)" + _WRAP + r")?$", re.I)  # ("between −a": pass 96)
 #: Words before "between" that make it two values, not a range ("the difference between a and b",
 #: "alternates between a and b": passes sixty-eight and seventy).
 _NOT_RANGE_BETWEEN = re.compile(r"\b(?:difference|distance|gap|ratio|angle|choice|choose|chooses|correlation|trade-off"
@@ -280,7 +282,8 @@ _NOT_RANGE_BETWEEN = re.compile(r"\b(?:difference|distance|gap|ratio|angle|choic
 #: {{ value a }} to 1": pass sixty-six); a sign, a percent and a unit are read with it ("from
 #: 10% to b" is 0.1 to b: pass sixty-eight). Dashes with a number ("1 - p", "GPT-2–x",
 #: "1-in-N") are arithmetic and names, not ranges.
-_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?)(?:(?=[kKM](?![\w.]))|(?![\w.]))"
+#: (A full stop after it ends the sentence, "from a to 1.": pass ninety-six.)
+_LITERAL = r"(?<![\w.,])(?P<lit>[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?)(?:(?=[kKM](?!\w|\.\d))|(?!\w|\.\d))"
 _WORD_JOIN = r"(?:(?:(?:up|down)\s+)?to|through|till|until)"
 _LITERAL_BEFORE = re.compile(r"\b(?P<word>from|between)" + _WRAP + _LITERAL + r"(?P<unit>" + _UNIT + r")" + _WRAP
                              + r"(?P<join>" + _WORD_JOIN + r"|and|&)" + _WRAP + r"(?P<minus>[-−])?$", re.S | re.I)
@@ -964,8 +967,10 @@ def comparisons(text: str, found) -> list[tuple]:
     values = sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start)
     out = []
     for a, b in zip(values, values[1:]):
-        raw, read = text[a.end:b.start], _as_read(text[a.end:b.start])
-        if re.search(r"[.!?;]|\n\s*\n|\\[()\[\]]|\$", raw):
+        # a sign in a formula of its own is the sign ("a \\(<\\) b"); "&lt;" and "!=" are no sentence's end
+        read = re.sub(r"\\\(\s*([<>≤≥=≠])\s*\\\)|\$\s*([<>≤≥=≠])\s*\$", lambda m: m[1] or m[2],
+                      _as_read(text[a.end:b.start]))
+        if re.search(r"[.!?;]|\n\s*\n|\\[()\[\]]|\$", read):
             continue
         m = _COMPARED.fullmatch(_plain(read))
         if m and m["sign"]:
@@ -1002,27 +1007,34 @@ def check_comparison(page_where: str, a, va, b, vb, sign: str, shown_a: str = ""
 # ---- every rounded value says what its sentence claims ------------------------------------------------
 
 
-#: A text that begins with a number with a fraction ("0.56", "1.2 MB", "−3.5e-4 s"): a number
-#: data() rounded and wrote as text, in any digits and separators (".56", "0,56", "1 234.57",
-#: "≈0.56", "٠٫٥٦": pass ninety-three; "0·56", "0．56", "5634e-4", "½": pass ninety-four); a
-#: date, "2026-11-22", a list, "1, 2, 3", or a version, "2.13.0+cpu", is none.
-_DECIMAL_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?(?:(?:\d[\d,\s\u2009\u202f’']*)?[.,٫·⸱‧⋅˙'’]\d+(?:[eE][-+−]?\d+)?"
-                           r"|\d+[eE][-+−]?\d+|\d*⁄\d+)(?![\d.+])")
-#: A text that begins with a percentage or a whole number with a multiplier ("56%", "12M", "3
-#: million"): rounded, or a name ("124M", the checkpoint GPT-2 small was published as; pass
-#: ninety-five published "under 56%" of a text with no round=).
-_ROUNDED_TEXT = re.compile(r"\s*[≈~]?\s*[-−+]?\d[\d,\s\u2009\u202f’']*\s?(?:[%‰‱]|per\s*cent\b|percent\b"
-                           r"|(?:[kKMGT]|bn|mn|thousand|million|billion|trillion)(?![A-Za-z]))")
+#: A text data() holds whose numbers are exact by their form, which a page shows as it is: a
+#: date ("2026-11-22"), a version ("2.13.0+cpu"), whole numbers alone or in a list ("42", "1,
+#: 2, 3", "[[1, 2], [3, 4]]", "[NaN, 0]"). Any other text with a digit in it may hold a number
+#: data() rounded ("0.56", "[0.333, 0.333]", "56%", "56 pct", "12M", "≤0.56": passes ninety-two
+#: to ninety-six) or be a name ("124M", "H100 80GB"), and says which (:func:`check_declared`):
+#: the alphabet of exact forms, not a list of rounded ones, which every pass lengthened.
+_EXACT_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+){2,}(?:[-+][0-9A-Za-z.]+)?"
+                         r"|[\[\](){}\s,;]*(?:(?:[-−]?\d+|NaN|nan|[-−]?inf)(?:[\[\](){}\s;]|,(?!\d))*)*")
 
 
-def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
+def text_with_a_number(value) -> bool:
+    """Whether ``value`` is a text with a digit in it (in any script, past characters a reader
+    does not see) that is not in an exact form (:data:`_EXACT_TEXT`)."""
+    if not isinstance(value, str):
+        return False
+    text = "".join(str(unicodedata.decimal(c, c)) for c in unicodedata.normalize("NFKC", value)
+                   if unicodedata.category(c) != "Cf")
+    return bool(re.search(r"\d", text)) and not _EXACT_TEXT.fullmatch(text.strip())
+
+
+def check_declared(page_where: str, text: str, d, value, shown: str, read: bool = False) -> None:
     """A value its format rounds says what the sentence claims of it: ``round=nearest`` where it
     states the value to the digits shown and no more, ``round=up`` where it needs the number
     shown to be no less than the value (an upper bound, a range's high end), ``round=down`` where
     no more (a lower bound, a range's low end); otherwise the page is refused. A value shown as
     itself (every digit, or its shortest decimal) needs no word, and one after "=" must be shown
-    so (figure_markdown.value_text). A number with a fraction data() holds as text
-    (:data:`_DECIMAL_TEXT`) is refused: it was rounded where no declaration can say which way.
+    so (figure_markdown.value_text). A text with a number in it that is not exact by its form
+    (:func:`text_with_a_number`) says so too: round=nearest, the text to its digits.
 
     Why every value, and not the ones next to the words of a claim: the rules above read a
     narrow set of words and check what they read, and every adversarial pass found a phrasing
@@ -1033,29 +1045,32 @@ def check_declared(page_where: str, text: str, d, value, shown: str) -> None:
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
-    texts = [] if not isinstance(value, str) else [
-        "".join(str(unicodedata.decimal(c, c)) for c in text) for text in (value, unicodedata.normalize("NFKC", value))]
-    if any(_ROUNDED_TEXT.match(text) for text in texts) and d.options.get("round") != "nearest":
-        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a percentage "
-                         "or a number with a multiplier that data() wrote as text, which is rounded or a name, and "
-                         "the page does not say which (pass ninety-five: 'under 56%' of such a text was "
-                         "published); give data() the number and the page its format and round=, or, where the "
-                         "sentence states the text as it is (a name, '124M'), write round=nearest")
-    if any(_DECIMAL_TEXT.match(text) for text in texts):
-        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a number with "
-                         "a fraction that data() wrote as text, rounded where no round= can say which way (pass "
-                         "ninety-two: 'less than 0.56' of such a text was published); give data() the number, and "
-                         "the page its format and round=")
-    if (d.options.get("round") or not isinstance(value, numbers.Real) or isinstance(value, bool)
-            or exactly(shown, value) or follows_equals(text, d.start, d.end)):
+    if text_with_a_number(value) and d.options.get("round") != "nearest":
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a text with a "
+                         "number in it (a number with a fraction that data() wrote as text, a percentage or a "
+                         "number with a multiplier, a name such as '124M'), which the page shows as it is, rounded "
+                         "or not (pass ninety-two: 'less than 0.56' of such a text was published; pass ninety-five: "
+                         "'under 56%'); give data() the number and the page its format and round=, or, where the "
+                         "sentence states the text as it is, to its digits (a name, a list data() printed), write "
+                         "round=nearest")
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if d.options.get("round") in ("up", "down") and number and not read and exact_number(shown) == Fraction(value):
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, exactly the number "
+                         f"shown, {shown.strip()!r}, so round={d.options['round']} leaves no room: true of 'at "
+                         "most' and 'at least', false of a strict bound ('under', 'less than', 'more than', '<'), "
+                         "which the build does not read (pass ninety-six: 'under 0.50' for 0.5); write a bound or "
+                         "a range the build reads ('at most', 'no more than', '≤', 'from … to'), or state the "
+                         "value with no round=")
+    if (d.options.get("round") or not number or exactly(shown, value) or follows_equals(text, d.start, d.end)):
         return
     raise ClaimError(
         f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, shown as {shown.strip()!r}: its format "
         "rounds it, so the page says what the sentence claims of it (a reader cannot tell; the build reads "
         "only some words): round=nearest where it states the value to the digits shown (no bound, no range, "
         "not exact), round=up where it needs the number shown to be no less than the value (an upper bound: "
-        "'at most', 'under', 'never exceeds'; a range's high end), round=down where no more (a lower bound; a "
-        "range's low end); a minus the page writes before the value turns the side ('at most −{{ value }}' is "
+        "'at most', 'never exceeds', 'within'; a range's high end), round=down where no more (a lower bound; a "
+        "range's low end); a strict bound ('under', 'less than') is false where the value lands on the digits "
+        "shown, and the build refuses round= there unless it reads the bound; a minus the page writes before the value turns the side ('at most −{{ value }}' is "
         "round=down), a negative value in data() does not (round=up shows −0.5634 as −0.56); "
         "where it states the value exactly, show every digit")
 

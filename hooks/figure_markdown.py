@@ -769,9 +769,10 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 check_sign(resolver.where(d), text, d)
             (_, va, sa, *_), (_, vb, sb, *_) = signed(a), signed(b)
             claims.check_comparison(where(b), a, va, b, vb, sign, sa, sb)
+        read = {id(d) for pair in pairs for d in pair} | {id(d) for d, _ in bounds(text, found)}
         for d in found:  # every value its format rounds: the author says what the sentence claims of it
             if d.keyword == "value":
-                claims.check_declared(resolver.where(d), text, *end(d))
+                claims.check_declared(resolver.where(d), text, *end(d), read=id(d) in read)
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None
 

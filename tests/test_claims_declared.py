@@ -505,14 +505,18 @@ def test_an_integer_past_two_to_the_53_is_rounded_as_itself():
 @pytest.mark.parametrize("held", ["0.56", "1.2 MB", "−3.5e-4 s", " 0.5634"])
 def test_a_number_with_a_fraction_held_as_text_is_refused(held):
     """Pass ninety-two: "The error is less than 0.56" of a text "0.56" in data() was published
-    with no round=: the text was rounded where no declaration reaches. A date or a list of
-    integers held as text is no such number."""
+    with no round=: the text was rounded where no declaration reaches. A date, a version or a
+    list of integers held as text is no such number; a name with a digit ("GPT-2") says it is
+    shown as it is, round=nearest (pass ninety-six: texts are read by their exact forms)."""
     import figure_markdown as FM
 
     with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
         check("The error is less than {{ value s t }}.", {"t": held})
-    for text in ("2026-11-22", "1, 2, 3, 4", "GPT-2", "1234", "2.13.0+cpu", "3.11.7"):
+    for text in ("2026-11-22", "1, 2, 3, 4", "1234", "2.13.0+cpu", "3.11.7", "[[1, 2], [3, 4]]", "[0, 0, 0]", "-3"):
         assert check("It reads {{ value s t }}.", {"t": text}) == f"It reads {text}."
+    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+        check("It reads {{ value s t }}.", {"t": "GPT-2"})
+    assert check("It reads {{ value s t round=nearest }}.", {"t": "GPT-2"}) == "It reads GPT-2."
 
 
 # ---- pass ninety-three ---------------------------------------------------------------------------------
@@ -742,3 +746,82 @@ def test_signs_of_ordinary_prose_before_a_value_are_read(text):
     """Pass ninety-five found the alphabet refusing an angle bracket, ∼, a currency sign, a
     Cyrillic word and a German opening quote before a value: true sentences."""
     assert "0.56" in check(text)
+
+
+# ---- pass ninety-six -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["The error is under {{ value s half .2f round=up }}.",
+                                  "The error is under {{ value s half .1% round=up }}.",
+                                  "It scores more than {{ value s half .2f round=down }}.",
+                                  "\\(\\varepsilon < {{ value s half .2f round=up }}\\)"])
+def test_a_bound_on_a_value_the_digits_show_exactly_needs_a_bound_the_build_reads(text):
+    """Pass ninety-six: "under 0.50" was published for 0.5 with round=up, which the message named
+    for 'under': a strict bound is false of a value the digits show exactly, and the build
+    reads no strict bound. round= on such a value is kept only where the build reads a
+    non-strict bound or a range; the message no longer names 'under' for round=up."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="leaves no room"):
+        check(text)
+    assert "0.50" in check("The error is at most {{ value s half .2f round=up }}.")
+    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED) as refused:
+        check("The error is under {{ value s b .2f }}.")
+    assert "'under'" not in refused.value.args[0].split("round=up")[1].split("round=down")[0]
+
+
+@pytest.mark.parametrize("text", ["Scores range from {{ value s a .2f round=up }} to 1.",
+                                  "Scores fall from {{ value s b .2f round=down }} to 0.",
+                                  "Scores lie between {{ value s a .2f round=up }} and 0.9."])
+def test_a_written_end_before_a_full_stop_is_read(text):
+    """Pass ninety-six: "from 0.13 to 1." was not read as a range (the full stop after 1 made it
+    no number to the rule), so round=up on the low end, 0.1267 shown as 0.13, was published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError):
+        check(text)
+    flipped = text.replace("round=up", "round=DOWN").replace("round=down", "round=up").replace("DOWN", "down")
+    check(flipped)  # (the side the range needs is published)
+
+
+@pytest.mark.parametrize("minus", ["−", "-", "&minus;", "*−*"])
+def test_between_with_a_minus_before_its_first_end_is_a_range(minus):
+    """Pass ninety-six: "between −0.87 and −0.13" for weights from −0.8734 to −0.1267 was
+    published (both ends inside the data): "between" with a minus before its first end was no
+    range to the rule. Now the ends must be −0.88 and −0.12."""
+    import figure_markdown as FM
+
+    values = {"hi": 0.8734, "lo": 0.1267}
+    with pytest.raises(FM.FigureMarkdownError):
+        check(f"The weights lie between {minus}{{{{ value s hi .2f round=down }}}} and "
+              f"−{{{{ value s lo .2f round=up }}}}.", values)
+    shown = check(f"The weights lie between {minus}{{{{ value s hi .2f round=up }}}} and "
+                  f"−{{{{ value s lo .2f round=down }}}}.", values)
+    assert "0.88" in shown and "0.12" in shown
+
+
+@pytest.mark.parametrize("sign", ["&lt;", "&#60;", "\\(<\\)", "!=", "<>", "&ne;"])
+def test_a_comparison_in_an_entity_a_formula_or_ascii_is_held_to_its_digits(sign):
+    """Pass ninety-six: "Head 1 (0.56) &lt; head 2 (0.56)" was published for 0.5634 < 0.5640:
+    the entity's ";" and "!=" read as the end of a sentence, "\\(<\\)" as a formula of its own,
+    "<>" as nothing. The comparison is now read and its shown digits held to it."""
+    import figure_markdown as FM
+
+    values = {"p": 0.5634, "q": 0.5640}
+    with pytest.raises(FM.FigureMarkdownError):
+        check(f"Head 1 ({{{{ value s p .2f round=nearest }}}}) {sign} head 2 ({{{{ value s q .2f round=nearest }}}})",
+              values)
+
+
+@pytest.mark.parametrize("held", ["≤0.56", "<0.56", "(0.56)", "[0.56]", "$0.56", "±0.56", "about 0.56", "x=0.56",
+                                  "'0.56'", "–0.56", "0\u200b.56", "56 pct", "56\u066a", "12 Mio", "4 lakh",
+                                  "3 millions", "12 MB", "≥ 56%", "[0.333, 0.333, 0.333]", "1,234", "GPT-2"])
+def test_a_text_with_a_number_not_exact_by_its_form_says_so(held):
+    """Pass ninety-six: texts with a number in them past the anchored lists of rounded texts
+    ("≤0.56", "(0.56)", "56 pct", a zero-width space in "0.56") were published with no round=.
+    Now a text with a digit needs round=nearest unless its form is exact (a date, a version,
+    whole numbers): a fixed list of exact forms, not of rounded ones."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+        check("The error is {{ value s t }} in head 2.", {"t": held})
+    assert held in check("The error is {{ value s t round=nearest }} in head 2.", {"t": held})

@@ -95,8 +95,8 @@ def fixture_site(tmp_path_factory):
     page = ("# Home\n\n"
             f'![a line](figures/small.svg?label={quote_plus(BACKTICK_LABEL)} "keys j<i only & \\(j<i\\) kept")\n\n'
             "{{ table tab }}\n\n"
-            f"Label: {{{{ value small?label={quote_plus(MARKUP_LABEL)} label }}}}.\n\n"
-            f"```text\n{{{{ value small?label={quote_plus(MARKUP_LABEL)} label }}}}\n```\n")
+            f"Label: {{{{ value small?label={quote_plus(MARKUP_LABEL)} label round=nearest }}}}.\n\n"
+            f"```text\n{{{{ value small?label={quote_plus(MARKUP_LABEL)} label round=nearest }}}}\n```\n")
     proj = mini_project(base, {"small": SMALL_FIGURE, "tab": SMALL_TABLE}, {"index.md": page})
     config = proj / "mkdocs.yml"
     config.write_text(config.read_text()
