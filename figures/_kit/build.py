@@ -127,7 +127,8 @@ class Stats:
     #: stem -> [worker pid, start, end] in seconds from the start of the figure step
     timeline: dict = field(default_factory=dict)
     #: script -> the mhalib files (``mhalib/...py``) whose functions ran while its renders ran
-    #: (``data()``, the drawings, the writers), seen by ``sys.setprofile``; only when the
+    #: (``data()``, the table, the first drawing with its layout: the other drawings draw the
+    #: same figure in another theme or width), seen by ``sys.setprofile``; only when the
     #: environment sets ``MHA_TRACE_LIB=1`` (the tests' shared build: what each script uses,
     #: found without reading its source, against what its cache key covers)
     lib_run: dict = field(default_factory=dict)
@@ -159,10 +160,11 @@ def read_entry(entry: Path, request: contract.Request, kind: str, key: str) -> R
 
 
 def _write_outputs(module, script: contract.Script, request: contract.Request, out: Path,
-                   kind: str | None = None) -> dict:
+                   kind: str | None = None, laid=None) -> dict:
     """Compute ``data()`` once and write every output of the request into ``out`` (for kind
     ``data``, its JSON alone); returns the seconds each step took (``data``, the draws, and
-    each output by its role)."""
+    each output by its role). ``laid``: called once the first drawing (light, wide) is drawn
+    and laid out, before it is saved (:func:`export.write_many`)."""
     from . import export
 
     timings: dict = {}
@@ -207,20 +209,20 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
     if wide is not None:
         (out / request.wide_csv()).write_text(wide, encoding="utf-8")
 
-    def draw(paths_by_role, *, theme, salt, layout="wide", draw_role="draw", like=None):
+    def draw(paths_by_role, *, theme, salt, layout="wide", draw_role="draw", like=None, then=None):
         t: dict = {}
-        laid = export.write_many(module, data, [out / names[r] for r in paths_by_role], theme=theme, salt=salt,
-                                 layout=layout, timings=t, like=like)
+        fixed = export.write_many(module, data, [out / names[r] for r in paths_by_role], theme=theme, salt=salt,
+                                  layout=layout, timings=t, like=like, laid=then)
         timings[draw_role] = timings.get(draw_role, 0.0) + t.pop("draw")
         for role in paths_by_role:
             timings[role] = t[out / names[role]]
-        return laid
+        return fixed
 
     # One drawing per theme and layout, laid out once and saved in each format (export.lay_out
     # fixes the layout, so each file is the bytes the command line writes for that format alone);
     # the dark drawing takes the light one's layout (a theme changes colours only: the same bytes
     # as laying it out again, in a fraction of the time; export.lay_out_like).
-    light = draw(["svg", "pdf"], theme="light", salt=export.salt_for(request.stem))
+    light = draw(["svg", "pdf"], theme="light", salt=export.salt_for(request.stem), then=laid)
     draw(["svg_dark"], theme="dark", salt=export.salt_for(request.stem, "dark"), like=light)
     if script.narrow:
         light = draw(["svg_narrow"], theme="light", salt=export.salt_for(request.stem, "light", "narrow"),
@@ -232,7 +234,9 @@ def _write_outputs(module, script: contract.Script, request: contract.Request, o
 
 class _LibTrace:
     """The source files whose functions run, seen by ``sys.setprofile`` while on (in a worker,
-    only when ``MHA_TRACE_LIB=1``: :attr:`Stats.lib_run`).
+    only when ``MHA_TRACE_LIB=1``: :attr:`Stats.lib_run`). A Python profiler makes what it
+    watches about 2.4 times slower (matplotlib makes millions of calls a figure), so a render
+    is watched from ``data()`` to its first drawing's layout, not through every save.
 
     A function that answers from a cache runs nothing the profiler sees, so what a render uses
     would depend on which render of the worker came first. Two caches answer for what they
@@ -618,13 +622,17 @@ def _render_job(job: dict) -> dict:
             signal.setitimer(signal.ITIMER_REAL, job["timeout"])
             _READS.start(_keyed_roots(scripts_dir, Path(job["lib_dir"]), tmp), contract.DATA_DIR,
                          contract.data_files_read(script, scripts), contract.font_paths())
+            seen: set = set()
             try:
                 module = _load(script, scripts)
                 if os.environ.get("MHA_TRACE_LIB") == "1":  # after the imports: what the render runs
                     _TRACE.start()
-                formats = _write_outputs(module, script, request, tmp, kind)
+                # data() and the first drawing with its layout are traced; its saves and the other
+                # themes and layouts draw the same figure untraced (the profiler makes what it
+                # watches about 2.4 times slower: the tests' shared build, issue 28)
+                formats = _write_outputs(module, script, request, tmp, kind, laid=lambda: seen.update(_TRACE.stop()))
             finally:
-                seen = _TRACE.stop()
+                seen = seen | _TRACE.stop()
                 unkeyed = _READS.stop()
                 signal.setitimer(signal.ITIMER_REAL, 0)
             if unkeyed:

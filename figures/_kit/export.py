@@ -645,7 +645,7 @@ def salt_for(stem: str, theme: str = "light", layout: str = "wide") -> str:
 
 
 def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str = "wide",
-               timings: dict | None = None, like: Layout | None = None) -> Layout | None:
+               timings: dict | None = None, like: Layout | None = None, laid=None) -> Layout | None:
     """One drawing of ``data``, laid out once (:func:`lay_out`), saved to each of ``paths``
     (image formats by suffix). Each file is the same bytes as :func:`write` gives alone.
 
@@ -653,7 +653,8 @@ def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str 
     taken instead of laying the figure out again where its structure matches
     (:func:`lay_out_like`). Returns the drawing's layout (``None`` if it was taken from
     ``like``). ``timings``, if given, gains ``"draw"`` (drawing and laying out) and one entry
-    per path (keyed by the path) in seconds."""
+    per path (keyed by the path) in seconds. ``laid``, if given, is called once the figure is
+    drawn and laid out, before the first save (the build ends its trace there)."""
     import time
 
     import matplotlib.pyplot as plt
@@ -669,6 +670,8 @@ def write_many(module, data: dict, paths, *, theme: str, salt: str, layout: str 
                 fixed = laid_out(fig)
                 bbox = fixed.bbox
             t["draw"] = t.get("draw", 0.0) + time.perf_counter() - t0
+            if laid is not None:
+                laid()
             for path in paths:
                 t0 = time.perf_counter()
                 save_figure(fig, Path(path), salt=salt, bbox_inches=bbox)
