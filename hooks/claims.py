@@ -147,6 +147,7 @@ def _as_read(text: str) -> str:
     dropped); a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
     text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
+    text = re.sub(r"(\\[A-Za-z]+)~", r"\1 ", text)  # TeX's tie after a command is a space, not "~" (pass 97)
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
     for i in range(0, len(parts), 2):
         for spelling, sign in _SIGNS:
@@ -170,7 +171,7 @@ def _as_read(text: str) -> str:
 _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
          r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?"
          r"|\\[mh]?(?:kern|skip)\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:mu|em|ex|pt|pc|in|cm|mm|bp|dd|cc|sp|px)\b"
-         r"|\[|\]\([^()\s]*\))*")
+         r"|\{\}|\[|\]\([^()\s]*\))*")  # ("\\le{}0.56": an empty group, pass ninety-seven)
 #: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
 #: than": pass eighty-seven): spaces, emphasis, a tag.
 _SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z][^<>]*>)+"
@@ -668,7 +669,14 @@ def declared(page_where: str, d, value, shown: str, what: str, otherwise: str) -
         f"side; {otherwise}")
 
 
-def check_range(page_where: str, low, high, *, where_high: str | None = None) -> None:
+def bounded_range(text: str, d) -> bool:
+    """Whether the range whose first end is ``d`` stands after bound words the rules read ("up
+    to a–b", "at most a to b", "≤ a–b"): its ends are then bounds, rounded outward, never a
+    change (pass ninety-seven: "speedups of up to 1.23–4.57×" for 4.5734, both round=nearest)."""
+    return not isinstance(d, Literal) and _side_before(_back(text, d.start, 400)) in ("up", "down")
+
+
+def check_range(page_where: str, low, high, *, where_high: str | None = None, bounded: bool = False) -> None:
     """A range, "from 7.88× to 504×" or "from 0.87 down to 0.13", holds every value it summarises
     only if its ends are rounded outward: its smaller end never reads above its value, its
     larger never below (both rounded to nearest, 7.877 read "7.88" and 504.12 read "504": pass
@@ -684,6 +692,10 @@ def check_range(page_where: str, low, high, *, where_high: str | None = None) ->
     if not all(real):
         return  # words
     marked = [d.options.get("round") == "nearest" for d in (da, db) if not isinstance(d, Literal)]
+    if marked and all(marked) and bounded:
+        raise ClaimError(f"{page_where}: the range {sa.strip()} to {sb.strip()} stands after words of a bound ('up "
+                         "to', 'at most', '≤'), so its ends are bounds, not a change from before to after: round "
+                         "them outward, round=down on the low end and round=up on the high end (pass ninety-seven)")
     if marked and all(marked):
         return  # a change ("the loss rises from 0.40 to 1.08", "falls from 2.31 to 0.52", "from 0 to 0.84"), marked as one
     # each value as the decimal it stands for (its shortest repr, as bound() rounds it: 0.123 is
@@ -785,7 +797,8 @@ _UPPER_WORDS = (r"at\s+(?:the\s+)?(?:very\s+)?most|at\s+maximum|(?:no|not|never)
 _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|went|count|move|step|build|built"
                       r"|work|pile|make|made|fill|power|ramp|warm|heat|speed|sped|rise|rose|risen|climb|grow|grew"
                       r"|jump|peak|shoot|shot|soar|surge|run|ran|increas|reach|extend|spike|expand|stretch|swell"
-                      r"|bounc|creep|crept|drift|inch|mount|balloon|escalat|tick|edge|grown)\w*\s+$", re.I)  # (pass 87)
+                      r"|bounc|creep|crept|drift|inch|mount|balloon|escalat|tick|edge|grown)\w*(?<!ups)\s+$",
+                      re.I)  # (pass 87; "speedups up to": a noun, pass 97)
 #: What may stand between the bound and its value: as :data:`_WRAP`, and punctuation, a
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
 _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\)|" + _TEX_WRAP + r")*"
@@ -927,9 +940,12 @@ def _plain(text: str) -> str:
 #: a number or a formula's edge between them makes it no comparison of the two ("a KiB = b
 #: bytes", "\\(2 \\times a \\times 2\\) = b", "\\(T = a\\), \\(S = b\\)").
 _VERBS = r"(?:is|are|was|were|stays?|stayed|remains?|remained|keeps?|sits?|lies|falls?|reads?|ends?|still|always|then|also)"
-_COMPARED = re.compile(r"[\s,()]*(?:" + _VERBS + r"[\s,]+){0,2}(?P<sign>[≤≥<>=≠])?\s*", re.I)
+_COMPARED = re.compile(r"[\s,()]*(?:" + _VERBS + r"[\s,]+){0,2}(?P<sign>[≤≥<>=≠≪≫≺≻≼≽⪯⪰])?\s*", re.I)
 _ORDER = {"≤": lambda a, b: a <= b, "≥": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
           "=": lambda a, b: a == b, "≠": lambda a, b: a != b}
+# (much less, precedes: at least an order, which data() and the digits must keep: pass ninety-seven)
+_ORDER.update({"≪": _ORDER["<"], "≺": _ORDER["<"], "≫": _ORDER[">"], "≻": _ORDER[">"], "≼": _ORDER["≤"],
+               "⪯": _ORDER["≤"], "≽": _ORDER["≥"], "⪰": _ORDER["≥"]})
 
 
 #: Words that compare the values on either side of them, with the sign they state.
@@ -968,7 +984,7 @@ def comparisons(text: str, found) -> list[tuple]:
     out = []
     for a, b in zip(values, values[1:]):
         # a sign in a formula of its own is the sign ("a \\(<\\) b"); "&lt;" and "!=" are no sentence's end
-        read = re.sub(r"\\\(\s*([<>≤≥=≠])\s*\\\)|\$\s*([<>≤≥=≠])\s*\$", lambda m: m[1] or m[2],
+        read = re.sub(r"\\\(\s*([<>≤≥=≠≪≫≺≻≼≽⪯⪰])\s*\\\)|\$\s*([<>≤≥=≠≪≫≺≻≼≽⪯⪰])\s*\$", lambda m: m[1] or m[2],
                       _as_read(text[a.end:b.start]))
         if re.search(r"[.!?;]|\n\s*\n|\\[()\[\]]|\$", read):
             continue

@@ -760,7 +760,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
             for d in (a, b):
                 if not isinstance(d, claims.Literal):
                     claims.check_range_end(where(d), text, d)
-            check_range(where(a) or where(b), *both(a, b), where_high=where(b))
+            check_range(where(a) or where(b), *both(a, b), where_high=where(b), bounded=claims.bounded_range(text, a))
         for d, side in bounds(text, found):
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))

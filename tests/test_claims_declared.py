@@ -825,3 +825,57 @@ def test_a_text_with_a_number_not_exact_by_its_form_says_so(held):
     with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
         check("The error is {{ value s t }} in head 2.", {"t": held})
     assert held in check("The error is {{ value s t round=nearest }} in head 2.", {"t": held})
+
+
+# ---- pass ninety-seven -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Speedups of up to {{ value s s1 .2f round=nearest }}–{{ value s s2 .2f round=nearest }}× over the baseline.",
+    "The error is at most {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }} in every head.",
+    "The weights lie within {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }}.",
+    "Every weight is ≤ {{ value s a .2f round=nearest }} to {{ value s b .2f round=nearest }}."])
+def test_a_range_after_words_of_a_bound_is_rounded_outward_even_when_both_ends_say_nearest(text):
+    """Pass ninety-seven: "speedups of up to 1.23–4.57×" was published for a largest speedup of
+    4.5734: round=nearest on both ends marks a change, but after "up to" the ends are bounds."""
+    import figure_markdown as FM
+
+    values = dict(VALUES, s1=1.2349, s2=4.5734)
+    with pytest.raises(FM.FigureMarkdownError, match="its ends are bounds, not a change"):
+        check(text, values)
+    outward = check(text.replace("nearest }}–", "down }}–").replace("nearest }} to", "down }} to")
+                    .replace("nearest", "up"), values)
+    assert ("4.58" in outward) if "s2" in text else ("0.57" in outward and "0.12" in outward)
+    assert "1.23–4.57" in check("It rose from {{ value s s1 .2f round=nearest }} to {{ value s s2 .2f round=nearest }} "
+                                "and stayed.", values).replace(" to ", "–")
+
+
+def test_a_noun_ending_in_ups_before_up_to_is_no_rise():
+    """Pass ninety-seven: "Speedups up to 4.57×" was read as a rise ("speeds up to"), not a bound."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+        check("Speedups up to {{ value s s2 .2f round=nearest }}×.", dict(VALUES, s2=4.5734))
+
+
+@pytest.mark.parametrize("text", ["The error is \\(\\le~{{ value s b .2f round=nearest }}\\)",
+                                  "The error is \\(\\le{}{{ value s b .2f round=nearest }}\\)"])
+def test_tex_s_tie_and_an_empty_group_hide_no_bound(text):
+    """Pass ninety-seven: TeX's "~" after \\le (a space to KaTeX) was read as "about", and "{}"
+    hid the ≤ from the rule: "≤ 0.56" was published for 0.5634 with round=nearest."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+        check(text)
+
+
+@pytest.mark.parametrize("sign", ["≪", "≫", "≺", "≻", "\\(\\prec\\)", "⪰"])
+def test_an_order_sign_between_two_values_is_held_to_their_digits(sign):
+    """Pass ninety-seven: "0.57 ≪ 0.57" and "\\(0.57 \\prec 0.57\\)" were published; an order sign
+    says at least what "<" or "≤" says, so the shown digits and data() must keep it."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError):
+        check(f"Head 1 scores {{{{ value s y .2f round=nearest }}}} {sign} {{{{ value s x .2f round=nearest }}}} "
+              "in head 2", dict(VALUES, y=0.5701, x=0.5734))
+    assert "0.57 ≼ 0.57" in check("Head 1 scores {{ value s y .2f round=nearest }} ≼ {{ value s x .2f round=nearest }}",
+                                  dict(VALUES, y=0.5701, x=0.5734))  # (true of ≤)
