@@ -331,8 +331,10 @@ def _directive(text: str, m, body: str, line: int, where: str) -> Directive:
     else:
         want = INLINE[keyword]
     if not want[0] <= len(positional) <= want[1]:
+        spaced = any(a == "=" or a.endswith("=") or a.startswith("=") for a in positional)
         raise DirectiveError(f"{here}: {keyword} takes {want[0]}" + (f"–{want[1]}" if want[1] != want[0] else "")
-                             + f" arguments, got {len(positional)} in {m.group(0)!r}")
+                             + f" arguments, got {len(positional)} in {m.group(0)!r}"
+                             + (" (an option is written with no space around its '=': round=up)" if spaced else ""))
     name = query = ""
     args = tuple(positional)
     if keyword == "ref":

@@ -879,3 +879,9 @@ def test_an_order_sign_between_two_values_is_held_to_their_digits(sign):
               "in head 2", dict(VALUES, y=0.5701, x=0.5734))
     assert "0.57 ≼ 0.57" in check("Head 1 scores {{ value s y .2f round=nearest }} ≼ {{ value s x .2f round=nearest }}",
                                   dict(VALUES, y=0.5701, x=0.5734))  # (true of ≤)
+
+
+def test_an_option_spaced_around_its_equals_sign_is_named_as_such():
+    """Pass ninety-seven (a message): "round = up" was refused as "takes 2–3 arguments, got 6"."""
+    with pytest.raises(ValueError, match="no space around its '='"):
+        check("The error is at most {{ value s b .2f round = up }}.")
