@@ -1034,13 +1034,14 @@ _EXACT_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+){2,}(?:[-+][0-9A-Za-z
 
 
 def text_with_a_number(value) -> bool:
-    """Whether ``value`` is a text with a digit in it (in any script, past characters a reader
-    does not see) that is not in an exact form (:data:`_EXACT_TEXT`)."""
+    """Whether ``value`` is a text with a digit or another numeral in it (in any script, past
+    characters a reader does not see) that is not in an exact form (:data:`_EXACT_TEXT`)."""
     if not isinstance(value, str):
         return False
     text = "".join(str(unicodedata.decimal(c, c)) for c in unicodedata.normalize("NFKC", value)
                    if unicodedata.category(c) != "Cf")
-    return bool(re.search(r"\d", text)) and not _EXACT_TEXT.fullmatch(text.strip())
+    numeral = any(unicodedata.numeric(c, None) is not None for c in text)  # ("〇.五六", "❺❻%": pass 98)
+    return numeral and not _EXACT_TEXT.fullmatch(text.strip())
 
 
 def check_declared(page_where: str, text: str, d, value, shown: str, read: bool = False) -> None:
@@ -1070,13 +1071,15 @@ def check_declared(page_where: str, text: str, d, value, shown: str, read: bool 
                          "sentence states the text as it is, to its digits (a name, a list data() printed), write "
                          "round=nearest")
     number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if d.options.get("round") in ("up", "down") and number and not read and exact_number(shown) == Fraction(value):
+    if (d.options.get("round") in ("up", "down") and number and not read and exactly(shown, value)
+            and not follows_equals(text, d.start, d.end)):  # (0.56 too, not only 0.5: pass ninety-eight)
         raise ClaimError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, exactly the number "
                          f"shown, {shown.strip()!r}, so round={d.options['round']} leaves no room: true of 'at "
                          "most' and 'at least', false of a strict bound ('under', 'less than', 'more than', '<'), "
                          "which the build does not read (pass ninety-six: 'under 0.50' for 0.5); write a bound or "
-                         "a range the build reads ('at most', 'no more than', '≤', 'from … to'), or state the "
-                         "value with no round=")
+                         "a range the build reads ('at most', 'no more than', '≤', 'from … to'), or reword the "
+                         "sentence to state the value itself ('is 0.50'), with no round= (dropping round= alone "
+                         "leaves a strict bound false)")
     if (d.options.get("round") or not number or exactly(shown, value) or follows_equals(text, d.start, d.end)):
         return
     raise ClaimError(

@@ -885,3 +885,30 @@ def test_an_option_spaced_around_its_equals_sign_is_named_as_such():
     """Pass ninety-seven (a message): "round = up" was refused as "takes 2–3 arguments, got 6"."""
     with pytest.raises(ValueError, match="no space around its '='"):
         check("The error is at most {{ value s b .2f round = up }}.")
+
+
+# ---- pass ninety-eight -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, held", [
+    ("The error stays under {{ value s v .2f round=up }}.", 0.56), ("The error is less than {{ value s v .1f round=up }}.", 0.1),
+    ("\\(x < {{ value s v .2f round=up }}\\)", 0.56), ("Accuracy is more than {{ value s v .0% round=down }}.", 0.93),
+    ("under {{ value s v .1% round=up }}", 0.123), ("fewer than {{ value s v .1e round=up }} steps", 1.2e-05)])
+def test_a_strict_bound_on_any_value_the_digits_show_exactly_is_refused(text, held):
+    """Pass ninety-eight: pass ninety-six's refusal compared the shown digits with the float's
+    binary value, so it caught 0.5 and not 0.56: "under 0.56" was published for 0.56. A value is
+    the decimal Python writes for it, as everywhere else in the checks."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="leaves no room"):
+        check(text, {"v": held})
+    assert "0.56" in check("x = {{ value s v .2f round=up }}", {"v": 0.56})  # (after "=": shown exactly)
+
+
+@pytest.mark.parametrize("held", ["〇.五六", "❺❻%", "五十六"])
+def test_a_text_with_numerals_that_are_no_digits_says_what_it_is(held):
+    """Pass ninety-eight: "〇.五六" and "❺❻%" (numerals, not decimal digits) were published
+    undeclared after "at most"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+        check("The error is at most {{ value s t }}.", {"t": held})
