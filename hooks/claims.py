@@ -199,8 +199,11 @@ _DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 #: or a switch (``\\bf ``, ``{\\large ``); the relations were made signs before (``\\le`` is ≤).
 #: Pass eighty-three: the bound rule read none of them and "=" a list of some.
 _TEX_WRAP = r"\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*(?:\{|\s)|\{\\[A-Za-z]+\s"
-_BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}|+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
-                             r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.])+$", re.S)
+_BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}\]|:+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
+                             r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.]"
+                             # a footnote's marker, a reference link's label ("=[^1]", "[=][eq]"), a table's
+                             # alignment row and a definition's ":" (pass ninety-nine)
+                             r"|\[\^[^\]]*\]|(?<=\])\[[^\]]*\])+$", re.S)
 #: What states an equality: "=" and the signs of a definition or an identity.
 _EQUALS = ("=", "≔", "≡", "≝", "≜", "⩵", "≕", "⩴",  # (≜ and ⩵: pass eighty-one)
            "≗", "≛", "≞", "≑", "≙", "≍", "≣", "゠", "⩮", "⩷", "≐",  # (equals with a mark: pass ninety-two)
@@ -217,6 +220,17 @@ _ROUNDED_AFTER = re.compile(_WRAP + r"(?:to|at)\s+(?:(?:\d+|one|two|three|four|f
                             r"(?:decimal\s+)?(?:places|digits|decimals|significant)\b", re.I)  # (not "at both places")
 #: A value before this one in the same list, "= ({{ value a }}, {{ value b }})".
 _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
+
+
+#: A formula of the page: inside it "~" is TeX's tie, a space, not "about" (pass ninety-nine:
+#: "\\(\\ln 2 =~0.69\\)" is "ln 2 = 0.69", "\\(e \\le ~0.56\\)" is "e ≤ 0.56").
+_MATH = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
+
+
+def ties_as_spaces(text: str) -> str:
+    """``text`` with each "~" inside a formula (:data:`_MATH`) a space: the same length, so a
+    directive's offsets hold."""
+    return _MATH.sub(lambda m: m[0].replace("~", " "), text)
 
 
 def precedes_equals(text: str, end: int) -> bool:
@@ -1062,6 +1076,11 @@ def check_declared(page_where: str, text: str, d, value, shown: str, read: bool 
     sense declared (a bound rounded to its side, bound()), the words the rules read are held to
     it (:func:`declared`, :func:`check_bound`, :func:`check_range`), and a false sentence needs
     an author who declares "to its digits" of a bound: the same error as writing it."""
+    if isinstance(value, str) and not any(c.isalnum() for c in value):
+        raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}, which shows no "
+                         "letter and no digit: a blank or a sign ('−', '=') that the page writes itself; from data() "
+                         "it stands where the checks read none (pass ninety-nine: a '−' from data() before 'at "
+                         "most 0.57', an empty text between '=' and 0.69)")
     if text_with_a_number(value) and d.options.get("round") != "nearest":
         raise ClaimError(f"{page_where}: {d.name}'s data() holds the text {value!r} at {d.args[0]!r}: a text with a "
                          "number in it (a number with a fraction that data() wrote as text, a percentage or a "

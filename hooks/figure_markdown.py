@@ -715,8 +715,9 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     offsets in ``text``) filled in as :func:`marked_value`s; one after an "=" must be exact, as
     in prose (:func:`follows_equals`)."""
     check_ranges(site, resolver, text, found)
+    read = claims.ties_as_spaces(text)
     return directives.substitute(text, found, lambda x: marked_value(
-        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(text, x.start, x.end)))
+        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(read, x.start, x.end)))
 
 
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
@@ -749,6 +750,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 return (fixed, other) if i == 0 else (other, fixed)
         return ea, eb
 
+    text = claims.ties_as_spaces(text)  # (the same offsets: TeX's "~" in a formula is a space)
     try:
         for d in found:  # a sign the checks do not read, before any value (passes ninety-two, ninety-five)
             if d.keyword == "value":

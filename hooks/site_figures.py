@@ -470,10 +470,11 @@ def on_page_markdown(markdown, *, page, config, files):
     site.figures_on_page[here.src_uri] = 0
     site.result_of = lambda request: _result(fig, request, files)
     resolver = M.Resolver(here.src_uri, site.scripts, site.first_seen)
+    read = M.claims.ties_as_spaces(markdown)  # (TeX's "~" in a formula is a space: the same offsets)
 
     def replace(d):
         try:
-            return M.replace(site, here, d, resolver, equated=d.keyword == "value" and M.follows_equals(markdown, d.start, d.end))
+            return M.replace(site, here, d, resolver, equated=d.keyword == "value" and M.follows_equals(read, d.start, d.end))
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 

@@ -912,3 +912,40 @@ def test_a_text_with_numerals_that_are_no_digits_says_what_it_is(held):
 
     with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
         check("The error is at most {{ value s t }}.", {"t": held})
+
+
+# ---- pass ninety-nine ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "\\(\\ln 2 =~{{ value s l .2f round=nearest }}\\)", "\\(\\ln 2 = ~{{ value s l .2f round=nearest }}\\)",
+    "ln 2 =[^1] {{ value s l .2f round=nearest }}\n\n[^1]: natural log",
+    "ln 2 [=][eq] {{ value s l .2f round=nearest }}\n\n[eq]: #eq",
+    "| ln 2 = |\n|:--|\n| {{ value s l .2f round=nearest }} |", "| ln 2 = |\n|:-:|\n| {{ value s l .2f round=nearest }} |",
+    "ln 2 =\n:   {{ value s l .2f round=nearest }}"])
+def test_an_equals_sign_past_a_tie_a_footnote_a_link_label_a_table_s_alignment_or_a_definition(text):
+    """Pass ninety-nine: "ln 2 = 0.69" was published through TeX's tie (a space in a formula,
+    read as "about"), a footnote's marker, a reference link's label, a table's alignment row
+    and a definition list's ":"."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+    assert "0.69" in check("ln 2 is about ~{{ value s l .2f round=nearest }} in prose.")  # ("~" in prose: about)
+
+
+def test_a_tie_in_a_formula_hides_no_bound():
+    """Pass ninety-nine: "\\(e \\le ~0.56\\)" (a space before the tie) was read as no bound."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+        check("\\(e \\le ~{{ value s b .2f round=nearest }}\\)")
+
+
+@pytest.mark.parametrize("held", ["−", "-", "", " ", "="])
+def test_a_text_value_with_no_letter_or_digit_is_refused(held):
+    """Pass ninety-nine: a "−" held by data() turned "at most {{ value m }}0.57" into a false
+    bound no check read, and an empty text between "=" and 0.69 hid the "="."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="shows no letter and no digit"):
+        check("The error is at most {{ value s m }}{{ value s b .2f round=up }}.", dict(VALUES, m=held))
