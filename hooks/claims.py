@@ -169,7 +169,10 @@ def _as_read(text: str) -> str:
 #: ("[{{ value }}](#fig)"), a quote's marker at the start of a line (passes sixty-four and
 #: sixty-six).
 _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
-         r"|\\[,;:! ]|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?"
+         r"|\\[,;:!> ]|\\\\|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?"
+         # an opening delimiter, sized or not ("\\left|", "\\bigl\\lvert", "\\|", "\\{": pass one hundred)
+         r"|\\(?:left|[bB]igg?l?)\s*(?:\\[A-Za-z]+|\\[|{]|[(\[|.])|\\[|{]"
+         r"|\\(?:l?vert|l?Vert|langle|lceil|lfloor|lbrace|lbrack|lparen|lgroup)(?![A-Za-z])"
          r"|\\[mh]?(?:kern|skip)\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:mu|em|ex|pt|pc|in|cm|mm|bp|dd|cc|sp|px)\b"
          r"|\{\}|\[|\]\([^()\s]*\))*")  # ("\\le{}0.56": an empty group, pass ninety-seven)
 #: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
@@ -198,7 +201,7 @@ _DASH = r"(?:[–‒‐‑〜⁓]|--|(?<!\s)[—―⸺⸻](?!\s))"
 #: the value stands in (``\\text{``, ``\\textcolor{red}{``, ``\\colorbox{yellow}{``, ``\\hat{``),
 #: or a switch (``\\bf ``, ``{\\large ``); the relations were made signs before (``\\le`` is ≤).
 #: Pass eighty-three: the bound rule read none of them and "=" a list of some.
-_TEX_WRAP = r"\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*(?:\{|\s)|\{\\[A-Za-z]+\s"
+_TEX_WRAP = r"\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*(?:\{|\s|\()|\{\\[A-Za-z]+\s"  # ("\\max(": pass 100)
 _BETWEEN_EQUALS = re.compile(r"(?:" + _WRAP[3:-2] + r"|[({\[}\]|:+\-−–‒‐‑－﹣➖˗⁻₋—―]|(?<![\w-])(?:minus|negative)\b|\\[\[\]]"
                              r"|" + _TEX_WRAP + r"|\\(?:left|[bB]igg?l?)[(\[.]"
                              # a footnote's marker, a reference link's label ("=[^1]", "[=][eq]"), a table's

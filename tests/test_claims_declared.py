@@ -949,3 +949,34 @@ def test_a_text_value_with_no_letter_or_digit_is_refused(held):
 
     with pytest.raises(FM.FigureMarkdownError, match="shows no letter and no digit"):
         check("The error is at most {{ value s m }}{{ value s b .2f round=up }}.", dict(VALUES, m=held))
+
+
+# ---- pass one hundred ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "\\(\\ln 2 = \\> {{ value s l .2f round=nearest }}\\)", "\\(\\ln 2 =\\>{{ value s l .2f round=nearest }}\\)",
+    "\\(\\ln 2 = \\\\ {{ value s l .2f round=nearest }}\\)",
+    "\\(\\ln 2 = \\left| {{ value s l .2f round=nearest }} \\right|\\)",
+    "\\(\\ln 2 = \\left\\lvert {{ value s l .2f round=nearest }} \\right\\rvert\\)",
+    "\\(\\ln 2 = \\bigl| {{ value s l .2f round=nearest }} \\bigr|\\)", "\\(\\ln 2 = \\| {{ value s l .2f round=nearest }} \\|\\)",
+    "\\(\\ln 2 = \\max( {{ value s l .2f round=nearest }} )\\)", "\\(\\ln 2 = \\{ {{ value s l .2f round=nearest }} \\}\\)",
+    "\\(\\ln 2 = \\left\\langle {{ value s l .2f round=nearest }} \\right\\rangle\\)"])
+def test_an_equals_sign_past_tex_s_medium_space_a_line_break_or_a_delimiter(text):
+    """Pass one hundred: "ln 2 = 0.69" was published through KaTeX's \\> (a medium space), a line
+    break \\\\, sized delimiters (\\left|, \\bigl|, \\left\\lvert), \\|, \\{ and \\max(."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(text)
+
+
+@pytest.mark.parametrize("text", ["\\(e \\le \\> {{ value s b .2f round=nearest }}\\)",
+                                  "\\(e \\ge \\> {{ value s b .2f round=up }}\\)",
+                                  "\\(e \\ge \\left| {{ value s b .2f round=up }} \\right|\\)"])
+def test_a_bound_sign_past_tex_s_medium_space_or_a_delimiter_is_read(text):
+    """Pass one hundred: \\> and \\left| hid ≤ and ≥ from the bound rule: "e ≤ 0.56" (nearest) and
+    "e ≥ 0.57" (round=up) were published for 0.5634."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="round=(?:up|down)"):
+        check(text)
