@@ -134,7 +134,7 @@ def _tex_shown(m: re.Match) -> str:
 
 #: An HTML tag: a sign's spelling is not read across its edge ("w<sub>1</sub>= 0.56" holds
 #: "=", not ">=": pass ninety-two).
-_TAG = re.compile(r"(</?[A-Za-z][^<>]*>)")
+_TAG = re.compile(r"(</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>)")
 
 
 def _as_read(text: str) -> str:
@@ -168,7 +168,7 @@ def _as_read(text: str) -> str:
 #: ``\\quad``, ``\\kern1mu``: a dimension, no more, pass ninety-five), a link's brackets
 #: ("[{{ value }}](#fig)"), a quote's marker at the start of a line (passes sixty-four and
 #: sixty-six).
-_WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z][^<>]*>|\\[()]|\$"
+_WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\\[()]|\$"
          r"|\\[,;:!> ]|\\\\|\\q?quad\b|\\[a-z]*space\b(?:\{[^{}]*\})?"
          # an opening delimiter, sized or not ("\\left|", "\\bigl\\lvert", "\\|", "\\{": pass one hundred)
          r"|\\(?:left|[bB]igg?l?)\s*(?:\\[A-Za-z]+|\\[|{]|[(\[|.])|\\[|{]"
@@ -177,7 +177,7 @@ _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-
          r"|\{\}|\[|\]\([^()\s]*\))*")  # ("\\le{}0.56": an empty group, pass ninety-seven)
 #: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
 #: than": pass eighty-seven): spaces, emphasis, a tag.
-_SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z][^<>]*>)+"
+_SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>)+"
 #: A unit after the first end: one word of up to twelve letters, signs or slashes ("×", "%",
 #: "ms", "tokens", "MB/s", "tokens/sec"), or "per cent", after at most one space; not a word of
 #: the sentence ("is close to b", "compared to b", "KiB a step to b" are no ranges: pass
@@ -230,10 +230,24 @@ _LISTED_AFTER = re.compile(r"\{\{\s*value\b[^{}]*\}\}[\s\u00a0*_`]*[,;]$")
 _MATH = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 
 
-def ties_as_spaces(text: str) -> str:
-    """``text`` with each "~" inside a formula (:data:`_MATH`) a space: the same length, so a
-    directive's offsets hold."""
-    return _MATH.sub(lambda m: m[0].replace("~", " "), text)
+#: pymdownx.tilde's markup: "~~a~~" strikes a through, "~a~" (no space in a) sets it as a
+#: subscript; the tildes are not shown (pass one hundred and one: "x = ~0.56~" is "x = ₀.₅₆").
+_TILDE_MARKUP = re.compile(r"~~(?![~\s])(?P<struck>.+?)(?<![~\s])~~|(?<!~)~(?![~\s])(?P<sub>[^~\s]+)~(?!~)", re.S)
+
+
+def tildes_as_read(text: str) -> str:
+    """``text`` with each "~" inside a formula (:data:`_MATH`) a space, and the tildes of
+    pymdownx.tilde's strike-through and subscript spaces (:data:`_TILDE_MARKUP`; a value
+    directive counts as the number it shows, no space in it): the same length, so a
+    directive's offsets hold. A "~" left is "about"."""
+    text = _MATH.sub(lambda m: m[0].replace("~", " "), text)
+    masked = re.sub(r"\{\{[^{}]*\}\}", lambda m: "0" * len(m[0]), text)  # (a directive: one word)
+    out = list(text)
+    for m in _TILDE_MARKUP.finditer(masked):
+        inner = "struck" if m["struck"] is not None else "sub"
+        for i in (*range(m.start(), m.start(inner)), *range(m.end(inner), m.end())):
+            out[i] = " "
+    return "".join(out)
 
 
 def precedes_equals(text: str, end: int) -> bool:
@@ -332,7 +346,7 @@ class Literal:
 #: What a reader does not see, or sees shorter than it is written: an HTML comment, a tag, a
 #: link's destination, a TeX command with its arguments. A window of the page around a value
 #: counts the characters it shows, not these (:func:`_back`, :func:`_ahead`).
-_HIDDEN = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>|\]\([^()\s]*\)|\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})+",
+_HIDDEN = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\]\([^()\s]*\)|\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})+",
                      re.S)
 
 
@@ -392,7 +406,8 @@ def prose_minus(text: str, d) -> bool:
     line = text[text.rfind("\n", 0, d.start) + 1:d.start]
     if re.fullmatch(r"[ \t]*(?:>[ \t]*)*[-*+][ \t]+" + _WRAP, line):
         return False  # a list's marker, "- 0.13 in float32" (pass eighty-three)
-    before = re.sub(_WRAP + r"$", "", _before(text, d))
+    # (a TeX group the value opens, "−\\text{ 0.56 }", as what wraps it: pass one hundred and one)
+    before = re.sub(r"(?:" + _WRAP[3:-2] + "|" + _TEX_WRAP + r")*$", "", _before(text, d))
     m = re.search(r"(?P<before>.?)(?P<sign>[-−])$", before, re.S)
     if not m:
         return False
@@ -820,7 +835,8 @@ _VERB_UP = re.compile(r"(?:add|sum|total|come|came|amount|round|scale|lead|go|we
 #: parenthesis ("the error is, at most, 0.56", "at most (over all heads) 0.56"), a "±".
 _BOUND_GAP = r"(?:" + _WRAP[3:-2] + r"|[,:;—–±]|\([^()]{0,80}\)|" + _TEX_WRAP + r")*"
 _BOUND_BEFORE = re.compile(r"(?:(?<![\w-])(?P<lower>" + _LOWER_WORDS.replace(r"\s+", _SP) + r")|(?P<lower_sign>≥)"
-                           r"|(?<![\w-])(?P<upper>" + _UPPER_WORDS.replace(r"\s+", _SP) + r")|(?P<upper_sign>≤))" + _BOUND_GAP + r"(?:[-−]" + _WRAP + r")?$",
+                           r"|(?<![\w-])(?P<upper>" + _UPPER_WORDS.replace(r"\s+", _SP) + r")|(?P<upper_sign>≤))" + _BOUND_GAP
+                           + r"(?:[-−]" + _BOUND_GAP + r")?$",  # ("≤ −\\text{ 0.56 }": pass one hundred and one)
                            re.S | re.I)
 #: Words right after a value (or its unit) that make it a bound, ending the clause: "0.051 or
 #: less.", "0.39 or more," (not "or more precisely", "more or less evenly", "at least in the
@@ -890,6 +906,50 @@ def bounds(text: str, found) -> list[tuple]:
     return out
 
 
+#: The Greek letters TeX spells as commands: a letter of the sentence, not markup.
+_TEX_LETTERS = r"(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|ell|infty)"
+#: The signs the net below looks for: an equality or a non-strict bound, the claims the rules read.
+_NET_SIGNS = "".join(_EQUALS) + "≤≥"
+#: One piece of what may stand between such a sign and a value that shows no letter or digit of
+#: the sentence: spaces and markup (:data:`_WRAP`), a tag, a footnote's marker, a link's label or
+#: destination, a TeX command that opens the value's group or draws no letter, any character
+#: that is neither a letter, a digit nor a sign.
+_GAP_PIECE = re.compile(r"(?:" + _WRAP[3:-2] + r"|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\[\^[^\]]*\]|\]\[[^\]]*\]|\]\([^()]*\)"
+                        r"|\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*\{|\\(?!" + _TEX_LETTERS + r"(?![A-Za-z]))[A-Za-z]+"
+                        r"|\\[^A-Za-z]|[^\w\s" + _NET_SIGNS + r"<>≠≈~])$", re.S)
+
+
+def sign_in_gap(text: str, d) -> str | None:
+    """The sign ("=" or one like it, "≤", "≥") that stands before the value ``d`` with nothing
+    between that shows a letter or a digit (:data:`_GAP_PIECE`), or None; a heading's line of
+    "=" is none. The rules read such a sign through a list of what may stand between it and the
+    value; each pass from ninety-five to one hundred found a construct the list missed (a
+    footnote's marker, a link's label, a table's alignment row, ``\\>``, ``\\left|``), so a
+    sign this net finds and the rules did not read is refused (:func:`check_read_signs`)."""
+    before = _as_read(_back(text, d.start, 80))
+    while before:
+        m = _GAP_PIECE.search(before)
+        if not m or m.start() == len(before):
+            break
+        before = before[:m.start()]
+    if not before or before[-1] not in _NET_SIGNS or re.search(r"(?:^|\n)[ \t]*={2,}[ \t]*$", before):
+        return None
+    return "=" if before[-1] in _EQUALS else before[-1]
+
+
+def check_read_signs(page_where: str, text: str, d, read: bool) -> None:
+    """A value with an "=" (or its like) before it that :func:`follows_equals` did not read, or
+    a "≤" or "≥" that no bound or range rule read (``read``), with only markup and signs
+    between (:func:`sign_in_gap`), is refused: the value would be published unchecked against
+    the claim its sign makes."""
+    sign = sign_in_gap(text, d)
+    if sign == "=" and not follows_equals(text, d.start, d.end) or sign in ("≤", "≥") and not read:
+        raise ClaimError(f"{page_where}: {d.name}'s value stands after {sign!r} with only markup or signs between, "
+                         "which the checks do not read through: the claim the sign makes would go unchecked; put "
+                         "the value right after the sign (spaces, emphasis and a formula's spacing may stand "
+                         "between), or rephrase (pass one hundred and one)")
+
+
 def check_range_end(page_where: str, text: str, d) -> None:
     """A value at a range's end read as :func:`check_sign` reads a bound's, and refused where "or
     more" or "or less" follows it (:data:`_BOUND_AFTER`): "from 2.1× to 7.9× or more" is a range's
@@ -944,7 +1004,7 @@ def _plain(text: str) -> str:
     text = re.sub(r"\{\{[^{}]*\}\}", " VALUE ", _as_read(text))
     text = re.sub(r"<sup\b[^<>]*>[^<>]*</sup>|\[\^[^\]]*\]", " ", text)  # a footnote's marker
     text = re.sub(r"</?(?:span|em|strong|b|i|u|s|mark|small|code|a|abbr)\b[^<>]*>|[*_`]", "", text)  # ("m**os**t")
-    text = re.sub(r"</?[A-Za-z][^<>]*>|\\[A-Za-z]+|\\[,;:! ()\[\]]|[{}$]", " ", text)
+    text = re.sub(r"</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\\[A-Za-z]+|\\[,;:! ()\[\]]|[{}$]", " ", text)
     text = "".join(_LOOKALIKE.get(c, c) if ord(c) < 0x1D400 else unicodedata.normalize("NFKC", c) for c in text)
     return re.sub(r"[\s\u00a0]+", " ", text)
 

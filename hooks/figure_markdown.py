@@ -715,7 +715,7 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     offsets in ``text``) filled in as :func:`marked_value`s; one after an "=" must be exact, as
     in prose (:func:`follows_equals`)."""
     check_ranges(site, resolver, text, found)
-    read = claims.ties_as_spaces(text)
+    read = claims.tildes_as_read(text)
     return directives.substitute(text, found, lambda x: marked_value(
         site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(read, x.start, x.end)))
 
@@ -750,7 +750,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 return (fixed, other) if i == 0 else (other, fixed)
         return ea, eb
 
-    text = claims.ties_as_spaces(text)  # (the same offsets: TeX's "~" in a formula is a space)
+    text = claims.tildes_as_read(text)  # (the same offsets: TeX's "~" in a formula is a space)
     try:
         for d in found:  # a sign the checks do not read, before any value (passes ninety-two, ninety-five)
             if d.keyword == "value":
@@ -774,6 +774,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         read = {id(d) for pair in pairs for d in pair} | {id(d) for d, _ in bounds(text, found)}
         for d in found:  # every value its format rounds: the author says what the sentence claims of it
             if d.keyword == "value":
+                claims.check_read_signs(resolver.where(d), text, d, id(d) in read)
                 claims.check_declared(resolver.where(d), text, *end(d), read=id(d) in read)
     except ClaimError as exc:
         raise FigureMarkdownError(str(exc)) from None

@@ -980,3 +980,49 @@ def test_a_bound_sign_past_tex_s_medium_space_or_a_delimiter_is_read(text):
 
     with pytest.raises(FM.FigureMarkdownError, match="round=(?:up|down)"):
         check(text)
+
+
+# ---- pass one hundred and one ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, refused", [
+    ("x = ~{{ value s b .2f round=nearest }}~", "after an '='"),
+    ("| x | = ~{{ value s b .2f round=nearest }}~ |", "after an '='"),
+    ("The error is at most ~{{ value s b .2f round=nearest }}~.", "round=up"),
+    ("x ≤ ~{{ value s b .2f round=nearest }}~", "round=up"),
+    ("x = ~−~{{ value s b .2f round=nearest }}", "after an '='"),
+    ("The error is at most ~−~{{ value s b .2f round=up }}.", "round=down"),
+    ("x ~=~ {{ value s b .2f round=nearest }}", "after an '='"),
+    ("x = ~~{{ value s b .2f round=nearest }}~~", "after an '='")])
+def test_pymdownx_tilde_markup_is_read_as_the_markup_it_is(text, refused):
+    """Pass one hundred and one: pymdownx.tilde sets "~0.56~" as a subscript and "~~0.56~~" struck
+    through, and shows no tilde; the checks read each "~" as "about", so "x = ₀.₅₆", "at most
+    ₀.₅₆" (0.5634) and a subscripted minus or "=" were published unread."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=refused):
+        check(text)
+    assert "0.56" in check("The weight is ~{{ value s b .2f round=nearest }} in prose.")  # (a lone "~": about)
+
+
+@pytest.mark.parametrize("tag", ['<span title="a>b">', "<abbr title='a<b'>", '<span title="x > y">'])
+def test_a_tag_with_an_angle_bracket_in_a_quoted_attribute_is_one_tag(tag):
+    """Pass one hundred and one: a ">" or "<" inside a quoted attribute ended the tag for the
+    checks, so "x = <span title="a>b">0.56" and "at most <span …>0.56" were published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check(f"x = {tag}{{{{ value s b .2f round=nearest }}}}</span>")
+    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+        check(f"The error is at most {tag}{{{{ value s b .2f round=nearest }}}}</span>.")
+
+
+@pytest.mark.parametrize("text", [
+    "ln 2 =! {{ value s l .2f round=nearest }}", "ln 2 = ' {{ value s l .2f round=nearest }}",
+    "x ≤ ' {{ value s b .2f round=nearest }}", "x ≥ ! {{ value s b .2f round=down }}"])
+def test_a_sign_the_net_sees_and_the_rules_do_not_read_is_refused(text):
+    """The net behind the rules (claims.sign_in_gap): an "=", "≤" or "≥" with nothing between it
+    and the value that shows a letter or a digit is read, or the page is refused."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="with only markup or signs between"):
+        check(text)
