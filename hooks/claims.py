@@ -137,6 +137,17 @@ def _tex_shown(m: re.Match) -> str:
 _TAG = re.compile(r"(</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>)")
 
 
+#: What a reader does not see or reads as withdrawn: an element hidden (``hidden``, ``display:
+#: none``, ``visibility: hidden``, a zero font size, a class for screen readers only), a
+#: ``<template>`` or ``<noscript>``, text struck through (``<del>``, ``<s>``, ``<strike>``,
+#: TeX's ``\\cancel``, ``\\sout``): pass one hundred and two ("= <span hidden>x</span> 0.69",
+#: "= ~~about~~ 0.69"). Without a value directive inside: a struck value is still a value.
+_UNSEEN = re.compile(r"<(?P<tag>[A-Za-z][\w-]*)\b[^<>]*?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden"
+                     r"|font-size\s*:\s*0(?![.\d]*[1-9])|visually-hidden|sr-only)[^<>]*>(?:(?!\{\{)(?!</?(?P=tag)\b).)*</(?P=tag)>"
+                     r"|<(?P<whole>template|noscript|del|s|strike)\b[^<>]*>(?:(?!\{\{).)*?</(?P=whole)>"
+                     r"|\\(?:cancel|bcancel|xcancel|sout)\s*\{[^{}]*\}", re.S | re.I)
+
+
 def _as_read(text: str) -> str:
     """``text`` as a reader reads it: HTML references decoded (``&le;``, ``&#08804;``, ``&#x2264;``,
     ``&nbsp;``), what a reader does not see dropped (an HTML comment, a soft hyphen, a zero-width
@@ -146,6 +157,7 @@ def _as_read(text: str) -> str:
     shown, a TeX group read as what it shows (:data:`_TEX_SHOWN_GROUP`; :data:`_TEX_UNSEEN`
     dropped); a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
     text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
+    text = _UNSEEN.sub("", text)
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     text = re.sub(r"(\\[A-Za-z]+)~", r"\1 ", text)  # TeX's tie after a command is a space, not "~" (pass 97)
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
@@ -175,6 +187,10 @@ _WRAP = (r"(?:[\s\u00a0\u2009\u202f*_`]|\n[ \t]*>|<!--(?:(?!-->).)*-->|</?[A-Za-
          r"|\\(?:l?vert|l?Vert|langle|lceil|lfloor|lbrace|lbrack|lparen|lgroup)(?![A-Za-z])"
          r"|\\[mh]?(?:kern|skip)\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:mu|em|ex|pt|pc|in|cm|mm|bp|dd|cc|sp|px)\b"
          r"|\{\}|\[|\]\([^()\s]*\))*")  # ("\\le{}0.56": an empty group, pass ninety-seven)
+#: A footnote's or a definition's marker a sign may carry: "=¹", "=<sup>1</sup>", "\\le_{1}"
+#: (pass one hundred and two).
+_MARKER = (r"<su[bp]\b[^<>]*>(?:(?!</su[bp]>).){0,40}</su[bp]>|[_^](?:\{[^{}]*\}|\\?\w)"
+           r"|[\u00b9\u00b2\u00b3\u2070-\u209f]+")  # a footnote's or a definition's marker: ¹, <sup>1</sup>, _{1}
 #: What may stand between the words of a bound or an equality ("at **most**", "at <em>most</em>", "no *more*
 #: than": pass eighty-seven): spaces, emphasis, a tag.
 _SP = r"(?:[\s\u00a0*_`]|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>)+"
@@ -245,8 +261,10 @@ def tildes_as_read(text: str) -> str:
     out = list(text)
     for m in _TILDE_MARKUP.finditer(masked):
         inner = "struck" if m["struck"] is not None else "sub"
-        for i in (*range(m.start(), m.start(inner)), *range(m.end(inner), m.end())):
-            out[i] = " "
+        whole = "{{" not in text[m.start():m.end()] and (inner == "struck" or len(m[inner]) <= 3 and m[inner].isalnum())
+        for i in (range(m.start(), m.end()) if whole else (*range(m.start(), m.start(inner)),
+                                                              *range(m.end(inner), m.end()))):
+            out[i] = " "  # (struck words, and a marker "=~1~", are blank whole: pass one hundred and two)
     return "".join(out)
 
 
@@ -255,7 +273,7 @@ def precedes_equals(text: str, end: int) -> bool:
     (:data:`_EQUALS`), with only :data:`_WRAP` between: "{{ value ... }} = ln 2" states the
     value exactly as much as "ln 2 = {{ value ... }}" (pass ninety-three)."""
     after = _as_read(_ahead(text, end, 80))
-    rest = after[re.match(_WRAP, after).end():]
+    rest = after[re.match(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*", after).end():]  # ("0.69¹ =": pass 102)
     return rest.startswith(_EQUALS) and not rest.startswith("=>")  # ("==": pass ninety-five)
 
 
@@ -885,6 +903,11 @@ def _side_before(before: str) -> str | None:
     return "down" if m["lower"] or m["lower_sign"] else "up"
 
 
+#: A "≤" or "≥" right after a value, not before another value (that is a comparison of the
+#: two: :func:`comparisons`): "{{ value }} ≤ w" says the value is a lower bound of w.
+_SIGN_AFTER = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*(?P<sign>[≤≥])(?!" + _WRAP + r"\{\{\s*value\b)")
+
+
 def bounds(text: str, found) -> list[tuple]:
     """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
     a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_WORDS`,
@@ -898,7 +921,9 @@ def bounds(text: str, found) -> list[tuple]:
     out = []
     for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
         after = _BOUND_AFTER.match(_as_read(_ahead(text, d.end, 80)))
-        side = ("up" if after["upper"] else "down") if after else _side_before(_back(text, d.start, 400))
+        sign = _SIGN_AFTER.match(_as_read(_ahead(text, d.end, 80)))  # "0.56 ≤ w": a lower bound (pass 102)
+        side = (("up" if after["upper"] else "down") if after else ("down" if sign["sign"] == "≤" else "up") if sign
+                else _side_before(_back(text, d.start, 400)))
         if side in ("up", "down") and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
             side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:
@@ -914,7 +939,7 @@ _NET_SIGNS = "".join(_EQUALS) + "≤≥"
 #: the sentence: spaces and markup (:data:`_WRAP`), a tag, a footnote's marker, a link's label or
 #: destination, a TeX command that opens the value's group or draws no letter, any character
 #: that is neither a letter, a digit nor a sign.
-_GAP_PIECE = re.compile(r"(?:" + _WRAP[3:-2] + r"|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\[\^[^\]]*\]|\]\[[^\]]*\]|\]\([^()]*\)"
+_GAP_PIECE = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r"|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>|\[\^[^\]]*\]|\]\[[^\]]*\]|\]\([^()]*\)"
                         r"|\\[A-Za-z]+(?:\[[^\[\]]*\])*(?:\{[^{}]*\})*\{|\\(?!" + _TEX_LETTERS + r"(?![A-Za-z]))[A-Za-z]+"
                         r"|\\[^A-Za-z]|[^\w\s" + _NET_SIGNS + r"<>≠≈~])$", re.S)
 

@@ -599,6 +599,9 @@ def value_text(page_where: str, d, result, *, equated: bool = False) -> str:
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} {shown!r}: a page shows a "
                                   "finite number, never NaN, an infinity or a missing value")
+    if isinstance(value, numbers.Number) and not isinstance(value, numbers.Real):  # (Decimal, complex: pass 102)
+        raise FigureMarkdownError(f"{page_where}: {d.args[0]!r} holds {value!r}, a {type(value).__name__}, which the "
+                                  "checks of bounds and rounding do not read: give data() a float or an integer")
     if not isinstance(value, str) and len(shown.strip()) > MAX_NUMBER_CHARS:
         raise FigureMarkdownError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, which "
                                   f"{fmt and f'the format {fmt!r} writes' or 'reads'} as {len(shown.strip())} "

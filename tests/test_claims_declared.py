@@ -1026,3 +1026,61 @@ def test_a_sign_the_net_sees_and_the_rules_do_not_read_is_refused(text):
 
     with pytest.raises(FM.FigureMarkdownError, match="with only markup or signs between"):
         check(text)
+
+
+# ---- pass one hundred and two ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "ln 2 =¹ {{ value s l .2f round=nearest }}", "ln 2 =<sup>1</sup> {{ value s l .2f round=nearest }}",
+    "ln 2 =~1~ {{ value s l .2f round=nearest }}", "\\(\\ln 2 =_{1} {{ value s l .2f round=nearest }}\\)",
+    "\\(\\ln 2 \\equiv^{a} {{ value s l .2f round=nearest }}\\)", "{{ value s l .2f round=nearest }}¹ = ln 2",
+    "x ≤¹ {{ value s b .2f round=nearest }}", "\\(x \\le_{1} {{ value s b .2f round=nearest }}\\)",
+    "x ≥<sup>1</sup> {{ value s m .2f round=nearest }}"])
+def test_a_marker_on_a_sign_hides_no_claim(text):
+    """Pass one hundred and two: a footnote's or a definition's marker on "=", "≤" or "≥" ("=¹",
+    "=<sup>1</sup>", "=~1~", "\\\\le_{1}") hid the sign: "ln 2 =¹ 0.69" and "x ≤¹ 0.56" (0.5634)
+    were published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='|round=(?:up|down)|with only markup or signs between"):
+        check(text)
+
+
+@pytest.mark.parametrize("hidden", ['<span hidden>x</span>', '<span style="display:none">about</span>',
+                                    "<template>q</template>", "<noscript>q</noscript>",
+                                    '<span class="visually-hidden">approximately</span>', "~~about~~",
+                                    "<del>about</del>", "<s>about</s>", "\\(\\cancel{\\approx}\\)"])
+def test_what_a_reader_does_not_see_or_sees_struck_hides_no_claim(hidden):
+    """Pass one hundred and two: a hidden element, a template, text for screen readers only, or a
+    struck-out "about" between "=" or "at most" and the value broke the reading: "ln 2 = 0.69"
+    and "at most 0.56" were published for ln 2 and 0.5634."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='|with only markup or signs between"):
+        check(f"ln 2 = {hidden} {{{{ value s l .2f round=nearest }}}}")
+    with pytest.raises(FM.FigureMarkdownError, match="round=up|with only markup or signs between"):
+        check(f"The error is at most {hidden} {{{{ value s b .2f round=nearest }}}}.")
+
+
+@pytest.mark.parametrize("text, side", [("{{ value s m .2f round=nearest }} ≤ w", "round=down"),
+                                        ("{{ value s b .2f round=nearest }} ≥ every weight", "round=up"),
+                                        ("{{ value s m .2f round=up }} ≤ w", "round=down")])
+def test_a_bound_sign_after_the_value_is_read(text, side):
+    """Pass one hundred and two: "0.56 ≤ w" (a lower bound) was published for 0.5566, and with
+    round=up; a "≤" or "≥" right after a value (not before another value) is now read."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=side):
+        check(text)
+
+
+def test_a_number_that_is_no_real_number_is_refused():
+    """Pass one hundred and two (not reachable from a page, whose data() is JSON): a Decimal or a
+    complex value skipped every check of rounding."""
+    from decimal import Decimal
+
+    import figure_markdown as FM
+
+    for held in (Decimal("0.5634"), complex(0.5634, 0)):
+        with pytest.raises(FM.FigureMarkdownError, match="do not read: give data\\(\\) a float"):
+            check("The error is at most {{ value s v .2f round=up }}.", {"v": held})
