@@ -94,7 +94,7 @@ _TEX_SIGN = re.compile(r"\\(" + "|".join(sorted({**_TEX_SIGNS, **_TEX_DRAWN}, ke
 
 #: Characters a reader never sees: the soft hyphen, zero-width spaces and joiners, the word
 #: joiner, the byte-order mark ("at\u00admost", "=\u200b0.69": pass eighty-seven).
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff\u115f\u1160\u3164\uffa0]")  # (Hangul fillers: 103)
 #: The full-width forms of ASCII, read as ASCII ("＜＝", "：", "０.５６": pass eighty-seven).
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 
@@ -142,10 +142,33 @@ _TAG = re.compile(r"(</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x
 #: ``<template>`` or ``<noscript>``, text struck through (``<del>``, ``<s>``, ``<strike>``,
 #: TeX's ``\\cancel``, ``\\sout``): pass one hundred and two ("= <span hidden>x</span> 0.69",
 #: "= ~~about~~ 0.69"). Without a value directive inside: a struck value is still a value.
-_UNSEEN = re.compile(r"<(?P<tag>[A-Za-z][\w-]*)\b[^<>]*?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden"
-                     r"|font-size\s*:\s*0(?![.\d]*[1-9])|visually-hidden|sr-only)[^<>]*>(?:(?!\{\{)(?!</?(?P=tag)\b).)*</(?P=tag)>"
-                     r"|<(?P<whole>template|noscript|del|s|strike)\b[^<>]*>(?:(?!\{\{).)*?</(?P=whole)>"
+_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z][\w-]*)(?P<attrs>(?:\s+[^\s<>=\x22\x27]+(?:\s*=\s*(?:\x22[^\x22]*\x22"
+                      r"|\x27[^\x27]*\x27|[^\s<>\x22\x27]+))?)*)\s*>(?P<inner>(?:(?!\{\{)(?!</?(?P=tag)\b).)*)</(?P=tag)>",
+                      re.S)
+_ATTRIBUTE = re.compile(r"([^\s<>=\x22\x27]+)(?:\s*=\s*(\x22[^\x22]*\x22|\x27[^\x27]*\x27|[^\s<>\x22\x27]+))?")
+_UNSEEN = re.compile(r"<(?P<whole>template|noscript|del|s|strike)\b[^<>]*>(?:(?!\{\{).)*?</(?P=whole)>"
                      r"|\\(?:cancel|bcancel|xcancel|sout)\s*\{[^{}]*\}", re.S | re.I)
+
+
+def _hides(attrs: str) -> bool:
+    """Whether an element with the attributes ``attrs`` hides what it holds from a reader: the
+    ``hidden`` attribute, a style with ``display: none``, ``visibility: hidden`` or a zero font
+    size, a class for screen readers only (a word "hidden" in another attribute's value is
+    none: pass one hundred and three)."""
+    for name, value in _ATTRIBUTE.findall(attrs):
+        name, value = name.lower(), value.strip("\x22\x27").lower()
+        if (name == "hidden" or name == "class" and {"visually-hidden", "sr-only", "md-visually-hidden"} & set(value.split())
+                or name == "style" and re.search(r"display\s*:\s*none|visibility\s*:\s*hidden"
+                                                 r"|font-size\s*:\s*0*\.?0*(?:[a-z%]+)?\s*(?:;|$)", value)):
+            return True
+    return False
+
+
+def _drop_unseen(text: str) -> str:
+    """``text`` without what a reader does not see or reads as withdrawn (:func:`_hides`,
+    :data:`_UNSEEN`)."""
+    text = _ELEMENT.sub(lambda m: "" if _hides(m["attrs"]) else m[0], text)
+    return _UNSEEN.sub("", text)
 
 
 def _as_read(text: str) -> str:
@@ -157,7 +180,7 @@ def _as_read(text: str) -> str:
     shown, a TeX group read as what it shows (:data:`_TEX_SHOWN_GROUP`; :data:`_TEX_UNSEEN`
     dropped); a sign's spelling is not read across an HTML tag's edge (:data:`_TAG`)."""
     text = _INVISIBLE.sub("", re.sub(r"<!--(?:(?!-->).)*(?:-->|$)", "", html.unescape(text), flags=re.S))
-    text = _UNSEEN.sub("", text)
+    text = _drop_unseen(text)
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     text = re.sub(r"(\\[A-Za-z]+)~", r"\1 ", text)  # TeX's tie after a command is a space, not "~" (pass 97)
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
@@ -538,6 +561,49 @@ _ARITHMETIC_BEFORE = re.compile(r"(?:[+/×÷·^]|\\(?:times|cdot|div|frac\{[^{}]
 _ARITHMETIC_AFTER = re.compile(_WRAP + r"(?:[/÷·^²³]|\\(?:times|cdot|div)(?![A-Za-z])|×" + _WRAP + r"(?:[\d\\{−-]|\(\s*[\d−-]))")
 
 
+#: What a page may not put near a value, because what it shows is decided after the build reads
+#: the page (pass one hundred and three): a bidi control (it reorders the digits a reader sees),
+#: an inline style other than custom properties (it may hide, move or recolour text: opacity,
+#: a transparent colour, an offset), an element that shows nothing or script's choice (style,
+#: script, dialog, datalist, canvas), a TeX colour other than a few named ones seen on both
+#: themes (white, black, transparent, a hex code may vanish). The alphabet of :func:`_readable`,
+#: for markup.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_STYLE = re.compile(r"<[A-Za-z][\w-]*\b[^<>]*?\sstyle\s*=\s*(?:\x22([^\x22]*)\x22|\x27([^\x27]*)\x27)", re.I)
+_SHOWS_NOTHING = re.compile(r"<(?:style|script|dialog|datalist|canvas)\b|\\(?:textcolor|color)\s*\{\s*(?!(?:red|blue"
+                            r"|green|orange|purple|teal|magenta|brown|gr[ae]y|olive|violet|cyan)\s*\})[^{}]*\}", re.I)
+#: And what a page may not hold at all where it holds a value: a TeX macro defined (``\\def\\to{=}``
+#: draws "=" where the build reads an arrow), a snippet pulled in after the build read the page.
+_REDEFINED = re.compile(r"\\(?:def|gdef|edef|xdef|let|newcommand|renewcommand|providecommand|DeclareMathOperator"
+                        r"|DeclareRobustCommand|global)(?![A-Za-z])")
+_SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}", re.M)
+
+
+def unseen_near(text: str, d) -> str | None:
+    """What stands near the value ``d`` (what a reader sees of 80 characters before it, 40
+    after) whose effect on what a reader sees the build cannot read: see :data:`_BIDI`,
+    :data:`_STYLE`, :data:`_SHOWS_NOTHING`; or None."""
+    before, after = _back(text, d.start, 80), _ahead(text, d.end, 40)
+    if _BIDI.search(before + after):
+        return "a bidi control (it reorders what a reader sees)"
+    for m in _STYLE.finditer(before):
+        if any(not part.strip().startswith("--") for part in (m[1] or m[2] or "").split(";") if part.strip()):
+            return "an inline style (it may hide, move or recolour text)"
+    m = _SHOWS_NOTHING.search(before)
+    return f"{m[0]!r} (what it shows the build cannot read)" if m else None
+
+
+def check_page_text(page_where: str, text: str) -> None:
+    """A text with values in it defines no TeX macro and pulls in no snippet (:data:`_REDEFINED`,
+    :data:`_SNIPPET`): the build reads the text as written, a reader what they make of it."""
+    for pattern, what in ((_REDEFINED, "defines a TeX macro"), (_SNIPPET, "pulls in a snippet")):
+        m = pattern.search(text)
+        if m:
+            raise ClaimError(f"{page_where}: the text {what} ({m[0].strip()!r}) where it holds values: a reader sees "
+                             "what the macro or snippet makes of it, which the build does not read (pass one hundred "
+                             "and three); write the sign or the text itself, or keep the values in another paragraph")
+
+
 def check_minus(page_where: str, text: str, d) -> None:
     """A value after a sign a reader may take for a minus that the checks do not read as one
     (:func:`unread_sign`: an en dash, "‐", "➖", "minus", "negative") is refused wherever it
@@ -547,7 +613,7 @@ def check_minus(page_where: str, text: str, d) -> None:
     Before that, a character outside the alphabet a value may stand after (:func:`unreadable_before`)
     is refused: no list of look-alikes is complete (pass ninety-four: an invisible U+034F between
     "≥ " and "-")."""
-    odd = unreadable_before(text, d)
+    odd = unreadable_before(text, d) or unseen_near(text, d)
     if odd:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd}, which the build does not read before "
                          "a number: a reader may take it for a sign (a minus, an '=') that no check reads. Before a "

@@ -723,6 +723,12 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
         site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(read, x.start, x.end)))
 
 
+def _paragraphs_with_values(text: str, found) -> str:
+    """The paragraphs of ``text`` (between blank lines) that hold a value directive of ``found``."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"(?:[^\n]|\n(?![ \t]*\n))+", text)]
+    return "\n\n".join(text[a:b] for a, b in spans if any(a <= d.start < b for d in found if d.keyword == "value"))
+
+
 def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
     """Every range ``text`` states (hooks/claims.py, :func:`ranges`) rounded outward
     (:func:`check_range`), every value it states as a bound rounded to its side
@@ -755,6 +761,8 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
 
     text = claims.tildes_as_read(text)  # (the same offsets: TeX's "~" in a formula is a space)
     try:
+        if any(d.keyword == "value" for d in found):
+            claims.check_page_text(resolver.where(next(d for d in found if d.keyword == "value")), _paragraphs_with_values(text, found))
         for d in found:  # a sign the checks do not read, before any value (passes ninety-two, ninety-five)
             if d.keyword == "value":
                 claims.check_minus(resolver.where(d), text, d)

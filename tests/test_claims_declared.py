@@ -611,7 +611,7 @@ def test_a_fraction_held_as_text_with_other_marks_is_refused(held):
 #: selector, the Mongolian vowel separator, the braille blank, a combining long stroke, and Ξ
 #: and ǂ, letters of the alphabet's own blocks drawn as ≡ and as a bar with two strokes.
 UNLISTED = ["\u3161", "\u1173", "\u2f00", "\ua7f7", "\u23bc", "\u25ac", "\u2a67", "\u22cd", "\u224a", "\u2a70",
-            "\u034f", "\ufe0f", "\u180e", "\u2800", "\u3164", "\u0336", "\u039e", "\u01c2"]
+            "\u034f", "\ufe0f", "\u180e", "\u2800", "\u0336", "\u039e", "\u01c2"]  # (U+3164: invisible, pass 103)
 
 
 @pytest.mark.parametrize("odd", UNLISTED)
@@ -1056,9 +1056,9 @@ def test_what_a_reader_does_not_see_or_sees_struck_hides_no_claim(hidden):
     and "at most 0.56" were published for ln 2 and 0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='|with only markup or signs between"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"after an '='|with only markup or signs between|{UNREADABLE}"):
         check(f"ln 2 = {hidden} {{{{ value s l .2f round=nearest }}}}")
-    with pytest.raises(FM.FigureMarkdownError, match="round=up|with only markup or signs between"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"round=up|with only markup or signs between|{UNREADABLE}"):
         check(f"The error is at most {hidden} {{{{ value s b .2f round=nearest }}}}.")
 
 
@@ -1084,3 +1084,56 @@ def test_a_number_that_is_no_real_number_is_refused():
     for held in (Decimal("0.5634"), complex(0.5634, 0)):
         with pytest.raises(FM.FigureMarkdownError, match="do not read: give data\\(\\) a float"):
             check("The error is at most {{ value s v .2f round=up }}.", {"v": held})
+
+
+# ---- pass one hundred and three ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("style", ["opacity:0", "color:transparent", "font-size:.0em", "position:absolute;left:-9999px",
+                                   "transform:scale(0)", "display:\\6e one"])
+def test_an_inline_style_near_a_value_is_refused(style):
+    """Pass one hundred and three: CSS that hides, moves or recolours a word ("about") between "="
+    and a value cannot be read, and "ln 2 = 0.69" was published; an inline style near a value is
+    refused unless it sets custom properties only (the site's tables set --mha-col-N)."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="an inline style"):
+        check(f'ln 2 = <span style="{style}">about</span> {{{{ value s l .2f round=nearest }}}}')
+    assert "0.69" in check("<span style=\"--mha-col-2: 'x'\">ln 2 is about</span> {{ value s l .2f round=nearest }}")
+
+
+@pytest.mark.parametrize("text", ["ln 2 = <style>p{}</style> {{ value s l .2f round=nearest }}",
+                                  "\\(\\ln 2 = \\textcolor{transparent}{about} {{ value s l .2f round=nearest }}\\)",
+                                  "The error is \u202e({{ value s b .3f round=nearest }})\u202c in every head."])
+def test_what_decides_what_a_reader_sees_after_the_build_is_refused_near_a_value(text):
+    """Pass one hundred and three: a style element, a transparent TeX colour and a bidi override
+    (which shows 0.563 as "365.0") near a value were published."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=UNREADABLE):
+        check(text)
+
+
+@pytest.mark.parametrize("text", ["\\(\\def\\to{=}\\ln 2 \\to {{ value s l .2f round=nearest }}\\)",
+                                  "\\(\\renewcommand{\\to}{=}\\ln 2 \\to {{ value s l .2f round=nearest }}\\)",
+                                  "--8<-- \"docs/eq.txt\"\n{{ value s l .2f round=nearest }}"])
+def test_a_macro_or_a_snippet_beside_a_value_is_refused(text):
+    """Pass one hundred and three: "\\def\\to{=}" drew "=" where the build read an arrow, and a
+    snippet expanded after the build read the page brought in "ln 2 =" before 0.69."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="defines a TeX macro|pulls in a snippet"):
+        check(text)
+
+
+def test_a_hangul_filler_is_read_as_nothing_and_hidden_as_a_word_is_no_hiding():
+    """Pass one hundred and three: the Hangul filler (a blank "letter") stopped the net before
+    "="; and pass 102's reading of hidden elements dropped a visible minus or "not" whose tag
+    merely had the word "hidden" in an attribute's value."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        check("ln 2 = \u3164({{ value s l .2f round=nearest }})")
+    with pytest.raises(FM.FigureMarkdownError, match="round=down"):
+        check('The error is at most <span class="not-hidden">−</span>{{ value s b .2f round=up }}.')
+    with pytest.raises(FM.FigureMarkdownError):
+        check('The error is <span title="hidden">not</span> at most {{ value s b .2f round=up }}.')
