@@ -1109,11 +1109,11 @@ def _plain(text: str) -> str:
 #: bytes", "\\(2 \\times a \\times 2\\) = b", "\\(T = a\\), \\(S = b\\)").
 _VERBS = r"(?:is|are|was|were|stays?|stayed|remains?|remained|keeps?|sits?|lies|falls?|reads?|ends?|still|always|then|also)"
 _COMPARED = re.compile(r"[\s,()]*(?:" + _VERBS + r"[\s,]+){0,2}(?P<sign>[≤≥<>=≠≪≫≺≻≼≽⪯⪰])?\s*", re.I)
-_ORDER = {"≤": lambda a, b: a <= b, "≥": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
+# (≪ ≺ ≫ ≻ ≼ ⪯ ≽ ⪰, much less and precedes: at least an order, which data() and the digits must
+# keep: pass ninety-seven)
+_ORDER = {**dict.fromkeys("≤≼⪯", lambda a, b: a <= b), **dict.fromkeys("≥≽⪰", lambda a, b: a >= b),
+          **dict.fromkeys("<≪≺", lambda a, b: a < b), **dict.fromkeys(">≫≻", lambda a, b: a > b),
           "=": lambda a, b: a == b, "≠": lambda a, b: a != b}
-# (much less, precedes: at least an order, which data() and the digits must keep: pass ninety-seven)
-_ORDER.update({"≪": _ORDER["<"], "≺": _ORDER["<"], "≫": _ORDER[">"], "≻": _ORDER[">"], "≼": _ORDER["≤"],
-               "⪯": _ORDER["≤"], "≽": _ORDER["≥"], "⪰": _ORDER["≥"]})
 
 
 #: Words that compare the values on either side of them, with the sign they state.

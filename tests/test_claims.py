@@ -179,12 +179,12 @@ def test_home_page_names_the_stored_measurements():
     about = text[text.index("## About this site"): text.index("## Reading order")]
     assert "Every number, figure and table on these pages is computed by" not in about
     claim = sentence(about, "are stored measurements")
-    for phrase in ("`figures/data/`", "{{ value flash_memory_time machine.gpu }}",
+    for phrase in ("`figures/data/`", "{{ value flash_memory_time machine.gpu round=nearest }}",
                    "{{ value flash_memory_time machine.measured_on }}", "`tools/measure_attention_gpu.py`",
                    "`tools/measure_decode_cpu.py --device cuda`", "{{ value extrapolation_accuracy date }}",
                    "`tools/train_tiny.py`", "`tools/measure_attention_memory.py`"):
         assert phrase in about, phrase
-    assert "tiny decoders" in claim and "{{ value flash_memory_time machine.gpu }}" in claim
+    assert "tiny decoders" in claim and "{{ value flash_memory_time machine.gpu round=nearest }}" in claim
     lm = json.loads((data_dir / "tiny_lm.json").read_text())
     f = d("lm_loss_curve")
     assert (f["date"], f["cores"]) == (lm["date"], lm["machine"]["cores"])
