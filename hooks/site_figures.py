@@ -470,7 +470,7 @@ def on_page_markdown(markdown, *, page, config, files):
     site.figures_on_page[here.src_uri] = 0
     site.result_of = lambda request: _result(fig, request, files)
     resolver = M.Resolver(here.src_uri, site.scripts, site.first_seen)
-    read = M.claims.tildes_as_read(markdown)  # (TeX's "~" in a formula is a space: the same offsets)
+    read = M.claims.tildes_as_read(markdown)  # (tildes a reader does not see are spaces: the same offsets)
 
     def replace(d):
         try:
