@@ -775,7 +775,8 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 if not isinstance(d, claims.Literal):
                     claims.check_range_end(where(d), text, d)
             check_range(where(a) or where(b), *both(a, b), where_high=where(b), bounded=claims.bounded_range(text, a))
-        for d, side in bounds(text, found):
+        bounded = bounds(text, found)
+        for d, side in bounded:
             check_sign(resolver.where(d), text, d)
             check_bound(resolver.where(d), *end(d), side, claims.prose_minus(text, d))
         for a, b, sign in claims.comparisons(text, found):  # (with a minus the prose writes: pass ninety-two)
@@ -783,7 +784,7 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
                 check_sign(resolver.where(d), text, d)
             (_, va, sa, *_), (_, vb, sb, *_) = signed(a), signed(b)
             claims.check_comparison(where(b), a, va, b, vb, sign, sa, sb)
-        read = {id(d) for pair in pairs for d in pair} | {id(d) for d, _ in bounds(text, found)}
+        read = {id(d) for pair in pairs for d in pair} | {id(d) for d, _ in bounded}
         for d in found:  # every value its format rounds: the author says what the sentence claims of it
             if d.keyword == "value":
                 claims.check_read_signs(resolver.where(d), text, d, id(d) in read)
