@@ -183,6 +183,7 @@ def _as_read(text: str) -> str:
     text = _drop_unseen(text)
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     text = re.sub(r"(\\[A-Za-z]+)~", r"\1 ", text)  # TeX's tie after a command is a space, not "~" (pass 97)
+    text = text.replace("\\!", "\\,")  # TeX's negative thin space, not a "!" of "!=" (hooks/seen.py found it)
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
     for i in range(0, len(parts), 2):
         for spelling, sign in _SIGNS:

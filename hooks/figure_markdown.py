@@ -29,6 +29,7 @@ from typing import Callable
 import claims
 import directives
 import provenance
+import seen
 from claims import (  # noqa: F401  (FM.ranges, FM.bounds, ... for the tests)
     ClaimError, bounds, check_bound, check_range, check_sign, exactly, follows_equals, one_unit, ranges)
 from downloads import human_size
@@ -720,7 +721,8 @@ def with_values(site: Site, resolver: Resolver, text: str, found) -> str:
     check_ranges(site, resolver, text, found)
     read = claims.tildes_as_read(text)
     return directives.substitute(text, found, lambda x: marked_value(
-        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(read, x.start, x.end)))
+        site, resolver.where(x), x, site.result_of(resolver.request(x)), equated=follows_equals(read, x.start, x.end),
+        read=seen.reading(read, x)))
 
 
 def _paragraphs_with_values(text: str, found) -> str:
@@ -793,18 +795,20 @@ def check_ranges(site: Site, resolver: Resolver, text: str, found) -> None:
         raise FigureMarkdownError(str(exc)) from None
 
 
-def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False) -> str:
+def marked_value(site: Site, page_where: str, d, result, *, equated: bool = False, read: str = "") -> str:
     """:func:`value_text` as a :func:`provenance.token`: once the page is HTML it becomes a
-    ``mha-value`` span that says where it comes from (in a formula, KaTeX's ``\\htmlData``)."""
+    ``mha-value`` span that says where it comes from (in a formula, KaTeX's ``\\htmlData``)
+    and carries ``read``, what the build read around it (hooks/seen.py, checked on the built page)."""
     text = value_text(page_where, d, result, equated=equated)
     prov = provenance.key(result.request)
     site.provenance[prov] = result.request
-    return provenance.token(f"{d.name} {d.args[0]}", prov, text)
+    return provenance.token(f"{d.name} {d.args[0]}", prov, text, read)
 
 
-def replace(site: Site, page: PageRef, d, resolver: Resolver, *, equated: bool = False) -> str:
+def replace(site: Site, page: PageRef, d, resolver: Resolver, *, equated: bool = False, read: str = "") -> str:
     """What the figure, table, value, explorer or gallery directive ``d`` of ``page`` becomes
-    (``equated``: a value the page writes after "=", see :func:`follows_equals`)."""
+    (``equated``: a value the page writes after "=", see :func:`follows_equals`; ``read``: what
+    the build read around a value, :func:`seen.reading`)."""
     if d.keyword == "gallery":
         return gallery(site, page, d, resolver)
     result = site.result_of(resolver.request(d))
@@ -814,5 +818,5 @@ def replace(site: Site, page: PageRef, d, resolver: Resolver, *, equated: bool =
         md = result.file("md").decode("utf-8")
         return f"{md}\n{reuse_row(site, page, result, 'table')}"
     if d.keyword == "value":
-        return marked_value(site, resolver.where(d), d, result, equated=equated)
+        return marked_value(site, resolver.where(d), d, result, equated=equated, read=read)
     return explorer(site, page, d, result, resolver)

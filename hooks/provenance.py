@@ -50,18 +50,22 @@ def key(request) -> str:
     return f"{request.name}-{hashlib.sha256(request.canonical().encode()).hexdigest()[:8]}"
 
 
-def token(source: str, prov: str, text: str) -> str:
+def token(source: str, prov: str, text: str, read: str = "") -> str:
     """A value as the page's Markdown holds it: its ``source`` ("SCRIPT PATH"), its request's
-    ``prov`` key and its ``text``, all written in private-use characters, so that nothing in
-    the text (``*``, ``<b>``, a backtick, ``\\(``) is read as Markdown, HTML or math, wherever
-    the directive stands. :func:`spans` writes it out once the page is HTML."""
-    payload = "\t".join((source, prov, text)).encode("utf-8")
+    ``prov`` key, its ``text`` and what the build read around it (``read``, hooks/seen.py's
+    record, hex), all written in private-use characters, so that nothing in the text (``*``,
+    ``<b>``, a backtick, ``\\(``) is read as Markdown, HTML or math, wherever the directive
+    stands. :func:`spans` writes it out once the page is HTML."""
+    if not re.fullmatch(r"[0-9a-f]*", read):
+        raise ProvenanceError(f"a value's record of what the build read must be hex, not {read!r}")
+    payload = "\t".join((source, prov, read, text)).encode("utf-8")
     return OPEN + "".join(chr(_BYTE0 + b) for b in payload) + CLOSE
 
 
-def _fields(m) -> tuple[str, str, str]:
-    source, prov, text = bytes(ord(c) - _BYTE0 for c in m.group(1)).decode("utf-8").split("\t", 2)
-    return source, prov, text
+def _fields(m) -> tuple[str, str, str, str]:
+    """A token's source, prov key, text and record of what the build read (:func:`token`)."""
+    source, prov, read, text = bytes(ord(c) - _BYTE0 for c in m.group(1)).decode("utf-8").split("\t", 3)
+    return source, prov, text, read
 
 
 #: A number as the pages show one: digits, a point, grouping commas, an exponent, a percent sign.
@@ -86,12 +90,14 @@ def tex_of(text: str) -> str:
     return r"\text{" + "".join(_TEX_TEXT.get(c, c) for c in text) + "}"
 
 
-def math_value(source: str, prov: str, text: str) -> str:
-    """A value inside a formula: KaTeX's ``\\htmlData`` puts the value's attributes on its span."""
+def math_value(source: str, prov: str, text: str, read: str = "") -> str:
+    """A value inside a formula: KaTeX's ``\\htmlData`` puts the value's attributes on its span
+    (``read``, hooks/seen.py's record, as ``data-read``, which the build checks and drops)."""
     if not re.fullmatch(r"[\w .\-]+", source + prov):
         raise ProvenanceError(f"a value's source {source!r} cannot go into a formula's \\htmlData "
                               "(a data path inside math is letters, digits, _, - and dots)")
-    return rf"\htmlData{{source={source}, prov={prov}}}{{{tex_of(text)}}}"
+    record = f", read={read}" if read else ""
+    return rf"\htmlData{{source={source}, prov={prov}{record}}}{{{tex_of(text)}}}"
 
 
 def plain(text: str) -> str:
@@ -148,16 +154,17 @@ def spans(html: str, where: str) -> tuple[str, list]:
             keys.append(prov)
 
     def in_text(m) -> str:
-        source, prov, text = _fields(m)
+        source, prov, text, read = _fields(m)
         seen(prov)
+        record = f' data-read="{read}"' if read else ""  # (hooks/seen.py checks it and drops it)
         return (f'<span class="mha-value" data-source="{html_lib.escape(source)}" '
-                f'data-prov="{html_lib.escape(prov)}">{html_lib.escape(text, quote=False)}</span>')
+                f'data-prov="{html_lib.escape(prov)}"{record}>{html_lib.escape(text, quote=False)}</span>')
 
     def in_math(m) -> str:
-        source, prov, text = _fields(m)
+        source, prov, text, read = _fields(m)
         seen(prov)
         try:
-            return html_lib.escape(math_value(source, prov, text), quote=False)
+            return html_lib.escape(math_value(source, prov, text, read), quote=False)
         except ProvenanceError as exc:
             raise ProvenanceError(f"{where}: {exc}") from None
 

@@ -474,7 +474,9 @@ def on_page_markdown(markdown, *, page, config, files):
 
     def replace(d):
         try:
-            return M.replace(site, here, d, resolver, equated=d.keyword == "value" and M.follows_equals(read, d.start, d.end))
+            value = d.keyword == "value"
+            return M.replace(site, here, d, resolver, equated=value and M.follows_equals(read, d.start, d.end),
+                             read=M.seen.reading(read, d) if value else "")
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 

@@ -1324,7 +1324,7 @@ def test_a_value_after_an_equals_sign_in_an_alt_text_or_caption_must_be_exact(mo
     text = "At \\(\\ln 2 = {{ value s x .3f round=nearest }}\\), and about {{ value s x .3f round=nearest }}."
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
     result = SimpleNamespace(data={"x": math.log(2)}, request=None)
-    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False:
+    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False, read="":
                         FM.value_text(where, d, result, equated=equated))
     resolver = SimpleNamespace(where=lambda d: "p.md:1", request=lambda d: None)
     site = SimpleNamespace(result_of=lambda request: result)
@@ -1727,7 +1727,7 @@ def _with_values(monkeypatch, values: dict, text: str) -> str:
     import figure_markdown as FM
     from types import SimpleNamespace
 
-    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False:
+    monkeypatch.setattr(FM, "marked_value", lambda site, where, d, result, *, equated=False, read="":
                         FM.value_text(where, d, result, equated=equated))
     site, resolver = _range_site(values)
     return FM.with_values(site, resolver, text, [d for d in directives.parse(text, where="p.md")

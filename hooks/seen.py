@@ -1,0 +1,270 @@
+"""What a reader sees around each value on the built page, held to what the build read there.
+
+hooks/claims.py reads a page's Markdown for what its sentences claim of a value ("= 0.69",
+"at most 0.56", "from 0.13 to 0.56") and refuses a claim the value's rounding makes false. But
+what a reader sees is decided later, by Markdown, its extensions, KaTeX and the browser, and
+every adversarial pass of issue 25 (passes 87 to 103) found a construct between a sign and a
+value that the Markdown-level reading skipped or misread while the rendered page showed the
+sign (``\\kern``, ``\\left|``, a footnote marker, a struck word, a TeX macro). This module
+closes that gap from the other end: it reads the page as built.
+
+1. While the page is Markdown, :func:`reading` records, for each value, the signs and claim
+   words the build reads before and after it (:func:`tokens` of the text :func:`claims._as_read`
+   makes of the source, markup dropped: :func:`_source_text`). The record travels with the
+   value's token (hooks/provenance.py) to its ``mha-value`` span as ``data-read``.
+2. Once the page is HTML with its formulas rendered, :func:`check_page` takes the text a reader
+   sees (:class:`_Seen`: hidden elements, KaTeX's MathML copy, scripts and struck text left
+   out; a block element or a table cell ends a stretch of text), takes the same
+   tokens around each span, and refuses the page where they differ from the record. Then it
+   drops the ``data-read`` attributes: the published page is unchanged.
+
+The tokens are the signs a claim rests on (:data:`_SIGN`: the equals signs, "≈", "~", "≤",
+"<", "≥", ">", "≠", "±", the minus and the dashes) and the words of :data:`_WORDS` (bounds,
+equalities, ranges, negations). Letters, digits, brackets and other signs are not tokens, so
+markup that draws the same sign two ways (``\\le`` and "≤", ``-`` and KaTeX's "−") reads the
+same, and a construct that shows a sign the build did not read, or hides one it read, does
+not. Each side's window is cut where its text starts (a paragraph, a cell, a caption); the
+record reaches further back in the source, so only the tokens the reader sees are compared
+(:data:`COMPARED` of them, nearest first).
+
+Pages: every page with a value (README, "Write a page").
+"""
+from __future__ import annotations
+
+import html as html_lib
+import re
+from html.parser import HTMLParser
+
+import claims
+
+
+class SeenError(ValueError):
+    """A value whose page shows a sign or a claim word around it that the build did not read."""
+
+
+#: How many tokens on each side of a value are compared, nearest first; how many the record keeps.
+COMPARED, KEPT = 4, 8
+#: The characters a reader's side reads around a value, and the (shown) characters the record
+#: reads in the source: more, so that it holds every token the reader's side can reach (a
+#: directive is written longer than the number it shows).
+SHOWN, SOURCE = 120, 600
+#: The signs a claim rests on, each read as one form (KaTeX draws "-" as "−"; a dash or a
+#: minus is one token: hooks/claims.py tells them apart, and they read the same here).
+_SIGN = {**dict.fromkeys(claims._EQUALS + ("=",), "="), **dict.fromkeys("≈∼~≃≅≒≓", "≈"),
+         **dict.fromkeys("-−–—‒‐‑﹣－➖˗⁻₋―", "−"), **{c: c for c in "≤<≪≲⪯≼≺≥>≫≳⪰≽≻≠±∓≰≱≮≯"}}
+#: The words a claim rests on: bounds, equalities, ranges, approximations and negations.
+_WORDS = frozenset(
+    "about above almost approx approximately around at below between beyond bounded by close equal equalling "
+    "equals exactly exceed exceeding exceeds fewer from greater identical identically least less lower max "
+    "maximum min minimum minus more most nearly negative never no not or over precisely roughly than through "
+    "till to under until up upper within".split())
+#: KaTeX's "not" glyph, drawn over the sign after it (``\\ne`` is it and "=").
+_KATEX_NOT = "\ue020"
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+|\S", re.S)
+
+
+#: Text in the form of an HTML tag: in the source a tag, dropped; on the page, a tag shown as
+#: text ("<s>", a tokenizer's start token), not a pair of signs.
+_TAG_LIKE = re.compile(r"</?[A-Za-z][^<>]*>")
+
+
+def tokens(text: str, *, markup: bool = True) -> list[str]:
+    """The signs and claim words of ``text`` in order: of what :func:`claims._as_read` makes of
+    it, where ``text`` is the page's source (``markup``), or of the text a reader sees."""
+    if not markup:  # (what a reader sees: no reference or tag in it is markup)
+        text = text.replace("&", "&amp;").replace("<", "&lt;")
+    text = _TAG_LIKE.sub(" ", claims._as_read(text))
+    text = re.sub(_KATEX_NOT + r"\s*=", "≠", text).replace(_KATEX_NOT, "¬")
+    out = []
+    for t in _TOKEN.findall(text):
+        word = t.lower().replace("’", "'")
+        if t in _SIGN:
+            out.append(_SIGN[t])
+        elif t == "\ufffc":
+            out.append("?")  # (a picture or a form's field on the page: what it shows, the build cannot read)
+        elif t == "¬" or word in _WORDS or word.endswith("n't"):
+            out.append("not" if t == "¬" or word.endswith("n't") else word)
+        elif t[0].isalnum() and out[-1:] != ["·"]:
+            out.append("·")  # (words and numbers that claim nothing: one "·", which says something stands there)
+    return out
+
+
+#: Markup of the source a reader does not see as text: another directive (one number), an HTML
+#: tag, a link's destination, an attribute list, a TeX command's name, Markdown's escapes.
+_MARKUP = re.compile(r"(?P<directive>\{\{[^{}]*\}\})|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>"
+                     r"|\]\([^()\s]*\)|\{:?\s*[.#][^{}]*\}|\\[A-Za-z]+|\\\\|\\(?P<escaped>[^A-Za-z\\])", re.S)
+
+
+#: TeX's commands that draw a letter or a word (a Greek letter, a function's name): a word on
+#: the page, as their names are not.
+_TEX_LETTERS = frozenset((
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa varkappa lambda mu nu xi pi varpi "
+    "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega digamma Gamma Delta Theta Lambda Xi Pi Sigma "
+    "Upsilon Phi Psi Omega varGamma varDelta varTheta varLambda varXi varPi varSigma varUpsilon varPhi varPsi "
+    "varOmega ell hbar hslash imath jmath aleph beth gimel daleth wp Re Im partial eth ln log lg exp sin cos tan cot "
+    "sec csc sinh cosh tanh coth arcsin arccos arctan arg deg det dim gcd hom inf ker lim liminf limsup max min Pr "
+    "sup argmax argmin").split())
+
+
+def _source_text(text: str) -> str:
+    """``text`` (Markdown, read by :func:`claims._as_read`) with :data:`_MARKUP` dropped; a
+    directive is a number, a TeX command that draws a letter a letter (:data:`_TEX_LETTERS`),
+    an escaped character itself."""
+    def markup(m) -> str:
+        if m["directive"]:
+            return " 0 "
+        if m[0][1:] in _TEX_LETTERS:
+            return " a "
+        return m["escaped"] or " "
+    return _MARKUP.sub(markup, claims._as_read(text))
+
+
+def reading(text: str, d) -> str:
+    """What the build reads around the value directive ``d`` of ``text``: its tokens before
+    (:data:`KEPT`, the last) and after (the first), as one short ASCII string (hex), which a
+    span's attribute and KaTeX's ``\\htmlData`` carry unchanged."""
+    before = tokens(_source_text(claims._back(text, d.start, SOURCE)))[-KEPT:]
+    after = tokens(_source_text(claims._ahead(text, d.end, SOURCE)))[:KEPT]
+    return (" ".join(before) + "\t" + " ".join(after)).encode("utf-8").hex()
+
+
+def _decoded(record: str) -> tuple[list, list]:
+    before, after = bytes.fromhex(record).decode("utf-8").split("\t")
+    return before.split(), after.split()
+
+
+# ---- the page as a reader sees it -----------------------------------------------------------------
+
+#: Elements whose text a reader does not see on the page, or not in the line: a ruby's
+#: annotation is drawn above the text it annotates ("≤" with an "x" over it reads "≤").
+_UNSEEN_TAGS = frozenset("head script style template noscript title svg math del s strike textarea select rt rp"
+                         .split())
+#: Classes of elements that are not shown: KaTeX's MathML copy, the text for screen readers.
+_UNSEEN_CLASSES = frozenset("katex-mathml md-visually-hidden sr-only visually-hidden".split())
+#: Elements that start and end a stretch of text (a paragraph, a cell, a caption; a line break
+#: does not: "x =<br>0.56" is read as one sentence).
+_BLOCKS = frozenset("address article aside blockquote caption dd details dialog div dl dt fieldset figcaption "
+                    "figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table "
+                    "tbody td tfoot th thead tr ul".split())
+#: Elements that draw something no text says (an image, a form's field, a plot): a reader may
+#: see a sign in it. Outside KaTeX's formulas (which draw roots and rules as SVG).
+_PICTURES = frozenset("img svg picture input button select textarea object embed iframe video audio canvas meter "
+                      "progress".split())
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+#: Where a stretch of text ends in the text :class:`_Seen` collects.
+_EDGE = "\x00"
+
+
+class _Seen(HTMLParser):
+    """The text of a page as a reader sees it, and where each ``mha-value`` span stands in it
+    (its own text as "0", as another value's directive reads in the source)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.size = 0
+        self.stack: list[tuple[str, bool, bool, bool]] = []  # (tag, hides, a value span, a formula)
+        self.hidden = self.katex = 0
+        self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
+        self._open: list[tuple[str, str, int]] = []
+
+    def _add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: v or "" for k, v in attrs}
+        if tag in _PICTURES and not self.hidden and not self.katex:
+            self._add(" \ufffc ")  # (what it draws is no text: an unknown sign, see tokens)
+        hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & set(a.get("class", "").split()))
+                 or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
+        if tag in _BLOCKS and not self.hidden:
+            self._add(_EDGE)
+        if tag in _VOID:
+            return
+        value = "mha-value" in a.get("class", "").split() or "data-source" in a and "data-prov" in a
+        katex = "katex" in a.get("class", "").split()
+        self.stack.append((tag, hides, value and not self.hidden, katex))
+        self.hidden += hides
+        self.katex += katex
+        if value and not self.hidden:
+            self._open.append((a.get("data-read", ""), a.get("data-source", ""), self.size))
+            self._add(" 0 ")
+
+    def handle_startendtag(self, tag, attrs):
+        if tag in _PICTURES and not self.hidden and not self.katex:
+            self._add(" \ufffc ")
+        if tag in _BLOCKS and not self.hidden:
+            self._add(_EDGE)
+
+    def handle_endtag(self, tag):
+        if tag in _VOID or not any(t == tag for t, *_ in self.stack):
+            return
+        while self.stack:
+            t, hides, value, katex = self.stack.pop()
+            self.hidden -= hides
+            self.katex -= katex
+            if value:
+                record, source, start = self._open.pop()
+                self.values.append((record, source, start, self.size))
+            if t == tag:
+                break
+        if tag in _BLOCKS and not self.hidden:
+            self._add(_EDGE)
+
+    def handle_data(self, data):
+        if self.hidden or any(v for _, _, v, _ in self.stack):
+            return  # (a value's own text is its " 0 ")
+        self._add(data)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _shown(text: str) -> str:
+    """``text`` as a message quotes it: a picture named, at most 60 characters."""
+    text = text.replace("\ufffc", "[a picture or a field]")
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def mismatches(output: str) -> list[str]:
+    """The values of ``output`` (a built page) whose tokens a reader sees (:class:`_Seen`,
+    :func:`tokens`) are not the ones the build read (:func:`reading`): the nearest
+    :data:`COMPARED` on each side, as many as the reader's stretch of text holds. Each as a
+    sentence naming the value and both readings."""
+    seen = _Seen()
+    seen.feed(output)
+    seen.close()
+    text, out = seen.text(), []
+    for record, source, start, end in seen.values:
+        if not record:
+            continue
+        read_before, read_after = _decoded(record)
+        shown_before = text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1]
+        shown_after = text[end:end + SHOWN + 1].split(_EDGE, 1)[0]
+        if len(shown_before) > SHOWN:  # (cut in the text, not at its start: no word cut in two)
+            shown_before = re.sub(r"^\S*\s", "", shown_before[1:])
+        if len(shown_after) > SHOWN:
+            shown_after = re.sub(r"\s\S*$", "", shown_after[:-1])
+        before, after = tokens(shown_before, markup=False), tokens(shown_after, markup=False)
+        k, j = min(COMPARED, len(before)), min(COMPARED, len(after))
+        if (k and read_before[-k:] != before[-k:]) or (j and read_after[:j] != after[:j]):
+            out.append(f"{source}'s value shows as {_shown(shown_before.strip()[-60:])!r} [value] "
+                       f"{_shown(shown_after.strip()[:40])!r}, whose signs and claim words ({' '.join(before[-k:]) or '-'}"
+                       f" [value] {' '.join(after[:j]) or '-'}) are not the ones the build read in the page's source "
+                       f"({' '.join(read_before[-k:]) or '-'} [value] {' '.join(read_after[:j]) or '-'})")
+    return out
+
+
+def check_page(output: str, where: str) -> str:
+    """``output`` (a built page) without its values' ``data-read`` records, once every value
+    reads as the build read it (:func:`mismatches`); else :class:`SeenError` naming the page."""
+    if "data-read=" not in output:
+        return output
+    found = mismatches(output)
+    if found:
+        raise SeenError(f"{where}: {found[0]}. Something between the sign and the value (markup, a TeX command, "
+                        "an extension's syntax) changes what a reader sees, so the build's checks of the claim "
+                        "read another sentence: write the sign and the value plainly, next to each other "
+                        f"(hooks/seen.py){f'; and {len(found) - 1} more on this page' if len(found) > 1 else ''}")
+    return re.sub(r' data-read="[0-9a-f]*"', "", output)

@@ -1,0 +1,193 @@
+"""Each value reads on the built page as the build read it in the source (hooks/seen.py).
+
+The claim checks (hooks/claims.py) read a page's Markdown; a reader reads what Markdown, its
+extensions and KaTeX make of it. Passes 87 to 103 of issue 25 each found markup between a sign
+and a value that the Markdown-level reading skipped or misread. hooks/seen.py records the
+signs and claim words the build read around each value and holds the built page to them.
+
+Expected tokens are written by hand from the sentence: "at most x ≤ 0.56" has the claim
+words "at", "most", a word that claims nothing ("x": "·") and "≤". The pages are rendered here
+as the build renders them (the site's Markdown extensions, provenance's spans, KaTeX), in
+the fast tier: one KaTeX process per page.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from helpers import HOOKS, ROOT
+
+sys.path.insert(0, str(HOOKS))
+VALUES = {"b": 0.5634, "half": 0.5}
+
+
+def test_the_tokens_are_the_signs_and_claim_words_with_one_dot_for_what_claims_nothing():
+    import seen
+
+    assert seen.tokens("The error is at most 0.56.") == ["·", "at", "most", "·"]
+    assert seen.tokens("x ≤ y = −1") == ["·", "≤", "·", "=", "−", "·"]
+    # the spellings of one sign are one token; markup and TeX's names are not words
+    assert seen.tokens(r"\(x \le \tfrac{1}{2}\)") == seen.tokens("x ≤ 1 2") == ["·", "≤", "·"]
+    assert seen.tokens("a &lt;= b") == ["·", "≤", "·"]
+    assert seen.tokens("a - b", markup=False) == seen.tokens("a − b", markup=False) == ["·", "−", "·"]
+    # KaTeX draws \ne as its "not" glyph and "="; a tag shown as text ("<s>") is no pair of signs
+    assert seen.tokens("x\ue020=y", markup=False) == ["·", "≠", "·"]
+    assert seen.tokens("the input <s> le chat", markup=False) == ["·"]
+    assert seen.tokens("isn't quite", markup=False) == ["not", "·"]
+
+
+def _record(source: str) -> tuple[str, object]:
+    """The record hooks/seen.py makes of the one value directive of ``source``, and the directive."""
+    import directives
+    import seen
+
+    (d,) = [d for d in directives.parse(source, where="p.md") if d.keyword == "value"]
+    return seen.reading(source, d), d
+
+
+def _page(before: str, after: str, record: str) -> str:
+    return (f"<html><body><article><p>{before}<span class=\"mha-value\" data-source=\"s b\" data-prov=\"s\" "
+            f"data-read=\"{record}\">0.56</span>{after}</p></article></body></html>")
+
+
+@pytest.mark.parametrize("source, shown_before, shown_after, refused", [
+    # the build read no sign, and the page shows one: refused
+    (r"x \foo {{ value s b .2f }}.", "x = ", ".", True),
+    ("x {{ value s b .2f }}.", "x ≤ ", ".", True),
+    ("x {{ value s b .2f }}.", "x ", " or less.", True),
+    ("the error {{ value s b .2f }}", "the error is at most ", "", True),
+    # the build read a sign the page does not show: refused too
+    ("x = {{ value s b .2f }}", "x ", "", True),
+    ("x ≤ −{{ value s b .2f }}", "x ≤ ", "", True),
+    # the page shows what the build read, in another spelling: published
+    (r"\(x \le {{ value s b .2f }}\)", "x≤", "", False),
+    ("x &lt;= {{ value s b .2f }}", "x ≤ ", "", False),
+    ("x - {{ value s b .2f }}", "x − ", "", False),
+    ("at **most** {{ value s b .2f }}", "at <strong>most</strong> ", "", False),
+    # more context in the source than in the reader's stretch of text: only what the reader sees counts
+    ("x = y.\n\nThe error is {{ value s b .2f }}.", "The error is ", ".", False),
+])
+def test_a_value_is_refused_where_the_page_shows_other_signs_or_claim_words_than_the_build_read(
+        source, shown_before, shown_after, refused):
+    import seen
+
+    record, _ = _record(source)
+    html = _page(shown_before, shown_after, record)
+    if refused:
+        with pytest.raises(seen.SeenError, match=r"p\.md: s b's value shows as .* not the ones the build read"):
+            seen.check_page(html, "p.md")
+    else:
+        out = seen.check_page(html, "p.md")
+        assert "data-read" not in out and out == html.replace(f' data-read="{record}"', "")
+
+
+def test_what_a_reader_does_not_see_is_not_read_and_a_block_ends_the_text():
+    import seen
+
+    record, _ = _record("x {{ value s b .2f }}")
+    for hidden in ('<span hidden>=</span>', '<span style="display: none">=</span>', '<del>=</del>',
+                   '<span class="katex-mathml"><math><mo>=</mo></math></span>', '<script>"="</script>'):
+        assert "data-read" not in seen.check_page(_page("x " + hidden, "", record), "p.md")
+        with pytest.raises(seen.SeenError):  # (the same sign, shown)
+            seen.check_page(_page("x " + re.sub(r"<[^>]*>", "", hidden).strip('"'), "", record), "p.md")
+    # an "=" in the paragraph before, or in another cell, is not in the value's stretch of text
+    html = _page("", "", _record("{{ value s b .2f }}")[0])
+    assert "data-read" not in seen.check_page(html.replace("<p>", "<p>x =</p><p>"), "p.md")
+    assert "data-read" not in seen.check_page(html.replace("<p>", "<table><tr><td>x =</td><td>"), "p.md")
+    # and one in the same stretch is
+    with pytest.raises(seen.SeenError):
+        seen.check_page(html.replace("<p>", "<p>x = <br>"), "p.md")
+
+
+def test_a_page_without_records_is_written_as_it_is():
+    import seen
+
+    html = '<p>x = <span class="mha-value" data-source="s b" data-prov="s">0.56</span></p>'
+    assert seen.check_page(html, "p.md") is html
+
+
+# ---- rendered as the build renders a page --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def markdown_of():
+    import markdown
+    from mkdocs.config import load_config
+
+    cfg = load_config(str(ROOT / "mkdocs.yml"))
+    return lambda text: markdown.Markdown(extensions=cfg["markdown_extensions"],
+                                          extension_configs=cfg["mdx_configs"]).convert(text)
+
+
+def built(markdown_of, text: str, values: dict = VALUES) -> str:
+    """``text`` as the build publishes it: its claims checked (hooks/claims.py), its values
+    marked with what the build read, converted by the site's Markdown, its values made spans,
+    its formulas rendered by KaTeX, and the page held to what the build read (hooks/seen.py)."""
+    import directives
+    import figure_markdown as FM
+    import provenance
+    import seen
+    import site_math
+
+    request = SimpleNamespace(name="s", params={}, script=SimpleNamespace(non_finite=()))
+    result = SimpleNamespace(data=values, request=request)
+    site = SimpleNamespace(result_of=lambda r: result, provenance={})
+    resolver = SimpleNamespace(where=lambda d: f"p.md:1: {d.raw}", request=lambda d: None)
+    found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    html, _ = provenance.spans(markdown_of(FM.with_values(site, resolver, text, found)), "p.md")
+    items = [site_math.parse(m[2]) for m in site_math.MATH_RE.finditer(html)]
+    rendered = dict(zip(items, site_math.run_katex(items))) if items else {}
+    html = site_math.MATH_RE.sub(lambda m: f'<{m[1]} class="arithmatex">{rendered[site_math.parse(m[2])]["html"]}'
+                                           f"</{m[1]}>", html)
+    return seen.check_page(f"<html><body><article>{html}</article></body></html>", "p.md")
+
+
+@pytest.mark.parametrize("text", [
+    # what the site's pages write around values: formulas, emphasis, lists, tables, footnotes, code
+    r"at \(\tau = \sqrt2\) its entropy is {{ value s b .3f round=nearest }} against",
+    r"\(x \le {{ value s b .2f round=up }}\) and \(y \ne {{ value s b .2f round=nearest }}\)",
+    "the error is at **most** {{ value s b .2f round=up }} in every head",
+    "- first: {{ value s b .2f round=nearest }}\n- second: {{ value s half .1f }}",
+    "| what | value |\n|---|---|\n| error | {{ value s b .2f round=nearest }} |",
+    "The loss[^1] is {{ value s b .2f round=nearest }}.\n\n[^1]: Measured = {{ value s half .1f }}.",
+    "the decoder's input is `<s> le chat` of {{ value s half .1f }} tokens",
+    "made on a\n{{ value s half .1f }}-core CPU, with\n`x = 1` lines",
+])
+def test_the_sites_constructs_read_on_the_built_page_as_in_the_source(markdown_of, text):
+    out = built(markdown_of, text)
+    assert 'data-source="s ' in out and "data-read" not in out
+
+
+@pytest.mark.parametrize("text, shown", [
+    # a ruby's annotation is drawn above the text: "x = 0.56" and "0.56 = ln 2" to the reader, a
+    # word between the sign and the value to the claim rules (both published 0.5634 as exact)
+    ("x =<ruby> <rt>note</rt></ruby>{{ value s b .2f round=nearest }}", "· = [value]"),
+    ("{{ value s b .2f round=nearest }}<ruby> <rt>x</rt></ruby>= ln 2", "[value] = ·"),
+    # KaTeX's \not over a sign the rules read without it ("x ≉ 0.56" read as "x ≈ 0.56")
+    (r"\(x \not\approx {{ value s b .2f round=nearest }}\)", "not ≈ [value]"),
+    # a form's field (or a picture) that shows a sign, which no text of the page says
+    ('x <input value="="> {{ value s b .2f round=nearest }}', "? [value]"),
+])
+def test_markup_that_shows_a_sign_the_claim_rules_do_not_read_is_refused(markdown_of, text, shown):
+    """Each was published at e646df5 (the claim rules alone), the first two false for 0.5634."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=re.escape(shown)):
+        built(markdown_of, text)
+
+
+def test_tex_negative_space_before_an_equals_sign_is_read_as_equals(markdown_of):
+    """``\\!=`` is TeX's negative thin space and "=": KaTeX draws "x = 0.56", and the claim
+    rules read "≠" (a programmer's "!="), so 0.5634 was published as exactly 0.56. The rules
+    now read it as "=", and the check on the built page would refuse it if they did not."""
+    import figure_markdown as FM
+    import seen
+
+    for text in (r"\(x \!= {{ value s b .2f round=nearest }}\)", r"\(x \!={{ value s b .2f round=nearest }}\)"):
+        assert seen.tokens(text.replace("{{ value s b .2f round=nearest }}", "0.56")) == ["·", "=", "·"]
+        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+            built(markdown_of, text)
+    assert 'data-source="s ' in built(markdown_of, r"\(x \!= {{ value s half .1f }}\)")
