@@ -164,7 +164,8 @@ class _Seen(HTMLParser):
         self.parts: list[str] = []
         self.size = 0
         self.stack: list[tuple[str, bool, bool, bool]] = []  # (tag, hides, a value span, a formula)
-        self.hidden = self.katex = 0
+        self.hidden = self.katex = self.in_value = 0
+        self.open_tags: dict[str, int] = {}  # (how many of each tag the stack holds)
         self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
         self._open: list[tuple[str, str, int]] = []
 
@@ -185,11 +186,13 @@ class _Seen(HTMLParser):
         value = "mha-value" in a.get("class", "").split() or "data-source" in a and "data-prov" in a
         katex = "katex" in a.get("class", "").split()
         self.stack.append((tag, hides, value and not self.hidden, katex))
+        self.open_tags[tag] = self.open_tags.get(tag, 0) + 1
         self.hidden += hides
         self.katex += katex
         if value and not self.hidden:
             self._open.append((a.get("data-read", ""), a.get("data-source", ""), self.size))
             self._add(" 0 ")
+            self.in_value += 1
 
     def handle_startendtag(self, tag, attrs):
         if tag in _PICTURES and not self.hidden and not self.katex:
@@ -198,22 +201,24 @@ class _Seen(HTMLParser):
             self._add(_EDGE)
 
     def handle_endtag(self, tag):
-        if tag in _VOID or not any(t == tag for t, *_ in self.stack):
+        if tag in _VOID or not self.open_tags.get(tag):
             return
         while self.stack:
             t, hides, value, katex = self.stack.pop()
+            self.open_tags[t] -= 1
             self.hidden -= hides
             self.katex -= katex
             if value:
                 record, source, start = self._open.pop()
                 self.values.append((record, source, start, self.size))
+                self.in_value -= 1
             if t == tag:
                 break
         if tag in _BLOCKS and not self.hidden:
             self._add(_EDGE)
 
     def handle_data(self, data):
-        if self.hidden or any(v for _, _, v, _ in self.stack):
+        if self.hidden or self.in_value:
             return  # (a value's own text is its " 0 ")
         self._add(data)
 
@@ -227,13 +232,21 @@ def _shown(text: str) -> str:
     return text if len(text) < 60 else text[:57] + "..."
 
 
+#: KaTeX's MathML copy of a formula, which a reader does not see (the HTML beside it is drawn).
+_MATHML = re.compile(r'<span class="katex-mathml"><math\b.*?</math></span>', re.S)
+
+
 def mismatches(output: str) -> list[str]:
     """The values of ``output`` (a built page) whose tokens a reader sees (:class:`_Seen`,
     :func:`tokens`) are not the ones the build read (:func:`reading`): the nearest
     :data:`COMPARED` on each side, as many as the reader's stretch of text holds. Each as a
     sentence naming the value and both readings."""
+    # (the page's article holds its text, and every value: the navigation and the footer around
+    # it, a third of a page's tags, are not read)
+    a, b = output.find("<article"), output.rfind("</article>")
+    article = output[a:b + len("</article>")] if 0 <= a < b else output
     seen = _Seen()
-    seen.feed(output)
+    seen.feed(_MATHML.sub("", article))  # (KaTeX's MathML copy is not shown: half a formula's tags)
     seen.close()
     text, out = seen.text(), []
     for record, source, start, end in seen.values:
@@ -256,12 +269,14 @@ def mismatches(output: str) -> list[str]:
     return out
 
 
-def check_page(output: str, where: str) -> str:
+def check_page(output: str, where: str, *, gathered: bool = False) -> str:
     """``output`` (a built page) without its values' ``data-read`` records, once every value
-    reads as the build read it (:func:`mismatches`); else :class:`SeenError` naming the page."""
+    reads as the build read it (:func:`mismatches`); else :class:`SeenError` naming the page.
+    A page ``gathered`` from the others (the printable lecture) shows their text as they do, and
+    each of them was checked: its records are dropped unread."""
     if "data-read=" not in output:
         return output
-    found = mismatches(output)
+    found = [] if gathered else mismatches(output)
     if found:
         raise SeenError(f"{where}: {found[0]}. Something between the sign and the value (markup, a TeX command, "
                         "an extension's syntax) changes what a reader sees, so the build's checks of the claim "

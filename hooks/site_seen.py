@@ -3,19 +3,25 @@
 After the page's formulas are rendered (hooks/site_math.py), :func:`seen.check_page` compares
 the signs and claim words a reader sees around each value with the ones the build's checks of
 its claims read (hooks/claims.py), refuses the page where they differ, and drops the record
-each value carried (``data-read``): the page is written as before.
+each value carried (``data-read``): the page is written as before. Under ``mkdocs serve`` a
+page whose output did not change is not read again.
 """
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+import _serve
 import seen
+
+#: The printable lecture (hooks/site_print.py's PRINT_PAGE): the pages' text gathered, each page checked.
+GATHERED = "print.md"
 
 
 @event_priority(-50)  # after every hook that writes the page (math, notation links, the head: priority 0)
 def on_post_page(output, *, page, config):
     try:
-        return seen.check_page(output, page.file.src_uri)
+        where = page.file.src_uri  # (under serve, an unchanged page is not read again: hooks/_serve.py)
+        return _serve.memo("seen").get((where, output), lambda: seen.check_page(output, where, gathered=where == GATHERED))
     except seen.SeenError as exc:
         raise PluginError(str(exc)) from None

@@ -40,6 +40,8 @@ def _no_mark_in(site: Path) -> None:
             text = path.read_text(encoding="utf-8", errors="replace")
             assert not MARK_CHARS.search(text), f"{path.relative_to(site)} holds a private-use mark"
             assert "htmlData" not in text, f"{path.relative_to(site)} shows a value's formula wrapper"
+            # (each value's record of what the build read, hooks/seen.py: read on the built page, then dropped)
+            assert "data-read" not in text and "read=" not in text, f"{path.relative_to(site)} keeps a value's record"
 
 
 # ---- the marks -----------------------------------------------------------------------------------------

@@ -191,3 +191,17 @@ def test_tex_negative_space_before_an_equals_sign_is_read_as_equals(markdown_of)
         with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
             built(markdown_of, text)
     assert 'data-source="s ' in built(markdown_of, r"\(x \!= {{ value s half .1f }}\)")
+
+
+def test_the_printable_lecture_keeps_no_record_and_is_not_read_twice():
+    """print/ gathers the pages' text, each page read on its own: its records are dropped unread
+    (half the check's time was that page)."""
+    import seen
+    import site_print
+    import site_seen
+
+    assert site_seen.GATHERED == site_print.PRINT_PAGE
+    html = _page("x = ", "", _record("x {{ value s b .2f }}")[0])
+    with pytest.raises(seen.SeenError):
+        seen.check_page(html, "p.md")
+    assert "data-read" not in seen.check_page(html, site_seen.GATHERED, gathered=True)
