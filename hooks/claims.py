@@ -43,6 +43,10 @@ or ≥ right before the value, intervals "[a, b]", ranges split over two table c
 round=nearest on both ends (or on the value's end, where the other is a number the prose
 writes) is the author's word that two numbers are a change.
 
+These rules read the page's source; what a reader sees is decided later (Markdown, KaTeX). The
+signs and claim words they read around each value are recorded and held to the built page
+(hooks/seen.py), so markup that shows a sign these rules do not read fails the build.
+
 Pages: README ("Write a page"), and every page that states a bound, a range or an exact value.
 """
 from __future__ import annotations
