@@ -582,6 +582,15 @@ _SHOWS_NOTHING = re.compile(r"<(?:style|script|dialog|datalist|canvas)\b|\\(?:te
 _REDEFINED = re.compile(r"\\(?:def|gdef|edef|xdef|let|newcommand|renewcommand|providecommand|DeclareMathOperator"
                         r"|DeclareRobustCommand|global)(?![A-Za-z])")
 _SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}", re.M)
+#: A TeX command that draws a line or a box around an argument that shows nothing: a fraction's
+#: bar between two spaces is drawn as a minus ("\\frac{\\;}{\\;}0.56" reads "−0.56": pass 104).
+_EMPTY_DRAWING = re.compile(
+    r"\\(?:[dtc]?frac|[dt]?binom|genfrac|overline|underline|underbar|widehat|widetilde|widecheck|hat|bar|vec|dot"
+    r"|ddot|tilde|check|breve|acute|grave|mathring|utilde|sqrt|boxed|fbox|colorbox|fcolorbox|overbrace|underbrace"
+    r"|over(?:left|right|leftright)arrow|under(?:left|right|leftright)arrow|x[a-zA-Z]*arrow|xlongequal|cancel"
+    r"|bcancel|xcancel|sout|overgroup|undergroup|overlinesegment|underlinesegment|overset|underset|stackrel)"
+    r"(?![A-Za-z])\s*(?:\[[^\[\]]*\]\s*)?(?:\{[^{}]*\}\s*)*\{(?:\s|~|\\[,;:!> ]|\\q?quad(?![A-Za-z])"
+    r"|\\[hv]?space\*?\s*\{[^{}]*\}|\\[hv]?phantom\s*\{[^{}]*\}|\\[mh]?(?:kern|skip)\s*[-+]?[\d.]+\s*[a-z]{2})*\}")
 
 
 def unseen_near(text: str, d) -> str | None:
@@ -601,7 +610,8 @@ def unseen_near(text: str, d) -> str | None:
 def check_page_text(page_where: str, text: str) -> None:
     """A text with values in it defines no TeX macro and pulls in no snippet (:data:`_REDEFINED`,
     :data:`_SNIPPET`): the build reads the text as written, a reader what they make of it."""
-    for pattern, what in ((_REDEFINED, "defines a TeX macro"), (_SNIPPET, "pulls in a snippet")):
+    for pattern, what in ((_REDEFINED, "defines a TeX macro"), (_SNIPPET, "pulls in a snippet"),
+                          (_EMPTY_DRAWING, "draws a line or a box around nothing (a fraction's bar, an overline)")):
         m = pattern.search(text)
         if m:
             raise ClaimError(f"{page_where}: the text {what} ({m[0].strip()!r}) where it holds values: a reader sees "
@@ -618,7 +628,7 @@ def check_minus(page_where: str, text: str, d) -> None:
     Before that, a character outside the alphabet a value may stand after (:func:`unreadable_before`)
     is refused: no list of look-alikes is complete (pass ninety-four: an invisible U+034F between
     "≥ " and "-")."""
-    odd = unreadable_before(text, d) or unseen_near(text, d)
+    odd = unreadable_before(text, d) or unreadable_in_gap(text, d) or unseen_near(text, d)
     if odd:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd}, which the build does not read before "
                          "a number: a reader may take it for a sign (a minus, an '=') that no check reads. Before a "
@@ -1015,6 +1025,32 @@ _GAP_PIECE = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r"|</?[A-Za-z](?:
                         r"|\\[^A-Za-z]|[^\w\s" + _NET_SIGNS + r"<>≠≈~])$", re.S)
 
 
+def _gap(before: str) -> tuple[str, list]:
+    """``before`` (as read) split into what stands before its gap, and the gap's pieces: what
+    shows no letter or digit of the sentence (:data:`_GAP_PIECE`), last first."""
+    pieces = []
+    while before:
+        m = _GAP_PIECE.search(before)
+        if not m or m.start() == len(before):
+            break
+        pieces.append(m[0])
+        before = before[:m.start()]
+    return before, pieces
+
+
+def unreadable_in_gap(text: str, d) -> str | None:
+    """A character outside the alphabet a value may stand after (:func:`_readable`) anywhere in
+    the gap before the value ``d`` or in the one after it (what shows no letter or digit: signs,
+    punctuation, markup), or None. The alphabet held only for the character right before a value,
+    so "x ⋜ (0.56)" and "0.56 ⋝ x" published a bound no rule reads (pass 104)."""
+    _, pieces = _gap(_as_read(_back(text, d.start, 80)))
+    after = _TAG.sub(" ", re.sub(r"<!--.*?(?:-->|$)", "", _as_read(_ahead(text, d.end, 40)), flags=re.S))
+    after = re.sub(r"\\[A-Za-z]+|\\[^A-Za-z]", " ", after)  # (TeX's commands: the alphabet of _TEX_READ reads them)
+    chars = [p for p in pieces if len(p) == 1] + list(re.match(r"[^\w]*", after)[0])
+    odd = next((c for c in chars if not c.isspace() and not _readable(c)), None)
+    return f"{odd!r} (U+{ord(odd):04X} {unicodedata.name(odd, 'with no name')})" if odd else None
+
+
 def sign_in_gap(text: str, d) -> str | None:
     """The sign ("=" or one like it, "≤", "≥") that stands before the value ``d`` with nothing
     between that shows a letter or a digit (:data:`_GAP_PIECE`), or None; a heading's line of
@@ -1022,12 +1058,7 @@ def sign_in_gap(text: str, d) -> str | None:
     value; each pass from ninety-five to one hundred found a construct the list missed (a
     footnote's marker, a link's label, a table's alignment row, ``\\>``, ``\\left|``), so a
     sign this net finds and the rules did not read is refused (:func:`check_read_signs`)."""
-    before = _as_read(_back(text, d.start, 80))
-    while before:
-        m = _GAP_PIECE.search(before)
-        if not m or m.start() == len(before):
-            break
-        before = before[:m.start()]
+    before, _ = _gap(_as_read(_back(text, d.start, 80)))
     if not before or before[-1] not in _NET_SIGNS or re.search(r"(?:^|\n)[ \t]*={2,}[ \t]*$", before):
         return None
     return "=" if before[-1] in _EQUALS else before[-1]
@@ -1249,6 +1280,14 @@ def check_declared(page_where: str, text: str, d, value, shown: str, read: bool 
                          "sentence states the text as it is, to its digits (a name, a list data() printed), write "
                          "round=nearest")
     number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if number and not read and not exactly(shown, value):
+        words, pieces = _gap(_as_read(_back(text, d.start, 400)))
+        if pieces and _side_before(words) in ("up", "down", "negated") and not _side_before(_back(text, d.start, 400)):
+            raise ClaimError(f"{page_where}: {d.name}'s value, rounded to {shown.strip()!r}, stands after bound words "
+                             f"({words.strip()[-24:]!r}) with {''.join(reversed(pieces)).strip()!r} between, which "
+                             "the checks do not read through: the bound's side would go unchecked; put the value "
+                             "right after the words (spaces and emphasis may stand between), or rephrase (pass one "
+                             "hundred and four: 'at most (0.56)' of 0.5634)")
     if (d.options.get("round") in ("up", "down") and number and not read and exactly(shown, value)
             and not follows_equals(text, d.start, d.end)):  # (0.56 too, not only 0.5: pass ninety-eight)
         raise ClaimError(f"{page_where}: {d.name}'s data() holds {value!r} at {d.args[0]!r}, exactly the number "

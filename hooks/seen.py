@@ -81,7 +81,7 @@ def tokens(text: str, *, markup: bool = True) -> list[str]:
         if t in _SIGN:
             out.append(_SIGN[t])
         elif t == "\ufffc":
-            out.append("?")  # (a picture or a form's field on the page: what it shows, the build cannot read)
+            out.append("?")  # (a picture, a field or unknown markup on the page: what it shows, the build cannot read)
         elif t == "¬" or word in _WORDS or word.endswith("n't"):
             out.append("not" if t == "¬" or word.endswith("n't") else word)
         elif t[0].isalnum() and out[-1:] != ["·"]:
@@ -89,9 +89,12 @@ def tokens(text: str, *, markup: bool = True) -> list[str]:
     return out
 
 
-#: Markup of the source a reader does not see as text: another directive (one number), an HTML
-#: tag, a link's destination, an attribute list, a TeX command's name, Markdown's escapes.
-_MARKUP = re.compile(r"(?P<directive>\{\{[^{}]*\}\})|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>"
+#: Markup of the source a reader does not see as text: another directive (one number), TeX's
+#: spacing with its length ("\\mkern-3mu" draws no minus), an HTML tag, a link's destination,
+#: an attribute list, a TeX command's name, Markdown's escapes.
+_MARKUP = re.compile(r"(?P<directive>\{\{[^{}]*\}\})"
+                     r"|\\(?:[mh]?kern|[mh]?skip|[hv]space\*?)\s*(?:\{[^{}]*\}|[-+]?(?:\d+\.?\d*|\.\d+)\s*[a-z]{2})"
+                     r"|</?[A-Za-z](?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*>"
                      r"|\]\([^()\s]*\)|\{:?\s*[.#][^{}]*\}|\\[A-Za-z]+|\\\\|\\(?P<escaped>[^A-Za-z\\])", re.S)
 
 
@@ -139,8 +142,37 @@ def _decoded(record: str) -> tuple[list, list]:
 #: annotation is drawn above the text it annotates ("≤" with an "x" over it reads "≤").
 _UNSEEN_TAGS = frozenset("head script style template noscript title svg math del s strike textarea select rt rp"
                          .split())
-#: Classes of elements that are not shown: KaTeX's MathML copy, the text for screen readers.
-_UNSEEN_CLASSES = frozenset("katex-mathml md-visually-hidden sr-only visually-hidden".split())
+#: Classes of elements that are not shown, or whose text is not (the site's stylesheets and the
+#: theme's): KaTeX's MathML copy, text for screen readers, a heading's "¶" (shown on hover), a
+#: footnote's way back, the reuse row's toggle.
+_UNSEEN_CLASSES = frozenset("katex-mathml md-visually-hidden sr-only visually-hidden mha-sr-only headerlink "
+                            "footnote-backref mha-reuse-toggle zeroclipboard-container".split())
+#: The classes a page's text may carry outside a formula or a code block: the ones Markdown, its
+#: extensions and the build write, each drawn as the text it holds (their stylesheets checked
+#: for generated content, hiding and moving). Any other class near a value is markup whose
+#: effect on what a reader sees the build does not read: an unknown sign (pass 104: a class of
+#: the site's that hides its text, "x = <span class=...>about</span> 0.56").
+_CLASSES = frozenset((
+    "abstract admonition admonition-title anchor-link arithmatex autorefs autorefs-internal bug danger example "
+    "failure info note question quote success tip warning notice highlight language-python filename footnote "
+    "footnote-ref katex katex-display md-content__inner md-typeset mha-anchor mha-appears mha-credit mha-download "
+    "mha-eq mha-eq-num mha-explorer mha-explorer-data mha-explorer-static mha-explorer-ui mha-figure "
+    "mha-gallery-item mha-model-text mha-num mha-png mha-print-note mha-provenance mha-ref mha-reuse "
+    "mha-script-source mha-solution mha-stack mha-tests mha-value mha-zoom notation-link tabbed-alternate "
+    "tabbed-block tabbed-content tabbed-labels tabbed-set").split()) | _UNSEEN_CLASSES
+#: And the attributes (``style`` with only a text alignment or custom properties, a link's
+#: ``data-print-url`` only as its address, which the printed page writes after it).
+_ATTRIBUTES = frozenset((
+    "alt aria-hidden aria-label class colspan data-background data-explorer data-png data-print-url data-prov "
+    "data-read data-records data-search-exclude data-source data-src data-static-for data-tabs data-width "
+    "decoding download for height hidden href id loading media open rowspan src srcset start style tabindex "
+    "title type width").split())
+#: Where markup is another program's own (KaTeX's, the code highlighter's): its classes draw
+#: what it typesets; not checked against the lists above.
+_OWN_MARKUP = frozenset("katex highlight".split())
+#: KaTeX's boxes that draw their content over what stands beside it (``\\llap``, ``\\rlap``,
+#: ``\\mathllap``...): "0.56\\mathllap{x \\le\\hspace{3em}}" shows "x ≤ 0.56" (pass 104).
+_OVERLAPS = frozenset("llap rlap clap".split())
 #: Elements that start and end a stretch of text (a paragraph, a cell, a caption; a line break
 #: does not: "x =<br>0.56" is read as one sentence).
 _BLOCKS = frozenset("address article aside blockquote caption dd details dialog div dl dt fieldset figcaption "
@@ -153,6 +185,24 @@ _PICTURES = frozenset("img svg picture input button select textarea object embed
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 #: Where a stretch of text ends in the text :class:`_Seen` collects.
 _EDGE = "\x00"
+#: What :class:`_Seen` writes for what it cannot read as text (a picture, unknown markup): a
+#: token of its own (:func:`tokens`), which no source reads.
+_UNKNOWN = " \ufffc "
+#: A custom property whose value is text (the phone labels of a ``mha-stack`` table, which the
+#: stylesheet draws before each cell: ``--mha-col-2: 'Error'``).
+_LABEL = re.compile(r"--[\w-]+\s*:\s*(?:\x22([^\x22]*)\x22|\x27([^\x27]*)\x27)")
+
+
+def _unread_markup(tag: str, a: dict) -> bool:
+    """Whether the attributes ``a`` of an element outside KaTeX's and the highlighter's markup
+    do something to what a reader sees that the build does not read (:data:`_CLASSES`,
+    :data:`_ATTRIBUTES`)."""
+    if set(a.get("class", "").split()) - _CLASSES or set(a) - _ATTRIBUTES:
+        return True
+    if "data-print-url" in a and a["data-print-url"] != a.get("href"):
+        return True  # (print.css writes it after the link: "(or more)", pass 104)
+    style = [part.split(":", 1)[0].strip().lower() for part in a.get("style", "").split(";") if part.strip()]
+    return any(not (name == "text-align" or name.startswith("--")) for name in style)
 
 
 class _Seen(HTMLParser):
@@ -163,10 +213,12 @@ class _Seen(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.size = 0
-        self.stack: list[tuple[str, bool, bool, bool]] = []  # (tag, hides, a value span, a formula)
-        self.hidden = self.katex = self.in_value = 0
+        # (tag, hides, a value span, another program's markup, a box drawn over its neighbours)
+        self.stack: list[tuple[str, bool, bool, bool, bool]] = []
+        self.hidden = self.own = self.in_value = self.overlap = 0
         self.open_tags: dict[str, int] = {}  # (how many of each tag the stack holds)
         self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
+        self.labels: list[str] = []  # (custom properties' texts: drawn as text)
         self._open: list[tuple[str, str, int]] = []
 
     def _add(self, text: str) -> None:
@@ -175,39 +227,39 @@ class _Seen(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = {k: v or "" for k, v in attrs}
-        if tag in _PICTURES and not self.hidden and not self.katex:
-            self._add(" \ufffc ")  # (what it draws is no text: an unknown sign, see tokens)
-        hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & set(a.get("class", "").split()))
+        classes = set(a.get("class", "").split())
+        if not self.hidden:
+            if tag in _PICTURES and not self.own or not self.own and _unread_markup(tag, a):
+                self._add(_UNKNOWN)  # (what it draws, the build cannot read: an unknown sign, see tokens)
+            self.labels += [m[1] or m[2] for m in _LABEL.finditer(a.get("style", ""))]
+        hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & classes)
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
         if tag in _BLOCKS and not self.hidden:
             self._add(_EDGE)
         if tag in _VOID:
             return
-        value = "mha-value" in a.get("class", "").split() or "data-source" in a and "data-prov" in a
-        katex = "katex" in a.get("class", "").split()
-        self.stack.append((tag, hides, value and not self.hidden, katex))
+        value = "mha-value" in classes or "data-source" in a and "data-prov" in a
+        own = bool(_OWN_MARKUP & classes)
+        overlap = bool(self.own and _OVERLAPS & classes)
+        self.stack.append((tag, hides, value and not self.hidden, own, overlap))
         self.open_tags[tag] = self.open_tags.get(tag, 0) + 1
         self.hidden += hides
-        self.katex += katex
+        self.own += own
+        self.overlap += overlap
         if value and not self.hidden:
             self._open.append((a.get("data-read", ""), a.get("data-source", ""), self.size))
             self._add(" 0 ")
             self.in_value += 1
 
-    def handle_startendtag(self, tag, attrs):
-        if tag in _PICTURES and not self.hidden and not self.katex:
-            self._add(" \ufffc ")
-        if tag in _BLOCKS and not self.hidden:
-            self._add(_EDGE)
-
     def handle_endtag(self, tag):
         if tag in _VOID or not self.open_tags.get(tag):
             return
         while self.stack:
-            t, hides, value, katex = self.stack.pop()
+            t, hides, value, own, overlap = self.stack.pop()
             self.open_tags[t] -= 1
             self.hidden -= hides
-            self.katex -= katex
+            self.own -= own
+            self.overlap -= overlap
             if value:
                 record, source, start = self._open.pop()
                 self.values.append((record, source, start, self.size))
@@ -220,6 +272,8 @@ class _Seen(HTMLParser):
     def handle_data(self, data):
         if self.hidden or self.in_value:
             return  # (a value's own text is its " 0 ")
+        if self.overlap and data.strip() not in ("", _KATEX_NOT):
+            self._add(_UNKNOWN)  # (drawn over what stands beside it; KaTeX's "not" glyph is drawn so over its sign)
         self._add(data)
 
     def text(self) -> str:
@@ -228,7 +282,7 @@ class _Seen(HTMLParser):
 
 def _shown(text: str) -> str:
     """``text`` as a message quotes it: a picture named, at most 60 characters."""
-    text = text.replace("\ufffc", "[a picture or a field]")
+    text = text.replace("\ufffc", "[a picture, a field or markup the build does not read]")
     return text if len(text) < 60 else text[:57] + "..."
 
 
@@ -249,6 +303,10 @@ def mismatches(output: str) -> list[str]:
     seen.feed(_MATHML.sub("", article))  # (KaTeX's MathML copy is not shown: half a formula's tags)
     seen.close()
     text, out = seen.text(), []
+    for label in seen.labels:  # (drawn before each cell of its column on a phone: pass 104)
+        if set(tokens(label, markup=False)) - {"·"}:
+            out.append(f"a table's phone label {label!r} holds a sign or a claim word ({' '.join(tokens(label, markup=False))}), "
+                       "which a reader reads before each value of its column and the build does not")
     for record, source, start, end in seen.values:
         if not record:
             continue

@@ -71,7 +71,7 @@ def test_a_rounded_value_next_to_a_claim_the_rules_do_not_read_is_refused(text):
     exactly is published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=r"its format rounds it|read as|after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=r"its format rounds it|read as|after an '='|stands after bound words"):
         check(text)
     exact = {k: (0.5 if k in ("a", "b", "m") else v) for k, v in VALUES.items()}
     if "{{ value s l" not in text:
@@ -295,7 +295,7 @@ def test_pass_eighty_nine_words_split_by_markup_look_alikes_row_labels_and_unrea
     rounding that makes the claim false (0.5634 as "0.56", 0.1267 as "0.13")."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|which a reader may take for a minus|{UNREADABLE}"):
+    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|which a reader may take for a minus|{UNREADABLE}|stands after bound words"):
         check(text)
 
 
@@ -1137,3 +1137,35 @@ def test_a_hangul_filler_is_read_as_nothing_and_hidden_as_a_word_is_no_hiding():
         check('The error is at most <span class="not-hidden">−</span>{{ value s b .2f round=up }}.')
     with pytest.raises(FM.FigureMarkdownError):
         check('The error is <span title="hidden">not</span> at most {{ value s b .2f round=up }}.')
+
+
+@pytest.mark.parametrize("text", [
+    # bound words the rules read, with a bracket or a quote between them and the value (F2)
+    "The error x is at least ({{ value s b .2f round=up }}) in the test.",
+    "The error x is at most ({{ value s b .2f round=nearest }})",
+    "The error x is at most “{{ value s b .2f round=nearest }}”", "The error x is at most &#40;{{ value s b .2f round=nearest }}",
+    "The error x is at most <span>(</span>{{ value s b .2f round=nearest }}",
+    # signs of an order no rule reads, behind a bracket or after the value (F7)
+    "x ⋜ ({{ value s b .2f round=nearest }})", "x ⪕ ({{ value s b .2f round=nearest }})",
+    "The test gives {{ value s b .2f round=nearest }} ⋝ x.", "The test gives {{ value s b .2f round=nearest }} ⪖ x.",
+    # a fraction's bar around nothing, drawn as a minus (F6)
+    "The shift is \\(\\frac{\\;}{\\;}{{ value s b .2f round=nearest }}\\) in the test.",
+    "The shift is \\(\\overline{\\quad}\\,{{ value s b .2f round=nearest }}\\) in the test.",
+])
+def test_pass_104_bounds_through_brackets_unread_order_signs_and_empty_bars_are_refused(text):
+    """Pass 104: each was published at 80fe859, false for 0.5634 ("at least (0.57)" is true, but
+    "at most (0.56)" is not; "x ⋜ (0.56)" a bound no rule read; a bar drawn as a minus). The
+    net reads bound words through what shows no letter or digit, the alphabet holds for the
+    whole gap around a value, and a drawing around nothing is refused."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=r"bound words .* between|which the build does not read|around nothing"):
+        check(text)
+
+
+def test_brackets_and_quotes_around_a_value_with_no_bound_before_are_published():
+    for text in ("The loss (≈ {{ value s b .2f round=nearest }}) is small.",
+                 "Heads 1–4 score {{ value s b .2f round=nearest }}; the weight ({{ value s half .1f }}) is “{{ value s b .2f round=nearest }}”.",
+                 "The error is at most {{ value s b .2f round=up }} (in every head).",
+                 "\\(\\frac{1}{\\sqrt{d}} = {{ value s half .1f }}\\) and \\(\\overline{x} = {{ value s half .1f }}\\)"):
+        check(text)

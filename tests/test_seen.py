@@ -88,7 +88,7 @@ def test_what_a_reader_does_not_see_is_not_read_and_a_block_ends_the_text():
     import seen
 
     record, _ = _record("x {{ value s b .2f }}")
-    for hidden in ('<span hidden>=</span>', '<span style="display: none">=</span>', '<del>=</del>',
+    for hidden in ('<span hidden>=</span>', '<span class="md-visually-hidden">=</span>', '<del>=</del>',
                    '<span class="katex-mathml"><math><mo>=</mo></math></span>', '<script>"="</script>'):
         assert "data-read" not in seen.check_page(_page("x " + hidden, "", record), "p.md")
         with pytest.raises(seen.SeenError):  # (the same sign, shown)
@@ -177,6 +177,48 @@ def test_markup_that_shows_a_sign_the_claim_rules_do_not_read_is_refused(markdow
 
     with pytest.raises(seen.SeenError, match=re.escape(shown)):
         built(markdown_of, text)
+
+
+@pytest.mark.parametrize("text, shown", [
+    # classes of the site and the theme that hide their text: "x = 0.56" to the reader, "x =
+    # about 0.56" to both readings until the page's reading knew them
+    ('The error x = <span class="mha-sr-only">about</span> {{ value s b .2f round=nearest }} in the test.', "· ="),
+    ('The error x = <a class="footnote-backref">about</a> {{ value s b .2f round=nearest }}.', "· ="),
+    ('The error x = <span class="mha-reuse-toggle">about</span> {{ value s b .2f round=nearest }}.', "· ="),
+    ('The error x = <a class="headerlink">about</a> {{ value s b .2f round=nearest }}.', "· ="),
+    ('at least <span class="mha-sr-only">about</span> {{ value s b .2f round=up }}', "at least [value]"),
+    # a class no list names, an attribute the theme draws as text, a print address that is no address
+    ('The error x is <span class="md-annotation__index"><span data-md-annotation-id="="></span></span> '
+     '{{ value s b .2f round=nearest }} in the test.', "? [value]"),
+    ('<a href="#x" data-print-url="or more">{{ value s b .2f round=nearest }}</a> is the error.', "? [value]"),
+    # KaTeX's \mathllap draws after the value what a reader reads before it: "x ≤ 0.56"
+    (r"The error is \(\hspace{3em}{{ value s b .2f round=down }}\mathllap{x \le \hspace{3em}}\) here.",
+     "[value] ? ·"),
+    # a phone label of a stacked table, drawn before each cell of its column
+    ("<div class=\"mha-stack\" markdown style=\"--mha-col-2: 'error at least'\">\n\n| Head | Error |\n|---|---|\n"
+     "| 1 | {{ value s b .2f round=up }} |\n\n</div>", "phone label 'error at least'"),
+])
+def test_pass_104_markup_the_page_shows_otherwise_than_the_build_read_is_refused(markdown_of, text, shown):
+    """Pass 104 (adversarial, on this check): each was published, a reader reading a claim the
+    build did not check (0.5634 as "x = 0.56", "at least 0.56" with round=up shown 0.57 after a
+    hidden "about"...). The page's reading now knows the classes that hide their text, refuses
+    markup outside the classes and attributes the site writes, and reads KaTeX's overlapping
+    boxes and a table's phone labels."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=re.escape(shown)):
+        built(markdown_of, text)
+
+
+def test_the_sites_own_markup_near_a_value_is_read_as_text(markdown_of):
+    """What the build and Markdown write near values reads as it did: a stacked table's plain
+    labels, KaTeX's "not" (an overlapping box of its own), a link with its print address."""
+    for text in ("<div class=\"mha-stack\" markdown style=\"--mha-col-2: 'Error'\">\n\n| Head | Error |\n|---|---|\n"
+                 "| 1 | {{ value s b .2f round=nearest }} |\n\n</div>",
+                 r"The error is \(x \ne {{ value s b .2f round=nearest }}\) and \(\frac{1}{2} = {{ value s half .1f }}\).",
+                 '<a href="https://x.org" data-print-url="https://x.org">the paper</a> gives {{ value s half .1f }}.',
+                 r"\(x =\mkern-3mu {{ value s half .1f }}\)"):
+        assert "data-read" not in built(markdown_of, text)
 
 
 def test_tex_negative_space_before_an_equals_sign_is_read_as_equals(markdown_of):
