@@ -582,15 +582,68 @@ _SHOWS_NOTHING = re.compile(r"<(?:style|script|dialog|datalist|canvas)\b|\\(?:te
 _REDEFINED = re.compile(r"\\(?:def|gdef|edef|xdef|let|newcommand|renewcommand|providecommand|DeclareMathOperator"
                         r"|DeclareRobustCommand|global)(?![A-Za-z])")
 _SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}", re.M)
-#: A TeX command that draws a line or a box around an argument that shows nothing: a fraction's
-#: bar between two spaces is drawn as a minus ("\\frac{\\;}{\\;}0.56" reads "−0.56": pass 104).
-_EMPTY_DRAWING = re.compile(
+#: TeX's commands that draw a line, a bar or a box around their arguments: around nothing, a
+#: fraction's bar between two spaces is drawn as a minus ("\\frac{\\;}{\\;}0.56" reads "−0.56",
+#: "\\overline{\\underline{\\enspace}}" as "=": passes 104 and 105).
+_DRAWING = re.compile(
     r"\\(?:[dtc]?frac|[dt]?binom|genfrac|overline|underline|underbar|widehat|widetilde|widecheck|hat|bar|vec|dot"
     r"|ddot|tilde|check|breve|acute|grave|mathring|utilde|sqrt|boxed|fbox|colorbox|fcolorbox|overbrace|underbrace"
     r"|over(?:left|right|leftright)arrow|under(?:left|right|leftright)arrow|x[a-zA-Z]*arrow|xlongequal|cancel"
-    r"|bcancel|xcancel|sout|overgroup|undergroup|overlinesegment|underlinesegment|overset|underset|stackrel)"
-    r"(?![A-Za-z])\s*(?:\[[^\[\]]*\]\s*)?(?:\{[^{}]*\}\s*)*\{(?:\s|~|\\[,;:!> ]|\\q?quad(?![A-Za-z])"
-    r"|\\[hv]?space\*?\s*\{[^{}]*\}|\\[hv]?phantom\s*\{[^{}]*\}|\\[mh]?(?:kern|skip)\s*[-+]?[\d.]+\s*[a-z]{2})*\}")
+    r"|bcancel|xcancel|sout|overgroup|undergroup|overlinesegment|underlinesegment|overset|underset|stackrel"
+    r"|atop|over|choose|brace|brack)(?![A-Za-z])")
+#: What shows nothing inside such an argument: spaces, TeX's spacing and phantoms, braces, the
+#: drawing commands themselves.
+_SHOWS_NO_TEXT = re.compile(r"\s|~|\\[,;:!> ]|\\[A-Za-z]*(?:space|quad|phantom|strut|kern|skip)(?![A-Za-z])\*?"
+                            r"(?:\s*\{[^{}]*\}|\s*[-+]?[\d.]+\s*[a-z]{2})?|[{}]|\[[^\[\]]*\]|" + _DRAWING.pattern)
+
+
+def _group(text: str, i: int) -> int:
+    """The end of the brace group that opens at ``text[i]`` ("{"), its braces matched; -1 if none."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "{" and text[j - 1:j] != "\\":
+            depth += 1
+        elif text[j] == "}" and text[j - 1:j] != "\\":
+            depth -= 1
+            if not depth:
+                return j + 1
+    return -1
+
+
+def draws_around_nothing(text: str) -> str | None:
+    """A drawing command of ``text`` (:data:`_DRAWING`) with an argument that shows nothing
+    (:data:`_SHOWS_NO_TEXT`: spaces, spacing, phantoms, other drawings), or None."""
+    for m in _DRAWING.finditer(text):
+        pos = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)?").match(text, m.end()).end()
+        while pos < len(text) and text[pos] == "{":
+            end = _group(text, pos)
+            if end < 0:
+                break
+            if not _SHOWS_NO_TEXT.sub("", text[pos + 1:end - 1]).strip():
+                return text[m.start():end]
+            pos = re.compile(r"\s*").match(text, end).end()
+    return None
+
+
+#: What a paragraph with a value may not hold (passes 103 and 105), with what it does: an HTML
+#: comment the browser closes at once ("<!-->": the build read on to the next "-->"), KaTeX's
+#: internal macros (``\\@firstoftwo`` swallowed a value's mark), MathML written by hand (its
+#: bars and spaces draw signs), a negative TeX space beyond one ``\\!`` (it moves a sign past
+#: the value), text hidden, struck through or shown only without scripts (a heading's entry in
+#: the table of contents, the page's description, a printed copy and a reader without
+#: JavaScript show it: ``<del>``, "~~…~~", ``hidden``, ``<noscript>``, ``\\cancel``, a class for
+#: screen readers only).
+_NOT_NEAR_VALUES = (
+    (re.compile(r"<!---?>"), "an HTML comment a browser closes at once"),
+    (re.compile(r"\\@"), "a TeX internal macro"),
+    (re.compile(r"<math\b", re.I), "MathML written by hand"),
+    (re.compile(r"\\(?:neg(?:thick|med|thin)space(?![A-Za-z])|[mh]?(?:kern|skip)\s*-|[hm]space\*?\s*\{\s*-"
+                r"|mspace\s*\{\s*-)|(?:\\!\s*){2,}"), "a negative space that may move a sign past a value"),
+    (re.compile(r"<(?:del|s|strike|noscript|template)\b|<[A-Za-z][^<>]*\shidden(?=[\s=/>])|(?<!~)~~(?![~\s])|\\(?:cancel|"
+                r"bcancel|xcancel|sout)(?![A-Za-z])|(?:mha-sr-only|md-visually-hidden|sr-only|visually-hidden)\b", re.I),
+     "text hidden, struck through or shown only without scripts (the table of contents, the page's description, "
+     "a printed copy or a reader without JavaScript shows it)"),
+)
 
 
 def unseen_near(text: str, d) -> str | None:
@@ -607,11 +660,78 @@ def unseen_near(text: str, d) -> str | None:
     return f"{m[0]!r} (what it shows the build cannot read)" if m else None
 
 
+#: The TeX commands a paragraph with a value may use: the ones the rules read before a value
+#: (:data:`_TEX_READ`), the signs (:data:`_TEX_SIGNS`), what draws its argument as it is
+#: (:data:`_TEX_SHOWS`), spacing, brackets, and the notation of the course's pages. Passes 103 to
+#: 105 found a command that changes what a reader sees in each pass (``\\def``, ``\\mathllap``,
+#: ``\\@firstoftwo``, ``\\hspace{-3em}``, ``\\overline{\\enspace}``); a list of what may stand
+#: there is finite, as the alphabet of characters is.
+_TEX_IN_VALUE_PARAGRAPHS = (_TEX_READ | frozenset(_TEX_SIGNS) | frozenset(_TEX_DRAWN) | frozenset(_TEX_SHOWS) | frozenset((
+    "( ) [ ] , ; : > { } | \\ ! quad qquad not mathcal mathbb mathit mathsf mathtt mathfrak bmod pmod mod circ odot "
+    "oplus otimes top bot perp partial nabla forall exists notin subset subseteq supset cup cap setminus "
+    "emptyset varnothing int iint oint lim sup inf arg det dim exp log lg sinh cosh tanh cot sec csc arcsin arccos "
+    "arctan deg gcd hom ker Pr argmax argmin displaystyle textstyle tfrac dfrac binom sqrt prime ast star "
+    "dagger ddagger ldots cdots vdots ddots hbar imath jmath aleph Re Im wp varpi varrho varsigma varkappa "
+    "digamma uparrow downarrow updownarrow Uparrow Downarrow longrightarrow longleftarrow Longrightarrow "
+    "Longleftarrow leftrightarrow Leftrightarrow longmapsto hookrightarrow rightleftharpoons kern mkern mskip hskip "
+    "hspace phantom hphantom vphantom overset underset stackrel char color").split())) - frozenset((
+    # (but what draws over its neighbours, moves, scales or colours: pass 104's \\mathllap)
+    "llap rlap clap mathllap mathrlap mathclap smash raisebox scalebox colorbox fcolorbox htmlData htmlClass "
+    "htmlId htmlStyle").split())
+#: The HTML a paragraph with a value may hold, with the attributes each may carry (any other
+#: tag or attribute changes what a reader sees in ways the build does not read: a ruby's
+#: annotation, a form's field, a hidden or struck element, MathML, a data attribute the theme
+#: draws; passes 102 to 105).
+_HTML_IN_VALUE_PARAGRAPHS = {"em": set(), "strong": set(), "b": set(), "i": set(), "code": set(), "sup": set(),
+                             "sub": set(), "br": set(), "a": {"href", "title"}, "abbr": {"title"}, "span": {"title"},
+                             "div": {"class", "markdown", "style"}, "p": set(), "kbd": set()}
+_RAW_TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)((?:[^<>\x22\x27]|\x22[^\x22]*\x22|\x27[^\x27]*\x27)*)>")
+
+
+def unread_markup(text: str) -> str | None:
+    """A TeX command or an HTML tag or attribute of ``text`` (a paragraph with a value, code
+    spans masked) outside :data:`_TEX_IN_VALUE_PARAGRAPHS` and :data:`_HTML_IN_VALUE_PARAGRAPHS`,
+    described, or None."""
+    math = " ".join(m[0][2:-2] for m in _MATH.finditer(re.sub(r"\{\{[^{}]*\}\}", " ", text)))  # (outside: Markdown's escapes)
+    for m in re.finditer(r"\\([A-Za-z]+|[^A-Za-z\s])", math):
+        if m[1] not in _TEX_IN_VALUE_PARAGRAPHS:
+            return f"TeX's \\{m[1]}"
+    for m in _RAW_TAG.finditer(text):
+        tag = m[2].lower()
+        allowed = _HTML_IN_VALUE_PARAGRAPHS.get(tag)
+        if allowed is None:
+            return f"the HTML element <{tag}>"
+        names = {name.lower() for name, _ in _ATTRIBUTE.findall(m[3])}
+        if names - allowed:
+            return f"the attribute {sorted(names - allowed)[0]!r} on <{tag}>"
+        if "class" in names and re.search(r"class\s*=\s*[\x22\x27]?(?![\x22\x27]?mha-stack[\x22\x27\s>])", m[3]):
+            return f"a class on <{tag}> other than mha-stack"
+    return None
+
+
 def check_page_text(page_where: str, text: str) -> None:
     """A text with values in it defines no TeX macro and pulls in no snippet (:data:`_REDEFINED`,
     :data:`_SNIPPET`): the build reads the text as written, a reader what they make of it."""
-    for pattern, what in ((_REDEFINED, "defines a TeX macro"), (_SNIPPET, "pulls in a snippet"),
-                          (_EMPTY_DRAWING, "draws a line or a box around nothing (a fraction's bar, an overline)")):
+    drawn = draws_around_nothing(text)
+    if drawn:
+        raise ClaimError(f"{page_where}: the text draws a line or a box around nothing ({drawn!r}) where it holds "
+                         "values: a fraction's bar or a line between spaces reads as a minus or an '=', which the "
+                         "build does not read (passes 104 and 105); write the sign itself")
+    shown_as_code = re.sub(r"(`+)(?:(?!\1).)+\1", "``", text, flags=re.S)  # (a code span shows "<s>" as text)
+    odd = unread_markup(shown_as_code)
+    if odd:
+        raise ClaimError(f"{page_where}: a paragraph with values uses {odd}, markup the build does not read: what a "
+                         "reader sees of it is decided after the build reads the page (passes 102 to 105 found "
+                         "such markup drawing a sign, hiding a word or moving a value); use the markup listed in "
+                         "hooks/claims.py (_TEX_IN_VALUE_PARAGRAPHS, _HTML_IN_VALUE_PARAGRAPHS), or keep the "
+                         "value in another paragraph")
+    for pattern, what in _NOT_NEAR_VALUES:
+        m = pattern.search(shown_as_code)
+        if m:
+            raise ClaimError(f"{page_where}: the text holds {what} ({m[0].strip()!r}) in a paragraph with values: "
+                             "what a reader sees of it is not what the build reads (passes 103 to 105); write the "
+                             "text plainly, or keep the values in another paragraph")
+    for pattern, what in ((_REDEFINED, "defines a TeX macro"), (_SNIPPET, "pulls in a snippet")):
         m = pattern.search(text)
         if m:
             raise ClaimError(f"{page_where}: the text {what} ({m[0].strip()!r}) where it holds values: a reader sees "
@@ -1043,10 +1163,13 @@ def unreadable_in_gap(text: str, d) -> str | None:
     the gap before the value ``d`` or in the one after it (what shows no letter or digit: signs,
     punctuation, markup), or None. The alphabet held only for the character right before a value,
     so "x ⋜ (0.56)" and "0.56 ⋝ x" published a bound no rule reads (pass 104)."""
-    _, pieces = _gap(_as_read(_back(text, d.start, 80)))
+    rest, pieces = _gap(_as_read(_back(text, d.start, 80)))
     after = _TAG.sub(" ", re.sub(r"<!--.*?(?:-->|$)", "", _as_read(_ahead(text, d.end, 40)), flags=re.S))
     after = re.sub(r"\\[A-Za-z]+|\\[^A-Za-z]", " ", after)  # (TeX's commands: the alphabet of _TEX_READ reads them)
-    chars = [p for p in pieces if len(p) == 1] + list(re.match(r"[^\w]*", after)[0])
+    gap_after = re.match(r"[^\w]*", after)[0]
+    # (and the letter that ends each gap: "ㅡ(0.56)" and "ニ (0.56)" draw a minus and an "=": pass 105)
+    ends = rest[-1:] + after[len(gap_after):][:1]  # (a cased letter, "ℓ", is drawn as one; "ㅡ", "ニ" are no cased letters)
+    chars = [p for p in pieces if len(p) == 1] + list(gap_after) + [c for c in ends if unicodedata.category(c) not in ("Lu", "Ll", "Lt")]
     odd = next((c for c in chars if not c.isspace() and not _readable(c)), None)
     return f"{odd!r} (U+{ord(odd):04X} {unicodedata.name(odd, 'with no name')})" if odd else None
 

@@ -51,7 +51,7 @@ SHOWN, SOURCE = 120, 600
 #: The signs a claim rests on, each read as one form (KaTeX draws "-" as "−"; a dash or a
 #: minus is one token: hooks/claims.py tells them apart, and they read the same here).
 _SIGN = {**dict.fromkeys(claims._EQUALS + ("=",), "="), **dict.fromkeys("≈∼~≃≅≒≓", "≈"),
-         **dict.fromkeys("-−–—‒‐‑﹣－➖˗⁻₋―", "−"), **{c: c for c in "≤<≪≲⪯≼≺≥>≫≳⪰≽≻≠±∓≰≱≮≯"}}
+         **dict.fromkeys("-−–—‒‐‑﹣－➖˗⁻₋―", "−"), **{c: c for c in "≤<≪≲⪯≼≺≥>≫≳⪰≽≻≠±∓≰≱≮≯"}, "≨": "<", "≩": ">"}
 #: The words a claim rests on: bounds, equalities, ranges, approximations and negations.
 _WORDS = frozenset(
     "about above almost approx approximately around at below between beyond bounded by close equal equalling "
@@ -190,7 +190,9 @@ _EDGE = "\x00"
 _UNKNOWN = " \ufffc "
 #: A custom property whose value is text (the phone labels of a ``mha-stack`` table, which the
 #: stylesheet draws before each cell: ``--mha-col-2: 'Error'``).
-_LABEL = re.compile(r"--[\w-]+\s*:\s*(?:\x22([^\x22]*)\x22|\x27([^\x27]*)\x27)")
+_LABEL = re.compile(r"--[\w-]+\s*:([^;]*)")
+#: One quoted text with no escape: what a label may be.
+_PLAIN_LABEL = re.compile(r"\s*(?:\x22[^\x22\\]*\x22|\x27[^\x27\\]*\x27)\s*")
 
 
 def _unread_markup(tag: str, a: dict) -> bool:
@@ -231,7 +233,7 @@ class _Seen(HTMLParser):
         if not self.hidden:
             if tag in _PICTURES and not self.own or not self.own and _unread_markup(tag, a):
                 self._add(_UNKNOWN)  # (what it draws, the build cannot read: an unknown sign, see tokens)
-            self.labels += [m[1] or m[2] for m in _LABEL.finditer(a.get("style", ""))]
+            self.labels += [m[1] for m in _LABEL.finditer(a.get("style", ""))]
         hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & classes)
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
         if tag in _BLOCKS and not self.hidden:
@@ -303,8 +305,11 @@ def mismatches(output: str) -> list[str]:
     seen.feed(_MATHML.sub("", article))  # (KaTeX's MathML copy is not shown: half a formula's tags)
     seen.close()
     text, out = seen.text(), []
-    for label in seen.labels:  # (drawn before each cell of its column on a phone: pass 104)
-        if set(tokens(label, markup=False)) - {"·"}:
+    for label in seen.labels:  # (drawn before each cell of its column on a phone: passes 104 and 105)
+        if not _PLAIN_LABEL.fullmatch(label):
+            out.append(f"a custom property {label!r} is not one plain quoted text (one string, no escape, no attr()), "
+                       "which the stylesheet may draw as text a reader reads and the build does not")
+        elif set(tokens(label.strip().strip("\x22\x27"), markup=False)) - {"·"}:
             out.append(f"a table's phone label {label!r} holds a sign or a claim word ({' '.join(tokens(label, markup=False))}), "
                        "which a reader reads before each value of its column and the build does not")
     for record, source, start, end in seen.values:
@@ -327,12 +332,19 @@ def mismatches(output: str) -> list[str]:
     return out
 
 
-def check_page(output: str, where: str, *, gathered: bool = False) -> str:
+def check_page(output: str, where: str, *, gathered: bool = False, expected: int = 0) -> str:
     """``output`` (a built page) without its values' ``data-read`` records, once every value
-    reads as the build read it (:func:`mismatches`); else :class:`SeenError` naming the page.
-    A page ``gathered`` from the others (the printable lecture) shows their text as they do, and
-    each of them was checked: its records are dropped unread."""
-    if "data-read=" not in output:
+    reads as the build read it (:func:`mismatches`) and each of the ``expected`` records its
+    HTML had before its formulas were drawn is still there (a TeX macro that swallows a value's
+    mark would hide the value from this check: pass 105); else :class:`SeenError` naming the
+    page. A page ``gathered`` from the others (the printable lecture) shows their text as they
+    do, and each of them was checked: its records are dropped unread."""
+    left = output.count('data-read="')
+    if left < expected and not gathered:
+        raise SeenError(f"{where}: {expected - left} of its {expected} values lost their mark between the page's HTML "
+                        "and the page as drawn (a TeX macro or markup swallowed it), so what a reader sees around "
+                        "them cannot be checked: write the formula without it")
+    if not left:
         return output
     found = [] if gathered else mismatches(output)
     if found:

@@ -96,6 +96,8 @@ def on_config(config):
     fig = _fig(config)
     fig.config = config
     fig.site.site_name, fig.site.project = config["site_name"], project_dir(config)
+    # (each value carries what the build read around it only where a hook reads it back and drops it)
+    fig.site.seen = any(Path(str(h)).name == "site_seen.py" for h in (config.get("hooks") or ()))
     fig.site.public_url = _public_url(config)
     if fig.site.public_url is None and _serve.once(NO_ADDRESS):  # once, not once a rebuild under serve
         log.info(NO_ADDRESS)
@@ -476,7 +478,7 @@ def on_page_markdown(markdown, *, page, config, files):
         try:
             value = d.keyword == "value"
             return M.replace(site, here, d, resolver, equated=value and M.follows_equals(read, d.start, d.end),
-                             read=M.seen.reading(read, d) if value else "")
+                             read=M.seen.reading(read, d) if value and site.seen else "")
         except (M.FigureMarkdownError, directives.DirectiveError) as exc:
             raise PluginError(str(exc)) from None
 

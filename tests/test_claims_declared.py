@@ -24,6 +24,14 @@ VALUES = {"b": 0.5634, "l": 0.6931471805599453, "a": 0.1267, "x": 0.5734, "y": 0
 UNDECLARED = "its format rounds it, so the page says what the sentence claims"
 #: What it says of a value after a character outside the alphabet it reads there (claims.unreadable_before).
 UNREADABLE = "which the build does not read before a number"
+#: What it says of a paragraph with values that uses markup outside its lists (claims.unread_markup):
+#: since pass 105 such markup is refused before the rules read the sentence.
+MARKUP = "markup the build does not read"
+
+
+def either(pattern: str) -> str:
+    """``pattern``, or the refusal of markup outside the lists (:data:`MARKUP`)."""
+    return f"(?:{pattern})|{MARKUP}"
 
 
 def check(text: str, values: dict = VALUES) -> str:
@@ -71,7 +79,7 @@ def test_a_rounded_value_next_to_a_claim_the_rules_do_not_read_is_refused(text):
     exactly is published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=r"its format rounds it|read as|after an '='|stands after bound words"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(r"its format rounds it|read as|after an '='|stands after bound words")):
         check(text)
     exact = {k: (0.5 if k in ("a", "b", "m") else v) for k, v in VALUES.items()}
     if "{{ value s l" not in text:
@@ -87,7 +95,7 @@ def test_exact_value_words_are_read_through_punctuation_and_invisible_characters
     TeX wrapper was swallowed with it (F2)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=r"after an '='|its format rounds it"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(r"after an '='|its format rounds it")):
         check(text)
 
 
@@ -102,9 +110,9 @@ def test_the_author_says_what_an_unread_sentence_claims():
     assert "0.57" in check("The error is at **most** {{ value s b .2f round=up }}.")
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="if that is what it says, write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("if that is what it says, write round=up")):
         check("The error is at **most** {{ value s b .2f round=down }}.")
-    with pytest.raises(FM.FigureMarkdownError, match="with round=nearest"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("with round=nearest")):
         check("The error is at **most** {{ value s b .2f round=nearest }}.")
 
 
@@ -133,7 +141,7 @@ def test_a_rounded_value_says_what_it_claims_even_where_the_words_claim_nothing(
     stands, and published as the author declares it."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED):
+    with pytest.raises(FM.FigureMarkdownError, match=either(UNDECLARED)):
         check(text)
     assert check(text.replace(" }}", " round=nearest }}")) == published
 
@@ -183,7 +191,7 @@ def test_pass_ninety_leaks_are_refused_until_the_author_declares(text):
     the side that keeps the sentence true."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED):
+    with pytest.raises(FM.FigureMarkdownError, match=either(UNDECLARED)):
         check(text)
     declared = text.replace("s a .2f }}", "s a .2f round=down }}").replace("s b .2f }}", "s b .2f round=up }}")
     if "{{ value s l" in declared:
@@ -206,7 +214,7 @@ def test_two_values_compared_with_each_other_are_held_to_their_data(text):
     is checked on the values; with the data the other way round it is published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="the sentence compares .* which data\\(\\) does not hold"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("the sentence compares .* which data\\(\\) does not hold")):
         check(text)
     check(text, {**VALUES, "x": 0.5601})
 
@@ -223,13 +231,13 @@ def test_bound_words_after_from_a_multiplier_or_an_approximation_are_refused_or_
     hyphen is; "almost as high as" was read as a lower bound (it is a little below)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="stands in arithmetic"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("stands in arithmetic")):
         check("The loss is twice as large as {{ value s b .2f round=down }}.")
-    with pytest.raises(FM.FigureMarkdownError, match="right after 'from' or 'between'"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("right after 'from' or 'between'")):
         check("from as low as {{ value s a .2f round=up }} to as high as {{ value s b .2f round=down }}")
     for text in ("from {{ value s a .2f round=down }} − {{ value s b .2f round=up }}",
                  "from {{ value s a .2f round=down }}−{{ value s b .2f round=up }}"):
-        with pytest.raises(FM.FigureMarkdownError, match="spaced hyphen or a minus"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("spaced hyphen or a minus")):
             check(text)
     # "almost as high as" is no bound the rules read: the author's word stands, either way
     assert "0.56" in check("almost as high as {{ value s b .2f round=nearest }}")
@@ -241,7 +249,7 @@ def test_full_width_signs_are_read_as_their_ascii():
     import figure_markdown as FM
 
     assert "0.57" in check("The error is ＜＝ {{ value s b .2f round=up }}")
-    with pytest.raises(FM.FigureMarkdownError, match="if that is what it says, write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("if that is what it says, write round=up")):
         check("The error is ＜＝ {{ value s b .2f round=down }}")
 
 
@@ -255,7 +263,7 @@ def test_pass_eighty_nine_labelled_comparisons_are_held_to_their_data(text):
     round=nearest published it; x = 0.5734 > y = 0.5701 makes each false."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="the sentence compares"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("the sentence compares")):
         check(text)
 
 
@@ -270,7 +278,7 @@ def test_pass_eighty_nine_claim_words_after_the_value_far_before_it_or_a_sign_wi
     sentences with no round=."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED):
+    with pytest.raises(FM.FigureMarkdownError, match=either(UNDECLARED)):
         check(text)
 
 
@@ -295,7 +303,7 @@ def test_pass_eighty_nine_words_split_by_markup_look_alikes_row_labels_and_unrea
     rounding that makes the claim false (0.5634 as "0.56", 0.1267 as "0.13")."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|which a reader may take for a minus|{UNREADABLE}|stands after bound words"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"{UNDECLARED}|which a reader may take for a minus|{UNREADABLE}|stands after bound words")):
         check(text)
 
 
@@ -304,7 +312,7 @@ def test_look_alike_equals_signs_state_an_exact_value(text):
     """Pass eighty-nine: "⩶" and "꞊" published ln 2 as 0.69 after what reads as "="."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
 
 
@@ -322,7 +330,7 @@ def test_pass_ninety_abbreviations_a_bound_six_words_back_and_more_signs_of_an_o
     outside the alphabet a value may stand after: pass ninety-five.)"""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=f"{UNDECLARED}|{UNREADABLE}"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"{UNDECLARED}|{UNREADABLE}")):
         check(text)
 
 
@@ -332,7 +340,7 @@ def test_pass_ninety_look_alike_equals_signs(text):
     """Pass ninety: ⹀, ⩦ and ⊜ read as "=" to a reader published ln 2 as 0.69."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
 
 
@@ -362,7 +370,7 @@ def test_a_minus_markdown_escapes_or_tex_groups_turns_the_bound(text):
     bound is on −0.5634, so it is rounded toward zero: −0.56 (round=down of 0.5634)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=down")):
         check(text % "up")
     assert "0.56" in check(text % "down")
 
@@ -371,7 +379,7 @@ def test_a_lower_bound_after_a_tex_grouped_minus_turns_too():
     """The mirror: "x ≥ −0.5634" holds for −0.57 (round=up of 0.5634), not for −0.56."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=up")):
         check("\\(x \\ge \\mathord{-} {{ value s b .2f round=down }}\\)")
     assert "0.57" in check("\\(x \\ge \\mathord{-} {{ value s b .2f round=up }}\\)")
 
@@ -382,7 +390,7 @@ def test_a_dash_at_the_start_of_a_line_that_goes_on_a_paragraph_is_refused_and_a
     a list's marker. After a blank line it is one."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="goes on a paragraph"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("goes on a paragraph")):
         check("Every head scores\n- {{ value s b .2f round=up }} or less.")
     assert check("Every head scores:\n\n- {{ value s b .2f round=up }} or less.").endswith("- 0.57 or less.")
     assert check("Scores:\n\n- first\n- {{ value s b .2f round=up }} or less.").endswith("- 0.57 or less.")
@@ -394,7 +402,7 @@ def test_a_precision_that_cuts_a_text_short_is_refused(spec, held):
     with no round= (the declaration is asked of numbers only)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="cut short"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("cut short")):
         check(f"The run took {{{{ value s t {spec} }}}} steps.", {"t": held})
     if "." not in held:  # (a fraction held as text is refused whatever its format: pass ninety-two)
         assert check("The run took {{ value s t >8 }} steps.", {"t": held}).endswith(f"{held:>8} steps.")
@@ -404,7 +412,7 @@ def test_two_compared_values_hold_as_shown_too():
     """Pass ninety-one: 0.551 ≤ 0.552 holds, but shown "0.6 ≤ 0.56" it is false as read."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="false as read"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("false as read")):
         check("{{ value s p .1f round=nearest }} ≤ {{ value s q .2f round=up }}", {"p": 0.551, "q": 0.552})
     assert check("{{ value s p .3f }} ≤ {{ value s q .3f }}", {"p": 0.551, "q": 0.552}) == "0.551 ≤ 0.552"
 
@@ -414,7 +422,7 @@ def test_the_message_for_an_undeclared_value_says_a_minus_turns_the_side():
     most \\-0.56" (unread), which is false for −0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a minus the page writes before the value turns the side"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("a minus the page writes before the value turns the side")):
         check("The weight is {{ value s b .2f }}.")
 
 
@@ -433,7 +441,7 @@ def test_an_equals_sign_next_to_a_tag_wrapped_in_tex_or_marked_states_an_exact_v
     import figure_markdown as FM
 
     for declared in ("nearest", "up", "down"):
-        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
             check(text % declared)
 
 
@@ -444,7 +452,7 @@ def test_a_bound_sign_tex_wraps_is_read_and_held_to_its_side(text):
     """Pass ninety-two: a wrapped ≤ hid the bound, so round=down published "x ≤ 0.56" for 0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=up")):
         check(text)
     assert "0.57" in check(text.replace("round=down", "round=up"))
 
@@ -458,7 +466,7 @@ def test_a_comparison_reads_the_minus_the_prose_writes(text, values):
     """Pass ninety-two: "0.5 ≤ −0.6" was compared as 0.5 ≤ 0.6 and published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="the sentence compares"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("the sentence compares")):
         check(text, values)
 
 
@@ -479,7 +487,7 @@ def test_a_sign_a_reader_takes_for_a_minus_is_refused_wherever_the_value_stands(
     value without its minus: "at least negative 0.56" for −0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=f"which a reader may take for a minus|{UNREADABLE}"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"which a reader may take for a minus|{UNREADABLE}")):
         check(text)
 
 
@@ -510,11 +518,11 @@ def test_a_number_with_a_fraction_held_as_text_is_refused(held):
     shown as it is, round=nearest (pass ninety-six: texts are read by their exact forms)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("a number with a fraction that data\\(\\) wrote as text")):
         check("The error is less than {{ value s t }}.", {"t": held})
     for text in ("2026-11-22", "1, 2, 3, 4", "1234", "2.13.0+cpu", "3.11.7", "[[1, 2], [3, 4]]", "[0, 0, 0]", "-3"):
         assert check("It reads {{ value s t }}.", {"t": text}) == f"It reads {text}."
-    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=nearest")):
         check("It reads {{ value s t }}.", {"t": "GPT-2"})
     assert check("It reads {{ value s t round=nearest }}.", {"t": "GPT-2"}) == "It reads GPT-2."
 
@@ -539,7 +547,7 @@ def test_a_fraction_held_as_text_in_any_spelling_is_refused(held):
     for 0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("a number with a fraction that data\\(\\) wrote as text")):
         check("The correlation stays under {{ value s t }}.", {"t": held})  # (no bound the rules read)
 
 
@@ -555,7 +563,7 @@ def test_more_equals_signs_state_an_exact_value(text):
     after the value published ln 2 as 0.69."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
 
 
@@ -569,11 +577,11 @@ def test_more_signs_a_reader_takes_for_a_minus(sign):
 
     text = f"Every log-ratio is at most {sign}{{{{ value s b .2f round=up }}}}."
     if sign.startswith("\\("):
-        with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("write round=down")):
             check(text)
         assert "0.56" in check(text.replace("round=up", "round=down"))
     else:
-        with pytest.raises(FM.FigureMarkdownError, match=f"which a reader may take for a minus|{UNREADABLE}"):
+        with pytest.raises(FM.FigureMarkdownError, match=either(f"which a reader may take for a minus|{UNREADABLE}")):
             check(text)
 
 
@@ -585,10 +593,10 @@ def test_a_tex_space_between_the_sign_and_the_minus_keeps_the_minus(space):
     the message's round=down published "x ≥ −0.56", false for −0.5634 (−0.57 is true)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=up")):
         check(f"\\(x \\geq {space}-{{{{ value s b .2f round=down }}}}\\)")
     assert "-0.57" in check(f"\\(x \\geq {space}-{{{{ value s b .2f round=up }}}}\\)")
-    with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=down")):
         check(f"\\(x \\leq {space}-{{{{ value s b .2f round=up }}}}\\)")
 
 
@@ -599,7 +607,7 @@ def test_a_fraction_held_as_text_with_other_marks_is_refused(held):
     held as text were published with no round=."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a number with a fraction that data\\(\\) wrote as text"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("a number with a fraction that data\\(\\) wrote as text")):
         check("The error is {{ value s t }} in head 2.", {"t": held})
 
 
@@ -625,7 +633,7 @@ def test_a_character_outside_the_alphabet_before_a_value_is_refused(odd):
     for text in (f"Every log-ratio is at least {odd}{{{{ value s b .2f round=down }}}}.",
                  f"The weight is {odd} {{{{ value s b .2f round=nearest }}}}.",
                  f"\\(x \\geq {odd}-{{{{ value s b .2f round=up }}}}\\)"):
-        with pytest.raises(FM.FigureMarkdownError, match=f"U\\+{ord(odd):04X} .*{UNREADABLE}"):
+        with pytest.raises(FM.FigureMarkdownError, match=either(f"U\\+{ord(odd):04X} .*{UNREADABLE}")):
             check(text)
 
 
@@ -645,7 +653,7 @@ def test_a_value_after_the_alphabet_is_published(text, shown):
 
 # ---- pass ninety-five: windows, TeX's signs, texts ----------------------------------------------------------
 
-SPAN = '<span class="mha-highlight mha-highlight-strong" title="mean over all heads and layers">'
+SPAN = '<span title="the mean over all heads and layers of the model, as the table above gives it">'
 NOTE = "<!-- a note for the editors: check this number again after the next training run -->"
 LONG_NOTE = "<!-- " + "an editor's note that runs on and on; " * 11 + "-->"
 
@@ -658,19 +666,19 @@ def test_a_long_tag_or_comment_hides_no_sign_before_or_after_a_value():
     import figure_markdown as FM
 
     assert len(SPAN) > 60 and len(NOTE) > 80 and len(LONG_NOTE) > 400  # (longer than each window was)
-    with pytest.raises(FM.FigureMarkdownError, match="write round=down"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=down")):
         check(f"The score is at most −{SPAN}{{{{ value s b .2f round=up }}}}</span>.")
     assert "0.56" in check(f"The score is at most −{SPAN}{{{{ value s b .2f round=down }}}}</span>.")
     for text in (f"ln 2 = {LONG_NOTE}{{{{ value s l .2f round=nearest }}}}",
                  f"{{{{ value s l .2f round=nearest }}}} {NOTE} = ln 2"):
-        with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
             check(text)
     for text in (f"The error is at most {LONG_NOTE}{{{{ value s b .2f round=nearest }}}}.",
                  f"\\(x \\le {LONG_NOTE}{{{{ value s b .2f round=nearest }}}}\\)"):
-        with pytest.raises(FM.FigureMarkdownError, match="write round=up"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("write round=up")):
             check(text)
     assert "0.57" in check(f"The error is at most {LONG_NOTE}{{{{ value s b .2f round=up }}}}.")
-    with pytest.raises(FM.FigureMarkdownError, match=f"U\\+22DC .*{UNREADABLE}"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"U\\+22DC .*{UNREADABLE}")):
         check(f"x ⋜ {NOTE}{{{{ value s b .2f round=nearest }}}}")
 
 
@@ -682,7 +690,7 @@ def test_kern_and_a_doubled_equals_sign_leave_the_equality_read(text):
     "==" and "===" were not read as "=". Each published ln 2 as "0.69"."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
 
 
@@ -700,7 +708,7 @@ def test_tex_that_draws_a_minus_or_a_dash_is_read_or_refused(sign):
     import figure_markdown as FM
 
     with pytest.raises(FM.FigureMarkdownError,
-                       match=f"{UNREADABLE}|which a reader may take for a minus|write round=down"):
+                       match=f"{UNREADABLE}|which a reader may take for a minus|write round=down|{MARKUP}"):
         check(f"\\(x \\le {sign}{{{{ value s b .2f round=up }}}}\\)")
 
 
@@ -723,7 +731,7 @@ def test_a_percentage_or_a_multiplied_number_held_as_text_says_what_it_is(held):
     refused by the grammar."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="a percentage or a number with a multiplier"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("a percentage or a number with a multiplier")):
         check("The first head's weight stays under {{ value s t }}.", {"t": held})
     assert held in check("The checkpoint is called {{ value s t round=nearest }}.", {"t": held})
     with pytest.raises(ValueError, match="a bound rounds up or down, with a format spec"):
@@ -735,7 +743,7 @@ def test_a_picture_right_before_a_value_is_refused():
     import figure_markdown as FM
 
     for text in ("at most ![−](minus.svg){{ value s b .2f round=up }}", 'at most <img src="m.svg" alt="">{{ value s b .2f round=up }}'):
-        with pytest.raises(FM.FigureMarkdownError, match=f"a picture .*{UNREADABLE}"):
+        with pytest.raises(FM.FigureMarkdownError, match=either(f"a picture .*{UNREADABLE}")):
             check(text)
 
 
@@ -761,7 +769,7 @@ def test_a_bound_on_a_value_the_digits_show_exactly_needs_a_bound_the_build_read
     non-strict bound or a range; the message no longer names 'under' for round=up."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="leaves no room"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("leaves no room")):
         check(text)
     assert "0.50" in check("The error is at most {{ value s half .2f round=up }}.")
     with pytest.raises(FM.FigureMarkdownError, match=UNDECLARED) as refused:
@@ -822,7 +830,7 @@ def test_a_text_with_a_number_not_exact_by_its_form_says_so(held):
     whole numbers): a fixed list of exact forms, not of rounded ones."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=nearest")):
         check("The error is {{ value s t }} in head 2.", {"t": held})
     assert held in check("The error is {{ value s t round=nearest }} in head 2.", {"t": held})
 
@@ -840,7 +848,7 @@ def test_a_range_after_words_of_a_bound_is_rounded_outward_even_when_both_ends_s
     import figure_markdown as FM
 
     values = dict(VALUES, s1=1.2349, s2=4.5734)
-    with pytest.raises(FM.FigureMarkdownError, match="its ends are bounds, not a change"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("its ends are bounds, not a change")):
         check(text, values)
     outward = check(text.replace("nearest }}–", "down }}–").replace("nearest }} to", "down }} to")
                     .replace("nearest", "up"), values)
@@ -853,7 +861,7 @@ def test_a_noun_ending_in_ups_before_up_to_is_no_rise():
     """Pass ninety-seven: "Speedups up to 4.57×" was read as a rise ("speeds up to"), not a bound."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=up")):
         check("Speedups up to {{ value s s2 .2f round=nearest }}×.", dict(VALUES, s2=4.5734))
 
 
@@ -864,7 +872,7 @@ def test_tex_s_tie_and_an_empty_group_hide_no_bound(text):
     hid the ≤ from the rule: "≤ 0.56" was published for 0.5634 with round=nearest."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=up")):
         check(text)
 
 
@@ -899,7 +907,7 @@ def test_a_strict_bound_on_any_value_the_digits_show_exactly_is_refused(text, he
     the decimal Python writes for it, as everywhere else in the checks."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="leaves no room"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("leaves no room")):
         check(text, {"v": held})
     assert "0.56" in check("x = {{ value s v .2f round=up }}", {"v": 0.56})  # (after "=": shown exactly)
 
@@ -910,7 +918,7 @@ def test_a_text_with_numerals_that_are_no_digits_says_what_it_is(held):
     undeclared after "at most"."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="write round=nearest"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=nearest")):
         check("The error is at most {{ value s t }}.", {"t": held})
 
 
@@ -928,7 +936,7 @@ def test_an_equals_sign_past_a_tie_a_footnote_a_link_label_a_table_s_alignment_o
     and a definition list's ":"."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
     assert "0.69" in check("ln 2 is about ~{{ value s l .2f round=nearest }} in prose.")  # ("~" in prose: about)
 
@@ -937,7 +945,7 @@ def test_a_tie_in_a_formula_hides_no_bound():
     """Pass ninety-nine: "\\(e \\le ~0.56\\)" (a space before the tie) was read as no bound."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=up")):
         check("\\(e \\le ~{{ value s b .2f round=nearest }}\\)")
 
 
@@ -947,7 +955,7 @@ def test_a_text_value_with_no_letter_or_digit_is_refused(held):
     bound no check read, and an empty text between "=" and 0.69 hid the "="."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="shows no letter and no digit"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("shows no letter and no digit")):
         check("The error is at most {{ value s m }}{{ value s b .2f round=up }}.", dict(VALUES, m=held))
 
 
@@ -966,7 +974,7 @@ def test_an_equals_sign_past_tex_s_medium_space_a_line_break_or_a_delimiter(text
     break \\\\, sized delimiters (\\left|, \\bigl|, \\left\\lvert), \\|, \\{ and \\max(."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(text)
 
 
@@ -978,7 +986,7 @@ def test_a_bound_sign_past_tex_s_medium_space_or_a_delimiter_is_read(text):
     "e ≥ 0.57" (round=up) were published for 0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="round=(?:up|down)"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=(?:up|down)")):
         check(text)
 
 
@@ -992,14 +1000,14 @@ def test_a_bound_sign_past_tex_s_medium_space_or_a_delimiter_is_read(text):
     ("x = ~−~{{ value s b .2f round=nearest }}", "after an '='"),
     ("The error is at most ~−~{{ value s b .2f round=up }}.", "round=down"),
     ("x ~=~ {{ value s b .2f round=nearest }}", "after an '='"),
-    ("x = ~~{{ value s b .2f round=nearest }}~~", "after an '='")])
+    ("x = ~~{{ value s b .2f round=nearest }}~~", "after an '='|text hidden, struck through")])
 def test_pymdownx_tilde_markup_is_read_as_the_markup_it_is(text, refused):
     """Pass one hundred and one: pymdownx.tilde sets "~0.56~" as a subscript and "~~0.56~~" struck
     through, and shows no tilde; the checks read each "~" as "about", so "x = ₀.₅₆", "at most
     ₀.₅₆" (0.5634) and a subscripted minus or "=" were published unread."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=refused):
+    with pytest.raises(FM.FigureMarkdownError, match=either(refused)):
         check(text)
     assert "0.56" in check("The weight is ~{{ value s b .2f round=nearest }} in prose.")  # (a lone "~": about)
 
@@ -1010,9 +1018,9 @@ def test_a_tag_with_an_angle_bracket_in_a_quoted_attribute_is_one_tag(tag):
     checks, so "x = <span title="a>b">0.56" and "at most <span …>0.56" were published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check(f"x = {tag}{{{{ value s b .2f round=nearest }}}}</span>")
-    with pytest.raises(FM.FigureMarkdownError, match="round=up"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=up")):
         check(f"The error is at most {tag}{{{{ value s b .2f round=nearest }}}}</span>.")
 
 
@@ -1024,7 +1032,7 @@ def test_a_sign_the_net_sees_and_the_rules_do_not_read_is_refused(text):
     and the value that shows a letter or a digit is read, or the page is refused."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="with only markup or signs between"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("with only markup or signs between")):
         check(text)
 
 
@@ -1042,7 +1050,7 @@ def test_a_marker_on_a_sign_hides_no_claim(text):
     were published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='|round=(?:up|down)|with only markup or signs between"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='|round=(?:up|down)|with only markup or signs between")):
         check(text)
 
 
@@ -1056,9 +1064,12 @@ def test_what_a_reader_does_not_see_or_sees_struck_hides_no_claim(hidden):
     and "at most 0.56" were published for ln 2 and 0.5634."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=f"after an '='|with only markup or signs between|{UNREADABLE}"):
+    # (since pass 105 such markup is refused anywhere in a value's paragraph: the table of contents,
+    # the page's description and a printed copy show what it hides)
+    hid = "|text hidden, struck through"
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"after an '='|with only markup or signs between|{UNREADABLE}{hid}")):
         check(f"ln 2 = {hidden} {{{{ value s l .2f round=nearest }}}}")
-    with pytest.raises(FM.FigureMarkdownError, match=f"round=up|with only markup or signs between|{UNREADABLE}"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(f"round=up|with only markup or signs between|{UNREADABLE}{hid}")):
         check(f"The error is at most {hidden} {{{{ value s b .2f round=nearest }}}}.")
 
 
@@ -1070,7 +1081,7 @@ def test_a_bound_sign_after_the_value_is_read(text, side):
     round=up; a "≤" or "≥" right after a value (not before another value) is now read."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=side):
+    with pytest.raises(FM.FigureMarkdownError, match=either(side)):
         check(text)
 
 
@@ -1082,7 +1093,7 @@ def test_a_number_that_is_no_real_number_is_refused():
     import figure_markdown as FM
 
     for held in (Decimal("0.5634"), complex(0.5634, 0)):
-        with pytest.raises(FM.FigureMarkdownError, match="do not read: give data\\(\\) a float"):
+        with pytest.raises(FM.FigureMarkdownError, match=either("do not read: give data\\(\\) a float")):
             check("The error is at most {{ value s v .2f round=up }}.", {"v": held})
 
 
@@ -1096,9 +1107,10 @@ def test_an_inline_style_near_a_value_is_refused(style):
     refused unless it sets custom properties only (the site's tables set --mha-col-N)."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="an inline style"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("an inline style")):
         check(f'ln 2 = <span style="{style}">about</span> {{{{ value s l .2f round=nearest }}}}')
-    assert "0.69" in check("<span style=\"--mha-col-2: 'x'\">ln 2 is about</span> {{ value s l .2f round=nearest }}")
+    assert "0.69" in check("<div class=\"mha-stack\" markdown style=\"--mha-col-2: 'x'\">\n\nln 2 is about "
+                           "{{ value s l .2f round=nearest }}\n\n</div>")
 
 
 @pytest.mark.parametrize("text", ["ln 2 = <style>p{}</style> {{ value s l .2f round=nearest }}",
@@ -1109,7 +1121,7 @@ def test_what_decides_what_a_reader_sees_after_the_build_is_refused_near_a_value
     (which shows 0.563 as "365.0") near a value were published."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=UNREADABLE):
+    with pytest.raises(FM.FigureMarkdownError, match=either(UNREADABLE)):
         check(text)
 
 
@@ -1121,7 +1133,7 @@ def test_a_macro_or_a_snippet_beside_a_value_is_refused(text):
     snippet expanded after the build read the page brought in "ln 2 =" before 0.69."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="defines a TeX macro|pulls in a snippet"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("defines a TeX macro|pulls in a snippet")):
         check(text)
 
 
@@ -1131,10 +1143,10 @@ def test_a_hangul_filler_is_read_as_nothing_and_hidden_as_a_word_is_no_hiding():
     merely had the word "hidden" in an attribute's value."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+    with pytest.raises(FM.FigureMarkdownError, match=either("after an '='")):
         check("ln 2 = \u3164({{ value s l .2f round=nearest }})")
-    with pytest.raises(FM.FigureMarkdownError, match="round=down"):
-        check('The error is at most <span class="not-hidden">−</span>{{ value s b .2f round=up }}.')
+    with pytest.raises(FM.FigureMarkdownError, match=either("round=down")):
+        check('The error is at most <span title="not-hidden">−</span>{{ value s b .2f round=up }}.')
     with pytest.raises(FM.FigureMarkdownError):
         check('The error is <span title="hidden">not</span> at most {{ value s b .2f round=up }}.')
 
@@ -1159,7 +1171,7 @@ def test_pass_104_bounds_through_brackets_unread_order_signs_and_empty_bars_are_
     whole gap around a value, and a drawing around nothing is refused."""
     import figure_markdown as FM
 
-    with pytest.raises(FM.FigureMarkdownError, match=r"bound words .* between|which the build does not read|around nothing"):
+    with pytest.raises(FM.FigureMarkdownError, match=either(r"bound words .* between|which the build does not read|around nothing")):
         check(text)
 
 
@@ -1168,4 +1180,43 @@ def test_brackets_and_quotes_around_a_value_with_no_bound_before_are_published()
                  "Heads 1–4 score {{ value s b .2f round=nearest }}; the weight ({{ value s half .1f }}) is “{{ value s b .2f round=nearest }}”.",
                  "The error is at most {{ value s b .2f round=up }} (in every head).",
                  "\\(\\frac{1}{\\sqrt{d}} = {{ value s half .1f }}\\) and \\(\\overline{x} = {{ value s half .1f }}\\)"):
+        check(text)
+
+
+@pytest.mark.parametrize("text", [
+    # an HTML comment a browser closes at once: the build read on to the next "-->" (F1)
+    "<p>The error is <!--> at most <!-- --> {{ value s b .2f round=nearest }} in every head.</p>",
+    "<p>The loss is <!---> = <!-- --> {{ value s b .3f round=nearest }} exactly.</p>",
+    # KaTeX's internal macros swallowed the value's mark (F2); MathML drew a bar (F3)
+    "The error is at most \\(\\@firstoftwo{\\@firstoftwo{}}{{ value s b .2f round=nearest }}\\).",
+    "The change is at least <math><mfrac><mspace width=\"0.5em\"></mspace><mspace width=\"0.5em\"></mspace></mfrac>"
+    "</math>{{ value s b .2f round=down }}.",
+    # lines around a space no list named, nested (F4, and the class 2 of \\enspace)
+    "The loss is \\(x \\overline{\\underline{\\enspace}}\\, {{ value s b .3f round=nearest }}\\).",
+    "The change is \\(\\frac{\\enspace}{\\enspace}{{ value s b .2f round=nearest }}\\).",
+    # a letter drawn as a minus or an "=" before a bracket (F5)
+    "The change is at least ㅡ({{ value s b .2f round=down }}).", "The loss x ニ ({{ value s b .3f round=nearest }}).",
+    "The loss x 二 ({{ value s b .3f round=nearest }}).",
+    # a negative space that moves "≤" before the value on screen (F7)
+    "\\(x \\hspace{1.5em} {{ value s b .2f round=down }} \\hspace{-3.4em} \\le \\hspace{2.6em}\\)",
+    "\\(x \\hspace{1.5em} {{ value s b .2f round=down }} \\!\\!\\!\\!\\!\\! \\le \\hspace{2.6em}\\)",
+    # struck or hidden words, which a heading's table-of-contents entry and the page's description
+    # show (F8), and words shown without scripts or on paper (F9)
+    "## Error ~~at most~~ {{ value s b .2f round=nearest }}", "## Error <span hidden>≤</span> {{ value s b .2f round=nearest }}",
+    "In every head the error is ~~at most~~ {{ value s b .2f round=nearest }} on the test set.",
+    "The error is <noscript>at most</noscript> {{ value s b .2f round=nearest }}.",
+    "The error is <span class=\"mha-explorer-static\" hidden>at most</span> {{ value s b .2f round=nearest }} here.",
+])
+def test_pass_105_what_a_browser_a_printer_or_the_contents_show_otherwise_is_refused(text):
+    """Pass 105: each was published at 6fc3424 and read by someone as a claim false for 0.5634
+    ("at most 0.56", "= 0.563", "at least −0.56", "x ≤ 0.56" drawn from a moved sign...)."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=either(r"in a paragraph with values|around nothing|does not read before")):
+        check(text)
+
+
+def test_a_cased_letter_ends_a_gap_as_any_letter_and_one_negative_thin_space_is_spacing():
+    for text in ("The shift is \\(x =\\! {{ value s half .1f }}\\), ℓ is {{ value s half .1f }}.",
+                 "The error is \\(x \\le {{ value s b .2f round=up }}\\) and \\(\\overline{h} = {{ value s half .1f }}\\)."):
         check(text)
