@@ -27,11 +27,20 @@ not. Each side's window is cut where its text starts (a paragraph, a cell, a cap
 record reaches further back in the source, so only the tokens the reader sees are compared
 (:data:`COMPARED` of them, nearest first).
 
+What the page's reading cannot read as text it reads as an unknown token, which no source
+reads, so the page is refused where it stands near a value: a picture or a form's field,
+markup outside the classes and attributes the site writes (:data:`_CLASSES`,
+:data:`_ATTRIBUTES`: pass 104 hid "about" in a class of the site's own that clips its text),
+KaTeX's boxes drawn over their neighbours (``\\mathllap``). A table's phone labels, which the
+stylesheet draws before each cell, are plain texts with no sign or claim word. And a page
+whose values lost their marks before it was drawn (a TeX macro swallowed one: pass 105) is
+refused. The claim rules hold the source to an alphabet for markup too (hooks/claims.py,
+``unread_markup``): this reading is the second line.
+
 Pages: every page with a value (README, "Write a page").
 """
 from __future__ import annotations
 
-import html as html_lib
 import re
 from html.parser import HTMLParser
 
