@@ -610,19 +610,31 @@ def _group(text: str, i: int) -> int:
     return -1
 
 
+#: Of those, the ones that stack their arguments: a bar stacked on a bar, a dot or "<" is drawn
+#: as "=", "≡" or "≤" ("\\frac{-}{.}", "\\underset{-}{<}": pass 106), so each argument shows a
+#: letter or a digit.
+_STACKING = frozenset("frac dfrac tfrac cfrac binom dbinom tbinom genfrac overset underset stackrel atop over choose "
+                      "brace brack".split())
+
+
 def draws_around_nothing(text: str) -> str | None:
     """A drawing command of ``text`` (:data:`_DRAWING`) with an argument that shows nothing
-    (:data:`_SHOWS_NO_TEXT`: spaces, spacing, phantoms, other drawings), or None."""
+    (:data:`_SHOWS_NO_TEXT`: spaces, spacing, phantoms, other drawings), a stacking one
+    (:data:`_STACKING`) with an argument that shows no letter or digit, an empty group with a
+    sub- or superscript ("{}^{-}_{-}"), or None."""
     for m in _DRAWING.finditer(text):
+        stacks = m[0][1:] in _STACKING
         pos = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)?").match(text, m.end()).end()
         while pos < len(text) and text[pos] == "{":
             end = _group(text, pos)
             if end < 0:
                 break
-            if not _SHOWS_NO_TEXT.sub("", text[pos + 1:end - 1]).strip():
+            shown = _SHOWS_NO_TEXT.sub("", text[pos + 1:end - 1])
+            if not shown.strip() or stacks and not re.search(r"[^\W_]|\\[A-Za-z]+", shown):
                 return text[m.start():end]
             pos = re.compile(r"\s*").match(text, end).end()
-    return None
+    m = re.search(r"\{\s*\}\s*[\^_]", " ".join(x[0] for x in _MATH.finditer(text)))
+    return m[0] if m else None
 
 
 #: What a paragraph with a value may not hold (passes 103 and 105), with what it does: an HTML
@@ -709,14 +721,44 @@ def unread_markup(text: str) -> str | None:
     return None
 
 
+#: An attribute list (Markdown's ``{: …}``, ``{ .class }``): only an anchor, ``{: #id }`` (or
+#: ``{ .mha-print-note }``, a whole paragraph left off paper), on a page with values (pass 106: ``{: .inline }``, ``{: style=… }`` and ``{: data-linenos=… }`` laid
+#: two paragraphs on one line or drew text before a value).
+_ATTR_LIST = re.compile(r"(?<![{\\])\{:?[ \t]*(?:[.#][\w:.-]|[\w-]+[ \t]*=)[^{}\n]*\}(?!\})")
+_ANCHOR = re.compile(r"\{:?[ \t]*(?:#[\w:.-]+|\.mha-print-note)[ \t]*\}")  # (or the home page's note, left off paper)
+
+
+def check_page_markup(page_where: str, text: str) -> None:
+    """A page with values holds, anywhere, only the HTML of :data:`_HTML_IN_VALUE_PARAGRAPHS`
+    (and ``id`` on any of it) and attribute lists that are anchors (:data:`_ANCHOR`): markup
+    elsewhere on the page changes how the value's paragraph is laid out (pass 106: a class
+    that set two paragraphs in one row, "x =" and "0.56")."""
+    prose = _MATH.sub(" ", re.sub(r"(`+)(?:(?!\1).)+\1", "``", text, flags=re.S))
+    prose = re.sub(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$", "", prose, flags=re.S | re.M)  # (fenced code)
+    for m in _ATTR_LIST.finditer(prose):
+        if not _ANCHOR.fullmatch(m[0]):
+            raise ClaimError(f"{page_where}: the page holds values and the attribute list {m[0]!r}, markup the build "
+                             "does not read: it may lay a paragraph out beside another or draw text before a value "
+                             "(pass one hundred and six); an attribute list on such a page is an anchor, {: #name }")
+    for m in _RAW_TAG.finditer(prose):
+        tag = m[2].lower()
+        names = {name.lower() for name, _ in _ATTRIBUTE.findall(m[3])} - {"id"}
+        if tag not in _HTML_IN_VALUE_PARAGRAPHS or names - _HTML_IN_VALUE_PARAGRAPHS[tag] or (
+                "class" in names and not re.search(r"class\s*=\s*[\x22\x27]mha-stack[\x22\x27]", m[3])):
+            raise ClaimError(f"{page_where}: the page holds values and {m[0][:60]!r}, markup the build does not read: "
+                             "it may lay a value's paragraph out otherwise than the build reads it (pass one hundred "
+                             "and six); on such a page the HTML is that of _HTML_IN_VALUE_PARAGRAPHS in "
+                             "hooks/claims.py, with an id where an anchor is needed")
+
+
 def check_page_text(page_where: str, text: str) -> None:
     """A text with values in it defines no TeX macro and pulls in no snippet (:data:`_REDEFINED`,
     :data:`_SNIPPET`): the build reads the text as written, a reader what they make of it."""
     drawn = draws_around_nothing(text)
     if drawn:
-        raise ClaimError(f"{page_where}: the text draws a line or a box around nothing ({drawn!r}) where it holds "
-                         "values: a fraction's bar or a line between spaces reads as a minus or an '=', which the "
-                         "build does not read (passes 104 and 105); write the sign itself")
+        raise ClaimError(f"{page_where}: the text draws a line or a box around nothing, or stacks signs ({drawn!r}), "
+                         "where it holds values: markup the build does not read (a fraction's bar between spaces "
+                         "reads as a minus, a bar over a bar as '=': passes 104 to 106); write the sign itself")
     shown_as_code = re.sub(r"(`+)(?:(?!\1).)+\1", "``", text, flags=re.S)  # (a code span shows "<s>" as text)
     odd = unread_markup(shown_as_code)
     if odd:

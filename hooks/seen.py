@@ -118,6 +118,11 @@ _TEX_LETTERS = frozenset((
     "sup argmax argmin").split())
 
 
+#: Of those, the ones drawn as their name (the others draw one letter).
+_TEX_WORDS = frozenset("ln log lg exp sin cos tan cot sec csc sinh cosh tanh coth arcsin arccos arctan arg deg det dim "
+                       "gcd hom inf ker lim liminf limsup max min Pr sup argmax argmin".split())
+
+
 def _source_text(text: str) -> str:
     """``text`` (Markdown, read by :func:`claims._as_read`) with :data:`_MARKUP` dropped; a
     directive is a number, a TeX command that draws a letter a letter (:data:`_TEX_LETTERS`),
@@ -125,8 +130,8 @@ def _source_text(text: str) -> str:
     def markup(m) -> str:
         if m["directive"]:
             return " 0 "
-        if m[0][1:] in _TEX_LETTERS:
-            return " a "
+        if m[0][1:] in _TEX_LETTERS:  # (a function's name is drawn as its name: "\\max" reads "max")
+            return f" {m[0][1:]} " if m[0][1:] in _TEX_WORDS else " a "
         return m["escaped"] or " "
     return _MARKUP.sub(markup, claims._as_read(text))
 
@@ -239,14 +244,16 @@ class _Seen(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = {k: v or "" for k, v in attrs}
         classes = set(a.get("class", "").split())
+        if tag in _BLOCKS and not self.hidden:
+            self._add(_EDGE)  # (before what the block's own markup adds: it stands in the block's text, pass 106)
         if not self.hidden:
             if tag in _PICTURES and not self.own or not self.own and _unread_markup(tag, a):
                 self._add(_UNKNOWN)  # (what it draws, the build cannot read: an unknown sign, see tokens)
             self.labels += [m[1] for m in _LABEL.finditer(a.get("style", ""))]
+            if tag in ("sub", "sup") or "msupsub" in classes:
+                self._add(" ")  # (a script is a word of its own: "x_{\\text{max}}" reads "x max", as its source)
         hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & classes)
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
-        if tag in _BLOCKS and not self.hidden:
-            self._add(_EDGE)
         if tag in _VOID:
             return
         value = "mha-value" in classes or "data-source" in a and "data-prov" in a
@@ -315,8 +322,9 @@ def mismatches(output: str) -> list[str]:
     seen.close()
     text, out = seen.text(), []
     for label in seen.labels:  # (drawn before each cell of its column on a phone: passes 104 and 105)
-        if not _PLAIN_LABEL.fullmatch(label):
-            out.append(f"a custom property {label!r} is not one plain quoted text (one string, no escape, no attr()), "
+        if not _PLAIN_LABEL.fullmatch(label) or not all(c.isspace() or claims._readable(c) for c in label):
+            out.append(f"a custom property {label!r} is not one plain quoted text (one string, no escape, no attr(), "
+                       "the characters of the alphabet a value may stand after), "
                        "which the stylesheet may draw as text a reader reads and the build does not")
         elif set(tokens(label.strip().strip("\x22\x27"), markup=False)) - {"·"}:
             out.append(f"a table's phone label {label!r} holds a sign or a claim word ({' '.join(tokens(label, markup=False))}), "

@@ -494,7 +494,10 @@ def on_page_markdown(markdown, *, page, config, files):
                               "hooks/site_numbering.py, which runs first: list it in mkdocs.yml's hooks")
     try:  # a range of two values, "from {{ value a }} to {{ value b }}", rounded outward
         M.check_ranges(site, resolver, markdown, first)
-    except (M.FigureMarkdownError, directives.DirectiveError) as exc:
+        values = [d for d in first if d.keyword == "value"]
+        if values and site.seen:  # (and, on the page as its author wrote it, no markup that lays it out otherwise: pass 106)
+            M.claims.check_page_markup(resolver.where(values[0]), _serve.page_source(page) or markdown)
+    except (M.FigureMarkdownError, M.claims.ClaimError, directives.DirectiveError) as exc:
         raise PluginError(str(exc)) from None
     markdown = directives.substitute(markdown, first, replace)
     figures_now = [d for d in _parse(markdown, page.file.src_uri, _serve.page_source(page)) if d.keyword == "figure"]

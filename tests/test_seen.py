@@ -137,6 +137,11 @@ def built(markdown_of, text: str, values: dict = VALUES) -> str:
     site = SimpleNamespace(result_of=lambda r: result, provenance={}, seen=True)
     resolver = SimpleNamespace(where=lambda d: f"p.md:1: {d.raw}", request=lambda d: None)
     found = [d for d in directives.parse(text, where="p.md") if d.keyword == "value"]
+    if found:  # (hooks/site_figures.py reads the page as its author wrote it for markup too)
+        try:
+            FM.claims.check_page_markup("p.md", text)
+        except FM.claims.ClaimError as exc:
+            raise FM.FigureMarkdownError(str(exc)) from None
     html, _ = provenance.spans(markdown_of(FM.with_values(site, resolver, text, found)), "p.md")
     expected = html.count('data-read="')  # (hooks/site_seen.py counts them here too)
     items = [site_math.parse(m[2]) for m in site_math.MATH_RE.finditer(html)]
@@ -163,12 +168,14 @@ def test_the_sites_constructs_read_on_the_built_page_as_in_the_source(markdown_o
 
 
 def built_without_markup_list(markdown_of, text: str) -> str:
-    """:func:`built`, with the claim rules' list of markup (claims.unread_markup, which since pass
-    105 refuses the markup below before the page is built) off: the page's reading alone."""
+    """:func:`built`, with the claim rules' lists of markup (claims.unread_markup and
+    check_page_markup, which since passes 105 and 106 refuse the markup below before the page is
+    built) off: the page's reading alone."""
     import claims
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(claims, "unread_markup", lambda text: None)
+        patch.setattr(claims, "check_page_markup", lambda where, text: None)
         return built(markdown_of, text)
 
 
@@ -298,3 +305,40 @@ def test_a_value_whose_mark_is_lost_before_the_page_is_drawn_is_refused():
 def test_katex_draws_lneqq_as_the_sign_the_claim_rules_read(markdown_of):
     """Pass 105 (class 3): "≨" on the page, "<" to the rules: one token now."""
     assert "data-read" not in built(markdown_of, r"The loss \(x \lneqq {{ value s b .2f round=nearest }}\).")
+
+
+@pytest.mark.parametrize("text", [
+    # KaTeX stacks a bar over a dot, a bar or "<" into "=", "≡" or "≤" (F1)
+    r"\(x \frac{-}{.} {{ value s b .2f round=nearest }}\)", r"\(x \frac{-}{-} {{ value s b .2f round=nearest }}\)",
+    r"\(x \frac{<}{.} {{ value s b .2f round=nearest }}\)", r"\(x \underset{-}{<} {{ value s b .2f round=nearest }}\)",
+    r"\(x {}^{-}_{-} {{ value s b .2f round=nearest }}\)", r"The error \(\frac{-}{.}\) {{ value s b .2f round=nearest }} here.",
+    # a phone label with a sign outside the alphabet, or a letter drawn as one (F2)
+    "<div class=\"mha-stack\" markdown style=\"--mha-col-2: 'Error ⪕'\">\n\n| Head | Error |\n|---|---|\n"
+    "| 1 | {{ value s b .2f round=nearest }} |\n\n</div>",
+    "<div class=\"mha-stack\" markdown style=\"--mha-col-2: 'Error Ξ'\">\n\n| Head | Error |\n|---|---|\n"
+    "| 1 | {{ value s b .2f round=nearest }} |\n\n</div>",
+    # two paragraphs laid out on one line by a class or an attribute list (F3)
+    "<div class=\"mha-eq\" markdown>\n\nThe error x =\n{: #e1 }\n\n{{ value s b .2f round=nearest }} in every head.\n\n</div>",
+    "The error x =\n{: style=\"display:inline\" }\n\n{{ value s b .2f round=nearest }} in every head.\n{: style=\"display:inline\" }",
+    "The error x =\n{: .inline }\n\n{{ value s b .2f round=nearest }} in every head.",
+    # the highlighter's class around a paragraph whose line number the theme draws (F4)
+    "<div class=\"highlight\" markdown>\n\n{{ value s b .2f round=nearest }} in every head.\n{: data-linenos=\"x =\" }\n\n</div>",
+])
+def test_pass_106_stacked_signs_labels_and_layout_markup_are_refused(markdown_of, text):
+    """Pass 106: each was published at 4eb31de, read as a claim false for 0.5634 ("x = 0.56"
+    drawn from a stacked bar and dot, "Error ⪕ 0.56" on a phone, "The error x = 0.56" from two
+    paragraphs in one row)."""
+    import figure_markdown as FM
+    import seen
+
+    with pytest.raises((FM.FigureMarkdownError, seen.SeenError)):
+        built(markdown_of, text)
+
+
+def test_a_script_with_a_claim_word_reads_as_in_its_source(markdown_of):
+    """Pass 106 (class 3): "x_{\\text{max}} ≈ 0.56" was refused, the page running the letter and
+    its subscript together ("xmax") where the source reads "x max"; a script is a word of its own."""
+    for text in (r"\(x_{\text{max}} \approx {{ value s b .2f round=nearest }}\)",
+                 r"\(T_{\max} \approx {{ value s b .2f round=nearest }}\)",
+                 "The largest, x<sub>max</sub> ≈ {{ value s b .2f round=nearest }}."):
+        assert "data-read" not in built(markdown_of, text)
