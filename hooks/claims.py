@@ -618,19 +618,21 @@ _STACKING = frozenset("frac dfrac tfrac cfrac binom dbinom tbinom genfrac overse
 
 
 def draws_around_nothing(text: str) -> str | None:
-    """A drawing command of ``text`` (:data:`_DRAWING`) with an argument that shows nothing
-    (:data:`_SHOWS_NO_TEXT`: spaces, spacing, phantoms, other drawings), a stacking one
-    (:data:`_STACKING`) with an argument that shows no letter or digit, an empty group with a
-    sub- or superscript ("{}^{-}_{-}"), or None."""
+    """A drawing command of ``text`` (:data:`_DRAWING`) with an argument that shows no letter or
+    digit (:data:`_SHOWS_NO_TEXT` aside: spaces, spacing, phantoms, other drawings): a bar under,
+    over or beside a sign or nothing is drawn as another sign (a stacking one, :data:`_STACKING`,
+    pass 106; an underline, pass 107); an empty group with a sub- or superscript ("{}^{-}_{-}");
+    or None."""
     for m in _DRAWING.finditer(text):
-        stacks = m[0][1:] in _STACKING
+        stacks = True  # (pass 107: every drawing, "\\underline{<}" draws "≤", "\\underline{-}" an "=")
         pos = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)?").match(text, m.end()).end()
         while pos < len(text) and text[pos] == "{":
             end = _group(text, pos)
             if end < 0:
                 break
             shown = _SHOWS_NO_TEXT.sub("", text[pos + 1:end - 1])
-            if not shown.strip() or stacks and not re.search(r"[^\W_]|\\[A-Za-z]+", shown):
+            letters = re.sub(r"\\(?!" + _TEX_LETTERS + r"(?![A-Za-z]))[A-Za-z]+", "", shown)  # (a sign's name is none)
+            if not shown.strip() or stacks and not re.search(r"[^\W_]", letters):
                 return text[m.start():end]
             pos = re.compile(r"\s*").match(text, end).end()
     m = re.search(r"\{\s*\}\s*[\^_]", " ".join(x[0] for x in _MATH.finditer(text)))

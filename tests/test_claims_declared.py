@@ -1220,3 +1220,20 @@ def test_a_cased_letter_ends_a_gap_as_any_letter_and_one_negative_thin_space_is_
     for text in ("The shift is \\(x =\\! {{ value s half .1f }}\\), ℓ is {{ value s half .1f }}.",
                  "The error is \\(x \\le {{ value s b .2f round=up }}\\) and \\(\\overline{h} = {{ value s half .1f }}\\)."):
         check(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the loss x is \\(x \\underline{<} {{ value s b .2f round=nearest }}\\) here",
+    "\\(x \\underline{\\langle} {{ value s b .2f round=nearest }}\\)",
+    "the loss x is \\(x \\underline{-} {{ value s b .2f round=nearest }}\\) here",
+    "\\(x \\overline{\\underline{\\cdot}} {{ value s b .2f round=nearest }}\\)",
+])
+def test_pass_107_a_line_drawn_under_or_over_a_sign_is_refused(text):
+    """Pass 107: a line under "<" is drawn as "≤" and one under "−" as "=", which the rules read as
+    "<" and "−"; 0.5634 was published as "x ≤ 0.56" and "x = 0.56". Every drawing's argument now
+    shows a letter or a digit."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="draws a line or a box around nothing, or stacks signs"):
+        check(text)
+    check("\\(\\overline{x} = {{ value s half .1f }}\\) and \\(\\hat{\\alpha} \\le {{ value s b .2f round=up }}\\)")
