@@ -188,6 +188,8 @@ def _as_read(text: str) -> str:
     text = re.sub(r"\\not\s*(?:=|\\equiv\b|≡)", "≠", text.translate(_FULL_WIDTH))
     text = re.sub(r"(\\[A-Za-z]+)~", r"\1 ", text)  # TeX's tie after a command is a space, not "~" (pass 97)
     text = text.replace("\\!", "\\,")  # TeX's negative thin space, not a "!" of "!=" (hooks/seen.py found it)
+    # TeX's spaces are spaces: "\\text{at}\\ \\text{most}" is "at most" (pass 108), not "at" and a command
+    text = re.sub(r"\\(?:[ ,;:>]|(?:q?quad|enspace|thinspace|medspace|thickspace)(?![A-Za-z]))", " ", text)
     parts = _TAG.split(text)  # (the text between tags at even places, the tags at odd)
     for i in range(0, len(parts), 2):
         for spelling, sign in _SIGNS:
@@ -762,6 +764,11 @@ def check_page_text(page_where: str, text: str) -> None:
                          "where it holds values: markup the build does not read (a fraction's bar between spaces "
                          "reads as a minus, a bar over a bar as '=': passes 104 to 106); write the sign itself")
     shown_as_code = re.sub(r"(`+)(?:(?!\1).)+\1", "``", text, flags=re.S)  # (a code span shows "<s>" as text)
+    invisible = _INVISIBLE.search(html.unescape(shown_as_code))
+    if invisible:  # ("at&ZeroWidthSpace;most": "atmost" to the rules, "at most" on a line's break: pass 108)
+        raise ClaimError(f"{page_where}: a paragraph with values holds an invisible character (U+{ord(invisible[0]):04X} "
+                         f"{unicodedata.name(invisible[0], '')}), which a browser may show as a break between words the "
+                         "build reads as one (pass one hundred and eight): write the words with a space")
     odd = unread_markup(shown_as_code)
     if odd:
         raise ClaimError(f"{page_where}: a paragraph with values uses {odd}, markup the build does not read: what a "
@@ -902,6 +909,8 @@ def stands_for(value) -> tuple[Fraction, ...]:
     0.1 and 0.1000000000000000055511151231257827...)."""
     if isinstance(value, Fraction):
         return (value,)
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return (value,)  # (allow=inf: ∞ compares with every number, and no number is it: pass 108)
     if isinstance(value, numbers.Integral):
         return (Fraction(int(value)),)
     short = str(value) if type(value).__module__ == "numpy" else repr(float(value))  # (float32's own shortest)
@@ -914,6 +923,10 @@ def exactly(shown: str, value) -> bool:
     decimal that is it ("0.1" for 0.1, never "0.10000000000000000555" or, for 2/3,
     "0.66666666666666663", which only round back to the same float: pass sixty-three); an
     integer every digit of it (past 2**53 too)."""
+    if isinstance(value, float) and not value == value - 0.0 * 0:  # (nan: never shown, allow= or not)
+        return False
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):  # (allow=inf shows it as "∞": pass 108)
+        return shown.strip().replace("-", "−") == ("∞" if value > 0 else "−∞")
     number = exact_number(shown)
     return number is not None and number in stands_for(value)
 
@@ -1269,8 +1282,8 @@ def check_bound(page_where: str, d, value, shown: str, side: str, minus: bool = 
                          "high as', 'not within', 'isn't at most'), which turns the bound around; this check does "
                          "not read such a bound: write it without the negation ('every head scores at most', "
                          "'at least ... away from zero'), with round=")
-    if not as_number(page_where, d, value):
-        return
+    if not as_number(page_where, d, value) or isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return  # (and ∞, which allow=inf shows as itself: no rounding to a side, pass 108)
     kind = "a lower bound ('at least', '≥', 'or more'...)" if (side == "down") != minus else \
         "an upper bound ('at most', 'up to', 'within', '≤', 'or less'...)"
     kind += " on minus the value" if minus else ""

@@ -26,7 +26,7 @@ UNDECLARED = "its format rounds it, so the page says what the sentence claims"
 UNREADABLE = "which the build does not read before a number"
 #: What it says of a paragraph with values that uses markup outside its lists (claims.unread_markup):
 #: since pass 105 such markup is refused before the rules read the sentence.
-MARKUP = "markup the build does not read"
+MARKUP = "markup the build does not read|holds an invisible character"
 
 
 def either(pattern: str) -> str:
@@ -82,7 +82,7 @@ def test_a_rounded_value_next_to_a_claim_the_rules_do_not_read_is_refused(text):
     with pytest.raises(FM.FigureMarkdownError, match=either(r"its format rounds it|read as|after an '='|stands after bound words")):
         check(text)
     exact = {k: (0.5 if k in ("a", "b", "m") else v) for k, v in VALUES.items()}
-    if "{{ value s l" not in text:
+    if "{{ value s l" not in text and not any(c in text for c in "\u00ad\u200b"):  # (an invisible character: refused, pass 108)
         check(text.replace(".2f", ".1f"), exact)  # 0.5 shown as "0.5": nothing rounded, nothing to claim
 
 
@@ -1237,3 +1237,32 @@ def test_pass_107_a_line_drawn_under_or_over_a_sign_is_refused(text):
     with pytest.raises(FM.FigureMarkdownError, match="draws a line or a box around nothing, or stacks signs"):
         check(text)
     check("\\(\\overline{x} = {{ value s half .1f }}\\) and \\(\\hat{\\alpha} \\le {{ value s b .2f round=up }}\\)")
+
+
+@pytest.mark.parametrize("text", [
+    # TeX's control space and quad between the words of a bound in a formula (F1)
+    "The weight is \\(\\text{at}\\ \\text{most}\\) {{ value s b .2f round=nearest }}.",
+    "\\(\\text{up}\\ \\text{to}\\) {{ value s b .2f round=nearest }}",
+    "The weight is \\(\\text{at}\\quad\\text{most}\\) {{ value s b .2f round=nearest }}.",
+    # an invisible break between the words, "atmost" to the rules, "at most" to a reader (F2)
+    "The weight is at&ZeroWidthSpace;most {{ value s b .2f round=nearest }}.",
+    "The weight is at\u00admost {{ value s b .2f round=nearest }}.", "up&#8203;to {{ value s b .2f round=nearest }}",
+])
+def test_pass_108_bound_words_split_by_a_tex_space_or_an_invisible_break_are_read_or_refused(text):
+    """Pass 108: each published 0.5634 as "at most 0.56" (or "up to 0.56"). TeX's spaces are read
+    as spaces now, and a paragraph with values holds no invisible character."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=either("write round=up|invisible character")):
+        check(text)
+    assert "0.57" in check("The weight is \\(\\text{at}\\ \\text{most}\\) {{ value s b .2f round=up }}.")
+
+
+def test_infinity_shown_as_itself_is_exact_in_a_bound_a_range_and_a_comparison():
+    """Pass 108 (class 3): "at most {{ value … allow=inf round=up }}" of ∞ crashed the build with
+    OverflowError (a Fraction of ∞), and ∞ shown as "∞" asked for a declaration."""
+    inf = {"inf": float("inf"), "b": 0.5634}
+    for text in ("at most {{ value s inf .2f allow=inf }}", "x is {{ value s inf .2f allow=inf }} here",
+                 "from {{ value s b .2f round=down }} to {{ value s inf .2f allow=inf }}",
+                 "{{ value s b .2f round=nearest }} ≤ {{ value s inf .2f allow=inf }}"):
+        assert "∞" in check(text, inf)
