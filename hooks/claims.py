@@ -109,7 +109,7 @@ _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _GROUPED_SIGN = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\}\s*)*?)?\{\s*([-−=≤≥<>≠≈≡≔≕≝≜⩵⩴])\s*\}")
 #: TeX's ``\\char`` of a sign: ``\\char61``, ``\\char"3D``, ``\\char`=``, ``\\char"2212`` (KaTeX
 #: draws the character: pass ninety-three).
-_TEX_CHAR = re.compile(r"\\char\s*(?:(\d+)|\"([0-9A-Fa-f]+)|`\\?(.))")
+_TEX_CHAR = re.compile(r"\\char\s*(?:(\d+)|\"([0-9A-Fa-f]+)|`\\?(.)|'([0-7]+))")  # (octal too: pass 109)
 #: TeX's commands that draw their last argument as it is (a font, a colour, a box, a line over
 #: or under it, KaTeX's HTML attributes), with the number of arguments before it: a reader reads
 #: ``\\text{–}`` and ``\\textcolor{red}{\\textendash}`` as "–" (pass ninety-five).
@@ -196,7 +196,8 @@ def _as_read(text: str) -> str:
             parts[i] = parts[i].replace(spelling, sign)
     # (before a group: "\\le {-}" is "≤ -")
     text = _TEX_SIGN.sub(lambda m: _TEX_SIGNS.get(m[1]) or _TEX_DRAWN[m[1]], "".join(parts))
-    text = _TEX_CHAR.sub(lambda m: chr(int(m[1]) if m[1] else int(m[2], 16) if m[2] else ord(m[3])), text)
+    text = _TEX_CHAR.sub(lambda m: chr(int(m[1]) if m[1] else int(m[2], 16) if m[2] else int(m[4], 8) if m[4]
+                                        else ord(m[3])), text)
     text = _TEX_UNSEEN.sub("", text)
     for _ in range(4):  # (groups in groups: the innermost first)
         text, n = _TEX_SHOWN_GROUP.subn(_tex_shown, text)
@@ -790,6 +791,27 @@ def check_page_text(page_where: str, text: str) -> None:
                              "and three); write the sign or the text itself, or keep the values in another paragraph")
 
 
+#: What, written right against a value (markup between, no space), reads as more of its number:
+#: a digit, a point or a comma before a digit, an exponent ("{{ value }}6" shows "0.56" for 0.5,
+#: "5{{ value }}" "50.5", "{{ value }}e3" "0.5e3": pass 109).
+_NUMBER_AFTER = re.compile(r"(?:</?[A-Za-z][^<>]*>|[*_`~]|\\[()])*(?:\d|[.,]\d|[eE][-+]?\d)")
+_NUMBER_BEFORE = re.compile(r"(?:\d|\d[.,])(?:</?[A-Za-z][^<>]*>|[*_`~]|\\[()])*$")
+
+
+def number_against(text: str, d) -> str | None:
+    """A digit (or a point or a comma before one, an exponent) written right against the value
+    ``d``, before or after it, which a reader reads as part of its number; or None."""
+    after = _as_read(_ahead(text, d.end, 40))
+    before = _as_read(_back(text, d.start, 40))
+    if _NUMBER_AFTER.match(after) or _NUMBER_BEFORE.search(before):
+        return (before[-6:] + "[value]" + after[:6]).strip()
+    if any(unicodedata.category(c) == "Nd" or unicodedata.numeric(c, None) is not None and "SUPERSCRIPT" not in
+           unicodedata.name(c, "") and "SUBSCRIPT" not in unicodedata.name(c, "")  # (a marker, "0.69¹", is none)
+           for c in (after[:1] + before[-1:])):
+        return (before[-6:] + "[value]" + after[:6]).strip()
+    return None
+
+
 def check_minus(page_where: str, text: str, d) -> None:
     """A value after a sign a reader may take for a minus that the checks do not read as one
     (:func:`unread_sign`: an en dash, "‐", "➖", "minus", "negative") is refused wherever it
@@ -799,6 +821,11 @@ def check_minus(page_where: str, text: str, d) -> None:
     Before that, a character outside the alphabet a value may stand after (:func:`unreadable_before`)
     is refused: no list of look-alikes is complete (pass ninety-four: an invisible U+034F between
     "≥ " and "-")."""
+    attached = number_against(text, d)
+    if attached:
+        raise ClaimError(f"{page_where}: {d.name}'s value is written right against a digit ({attached!r}), which a reader "
+                         "reads as part of its number ('0.5' and '6' show '0.56'): put a space or a word between them, "
+                         "or let data() give the whole number (pass one hundred and nine)")
     odd = unreadable_before(text, d) or unreadable_in_gap(text, d) or unseen_near(text, d)
     if odd:
         raise ClaimError(f"{page_where}: {d.name}'s value stands after {odd}, which the build does not read before "

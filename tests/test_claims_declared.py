@@ -26,7 +26,7 @@ UNDECLARED = "its format rounds it, so the page says what the sentence claims"
 UNREADABLE = "which the build does not read before a number"
 #: What it says of a paragraph with values that uses markup outside its lists (claims.unread_markup):
 #: since pass 105 such markup is refused before the rules read the sentence.
-MARKUP = "markup the build does not read|holds an invisible character"
+MARKUP = "markup the build does not read|holds an invisible character|right against a digit"
 
 
 def either(pattern: str) -> str:
@@ -1266,3 +1266,27 @@ def test_infinity_shown_as_itself_is_exact_in_a_bound_a_range_and_a_comparison()
                  "from {{ value s b .2f round=down }} to {{ value s inf .2f allow=inf }}",
                  "{{ value s b .2f round=nearest }} ≤ {{ value s inf .2f allow=inf }}"):
         assert "∞" in check(text, inf)
+
+
+@pytest.mark.parametrize("text", [
+    # TeX's octal \char, which the rules did not decode: "⋜", "⋝", a minus look-alike, "⋕" (F1, F2, F5)
+    "\\(x \\char'21334 {{ value s b .2f round=nearest }}\\)", "\\(x \\char'21335 {{ value s b .2f round=up }}\\)",
+    "The loss is \\(\\char'22400\\){{ value s half .1f }} here.", "\\(x \\char'21325 {{ value s b .2f round=nearest }}\\)",
+    # a digit written right against a value, which a reader reads as more of its number (F3)
+    "The mean is {{ value s half .1f }}6 here.", "The error is at least **{{ value s b .2f round=down }}9**.",
+    "5{{ value s half .1f }}", "x = {{ value s half .1f }},000", "{{ value s half .1f }}e3",
+    "\\(x = {{ value s half .1f }}6\\)", "The mean is {{ value s half .1f }}&#54; here.",
+    "The mean is {{ value s half .1f }}<sub>6</sub> here.",
+])
+def test_pass_109_octal_characters_and_digits_against_a_value_are_refused(text):
+    """Pass 109: each was published at 9bee80f ("x ⋜ 0.56" and "≥ 0.57" for 0.5634, "─0.5" for
+    0.5, "0.56" from 0.5 and a written 6, "at least 0.569")."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match=either("which the build does not read|right against a digit")):
+        check(text)
+
+
+def test_a_value_beside_a_unit_a_bracket_a_list_or_a_range_dash_is_published():
+    check("Runs of {{ value s half .1f }}× and {{ value s half .1f }}%, ({{ value s half .1f }}), "
+          "{{ value s half .1f }}, 3 and 4, in 2024 {{ value s half .1f }}; heads 1–{{ value s half .1f }}.")
