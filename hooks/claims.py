@@ -950,7 +950,7 @@ def exactly(shown: str, value) -> bool:
     decimal that is it ("0.1" for 0.1, never "0.10000000000000000555" or, for 2/3,
     "0.66666666666666663", which only round back to the same float: pass sixty-three); an
     integer every digit of it (past 2**53 too)."""
-    if isinstance(value, float) and not value == value - 0.0 * 0:  # (nan: never shown, allow= or not)
+    if isinstance(value, float) and value != value:  # (nan: never shown as itself, allow= or not)
         return False
     if isinstance(value, float) and value in (float("inf"), float("-inf")):  # (allow=inf shows it as "∞": pass 108)
         return shown.strip().replace("-", "−") == ("∞" if value > 0 else "−∞")

@@ -146,7 +146,12 @@ def reading(text: str, d) -> str:
 
 
 def _decoded(record: str) -> tuple[list, list]:
-    before, after = bytes.fromhex(record).decode("utf-8").split("\t")
+    """A record's tokens before and after its value; a damaged record raises :class:`SeenError`
+    (no check passes on a record it cannot read)."""
+    try:
+        before, after = bytes.fromhex(record).decode("utf-8").split("\t")
+    except ValueError:
+        raise SeenError(f"a value's record of what the build read is damaged ({record[:40]!r})") from None
     return before.split(), after.split()
 
 
@@ -363,7 +368,10 @@ def check_page(output: str, where: str, *, gathered: bool = False, expected: int
                         "them cannot be checked: write the formula without it")
     if not left:
         return output
-    found = [] if gathered else mismatches(output)
+    try:
+        found = [] if gathered else mismatches(output)
+    except SeenError as exc:
+        raise SeenError(f"{where}: {exc}") from None
     if found:
         raise SeenError(f"{where}: {found[0]}. Something between the sign and the value (markup, a TeX command, "
                         "an extension's syntax) changes what a reader sees, so the build's checks of the claim "

@@ -342,3 +342,19 @@ def test_a_script_with_a_claim_word_reads_as_in_its_source(markdown_of):
                  r"\(T_{\max} \approx {{ value s b .2f round=nearest }}\)",
                  "The largest, x<sub>max</sub> ≈ {{ value s b .2f round=nearest }}."):
         assert "data-read" not in built(markdown_of, text)
+
+
+def test_the_sites_config_runs_the_check_and_a_damaged_record_fails_naming_the_page(markdown_of):
+    """A hook missing from mkdocs.yml (or misspelled) would write no record and check nothing,
+    silently: the site's config must run it. A record the page cannot read fails the build."""
+    from mkdocs.config import load_config
+
+    import seen
+
+    hooks = [str(h) for h in load_config(str(ROOT / "mkdocs.yml"))["hooks"]]
+    assert any(h.endswith("hooks/site_seen.py") for h in hooks), hooks
+    html = _page("x ", "", "zz")  # (not hex)
+    with pytest.raises(seen.SeenError, match=r"p\.md: a value's record of what the build read is damaged"):
+        seen.check_page(html, "p.md")
+    with pytest.raises(seen.SeenError, match="damaged"):
+        seen.check_page(_page("x ", "", "0a0b"), "p.md")  # (hex, but no tab: not a record)
