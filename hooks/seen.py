@@ -32,7 +32,8 @@ reads, so the page is refused where it stands near a value: a picture or a form'
 markup outside the classes and attributes the site writes (:data:`_CLASSES`,
 :data:`_ATTRIBUTES`: pass 104 hid "about" in a class of the site's own that clips its text),
 KaTeX's boxes drawn over their neighbours (``\\mathllap``). A table's phone labels, which the
-stylesheet draws before each cell, are plain texts with no sign or claim word. And a page
+stylesheet draws before each cell, are plain texts with no sign or claim word, and so is the
+header of a column that holds a value (a reader reads "Error ≤" over each of its cells). And a page
 whose values lost their marks before it was drawn (a TeX macro swallowed one: pass 105) is
 refused. The claim rules hold the source to an alphabet for markup too (hooks/claims.py,
 ``unread_markup``): this reading is the second line.
@@ -241,6 +242,13 @@ class _Seen(HTMLParser):
         self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
         self.labels: list[str] = []  # (custom properties' texts: drawn as text)
         self._open: list[tuple[str, str, int]] = []
+        # a table's column headers: (table, column) -> [start, end] of each header cell's text,
+        # and for each value in a table's cell, its (table, column): a header is read as said
+        # of every value in its column ("| error ≤ |" over "0.56", pass 109)
+        self.heads: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self.value_cells: dict[int, tuple[int, int]] = {}  # (a value's start -> its cell)
+        self._tables: list[list] = []  # [table, next column, open cell (column, is a header, start) or None]
+        self._n_tables = 0
 
     def _add(self, text: str) -> None:
         self.parts.append(text)
@@ -261,6 +269,7 @@ class _Seen(HTMLParser):
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
         if tag in _VOID:
             return
+        self._table_start(tag, a)
         value = "mha-value" in classes or "data-source" in a and "data-prov" in a
         own = bool(_OWN_MARKUP & classes)
         overlap = bool(self.own and _OVERLAPS & classes)
@@ -271,8 +280,36 @@ class _Seen(HTMLParser):
         self.overlap += overlap
         if value and not self.hidden:
             self._open.append((a.get("data-read", ""), a.get("data-source", ""), self.size))
+            if self._tables and self._tables[-1][2] is not None:
+                self.value_cells[self.size] = (self._tables[-1][0], self._tables[-1][2][0])
             self._add(" 0 ")
             self.in_value += 1
+
+    def _table_start(self, tag: str, a: dict) -> None:
+        if tag == "table":
+            self._n_tables += 1
+            self._tables.append([self._n_tables, 0, None])
+        elif not self._tables:
+            return
+        elif tag == "tr":
+            self._tables[-1][1:] = [0, None]
+        elif tag in ("td", "th"):
+            table = self._tables[-1]
+            span = int(a["colspan"]) if a.get("colspan", "").isdigit() else 1
+            table[2] = (table[1], tag == "th", self.size)
+            table[1] += max(1, span)
+
+    def _table_end(self, tag: str) -> None:
+        if not self._tables:
+            return
+        if tag == "table":
+            self._tables.pop()
+        elif tag in ("td", "th") and self._tables[-1][2] is not None:
+            table = self._tables[-1]
+            column, header, start = table[2]
+            if header:
+                self.heads.setdefault((table[0], column), []).append((start, self.size))
+            table[2] = None
 
     def handle_endtag(self, tag):
         if tag in _VOID or not self.open_tags.get(tag):
@@ -287,6 +324,7 @@ class _Seen(HTMLParser):
                 record, source, start = self._open.pop()
                 self.values.append((record, source, start, self.size))
                 self.in_value -= 1
+            self._table_end(t)
             if t == tag:
                 break
         if tag in _BLOCKS and not self.hidden:
@@ -337,6 +375,13 @@ def mismatches(output: str) -> list[str]:
     for record, source, start, end in seen.values:
         if not record:
             continue
+        head = " ".join(text[a:b] for a, b in seen.heads.get(seen.value_cells.get(start), ()))
+        claimed = [t for t in tokens(head.replace(_EDGE, " "), markup=False) if t != "·"]
+        if claimed:
+            out.append(f"{source}'s value stands in a table's column headed {_shown(' '.join(head.replace(_EDGE, ' ').split()))!r}, "
+                       f"which holds a sign or a claim word ({' '.join(claimed)}) that a reader reads as said of each "
+                       "value of the column, and the build does not: name the quantity in the header, and write a "
+                       "bound in a sentence beside the value")
         read_before, read_after = _decoded(record)
         shown_before = text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1]
         shown_after = text[end:end + SHOWN + 1].split(_EDGE, 1)[0]

@@ -358,3 +358,39 @@ def test_the_sites_config_runs_the_check_and_a_damaged_record_fails_naming_the_p
         seen.check_page(html, "p.md")
     with pytest.raises(seen.SeenError, match="damaged"):
         seen.check_page(_page("x ", "", "0a0b"), "p.md")  # (hex, but no tab: not a record)
+
+
+@pytest.mark.parametrize("text, header", [
+    ("| Error ≤ | Head |\n|---|---|\n| {{ value s b .2f round=nearest }} | 1 |", "Error ≤"),
+    ("| Head | Error at most |\n|---|---|\n| 1 | 2 |\n| 2 | {{ value s b .2f round=nearest }} |", "Error at most"),
+    ("| x = | y |\n|:-:|--:|\n| {{ value s b .2f round=nearest }} | 1 |", "x ="),
+    ("| Error | Head |\n|---|---|\n| {{ value s b .2f round=nearest }} | 1 |", None),
+])
+def test_a_column_header_is_read_as_said_of_each_value_below_it(markdown_of, text, header):
+    """Pass 109 named it: a table's header is read with every cell of its column ("Error ≤"
+    over 0.56 reads "error ≤ 0.56"), and the build read only the cell (published at dd0c3ad,
+    false for 0.5634 shown as 0.56 to its digits). A header with a sign or a claim word over a
+    column that holds a value is refused; a header over other columns, or a plain one, is not."""
+    import seen
+
+    if header is None:
+        assert "data-read" not in built(markdown_of, text)
+        return
+    with pytest.raises(seen.SeenError, match=re.escape(f"column headed {header!r}")):
+        built(markdown_of, text)
+    # the same header over the column beside the values' is no claim about them
+    beside = text.replace("{{ value s b .2f round=nearest }} | 1 |", "1 | {{ value s b .2f round=nearest }} |")
+    beside = beside.replace("| 2 | {{ value s b .2f round=nearest }} |", "| {{ value s b .2f round=nearest }} | 2 |")
+    assert "data-read" not in built(markdown_of, beside)
+
+
+def test_a_header_spanning_columns_is_read_over_each_of_them(markdown_of):
+    """Columns are counted with their spans (an HTML table, which the claim rules' list refuses
+    on a page with values: the page's reading alone)."""
+    import seen
+
+    table = ('<table><tr><th colspan="2">Pair</th><th>{head}</th></tr>'
+             "<tr><td>a</td><td>b</td><td>{{{{ value s b .2f round=nearest }}}}</td></tr></table>")
+    assert "data-read" not in built_without_markup_list(markdown_of, table.format(head="Error"))
+    with pytest.raises(seen.SeenError, match="column headed 'Error ≤'"):
+        built_without_markup_list(markdown_of, table.format(head="Error ≤"))
