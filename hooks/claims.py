@@ -299,10 +299,16 @@ def tildes_as_read(text: str) -> str:
     return "".join(out)
 
 
+#: The end of a line and a set of tabs' next label (pymdownx.tabbed: ``=== "Model B"``).
+_TAB_AFTER = re.compile(r"[^\S\n]*\n(?:[^\S\n]*\n)*[^\S\n]*={3}[+!]*[^\S\n]+[\x22\x27]")
+
+
 def precedes_equals(text: str, end: int) -> bool:
     """Whether the directive ending at ``end`` of ``text`` is followed by an "=" or its like
     (:data:`_EQUALS`), with only :data:`_WRAP` between: "{{ value ... }} = ln 2" states the
     value exactly as much as "ln 2 = {{ value ... }}" (pass ninety-three)."""
+    if _TAB_AFTER.match(text, end):
+        return False  # (the next tab's label: "=== \"Model B\"" is markup, pass 110)
     after = _as_read(_ahead(text, end, 80))
     rest = after[re.match(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*", after).end():]  # ("0.69¹ =": pass 102)
     return rest.startswith(_EQUALS) and not rest.startswith("=>")  # ("==": pass ninety-five)

@@ -139,21 +139,25 @@ def _source_text(text: str) -> str:
 
 def reading(text: str, d) -> str:
     """What the build reads around the value directive ``d`` of ``text``: its tokens before
-    (:data:`KEPT`, the last) and after (the first), as one short ASCII string (hex), which a
-    span's attribute and KaTeX's ``\\htmlData`` carry unchanged."""
+    (:data:`KEPT`, the last) and after (the first), and whether its format rounds it (it
+    declares ``round=``), as one short ASCII string (hex), which a span's attribute and KaTeX's
+    ``\\htmlData`` carry unchanged."""
     before = tokens(_source_text(claims._back(text, d.start, SOURCE)))[-KEPT:]
     after = tokens(_source_text(claims._ahead(text, d.end, SOURCE)))[:KEPT]
-    return (" ".join(before) + "\t" + " ".join(after)).encode("utf-8").hex()
+    rounded = "r" if d.options.get("round") else ""  # (a value its format rounds: :func:`_said_claims`)
+    return (" ".join(before) + "\t" + " ".join(after) + "\t" + rounded).encode("utf-8").hex()
 
 
-def _decoded(record: str) -> tuple[list, list]:
-    """A record's tokens before and after its value; a damaged record raises :class:`SeenError`
-    (no check passes on a record it cannot read)."""
+def _decoded(record: str) -> tuple[list, list, bool]:
+    """A record's tokens before and after its value, and whether the value is rounded; a
+    damaged record raises :class:`SeenError` (no check passes on a record it cannot read)."""
     try:
-        before, after = bytes.fromhex(record).decode("utf-8").split("\t")
+        before, after, rounded = bytes.fromhex(record).decode("utf-8").split("\t")
     except ValueError:
         raise SeenError(f"a value's record of what the build read is damaged ({record[:40]!r})") from None
-    return before.split(), after.split()
+    if rounded not in ("", "r"):
+        raise SeenError(f"a value's record of what the build read is damaged ({record[:40]!r})")
+    return before.split(), after.split(), rounded == "r"
 
 
 # ---- the page as a reader sees it -----------------------------------------------------------------
@@ -227,6 +231,135 @@ def _unread_markup(tag: str, a: dict) -> bool:
     return any(not (name == "text-align" or name.startswith("--")) for name in style)
 
 
+#: What a reader reads as a claim about a value from outside its own stretch of text (a column's
+#: header, a row's label, a box's title): the signs and the words of a bound, an equality or an
+#: approximation. Not the minus and the dashes ("Top-1", "Non-causal"), nor words that name a
+#: quantity ("Max context", "Lower layers", "Time to first token", "No. of heads").
+_SAID_SIGNS = frozenset(_SIGN.values()) - {"−"}
+_SAID_WORDS = frozenset((
+    "about above almost approx approximately around below beyond bound bounded bounds cap capped ceiling close "
+    "equal equalling equals exact exactly exceed exceeding exceeds fewer floor greater identical identically least "
+    "less limit more most nearly never not over precisely roughly than under until till up within").split())
+#: The most words a table's cell holds where it is read as a label of the cells beside it.
+LABEL_WORDS = 8
+#: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
+_NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
+
+
+class _Context:
+    """For :class:`_Seen`: the text a reader reads as said of a value that stands outside the
+    value's stretch, where the value opens its stretch (no sentence starts before it there:
+    pass 110 published each of these with a bound the build read nowhere):
+
+    - in a table, the headers over its column, the other cells of its row (a row's label
+      before it, "or less" after it) and the cells above it in its column that hold no
+      number (a header row written in the body), each of them a label (:data:`LABEL_WORDS` words at most: a
+      longer cell is a sentence of its own, as in a table of corrections), and the table's
+      caption;
+    - the title of each box it stands in (an admonition's, a ``<details>``'s summary, a set
+      of tabs' labels, a definition list's terms), unless it asks a question (a box of
+      the kind "question", a title that ends in "?": its answer's sentence states);
+    - in a footnote, the words around the footnote's markers ("at most[^e] nats").
+
+    Each as ``[start, end)`` ranges of :class:`_Seen`'s text; :func:`said_of` gathers them."""
+
+    def __init__(self):
+        self.cells: list[tuple] = []  # (table, row, first column, end column, is a header, start, end)
+        self.captions: dict[int, list] = {}
+        self.refs: dict[str, list] = {}  # footnote -> [(start, end)] of its markers
+        self.of_value: dict[int, tuple] = {}  # a value's start -> (its cell or None, its boxes, its footnote)
+        self._tables: list[list] = []  # [table, row, next column, open cell or None]
+        self._boxes: list = []  # each open box's titles: [(start, end)], or None (a question)
+        self._notes: list[str] = []
+        self._count = 0
+
+    def start(self, tag: str, a: dict, classes: set, at: int):
+        """The role of an element that starts at ``at``: what :meth:`end` does with it."""
+        note = _NOTE.fullmatch(a.get("id", "")) if tag == "li" else None
+        ref = _NOTE_REF.fullmatch(a.get("id", "")) if tag == "sup" else None
+        if tag == "table":
+            self._count += 1
+            self._tables.append([self._count, -1, 0, None])
+            return "table"
+        if tag == "tr" and self._tables:
+            table = self._tables[-1]
+            table[1:] = [table[1] + 1, 0, None]
+        elif tag in ("td", "th") and self._tables:
+            table = self._tables[-1]
+            span = int(a["colspan"]) if a.get("colspan", "").isdigit() else 1
+            table[3] = (table[1], table[2], table[2] + max(1, span), tag == "th", at)
+            table[2] += max(1, span)
+            return "cell"
+        elif tag == "caption" and self._tables:
+            return ("caption", self._tables[-1][0], at)
+        elif tag in ("details", "dl") or classes & {"admonition", "tabbed-set"}:
+            self._boxes.append(None if "question" in classes else [])  # (a question's title asks, its answer states)
+            return "box"
+        elif self._boxes and self._boxes[-1] is not None and (tag in ("summary", "dt", "label")
+                                                                or "admonition-title" in classes):
+            return ("title", self._boxes[-1], at)
+        elif note:
+            self._notes.append(note[1])
+            return "note"
+        elif ref:
+            return ("ref", ref[1], at)
+        return None
+
+    def end(self, role, at: int) -> None:
+        if role == "table":
+            self._tables.pop()
+        elif role == "cell" and self._tables and self._tables[-1][3] is not None:
+            table = self._tables[-1]
+            self.cells.append((table[0], *table[3], at))
+            table[3] = None
+        elif role == "box":
+            self._boxes.pop()
+        elif role == "note":
+            self._notes.pop()
+        elif isinstance(role, tuple) and role[0] == "caption":
+            self.captions.setdefault(role[1], []).append((role[2], at))
+        elif isinstance(role, tuple) and role[0] == "title":
+            role[1].append((role[2], at))
+        elif isinstance(role, tuple) and role[0] == "ref":
+            self.refs.setdefault(role[1], []).append((role[2], at))
+
+    def value_at(self, at: int) -> None:
+        cell = None
+        if self._tables and self._tables[-1][3] is not None:
+            cell = (self._tables[-1][0], *self._tables[-1][3][:3])  # (table, row, first column, end column)
+        self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None)
+
+    def said_of(self, at: int, text: str) -> str:
+        """The text said of the value that starts at ``at`` in ``text``, from outside its stretch."""
+        cell, boxes, note = self.of_value.get(at, (None, [], None))
+        # (a title that asks a question states nothing: "How much faster than MHA?" over its answer)
+        parts = [text[a:b] for box in boxes if box for a, b in box if not text[a:b].rstrip(_EDGE + " ").endswith("?")]
+        if cell is not None:
+            table, row, c0, c1 = cell
+            for t, r, a0, a1, header, a, b in self.cells:
+                over = a0 < c1 and c0 < a1  # (the cell's columns meet the value's)
+                label = header or len(re.findall(r"[^\W_]+", text[a:b])) <= LABEL_WORDS
+                above = r < row and not re.search(r"\d", text[a:b])  # (a header row in the body: no number)
+                if t == table and (r, a0) != (row, c0) and label and (r == row or over and (header or above)):
+                    parts.append(text[a:b])
+            parts += [text[a:b] for a, b in self.captions.get(table, ())]
+        for a, b in self.refs.get(note, ()) if note is not None else ():
+            before = text[max(0, a - SHOWN):a].rsplit(_EDGE, 1)[-1]
+            after = text[b:b + SHOWN].split(_EDGE, 1)[0]
+            parts.append(" ".join(before.split()[-COMPARED:] + ["·"] + after.split()[:COMPARED]))
+        return " ".join(" ".join(parts).replace(_EDGE, " ").split())
+
+
+def _said_claims(said: str) -> list[str]:
+    """The signs and claim words (:data:`_SAID_SIGNS`, :data:`_SAID_WORDS`) of ``said``, and any
+    character outside the alphabet a value may stand after (``claims._readable``: "⋜", "⪕")."""
+    joined = re.sub(r"(?<=\w)[-‐‑](?=\w)", "", said)  # (a hyphenated word is one word: "Speed-up")
+    signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?"]
+    words = [w for w in re.findall(r"[^\W\d_]+", joined.lower()) if w in _SAID_WORDS]
+    odd = [c for c in joined if not (c.isspace() or claims._readable(c) or c in "\u200b\ufffc")]
+    return signs + words + odd
+
+
 class _Seen(HTMLParser):
     """The text of a page as a reader sees it, and where each ``mha-value`` span stands in it
     (its own text as "0", as another value's directive reads in the source)."""
@@ -242,13 +375,8 @@ class _Seen(HTMLParser):
         self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
         self.labels: list[str] = []  # (custom properties' texts: drawn as text)
         self._open: list[tuple[str, str, int]] = []
-        # a table's column headers: (table, column) -> [start, end] of each header cell's text,
-        # and for each value in a table's cell, its (table, column): a header is read as said
-        # of every value in its column ("| error ≤ |" over "0.56", pass 109)
-        self.heads: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        self.value_cells: dict[int, tuple[int, int]] = {}  # (a value's start -> its cell)
-        self._tables: list[list] = []  # [table, next column, open cell (column, is a header, start) or None]
-        self._n_tables = 0
+        self.context = _Context()  # (what a reader reads as said of a value outside its stretch)
+        self._roles: list = []  # (each open element's role in it, popped with the element)
 
     def _add(self, text: str) -> None:
         self.parts.append(text)
@@ -269,7 +397,7 @@ class _Seen(HTMLParser):
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
         if tag in _VOID:
             return
-        self._table_start(tag, a)
+        self._roles.append(self.context.start(tag, a, classes, self.size))
         value = "mha-value" in classes or "data-source" in a and "data-prov" in a
         own = bool(_OWN_MARKUP & classes)
         overlap = bool(self.own and _OVERLAPS & classes)
@@ -280,36 +408,9 @@ class _Seen(HTMLParser):
         self.overlap += overlap
         if value and not self.hidden:
             self._open.append((a.get("data-read", ""), a.get("data-source", ""), self.size))
-            if self._tables and self._tables[-1][2] is not None:
-                self.value_cells[self.size] = (self._tables[-1][0], self._tables[-1][2][0])
+            self.context.value_at(self.size)
             self._add(" 0 ")
             self.in_value += 1
-
-    def _table_start(self, tag: str, a: dict) -> None:
-        if tag == "table":
-            self._n_tables += 1
-            self._tables.append([self._n_tables, 0, None])
-        elif not self._tables:
-            return
-        elif tag == "tr":
-            self._tables[-1][1:] = [0, None]
-        elif tag in ("td", "th"):
-            table = self._tables[-1]
-            span = int(a["colspan"]) if a.get("colspan", "").isdigit() else 1
-            table[2] = (table[1], tag == "th", self.size)
-            table[1] += max(1, span)
-
-    def _table_end(self, tag: str) -> None:
-        if not self._tables:
-            return
-        if tag == "table":
-            self._tables.pop()
-        elif tag in ("td", "th") and self._tables[-1][2] is not None:
-            table = self._tables[-1]
-            column, header, start = table[2]
-            if header:
-                self.heads.setdefault((table[0], column), []).append((start, self.size))
-            table[2] = None
 
     def handle_endtag(self, tag):
         if tag in _VOID or not self.open_tags.get(tag):
@@ -324,7 +425,7 @@ class _Seen(HTMLParser):
                 record, source, start = self._open.pop()
                 self.values.append((record, source, start, self.size))
                 self.in_value -= 1
-            self._table_end(t)
+            self.context.end(self._roles.pop(), self.size)
             if t == tag:
                 break
         if tag in _BLOCKS and not self.hidden:
@@ -375,14 +476,19 @@ def mismatches(output: str) -> list[str]:
     for record, source, start, end in seen.values:
         if not record:
             continue
-        head = " ".join(text[a:b] for a, b in seen.heads.get(seen.value_cells.get(start), ()))
-        claimed = [t for t in tokens(head.replace(_EDGE, " "), markup=False) if t != "·"]
+        read_before, read_after, rounded = _decoded(record)
+        # (where a sentence starts before the value in its stretch, the sentence says what it
+        # claims of it: a question's answer in a box, a table of sentences)
+        opens = not re.search(r"[^\W_]", text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1])
+        said = seen.context.said_of(start, text) if rounded and opens else ""
+        claimed = _said_claims(said) if said else []
         if claimed:
-            out.append(f"{source}'s value stands in a table's column headed {_shown(' '.join(head.replace(_EDGE, ' ').split()))!r}, "
-                       f"which holds a sign or a claim word ({' '.join(claimed)}) that a reader reads as said of each "
-                       "value of the column, and the build does not: name the quantity in the header, and write a "
-                       "bound in a sentence beside the value")
-        read_before, read_after = _decoded(record)
+            out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "
+                       "header, its row or the cells above it, a box's title, the words at its footnote's marker), "
+                       f"with a sign or a claim word ({' '.join(claimed)}) that the build does not read with the "
+                       "value: name the quantity there, and write a bound or an approximation beside the value, "
+                       "where the build reads it")
+            continue
         shown_before = text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1]
         shown_after = text[end:end + SHOWN + 1].split(_EDGE, 1)[0]
         if len(shown_before) > SHOWN:  # (cut in the text, not at its start: no word cut in two)
@@ -395,7 +501,10 @@ def mismatches(output: str) -> list[str]:
             out.append(f"{source}'s value shows as {_shown(shown_before.strip()[-60:])!r} [value] "
                        f"{_shown(shown_after.strip()[:40])!r}, whose signs and claim words ({' '.join(before[-k:]) or '-'}"
                        f" [value] {' '.join(after[:j]) or '-'}) are not the ones the build read in the page's source "
-                       f"({' '.join(read_before[-k:]) or '-'} [value] {' '.join(read_after[:j]) or '-'})")
+                       f"({' '.join(read_before[-k:]) or '-'} [value] {' '.join(read_after[:j]) or '-'}). Something "
+                       "between the sign and the value (markup, a TeX command, an extension's syntax) changes what a "
+                       "reader sees, so the build's checks of the claim read another sentence: write the sign and "
+                       "the value plainly, next to each other")
     return out
 
 
@@ -418,8 +527,6 @@ def check_page(output: str, where: str, *, gathered: bool = False, expected: int
     except SeenError as exc:
         raise SeenError(f"{where}: {exc}") from None
     if found:
-        raise SeenError(f"{where}: {found[0]}. Something between the sign and the value (markup, a TeX command, "
-                        "an extension's syntax) changes what a reader sees, so the build's checks of the claim "
-                        "read another sentence: write the sign and the value plainly, next to each other "
-                        f"(hooks/seen.py){f'; and {len(found) - 1} more on this page' if len(found) > 1 else ''}")
+        raise SeenError(f"{where}: {found[0]} (hooks/seen.py)"
+                        f"{f'; and {len(found) - 1} more on this page' if len(found) > 1 else ''}")
     return re.sub(r' data-read="[0-9a-f]*"', "", output)

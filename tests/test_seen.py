@@ -360,28 +360,59 @@ def test_the_sites_config_runs_the_check_and_a_damaged_record_fails_naming_the_p
         seen.check_page(_page("x ", "", "0a0b"), "p.md")  # (hex, but no tab: not a record)
 
 
-@pytest.mark.parametrize("text, header", [
-    ("| Error ≤ | Head |\n|---|---|\n| {{ value s b .2f round=nearest }} | 1 |", "Error ≤"),
-    ("| Head | Error at most |\n|---|---|\n| 1 | 2 |\n| 2 | {{ value s b .2f round=nearest }} |", "Error at most"),
-    ("| x = | y |\n|:-:|--:|\n| {{ value s b .2f round=nearest }} | 1 |", "x ="),
-    ("| Error | Head |\n|---|---|\n| {{ value s b .2f round=nearest }} | 1 |", None),
+V = "{{ value s b .2f round=nearest }}"  # (0.5634 shown as 0.56: false as a bound "≤ 0.56")
+
+
+@pytest.mark.parametrize("text, said", [
+    # a column's header (pass 109), in either column, under a second row, with a sign the tokens do not list
+    (f"| Error ≤ | Head |\n|---|---|\n| {V} | 1 |", "Error ≤"),
+    (f"| Head | Error at most |\n|---|---|\n| 1 | 2 |\n| 2 | {V} |", "Error at most"),
+    (f"| x = | y |\n|:-:|--:|\n| {V} | 1 |", "x ="),
+    (f"| Model | Error ⋜ |\n|---|---|\n| A | {V} |", "Error ⋜"),
+    # the row's label before the value, a cell after it, a header row written in the body (pass 110)
+    (f"| Quantity | Model A |\n|---|---|\n| Error ≤ (nats) | {V} |", "Error ≤ (nats)"),
+    (f"| Quantity | A | B |\n|---|---|---|\n| Error ≤ (nats) | 0.3 | {V} |", "Error ≤ (nats)"),
+    (f"| Model | Error | |\n|---|---|---|\n| A | {V} | or less |", "or less"),
+    (f"| Model | Error |\n|---|---|\n| | *at most, nats* |\n| A | {V} |", "at most, nats"),
+    # a box's title: an admonition, a collapsible one, a tab's label, a definition's term (pass 110)
+    (f'!!! note "At most (nats)"\n    {V}', "At most (nats)"),
+    (f'??? note "Error ≤ (nats)"\n    {V}', "Error ≤ (nats)"),
+    (f'=== "Upper bound (nats)"\n    {V}', "Upper bound (nats)"),
+    (f"Error ≤ (nats)\n:   Model A\n:   {V}", "Error ≤ (nats)"),
+    # the words at a footnote's marker (pass 110)
+    (f"The error is at most[^e] nats.\n\n[^e]: {V}", "at most"),
 ])
-def test_a_column_header_is_read_as_said_of_each_value_below_it(markdown_of, text, header):
-    """Pass 109 named it: a table's header is read with every cell of its column ("Error ≤"
-    over 0.56 reads "error ≤ 0.56"), and the build read only the cell (published at dd0c3ad,
-    false for 0.5634 shown as 0.56 to its digits). A header with a sign or a claim word over a
-    column that holds a value is refused; a header over other columns, or a plain one, is not."""
+def test_what_a_reader_reads_as_said_of_a_rounded_value_holds_no_claim(markdown_of, text, said):
+    """Pass 109 named a table's header, pass 110 found the rest: text outside a value's own
+    stretch that a reader reads as said of it (a column's header, the row's label, a box's
+    title, the sentence at a footnote's marker). Each was published at 7378999, false for
+    0.5634 shown as 0.56 to its digits; a rounded value there is now refused where that text
+    holds a sign or a claim word."""
     import seen
 
-    if header is None:
-        assert "data-read" not in built(markdown_of, text)
-        return
-    with pytest.raises(seen.SeenError, match=re.escape(f"column headed {header!r}")):
+    with pytest.raises(seen.SeenError, match=r"rounded, stands where '[^']*" + re.escape(said)):
         built(markdown_of, text)
-    # the same header over the column beside the values' is no claim about them
-    beside = text.replace("{{ value s b .2f round=nearest }} | 1 |", "1 | {{ value s b .2f round=nearest }} |")
-    beside = beside.replace("| 2 | {{ value s b .2f round=nearest }} |", "| {{ value s b .2f round=nearest }} | 2 |")
-    assert "data-read" not in built(markdown_of, beside)
+
+
+@pytest.mark.parametrize("text", [
+    # the same text beside the value, not said of it: another column, another table, another box
+    f"| Error ≤ | Head |\n|---|---|\n| 1 | {V} |",
+    f'!!! note "At most (nats)"\n    1\n\n{V} is the error.',
+    # headers that name a quantity, over rounded values (pass 110's class 3)
+    f"| Top-1 accuracy | Non-causal error | Time to first token (ms) |\n|---|---|---|\n| {V} | {V} | {V} |",
+    f"| No. of heads | Max context (tokens) | Lower layers | Speed-up |\n|---|---|---|---|\n| {V} | {V} | {V} | {V} |",
+    # a question's title asks (the site's quiz); a cell that is a sentence of its own, or a
+    # number's, is no label (the site's table of corrections)
+    f'??? question "How much faster than MHA?"\n    {V}× faster.',
+    f'??? question "37. Predict its accuracy, and say why it is not close to 1."\n    {V} here.',
+    f"| claim | right |\n|---|---|\n| the notes say it is exactly a quarter of a cycle over positions 0 to 3 | {V} |",
+    f"| A | B |\n|---|---|\n| x | 3 bytes = 3 B |\n| y | {V} |",
+    # a value shown exactly: "at most 0.5" of 0.5 is true
+    "| Error at most |\n|---|\n| {{ value s half .1f }} |",
+    "The loss[^1] was measured twice.\n\n[^1]: " + V,
+])
+def test_a_plain_header_title_or_marker_is_no_claim(markdown_of, text):
+    assert "data-read" not in built(markdown_of, text)
 
 
 def test_a_header_spanning_columns_is_read_over_each_of_them(markdown_of):
@@ -392,5 +423,17 @@ def test_a_header_spanning_columns_is_read_over_each_of_them(markdown_of):
     table = ('<table><tr><th colspan="2">Pair</th><th>{head}</th></tr>'
              "<tr><td>a</td><td>b</td><td>{{{{ value s b .2f round=nearest }}}}</td></tr></table>")
     assert "data-read" not in built_without_markup_list(markdown_of, table.format(head="Error"))
-    with pytest.raises(seen.SeenError, match="column headed 'Error ≤'"):
+    with pytest.raises(seen.SeenError, match="'Pair a b Error ≤'|'Error ≤"):
         built_without_markup_list(markdown_of, table.format(head="Error ≤"))
+
+
+def test_the_next_tabs_label_is_no_equals_sign_after_a_value(markdown_of):
+    """Pass 110 (class 3): a tab ending in a value, before the next tab's '=== "Model B"', was
+    refused as a value stated exactly ("0.56 ="); an "=" on the next line is still read."""
+    import figure_markdown as FM
+
+    for text in (f'=== "Model A"\n    x {V}\n=== "Model B"\n    y',
+                 f'!!! note "Model A"\n    The error is {V}\n=== "Model B"\n    y'):
+        assert "data-read" not in built(markdown_of, text)
+    with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
+        built(markdown_of, f"x {V}\n= 1")
