@@ -43,6 +43,7 @@ Pages: every page with a value (README, "Write a page").
 from __future__ import annotations
 
 import re
+import unicodedata
 from html.parser import HTMLParser
 
 import claims
@@ -231,45 +232,53 @@ def _unread_markup(tag: str, a: dict) -> bool:
     return any(not (name == "text-align" or name.startswith("--")) for name in style)
 
 
-#: What a reader reads as a claim about a value from outside its own stretch of text (a column's
-#: header, a row's label, a box's title): the signs and the words of a bound, an equality or an
-#: approximation. Not the minus and the dashes ("Top-1", "Non-causal"), nor words that name a
-#: quantity ("Max context", "Lower layers", "Time to first token", "No. of heads").
-_SAID_SIGNS = frozenset(_SIGN.values()) - {"−"}
+#: What a reader reads as a claim about a rounded value from outside its own stretch of text (a
+#: column's header, a row's label, a box's title): the signs and the words of a bound or of
+#: exactness, which the value's declared rounding may make false. Not an approximation ("≈",
+#: "about", "close to": true of a value rounded to its digits), not the minus and the dashes
+#: ("Top-1", "Non-causal"), nor words that name a quantity ("Max context", "Lower layers", "Time
+#: to first token", "No. of heads") or compare things ("faster than MHA").
+_SAID_SIGNS = frozenset(_SIGN.values()) - {"−", "≈"}
 _SAID_WORDS = frozenset((
-    "about above almost approx approximately around below beyond bound bounded bounds cap capped ceiling close "
-    "equal equalling equals exact exactly exceed exceeding exceeds fewer floor greater identical identically least "
-    "less limit more most nearly never not over precisely roughly than under until till up within").split())
-#: The most words a table's cell holds where it is read as a label of the cells beside it.
-LABEL_WORDS = 8
+    "above below beyond bound bounded bounds cap capped ceiling equal equalling equals exact exactly exceed "
+    "exceeding exceeds fewer floor greater identical identically least less limit more most over precisely "
+    "under up within").split())
+#: The most words a value's own stretch holds where its labels (a row's other cells, a box's
+#: title) are read as said of it: more, and its stretch is a sentence that says what it claims.
+LABELLED_WORDS = 8
 #: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
 _NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
 
 
 class _Context:
-    """For :class:`_Seen`: the text a reader reads as said of a value that stands outside the
-    value's stretch, where the value opens its stretch (no sentence starts before it there:
-    pass 110 published each of these with a bound the build read nowhere):
+    """For :class:`_Seen`: the text a reader reads as said of a value from outside the value's
+    stretch (passes 110 and 111 published each of these with a bound the build read nowhere;
+    pass 111 found a way around each narrower reading: a label before the value, a long
+    label, a digit in a header row, a question's title):
 
-    - in a table, the headers over its column, the other cells of its row (a row's label
-      before it, "or less" after it) and the cells above it in its column that hold no
-      number (a header row written in the body), each of them a label (:data:`LABEL_WORDS` words at most: a
-      longer cell is a sentence of its own, as in a table of corrections), and the table's
-      caption;
-    - the title of each box it stands in (an admonition's, a ``<details>``'s summary, a set
-      of tabs' labels, a definition list's terms), unless it asks a question (a box of
-      the kind "question", a title that ends in "?": its answer's sentence states);
-    - in a footnote, the words around the footnote's markers ("at most[^e] nats").
+    - in a table, the headers over its column and the table's caption;
+    - where its own stretch holds :data:`LABELLED_WORDS` words at most (a number with a label
+      or a unit; a longer stretch is a sentence that says what it claims: a question's worked
+      answer, a table of corrections), also the other cells of its row (a row's label before
+      it, "or less" after it), the cells above it in its column in rows that hold no value (a
+      header row written in the body), and the title of each box it stands in (an
+      admonition's, a ``<details>``'s summary, a set of tabs' labels, a definition list's
+      terms);
+    - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
+      header "Error[^1]"), and, for a value in a footnote, the words around the markers
+      that point to it ("at most[^e] nats").
 
-    Each as ``[start, end)`` ranges of :class:`_Seen`'s text; :func:`said_of` gathers them."""
+    Each as ``[start, end)`` ranges of :class:`_Seen`'s text; :meth:`said_of` gathers them."""
 
     def __init__(self):
         self.cells: list[tuple] = []  # (table, row, first column, end column, is a header, start, end)
+        self.valued_rows: set = set()  # (table, row) of the rows that hold a value
         self.captions: dict[int, list] = {}
         self.refs: dict[str, list] = {}  # footnote -> [(start, end)] of its markers
+        self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
         self.of_value: dict[int, tuple] = {}  # a value's start -> (its cell or None, its boxes, its footnote)
         self._tables: list[list] = []  # [table, row, next column, open cell or None]
-        self._boxes: list = []  # each open box's titles: [(start, end)], or None (a question)
+        self._boxes: list[list] = []  # each open box's titles: [(start, end)]
         self._notes: list[str] = []
         self._count = 0
 
@@ -293,14 +302,13 @@ class _Context:
         elif tag == "caption" and self._tables:
             return ("caption", self._tables[-1][0], at)
         elif tag in ("details", "dl") or classes & {"admonition", "tabbed-set"}:
-            self._boxes.append(None if "question" in classes else [])  # (a question's title asks, its answer states)
+            self._boxes.append([])
             return "box"
-        elif self._boxes and self._boxes[-1] is not None and (tag in ("summary", "dt", "label")
-                                                                or "admonition-title" in classes):
+        elif self._boxes and (tag in ("summary", "dt", "label") or "admonition-title" in classes):
             return ("title", self._boxes[-1], at)
         elif note:
             self._notes.append(note[1])
-            return "note"
+            return ("note", note[1], at)
         elif ref:
             return ("ref", ref[1], at)
         return None
@@ -314,8 +322,9 @@ class _Context:
             table[3] = None
         elif role == "box":
             self._boxes.pop()
-        elif role == "note":
+        elif isinstance(role, tuple) and role[0] == "note":
             self._notes.pop()
+            self.notes[role[1]] = (role[2], at)
         elif isinstance(role, tuple) and role[0] == "caption":
             self.captions.setdefault(role[1], []).append((role[2], at))
         elif isinstance(role, tuple) and role[0] == "title":
@@ -327,22 +336,31 @@ class _Context:
         cell = None
         if self._tables and self._tables[-1][3] is not None:
             cell = (self._tables[-1][0], *self._tables[-1][3][:3])  # (table, row, first column, end column)
+            self.valued_rows.add(cell[:2])
         self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None)
 
     def said_of(self, at: int, text: str) -> str:
         """The text said of the value that starts at ``at`` in ``text``, from outside its stretch."""
         cell, boxes, note = self.of_value.get(at, (None, [], None))
-        # (a title that asks a question states nothing: "How much faster than MHA?" over its answer)
-        parts = [text[a:b] for box in boxes if box for a, b in box if not text[a:b].rstrip(_EDGE + " ").endswith("?")]
+        stretch = (text.rfind(_EDGE, 0, at) + 1, (text.find(_EDGE, at) + 1 or len(text) + 1) - 1)
+        # (a value whose own text is a sentence says there what it claims: a question's worked
+        # answer, a table of corrections; one with a few words around it is read with its labels)
+        labelled = len(re.findall(r"[^\W\d_]+", text[slice(*stretch)])) <= LABELLED_WORDS
+        parts = [text[a:b] for box in boxes for a, b in box if not a <= at < b] if labelled else []
+        near = [stretch]
         if cell is not None:
             table, row, c0, c1 = cell
             for t, r, a0, a1, header, a, b in self.cells:
                 over = a0 < c1 and c0 < a1  # (the cell's columns meet the value's)
-                label = header or len(re.findall(r"[^\W_]+", text[a:b])) <= LABEL_WORDS
-                above = r < row and not re.search(r"\d", text[a:b])  # (a header row in the body: no number)
-                if t == table and (r, a0) != (row, c0) and label and (r == row or over and (header or above)):
-                    parts.append(text[a:b])
-            parts += [text[a:b] for a, b in self.captions.get(table, ())]
+                heading = r < row and (t, r) not in self.valued_rows  # (a header row written in the body)
+                if t == table and (r, a0) != (row, c0) and (over and header or labelled and (r == row or over and heading)):
+                    near.append((a, b))
+            near += self.captions.get(table, [])
+        parts += [text[a:b] for a, b in near[1:]]
+        for name, marks in self.refs.items():  # (the footnotes marked on the value, or in those cells)
+            if name in self.notes and any(m >= at and not text[at + 3:m].strip() or any(a <= m < b for a, b in near[1:])
+                                          for m, _ in marks):
+                parts.append(text[slice(*self.notes[name])])
         for a, b in self.refs.get(note, ()) if note is not None else ():
             before = text[max(0, a - SHOWN):a].rsplit(_EDGE, 1)[-1]
             after = text[b:b + SHOWN].split(_EDGE, 1)[0]
@@ -350,13 +368,19 @@ class _Context:
         return " ".join(" ".join(parts).replace(_EDGE, " ").split())
 
 
+#: The names of the signs of a relation outside the alphabet (``claims._readable``): "⋜" is
+#: EQUAL TO OR LESS-THAN, "⪕" SLANTED EQUAL TO OR LESS-THAN, "≂" MINUS TILDE (pass 110). Not the
+#: other signs a formula in a header draws ("⋅", "⊤").
+_RELATION = re.compile(r"LESS|GREATER|EQUAL|EQUIVALENT|IDENTICAL|PRECEDES|SUCCEEDS|TILDE|APPROXIMATE")
+
+
 def _said_claims(said: str) -> list[str]:
-    """The signs and claim words (:data:`_SAID_SIGNS`, :data:`_SAID_WORDS`) of ``said``, and any
-    character outside the alphabet a value may stand after (``claims._readable``: "⋜", "⪕")."""
+    """The signs and claim words (:data:`_SAID_SIGNS`, :data:`_SAID_WORDS`) of ``said``, and the
+    signs of a relation the tokens do not list (:data:`_RELATION`: "⋜", "⪕")."""
     joined = re.sub(r"(?<=\w)[-‐‑](?=\w)", "", said)  # (a hyphenated word is one word: "Speed-up")
     signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?"]
     words = [w for w in re.findall(r"[^\W\d_]+", joined.lower()) if w in _SAID_WORDS]
-    odd = [c for c in joined if not (c.isspace() or claims._readable(c) or c in "\u200b\ufffc")]
+    odd = [c for c in joined if not claims._readable(c) and _RELATION.search(unicodedata.name(c, ""))]
     return signs + words + odd
 
 
@@ -477,10 +501,7 @@ def mismatches(output: str) -> list[str]:
         if not record:
             continue
         read_before, read_after, rounded = _decoded(record)
-        # (where a sentence starts before the value in its stretch, the sentence says what it
-        # claims of it: a question's answer in a box, a table of sentences)
-        opens = not re.search(r"[^\W_]", text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1])
-        said = seen.context.said_of(start, text) if rounded and opens else ""
+        said = seen.context.said_of(start, text) if rounded else ""
         claimed = _said_claims(said) if said else []
         if claimed:
             out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "

@@ -369,6 +369,7 @@ V = "{{ value s b .2f round=nearest }}"  # (0.5634 shown as 0.56: false as a bou
     (f"| Head | Error at most |\n|---|---|\n| 1 | 2 |\n| 2 | {V} |", "Error at most"),
     (f"| x = | y |\n|:-:|--:|\n| {V} | 1 |", "x ="),
     (f"| Model | Error ⋜ |\n|---|---|\n| A | {V} |", "Error ⋜"),
+    (f"| Model | Error ≂ |\n|---|---|\n| A | {V} |", "Error ≂"),
     # the row's label before the value, a cell after it, a header row written in the body (pass 110)
     (f"| Quantity | Model A |\n|---|---|\n| Error ≤ (nats) | {V} |", "Error ≤ (nats)"),
     (f"| Quantity | A | B |\n|---|---|---|\n| Error ≤ (nats) | 0.3 | {V} |", "Error ≤ (nats)"),
@@ -381,6 +382,18 @@ V = "{{ value s b .2f round=nearest }}"  # (0.5634 shown as 0.56: false as a bou
     (f"Error ≤ (nats)\n:   Model A\n:   {V}", "Error ≤ (nats)"),
     # the words at a footnote's marker (pass 110)
     (f"The error is at most[^e] nats.\n\n[^e]: {V}", "at most"),
+    # pass 111: a label before the value, another value before it, a footnote on the value or
+    # on its column's header, a header row in the body with a digit, a long cell, a question's title
+    (f"| Model | Error ≤ |\n|---|---|\n| MHA | mean {V} |", "Error ≤"),
+    (f'=== "Error ≤"\n\n    MHA: {V} nats.\n\n=== "Other"\n\n    x', "Error ≤"),
+    (f"Error ≤\n:   MHA: {V} nats.", "Error ≤"),
+    (f'!!! note "Error at most"\n    {{{{ value s half .1f }}}} and {V} nats.', "Error at most"),
+    (f"The error of MHA is {V}[^1] nats.\n\n[^1]: At most; the true error is no larger.", "At most"),
+    (f"| Model | Error[^1] |\n|---|---|\n| MHA | {V} |\n\n[^1]: Each figure here is an upper bound.", "upper bound"),
+    (f"| Model | Error |\n|---|---|\n| | ≤ (top-1) |\n| MHA | {V} |", "≤ (top-1)"),
+    (f"| Model | Error | Note |\n|---|---|---|\n| MHA | {V} | is an upper bound on the true error of MHA here |",
+     "upper bound"),
+    (f'??? question "Upper bound on the error"\n    {V} nats.', "Upper bound"),
 ])
 def test_what_a_reader_reads_as_said_of_a_rounded_value_holds_no_claim(markdown_of, text, said):
     """Pass 109 named a table's header, pass 110 found the rest: text outside a value's own
@@ -401,12 +414,12 @@ def test_what_a_reader_reads_as_said_of_a_rounded_value_holds_no_claim(markdown_
     # headers that name a quantity, over rounded values (pass 110's class 3)
     f"| Top-1 accuracy | Non-causal error | Time to first token (ms) |\n|---|---|---|\n| {V} | {V} | {V} |",
     f"| No. of heads | Max context (tokens) | Lower layers | Speed-up |\n|---|---|---|---|\n| {V} | {V} | {V} | {V} |",
-    # a question's title asks (the site's quiz); a cell that is a sentence of its own, or a
-    # number's, is no label (the site's table of corrections)
+    # a header with a formula's signs that claim no relation
+    "| Score \\(q^\\top k \\cdot 2\\) |\n|---|\n| " + V + " |",
+    # a title that compares things or asks how close (the site's quiz), a row above that holds a value
     f'??? question "How much faster than MHA?"\n    {V}× faster.',
     f'??? question "37. Predict its accuracy, and say why it is not close to 1."\n    {V} here.',
-    f"| claim | right |\n|---|---|\n| the notes say it is exactly a quarter of a cycle over positions 0 to 3 | {V} |",
-    f"| A | B |\n|---|---|\n| x | 3 bytes = 3 B |\n| y | {V} |",
+    "| A | B |\n|---|---|\n| x | {{ value s half .1f }} bytes = 0.5 B |\n| y | " + V + " |",
     # a value shown exactly: "at most 0.5" of 0.5 is true
     "| Error at most |\n|---|\n| {{ value s half .1f }} |",
     "The loss[^1] was measured twice.\n\n[^1]: " + V,
