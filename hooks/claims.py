@@ -1199,6 +1199,19 @@ def _side_before(before: str) -> str | None:
 _SIGN_AFTER = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*(?P<sign>[≤≥])(?!" + _WRAP + r"\{\{\s*value\b)")
 
 
+#: A name that labels a value after a bound's words, after an optional colon or comma: one word
+#: with a capital letter ("at most: MHA 0.56", "≤ GQA 0.57").
+_LABEL_AT_END = re.compile(r"(?:[^\S\n]*[:,])?[^\S\n]+(?=[\w-]*[A-Z])[^\W\d_][\w-]{0,23}[^\S\n]*:?[^\S\n]*$")
+
+
+def _side_before_label(before: str) -> str | None:
+    """The side of a bound whose words stand before a value's label, not the value: "the errors
+    are at most: MHA 0.56" bounds 0.56 (pass 111: the label hid the bound from the rules, and
+    the page showed it)."""
+    label = _LABEL_AT_END.search(before)
+    return _side_before(before[:label.start()]) if label else None
+
+
 def bounds(text: str, found) -> list[tuple]:
     """The value directives in ``found`` that ``text`` states as a bound: (directive, "down" for
     a lower bound, "up" for an upper one), by the words right before each (:data:`_LOWER_WORDS`,
@@ -1214,7 +1227,7 @@ def bounds(text: str, found) -> list[tuple]:
         after = _BOUND_AFTER.match(_as_read(_ahead(text, d.end, 80)))
         sign = _SIGN_AFTER.match(_as_read(_ahead(text, d.end, 80)))  # "0.56 ≤ w": a lower bound (pass 102)
         side = (("up" if after["upper"] else "down") if after else ("down" if sign["sign"] == "≤" else "up") if sign
-                else _side_before(_back(text, d.start, 400)))
+                else _side_before(_back(text, d.start, 400)) or _side_before_label(_back(text, d.start, 400)))
         if side in ("up", "down") and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
             side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:

@@ -1290,3 +1290,19 @@ def test_pass_109_octal_characters_and_digits_against_a_value_are_refused(text):
 def test_a_value_beside_a_unit_a_bracket_a_list_or_a_range_dash_is_published():
     check("Runs of {{ value s half .1f }}× and {{ value s half .1f }}%, ({{ value s half .1f }}), "
           "{{ value s half .1f }}, 3 and 4, in 2024 {{ value s half .1f }}; heads 1–{{ value s half .1f }}.")
+
+
+@pytest.mark.parametrize("text", [
+    "The errors are at most: MHA {{ value s b .2f round=nearest }}, GQA {{ value s a .4f }}.",
+    "The errors are ≤ MHA {{ value s b .2f round=nearest }} and GQA {{ value s a .4f }}.",
+    "- Error at most: MHA {{ value s b .2f round=nearest }}, GQA {{ value s a .4f }}",
+])
+def test_a_bound_read_through_the_name_that_labels_its_value(text):
+    """Pass 111: a label between a bound's words and the value hid the bound from the rules
+    (0.5634 published as "at most: MHA 0.56"); the rounding must now be the bound's side."""
+    with pytest.raises(ValueError, match="read as an upper bound"):
+        check(text)
+    assert "0.57" in check(text.replace("round=nearest", "round=up"))
+    for plain in ("At most 2 heads use {{ value s b .2f round=nearest }} of the budget.",
+                  "It is at most three; MHA {{ value s b .2f round=nearest }} is the error."):
+        assert "0.56" in check(plain)
