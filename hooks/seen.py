@@ -264,6 +264,8 @@ class _Context:
       header row written in the body), and the title of each box it stands in (an
       admonition's, a ``<details>``'s summary, a set of tabs' labels, a definition list's
       terms);
+    - the titles a pointer shows over its stretch and those places (``<abbr title="at most">``:
+      pass 111);
     - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
       header "Error[^1]"), and, for a value in a footnote, the words around the markers
       that point to it ("at most[^e] nats").
@@ -277,6 +279,7 @@ class _Context:
         self.refs: dict[str, list] = {}  # footnote -> [(start, end)] of its markers
         self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
         self.of_value: dict[int, tuple] = {}  # a value's start -> (its cell or None, its boxes, its footnote)
+        self.hover: list[tuple[int, str]] = []  # (where, text) of each title a pointer shows over the text
         self._tables: list[list] = []  # [table, row, next column, open cell or None]
         self._boxes: list[list] = []  # each open box's titles: [(start, end)]
         self._notes: list[str] = []
@@ -284,6 +287,8 @@ class _Context:
 
     def start(self, tag: str, a: dict, classes: set, at: int):
         """The role of an element that starts at ``at``: what :meth:`end` does with it."""
+        if a.get("title") and tag in ("a", "abbr", "span"):
+            self.hover.append((at, a["title"]))
         note = _NOTE.fullmatch(a.get("id", "")) if tag == "li" else None
         ref = _NOTE_REF.fullmatch(a.get("id", "")) if tag == "sup" else None
         if tag == "table":
@@ -357,6 +362,8 @@ class _Context:
                     near.append((a, b))
             near += self.captions.get(table, [])
         parts += [text[a:b] for a, b in near[1:]]
+        titled = near + [r for box in boxes for r in box] if labelled else near
+        parts += [hover for at_, hover in self.hover if any(a <= at_ < b for a, b in titled)]
         for name, marks in self.refs.items():  # (the footnotes marked on the value, or in those cells)
             if name in self.notes and any(m >= at and not text[at + 3:m].strip() or any(a <= m < b for a, b in near[1:])
                                           for m, _ in marks):

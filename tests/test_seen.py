@@ -453,3 +453,15 @@ def test_the_next_tabs_label_is_no_equals_sign_after_a_value(markdown_of):
         assert "data-read" not in built(markdown_of, text)
     with pytest.raises(FM.FigureMarkdownError, match="after an '='"):
         built(markdown_of, f"x {V}\n= 1")
+
+
+def test_a_title_shown_over_a_rounded_values_text_or_label_holds_no_claim(markdown_of):
+    """Pass 111 (class 2): a header's abbreviation whose title a pointer shows ("at most") was
+    not read; a plain title still passes."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match="at most"):
+        built(markdown_of, f'| Model | <abbr title="at most">Error</abbr> |\n|---|---|\n| MHA | {V} |')
+    with pytest.raises(seen.SeenError, match="exactly"):
+        built(markdown_of, f'The <abbr title="exactly">error</abbr> of MHA is {V} nats.')
+    assert "data-read" not in built(markdown_of, f'The <abbr title="multi-head attention">MHA</abbr> error is {V} nats.')
