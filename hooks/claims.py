@@ -345,8 +345,11 @@ def follows_equals(text: str, start: int, end: int | None = None) -> bool:
         before, listed = before[:earlier.start()], True
     # "==" and "===" state it too, as a reader reads them (pass ninety-five); a line of "=" under
     # a heading (Markdown's setext underline) does not
-    return (before.endswith(_EQUALS) and not before.endswith("=>")
-            and not re.search(r"(?:^|\n)[ \t]*={2,}[ \t]*$", before))
+    if (before.endswith(_EQUALS) and not before.endswith("=>")
+            and not re.search(r"(?:^|\n)[ \t]*={2,}[ \t]*$", before)):
+        return True
+    return any(lead.rstrip().endswith(_EQUALS) and not lead.rstrip().endswith("=>")  # "x = GQA 0.56" (pass 112)
+               for lead in _before_labels(before))
 
 
 # ---- ranges: "from a to b", "a–b", "between a and b" ------------------------------------------------------
@@ -1199,17 +1202,28 @@ def _side_before(before: str) -> str | None:
 _SIGN_AFTER = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*(?P<sign>[≤≥])(?!" + _WRAP + r"\{\{\s*value\b)")
 
 
-#: A name that labels a value after a bound's words, after an optional colon or comma: one word
-#: with a capital letter ("at most: MHA 0.56", "≤ GQA 0.57").
-_LABEL_AT_END = re.compile(r"(?:[^\S\n]*[:,])?[^\S\n]+(?=[\w-]*[A-Z])[^\W\d_][\w-]{0,23}[^\S\n]*:?[^\S\n]*$")
+#: A name that labels a value after a bound's words or an "=", after an optional colon or comma:
+#: one or two words, with a capital letter or a possessive ("at most: MHA 0.56", "≤ GQA 0.57",
+#: "≥ MHA (GQA)", "at least the model's 0.57"), their emphasis, code and links dropped first.
+_LABEL_WORD = r"[^\W\d_][\w-]{0,23}(?:['’]s)?"
+_LABELS_AT_END = [re.compile(r"(?:[^\S\n]*[:,])?[^\S\n]+(?P<label>" + words + r")[^\S\n]*:?[^\S\n]*$")
+                  for words in (_LABEL_WORD, _LABEL_WORD + r"[^\S\n]+\(?" + _LABEL_WORD + r"\)?")]
+
+
+def _before_labels(before: str) -> list[str]:
+    """What stands before the name that ends ``before``, for a name of one word and of two
+    (:data:`_LABELS_AT_END`), its last words' markup dropped."""
+    plain = re.sub(r"\[([^\[\]]*)\]\([^()]*\)", r"\1", before[-200:])
+    plain = re.sub(r"</?(?:em|strong|b|i|u|code|span|abbr|a|mark|small)\b[^<>]*>|[*`]|(?<![\w])_|_(?![\w])", "", plain)
+    return [plain[:m.start()] for m in (p.search(plain) for p in _LABELS_AT_END)
+            if m and (re.search(r"[A-Z]", m["label"]) or re.search(r"['’]s\b", m["label"]))]
 
 
 def _side_before_label(before: str) -> str | None:
     """The side of a bound whose words stand before a value's label, not the value: "the errors
-    are at most: MHA 0.56" bounds 0.56 (pass 111: the label hid the bound from the rules, and
-    the page showed it)."""
-    label = _LABEL_AT_END.search(before)
-    return _side_before(before[:label.start()]) if label else None
+    are at most: MHA 0.56" bounds 0.56 (passes 111 and 112: the label hid the bound from the
+    rules, and the page showed it)."""
+    return next((side for lead in _before_labels(before) if (side := _side_before(lead))), None)
 
 
 def bounds(text: str, found) -> list[tuple]:
@@ -1222,12 +1236,14 @@ def bounds(text: str, found) -> list[tuple]:
     end of a range is the range rule's (:func:`ranges`): "speedups of up to a–b" rounds a range
     outward, and "rises from a up to b" is a range or a change."""
     in_range = {id(d) for pair in ranges(text, found) for d in pair}
+    compared = {id(b) for _, b, _ in comparisons(text, found)}  # ("B's a ≥ A's b": held to data, not a bound)
     out = []
     for d in sorted((d for d in found if d.keyword == "value"), key=lambda d: d.start):
         after = _BOUND_AFTER.match(_as_read(_ahead(text, d.end, 80)))
         sign = _SIGN_AFTER.match(_as_read(_ahead(text, d.end, 80)))  # "0.56 ≤ w": a lower bound (pass 102)
         side = (("up" if after["upper"] else "down") if after else ("down" if sign["sign"] == "≤" else "up") if sign
-                else _side_before(_back(text, d.start, 400)) or _side_before_label(_back(text, d.start, 400)))
+                else _side_before(_back(text, d.start, 400))
+                or (None if id(d) in compared else _side_before_label(_back(text, d.start, 400))))
         if side in ("up", "down") and prose_minus(text, d):  # "≤ −0.56", "−2.35 or less" bound −x: the other side
             side = "down" if side == "up" else "up"
         if side and id(d) not in in_range:

@@ -236,16 +236,22 @@ def _unread_markup(tag: str, a: dict) -> bool:
 #: column's header, a row's label, a box's title): the signs and the words of a bound or of
 #: exactness, which the value's declared rounding may make false. Not an approximation ("≈",
 #: "about", "close to": true of a value rounded to its digits), not the minus and the dashes
-#: ("Top-1", "Non-causal"), nor words that name a quantity ("Max context", "Lower layers", "Time
-#: to first token", "No. of heads") or compare things ("faster than MHA").
+#: ("Top-1", "Non-causal"), nor words that name a quantity or compare things ("Max context",
+#: "Lower layers", "Time to first token", "faster than MHA", "Speed-up over MHA", "more is
+#: better", "Less memory": pass 112).
 _SAID_SIGNS = frozenset(_SIGN.values()) - {"−", "≈"}
-_SAID_WORDS = frozenset((
-    "above below beyond bound bounded bounds cap capped ceiling equal equalling equals exact exactly exceed "
-    "exceeding exceeds fewer floor greater identical identically least less limit more most over precisely "
-    "under up within").split())
-#: The most words a value's own stretch holds where its labels (a row's other cells, a box's
-#: title) are read as said of it: more, and its stretch is a sentence that says what it claims.
-LABELLED_WORDS = 8
+_SAID_WORDS = re.compile(
+    r"\b(?:at\s+(?:the\s+)?(?:most|least)|(?:no|not|never)\s+(?:more|less|fewer|greater|higher|lower)\s+than"
+    r"|(?:more|less|fewer|greater)\s+than|or\s+(?:more|less|fewer|above|below|higher|lower)|up\s+to"
+    r"|(?:upper|lower)\s+(?:bound|limit)|bound(?:s|ed)?|limits?|cap(?:s|ped)?|ceiling|floor|within|exceed\w*"
+    r"|above|below|under|beyond|exact(?:ly)?|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
+#: The tokens that make the value after them approximate ("≈ 0.56", "about 0.56").
+_APPROXIMATE = frozenset("≈ about approx approximately around roughly nearly almost".split())
+#: The most words a value's own stretch holds, or the most that stand before it there, where its
+#: labels (a row's other cells, a box's title, the text before it) are read as said of it: more,
+#: and its stretch is a sentence that says what it claims ("0.57 nats (mean of five seeds, ...)"
+#: is a value with a gloss: pass 112).
+LABELLED_WORDS, LEAD_WORDS = 8, 2
 #: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
 _NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
 
@@ -257,13 +263,15 @@ class _Context:
     label, a digit in a header row, a question's title):
 
     - in a table, the headers over its column and the table's caption;
-    - where its own stretch holds :data:`LABELLED_WORDS` words at most (a number with a label
+    - where its own stretch holds :data:`LABELLED_WORDS` words at most, or :data:`LEAD_WORDS`
+      before it (a number with a label
       or a unit; a longer stretch is a sentence that says what it claims: a question's worked
       answer, a table of corrections), also the other cells of its row (a row's label before
       it, "or less" after it), the cells above it in its column in rows that hold no value (a
-      header row written in the body), and the title of each box it stands in (an
-      admonition's, a ``<details>``'s summary, a set of tabs' labels, a definition list's
-      terms);
+      header row written in the body), the title of each box it stands in (an admonition's,
+      a ``<details>``'s summary, a set of tabs' labels, a definition list's terms), and the
+      last words of the text before its stretch (a heading, a list's item, a bold lead: pass
+      112);
     - the titles a pointer shows over its stretch and those places (``<abbr title="at most">``:
       pass 111);
     - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
@@ -350,8 +358,12 @@ class _Context:
         stretch = (text.rfind(_EDGE, 0, at) + 1, (text.find(_EDGE, at) + 1 or len(text) + 1) - 1)
         # (a value whose own text is a sentence says there what it claims: a question's worked
         # answer, a table of corrections; one with a few words around it is read with its labels)
-        labelled = len(re.findall(r"[^\W\d_]+", text[slice(*stretch)])) <= LABELLED_WORDS
+        words = lambda a, b: len(re.findall(r"[^\W\d_]+", text[a:b]))  # noqa: E731
+        labelled = words(*stretch) <= LABELLED_WORDS or words(stretch[0], at) <= LEAD_WORDS
         parts = [text[a:b] for box in boxes for a, b in box if not a <= at < b] if labelled else []
+        if labelled:  # (the last words of the text before its stretch: a heading, a list's item, a bold lead)
+            before = [p for p in text[:stretch[0]].split(_EDGE) if p.strip()][-1:]
+            parts += [" ".join(before[0].split()[-LEAD_WORDS * 2:])] if before else []
         near = [stretch]
         if cell is not None:
             table, row, c0, c1 = cell
@@ -381,12 +393,13 @@ class _Context:
 _RELATION = re.compile(r"LESS|GREATER|EQUAL|EQUIVALENT|IDENTICAL|PRECEDES|SUCCEEDS|TILDE|APPROXIMATE")
 
 
-def _said_claims(said: str) -> list[str]:
+def _said_claims(said: str, *, minus: bool = False) -> list[str]:
     """The signs and claim words (:data:`_SAID_SIGNS`, :data:`_SAID_WORDS`) of ``said``, and the
-    signs of a relation the tokens do not list (:data:`_RELATION`: "⋜", "⪕")."""
+    signs of a relation the tokens do not list (:data:`_RELATION`: "⋜", "⪕"); with ``minus``, a
+    minus or a dash too (a phone label is drawn right before each value: "−" there is its sign)."""
     joined = re.sub(r"(?<=\w)[-‐‑](?=\w)", "", said)  # (a hyphenated word is one word: "Speed-up")
-    signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?"]
-    words = [w for w in re.findall(r"[^\W\d_]+", joined.lower()) if w in _SAID_WORDS]
+    signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?" or minus and t == "−"]
+    words = [" ".join(m[0].lower().split()) for m in _SAID_WORDS.finditer(joined)]
     odd = [c for c in joined if not claims._readable(c) and _RELATION.search(unicodedata.name(c, ""))]
     return signs + words + odd
 
@@ -501,14 +514,24 @@ def mismatches(output: str) -> list[str]:
             out.append(f"a custom property {label!r} is not one plain quoted text (one string, no escape, no attr(), "
                        "the characters of the alphabet a value may stand after), "
                        "which the stylesheet may draw as text a reader reads and the build does not")
-        elif set(tokens(label.strip().strip("\x22\x27"), markup=False)) - {"·"}:
-            out.append(f"a table's phone label {label!r} holds a sign or a claim word ({' '.join(tokens(label, markup=False))}), "
+        elif _said_claims(label.strip().strip("\x22\x27"), minus=True):  # (as a header is read: pass 112)
+            out.append(f"a table's phone label {label!r} holds a sign or a claim word "
+                       f"({' '.join(_said_claims(label.strip().strip(chr(34) + chr(39)), minus=True))}), "
                        "which a reader reads before each value of its column and the build does not")
     for record, source, start, end in seen.values:
         if not record:
             continue
         read_before, read_after, rounded = _decoded(record)
-        said = seen.context.said_of(start, text) if rounded else ""
+        shown_before = text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1]
+        shown_after = text[end:end + SHOWN + 1].split(_EDGE, 1)[0]
+        if len(shown_before) > SHOWN:  # (cut in the text, not at its start: no word cut in two)
+            shown_before = re.sub(r"^\S*\s", "", shown_before[1:])
+        if len(shown_after) > SHOWN:
+            shown_after = re.sub(r"\s\S*$", "", shown_after[:-1])
+        before, after = tokens(shown_before, markup=False), tokens(shown_after, markup=False)
+        # (a value the page itself makes approximate, "≈ 0.56", "about 0.56", is true under any label)
+        approximate = before[-1:] and before[-1] in _APPROXIMATE
+        said = seen.context.said_of(start, text) if rounded and not approximate else ""
         claimed = _said_claims(said) if said else []
         if claimed:
             out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "
@@ -517,13 +540,6 @@ def mismatches(output: str) -> list[str]:
                        "value: name the quantity there, and write a bound or an approximation beside the value, "
                        "where the build reads it")
             continue
-        shown_before = text[max(0, start - SHOWN - 1):start].rsplit(_EDGE, 1)[-1]
-        shown_after = text[end:end + SHOWN + 1].split(_EDGE, 1)[0]
-        if len(shown_before) > SHOWN:  # (cut in the text, not at its start: no word cut in two)
-            shown_before = re.sub(r"^\S*\s", "", shown_before[1:])
-        if len(shown_after) > SHOWN:
-            shown_after = re.sub(r"\s\S*$", "", shown_after[:-1])
-        before, after = tokens(shown_before, markup=False), tokens(shown_after, markup=False)
         k, j = min(COMPARED, len(before)), min(COMPARED, len(after))
         if (k and read_before[-k:] != before[-k:]) or (j and read_after[:j] != after[:j]):
             out.append(f"{source}'s value shows as {_shown(shown_before.strip()[-60:])!r} [value] "

@@ -14,6 +14,8 @@ not 0.69; 0.1267 shown "0.13" lies below a range that starts at 0.13; 0.5734 > 0
 are stand-ins)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from test_faults import _with_values
@@ -1306,3 +1308,26 @@ def test_a_bound_read_through_the_name_that_labels_its_value(text):
     for plain in ("At most 2 heads use {{ value s b .2f round=nearest }} of the budget.",
                   "It is at most three; MHA {{ value s b .2f round=nearest }} is the error."):
         assert "0.56" in check(plain)
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("x ≥ *GQA* {{ value s b .2f round=up }}", "lower bound"),
+    ("the error is at least *GQA* {{ value s b .2f round=up }}", "lower bound"),
+    ("error ≥ `GQA` {{ value s b .2f round=up }}", "lower bound"),
+    ("x ≤ [MHA](#a) {{ value s b .2f round=nearest }}", "upper bound"),
+    ("x ≤ MHA's {{ value s b .2f round=nearest }}", "upper bound"),
+    ("x ≤ MHA (GQA) {{ value s b .2f round=nearest }}", "upper bound"),
+    ("at most the model's {{ value s b .2f round=nearest }}", "upper bound"),
+    ("x = GQA {{ value s b .2f round=nearest }}", "after an '='"),
+    ("x = *GQA* {{ value s b .2f round=up }}", "after an '='"),
+])
+def test_pass_112_a_bound_or_an_equals_sign_read_through_any_label(text, refused):
+    """Pass 112: a label in emphasis, code or a link, a possessive, two names, and an "=" before
+    a label hid the claim from the rules (each published at b7548c0, false for 0.5634); a
+    sentence whose words before the value are no name is still not read as a bound."""
+    with pytest.raises(ValueError, match=refused):
+        check(text)
+    for plain in ("at most two heads use {{ value s b .2f round=nearest }} of the budget.",
+                  "Set d_model = 512 and MHA {{ value s b .2f round=nearest }} is the loss.",
+                  "x ≥ *GQA* {{ value s b .2f round=down }}"):
+        assert re.search(r"0\.5[67]", check(plain))

@@ -439,7 +439,7 @@ def test_a_header_spanning_columns_is_read_over_each_of_them(markdown_of):
     table = ('<table><tr><th colspan="2">Pair</th><th>{head}</th></tr>'
              "<tr><td>a</td><td>b</td><td>{{{{ value s b .2f round=nearest }}}}</td></tr></table>")
     assert "data-read" not in built_without_markup_list(markdown_of, table.format(head="Error"))
-    with pytest.raises(seen.SeenError, match="'Pair a b Error ≤'|'Error ≤"):
+    with pytest.raises(seen.SeenError, match="stands where '[^']*Error ≤"):
         built_without_markup_list(markdown_of, table.format(head="Error ≤"))
 
 
@@ -465,3 +465,49 @@ def test_a_title_shown_over_a_rounded_values_text_or_label_holds_no_claim(markdo
     with pytest.raises(seen.SeenError, match="exactly"):
         built(markdown_of, f'The <abbr title="exactly">error</abbr> of MHA is {V} nats.')
     assert "data-read" not in built(markdown_of, f'The <abbr title="multi-head attention">MHA</abbr> error is {V} nats.')
+
+
+STACK = "<div class=\"mha-stack\" markdown style=\"--mha-col-2: '{label}'\">\n\n| Head | Error |\n|---|---|\n| MHA | {value} |\n\n</div>"
+
+
+@pytest.mark.parametrize("text, said", [
+    # the text before a value's stretch: a heading, a list's item, a bold lead paragraph (F3)
+    ("### Lower bound\n\n{{ value s b .2f round=up }}", "Lower bound"),
+    (f"### Upper bound\n\n{V}", "Upper bound"),
+    (f"Upper bound\n-----------\n\n{V}", "Upper bound"),
+    (f"- Lower bound on the error\n    - {V}", "bound on the error"),
+    (f"**Upper bound on the error**\n\n{V}", "bound on the error"),
+    # a row's label over a value with a gloss after it (F5)
+    (f"| Quantity | Value |\n|---|---|\n| Upper bound | {V} nats (mean of five seeds, validation split, no dropout) |",
+     "Upper bound"),
+])
+def test_pass_112_labels_before_a_value_and_across_a_gloss_are_read(markdown_of, text, said):
+    """Pass 112: each published at b7548c0 a rounded value under a label that makes it a bound
+    ("Upper bound" over 0.56 of 0.5634, "Lower bound" over 0.57)."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=r"rounded, stands where '[^']*" + re.escape(said)):
+        built(markdown_of, text)
+
+
+@pytest.mark.parametrize("label, value", [("Exact", V), ("Error bound", V), ("Ceiling", V),
+                                          ("Floor", "{{ value s b .2f round=up }}")])
+def test_pass_112_a_phone_label_is_read_as_a_header_is(markdown_of, label, value):
+    """Pass 112 (F4): a stacked table's phone label was read for the claim tokens of the text,
+    not for the words a header is read for ("Exact 0.56" on a phone)."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match="phone label"):
+        built(markdown_of, STACK.format(label=label, value=value))
+
+
+@pytest.mark.parametrize("text", [
+    # a ratio, a preference, a title that names a benefit, a label naming an extremum (pass 112's class 3)
+    f"| Model | Speed-up over MHA | Tokens/s (more is better) |\n|---|---|---|\n| GQA | {V} | {V} |",
+    f'!!! tip "Less memory with GQA"\n    KV cache: {V} GB',
+    STACK.format(label="Error max", value=V),
+    # a value the page makes approximate is true under a bound's label
+    f"### Upper bound\n\n≈ {V}",
+])
+def test_pass_112_ordinary_labels_pass(markdown_of, text):
+    assert "data-read" not in built(markdown_of, text)
