@@ -742,6 +742,10 @@ _ATTR_LIST = re.compile(r"(?<![{\\])\{:?[ \t]*(?:[.#][\w:.-]|[\w-]+[ \t]*=)[^{}\
 _ANCHOR = re.compile(r"\{:?[ \t]*(?:#[\w:.-]+|\.mha-print-note)[ \t]*\}")  # (or the home page's note, left off paper)
 
 
+#: Greek letters drawn like Latin ones ("ο" like "o", "κ" like "k"); every Cyrillic letter counts too.
+_LOOKALIKES = frozenset("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορυχ")
+
+
 def check_page_markup(page_where: str, text: str) -> None:
     """A page with values holds, anywhere, only the HTML of :data:`_HTML_IN_VALUE_PARAGRAPHS`
     (and ``id`` on any of it) and attribute lists that are anchors (:data:`_ANCHOR`): markup
@@ -754,6 +758,12 @@ def check_page_markup(page_where: str, text: str) -> None:
             raise ClaimError(f"{page_where}: the page holds values and the attribute list {m[0]!r}, markup the build "
                              "does not read: it may lay a paragraph out beside another or draw text before a value "
                              "(pass one hundred and six); an attribute list on such a page is an anchor, {: #name }")
+    for m in re.finditer(r"[^\W\d_]+", prose):  # (code and formulas left out: "\\alpha" is a command)
+        if re.search(r"[A-Za-z]", m[0]) and any(c in _LOOKALIKES or 0x0400 <= ord(c) <= 0x04FF for c in m[0]):
+            raise ClaimError(f"{page_where}: the page holds values and the word {m[0]!r}, which mixes Latin letters with "
+                             "Greek or Cyrillic ones that look like them: a reader reads the Latin word ('at mоst' "
+                             "with a Cyrillic 'о' reads 'at most'), the build another (pass one hundred and "
+                             "thirteen); write the word in one alphabet")
     for m in _RAW_TAG.finditer(prose):
         tag = m[2].lower()
         names = {name.lower() for name, _ in _ATTRIBUTE.findall(m[3])} - {"id"}

@@ -247,11 +247,15 @@ _SAID_WORDS = re.compile(
     r"|above|below|under|beyond|exact(?:ly)?|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
 #: The tokens that make the value after them approximate ("≈ 0.56", "about 0.56").
 _APPROXIMATE = frozenset("≈ about approx approximately around roughly nearly almost".split())
-#: The most words a value's own stretch holds, or the most that stand before it there, where its
-#: labels (a row's other cells, a box's title, the text before it) are read as said of it: more,
-#: and its stretch is a sentence that says what it claims ("0.57 nats (mean of five seeds, ...)"
-#: is a value with a gloss: pass 112).
-LABELLED_WORDS, LEAD_WORDS = 8, 2
+#: The most words that stand before a value in its stretch where its labels (a row's other
+#: cells, a box's title, the text before it) are read as said of it: more, and a sentence leads
+#: to the value and says what it claims ("It falls from 32.5 ..."); fewer, and the value is a
+#: label's ("MHA: 0.56 nats", "0.57 nats (mean of five seeds, ...)": passes 111 and 112; the
+#: count of the whole stretch, first used, read a short sentence as a label, pass 113).
+LEAD_WORDS = 2
+#: The most words of the text before a labelled value (or its table) where it is read as its
+#: label: a heading, a bold lead; longer, it is read where it ends in a colon.
+LABEL_WORDS = 8
 #: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
 _NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
 
@@ -263,19 +267,19 @@ class _Context:
     label, a digit in a header row, a question's title):
 
     - in a table, the headers over its column and the table's caption;
-    - where its own stretch holds :data:`LABELLED_WORDS` words at most, or :data:`LEAD_WORDS`
-      before it (a number with a label
+    - where at most :data:`LEAD_WORDS` words stand before it in its stretch (a number with a label
       or a unit; a longer stretch is a sentence that says what it claims: a question's worked
       answer, a table of corrections), also the other cells of its row (a row's label before
       it, "or less" after it), the cells above it in its column in rows that hold no value (a
       header row written in the body), the title of each box it stands in (an admonition's,
       a ``<details>``'s summary, a set of tabs' labels, a definition list's terms), and the
-      last words of the text before its stretch (a heading, a list's item, a bold lead: pass
-      112);
+      text right before its stretch, or before its table, where it is a label (at most
+      :data:`LABEL_WORDS` words: a heading, a bold lead, a list's parent item) or ends in a
+      colon (passes 112 and 113);
     - the titles a pointer shows over its stretch and those places (``<abbr title="at most">``:
       pass 111);
     - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
-      header "Error[^1]"), and, for a value in a footnote, the words around the markers
+      header "Error[^1]"), and, for a value in a footnote, the sentences of the markers
       that point to it ("at most[^e] nats").
 
     Each as ``[start, end)`` ranges of :class:`_Seen`'s text; :meth:`said_of` gathers them."""
@@ -283,6 +287,7 @@ class _Context:
     def __init__(self):
         self.cells: list[tuple] = []  # (table, row, first column, end column, is a header, start, end)
         self.valued_rows: set = set()  # (table, row) of the rows that hold a value
+        self.table_starts: dict[int, int] = {}  # table -> where it starts in the text
         self.captions: dict[int, list] = {}
         self.refs: dict[str, list] = {}  # footnote -> [(start, end)] of its markers
         self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
@@ -302,6 +307,7 @@ class _Context:
         if tag == "table":
             self._count += 1
             self._tables.append([self._count, -1, 0, None])
+            self.table_starts[self._count] = at
             return "table"
         if tag == "tr" and self._tables:
             table = self._tables[-1]
@@ -359,11 +365,14 @@ class _Context:
         # (a value whose own text is a sentence says there what it claims: a question's worked
         # answer, a table of corrections; one with a few words around it is read with its labels)
         words = lambda a, b: len(re.findall(r"[^\W\d_]+", text[a:b]))  # noqa: E731
-        labelled = words(*stretch) <= LABELLED_WORDS or words(stretch[0], at) <= LEAD_WORDS
+        labelled = words(stretch[0], at) <= LEAD_WORDS
         parts = [text[a:b] for box in boxes for a, b in box if not a <= at < b] if labelled else []
-        if labelled:  # (the last words of the text before its stretch: a heading, a list's item, a bold lead)
-            before = [p for p in text[:stretch[0]].split(_EDGE) if p.strip()][-1:]
-            parts += [" ".join(before[0].split()[-LEAD_WORDS * 2:])] if before else []
+        if labelled:  # (the text before it: a heading, a list's lead and items, a bold lead; before a table, its own)
+            top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
+            lead = [p for p in text[:top].split(_EDGE) if p.strip()][-1:]
+            # (a label or a heading, or a sentence that leads into what follows with a colon; a
+            # paragraph of its own before it says what it claims of its own numbers)
+            parts += [p for p in lead if len(re.findall(r"[^\W\d_]+", p)) <= LABEL_WORDS or p.rstrip().endswith(":")]
         near = [stretch]
         if cell is not None:
             table, row, c0, c1 = cell
@@ -381,9 +390,7 @@ class _Context:
                                           for m, _ in marks):
                 parts.append(text[slice(*self.notes[name])])
         for a, b in self.refs.get(note, ()) if note is not None else ():
-            before = text[max(0, a - SHOWN):a].rsplit(_EDGE, 1)[-1]
-            after = text[b:b + SHOWN].split(_EDGE, 1)[0]
-            parts.append(" ".join(before.split()[-COMPARED:] + ["·"] + after.split()[:COMPARED]))
+            parts.append(text[text.rfind(_EDGE, 0, a) + 1:(text.find(_EDGE, b) + 1 or len(text) + 1) - 1])
         return " ".join(" ".join(parts).replace(_EDGE, " ").split())
 
 
@@ -399,7 +406,8 @@ def _said_claims(said: str, *, minus: bool = False) -> list[str]:
     minus or a dash too (a phone label is drawn right before each value: "−" there is its sign)."""
     joined = re.sub(r"(?<=\w)[-‐‑](?=\w)", "", said)  # (a hyphenated word is one word: "Speed-up")
     signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?" or minus and t == "−"]
-    words = [" ".join(m[0].lower().split()) for m in _SAID_WORDS.finditer(joined)]
+    spaced = re.sub(r"(?<=\w)[-‐‑](?=\w)", " ", said)  # (and its words apart: "Upper-bound", pass 113)
+    words = [" ".join(m[0].lower().split()) for m in _SAID_WORDS.finditer(spaced)]
     odd = [c for c in joined if not claims._readable(c) and _RELATION.search(unicodedata.name(c, ""))]
     return signs + words + odd
 

@@ -511,3 +511,48 @@ def test_pass_112_a_phone_label_is_read_as_a_header_is(markdown_of, label, value
 ])
 def test_pass_112_ordinary_labels_pass(markdown_of, text):
     assert "data-read" not in built(markdown_of, text)
+
+
+@pytest.mark.parametrize("text, said", [
+    # a claim word written with a hyphen (F1)
+    (f"| Model | Upper-bound |\n|---|---|\n| MHA | {V} |", "Upper-bound"),
+    (f"| Model | Not-to-exceed error |\n|---|---|\n| MHA | {V} |", "Not-to-exceed"),
+    (f'!!! note "Upper-bound"\n    {V}', "Upper-bound"),
+    # a label read whole, and a lead ending in a colon (F2); a heading over the value's table (F5)
+    (f"### Upper bound on the error of MHA\n\n{V}", "Upper bound"),
+    (f"**At most, over all heads and seeds:**\n\n{V}", "At most"),
+    (f"The error is bounded above by the following, for all the heads in the model:\n\n{V}", "bounded"),
+    (f"### Upper bounds of the error\n\n| Model | Error |\n|---|---|\n| MHA | {V} |", "Upper bounds"),
+    # the whole sentence of a footnote's marker (F6)
+    (f"The error of every head is at most, in nats over five seeds[^e], what the run measured.\n\n[^e]: {V}", "at most"),
+])
+def test_pass_113_hyphens_whole_labels_headings_over_tables_and_marker_sentences(markdown_of, text, said):
+    """Pass 113: each published at 988810e, a bound read in a label over 0.5634 shown as 0.56."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=r"rounded, stands where '[^']*" + re.escape(said)):
+        built(markdown_of, text)
+    with pytest.raises(seen.SeenError, match="phone label"):
+        built(markdown_of, STACK.format(label="Upper-bound", value=V))
+
+
+def test_pass_113_a_word_in_two_alphabets_is_refused_on_a_page_with_values(markdown_of):
+    """Pass 113 (F4): "at mоst" with a Cyrillic "о" reads "at most" and is no claim word to the
+    build; a page with values spells its words in one alphabet (a Greek letter beside a Latin one
+    that looks like none, "kω", is a product)."""
+    import figure_markdown as FM
+
+    for text in (f"The error is at m\u043est {V}.", f"| Model | Upper b\u043eund |\n|---|---|\n| MHA | {V} |",
+                 f"The error is at m\u03bfst {V}."):
+        with pytest.raises(FM.FigureMarkdownError, match="mixes Latin letters"):
+            built(markdown_of, text)
+    assert "data-read" not in built(markdown_of, f"The phase kω is {V} here.")
+
+
+@pytest.mark.parametrize("text", [
+    # a sentence leads to the value: what stands before its paragraph is not its label (the site's pages)
+    f'![a curve](figures/x.svg "RoFormer\'s bound for d_head = 128.")\n\nIt falls from {V} at distance 0 to {V} at 256.',
+    f"Read the maps: two or more positions away the weight falls.\n\n*The* paid {V} of its attention.",
+])
+def test_pass_113_a_sentence_before_a_value_is_not_its_label(markdown_of, text):
+    assert "data-read" not in built(markdown_of, text)
