@@ -629,6 +629,11 @@ _STACKING = frozenset("frac dfrac tfrac cfrac binom dbinom tbinom genfrac overse
                       "brace brack".split())
 
 
+#: Drawing commands that take two arguments, and those written between their two operands.
+_TWO_ARGUMENTS = frozenset("frac dfrac tfrac cfrac binom dbinom tbinom overset underset stackrel".split())
+_INFIX = frozenset("atop over choose brace brack".split())
+
+
 def draws_around_nothing(text: str) -> str | None:
     """A drawing command of ``text`` (:data:`_DRAWING`) with an argument that shows no letter or
     digit (:data:`_SHOWS_NO_TEXT` aside: spaces, spacing, phantoms, other drawings): a bar under,
@@ -638,7 +643,15 @@ def draws_around_nothing(text: str) -> str | None:
     for m in _DRAWING.finditer(text):
         stacks = True  # (pass 107: every drawing, "\\underline{<}" draws "≤", "\\underline{-}" an "=")
         pos = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)?").match(text, m.end()).end()
-        while pos < len(text) and text[pos] == "{":
+        unbraced = 0 if m[0][1:] in _INFIX else 2 if m[0][1:] in _TWO_ARGUMENTS else 1
+        while pos < len(text) and (text[pos] == "{" or unbraced > 0):
+            if text[pos] != "{":  # an argument of one token, "\\underline <" (pass 114): a letter or a digit
+                token = re.compile(r"\\[A-Za-z]+|\\.|\S").match(text, pos)
+                if token and not re.fullmatch(r"[^\W_]|\\" + _TEX_LETTERS, token[0]):
+                    return text[m.start():token.end()]
+                pos, unbraced = re.compile(r"\s*").match(text, token.end() if token else len(text)).end(), unbraced - 1
+                continue
+            unbraced -= 1
             end = _group(text, pos)
             if end < 0:
                 break

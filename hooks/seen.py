@@ -545,8 +545,9 @@ def mismatches(output: str) -> list[str]:
             out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "
                        "header, its row or the cells above it, a box's title, the words at its footnote's marker), "
                        f"with a sign or a claim word ({' '.join(claimed)}) that the build does not read with the "
-                       "value: name the quantity there, and write a bound or an approximation beside the value, "
-                       "where the build reads it")
+                       "value: name the quantity there, and write the bound right before the value in words the "
+                       "build reads ('≤', 'at most', 'up to', with round=up; '≥', 'at least', with round=down), or "
+                       "mark it approximate there ('≈', 'about')")
             continue
         k, j = min(COMPARED, len(before)), min(COMPARED, len(after))
         if (k and read_before[-k:] != before[-k:]) or (j and read_after[:j] != after[:j]):

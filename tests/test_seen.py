@@ -556,3 +556,28 @@ def test_pass_113_a_word_in_two_alphabets_is_refused_on_a_page_with_values(markd
 ])
 def test_pass_113_a_sentence_before_a_value_is_not_its_label(markdown_of, text):
     assert "data-read" not in built(markdown_of, text)
+
+
+@pytest.mark.parametrize("text", [
+    rf"Here \(x \underline < {V}\) nats.", rf"Here \(x \underline\lt {V}\) nats.",
+    rf"Here \(x \mathrel{{\underline <}} {V}\) nats.", rf"The error \(x\underline<\) {V} nats.",
+    rf"Here \(x \underset-< {V}\) nats.", rf"Here \(x \underset - \lt {V}\) nats.", rf"Here \(x \overset-- {V}\) nats.",
+])
+def test_pass_114_a_drawing_of_an_unbraced_sign_is_refused(markdown_of, text):
+    """Pass 114: TeX takes one token as an argument without braces; "\\underline <" drew "≤" and
+    "\\overset--" an "=" before a value (published at 78bdd63, false for 0.5634 as 0.56). An
+    unbraced argument of a drawing shows a letter or a digit, as "\\frac12", "\\hat x" do."""
+    import figure_markdown as FM
+
+    with pytest.raises(FM.FigureMarkdownError, match="draws a line or a box around nothing"):
+        built(markdown_of, text)
+    assert "data-read" not in built(markdown_of, rf"Here \(\frac12 + \hat x + \vec\alpha\) is {V}.")
+
+
+def test_pass_114_the_message_says_where_the_build_reads_a_bound(markdown_of):
+    """Pass 114 (F6): the advice "write a bound beside the value" led to "0.56 at most", which
+    the rules do not read; the message names the words and the place the build reads."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=r"right before the value in words the build reads \('≤', 'at most'"):
+        built(markdown_of, f"| Model | At most |\n|---|---|\n| GQA | {V} |")
