@@ -362,17 +362,16 @@ class _Context:
         """The text said of the value that starts at ``at`` in ``text``, from outside its stretch."""
         cell, boxes, note = self.of_value.get(at, (None, [], None))
         stretch = (text.rfind(_EDGE, 0, at) + 1, (text.find(_EDGE, at) + 1 or len(text) + 1) - 1)
-        # (a value whose own text is a sentence says there what it claims: a question's worked
-        # answer, a table of corrections; one with a few words around it is read with its labels)
-        words = lambda a, b: len(re.findall(r"[^\W\d_]+", text[a:b]))  # noqa: E731
-        labelled = words(stretch[0], at) <= LEAD_WORDS
+        # (a value a sentence leads to says there what it claims: a question's worked answer, a
+        # table of corrections; one with at most LEAD_WORDS words before it is a label's)
+        labelled = _words(text[stretch[0]:at]) <= LEAD_WORDS
         parts = [text[a:b] for box in boxes for a, b in box if not a <= at < b] if labelled else []
-        if labelled:  # (the text before it: a heading, a list's lead and items, a bold lead; before a table, its own)
+        if labelled:  # (the text right before it, or before its table: a heading, a bold lead, a list's parent)
             top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
             lead = [p for p in text[:top].split(_EDGE) if p.strip()][-1:]
-            # (a label or a heading, or a sentence that leads into what follows with a colon; a
-            # paragraph of its own before it says what it claims of its own numbers)
-            parts += [p for p in lead if len(re.findall(r"[^\W\d_]+", p)) <= LABEL_WORDS or p.rstrip().endswith(":")]
+            # (a label, or a sentence that leads into what follows with a colon; a paragraph of
+            # its own says what it claims of its own numbers)
+            parts += [p for p in lead if _words(p) <= LABEL_WORDS or p.rstrip().endswith(":")]
         near = [stretch]
         if cell is not None:
             table, row, c0, c1 = cell
@@ -392,6 +391,11 @@ class _Context:
         for a, b in self.refs.get(note, ()) if note is not None else ():
             parts.append(text[text.rfind(_EDGE, 0, a) + 1:(text.find(_EDGE, b) + 1 or len(text) + 1) - 1])
         return " ".join(" ".join(parts).replace(_EDGE, " ").split())
+
+
+def _words(text: str) -> int:
+    """How many words (runs of letters) ``text`` holds."""
+    return len(re.findall(r"[^\W\d_]+", text))
 
 
 #: The names of the signs of a relation outside the alphabet (``claims._readable``): "⋜" is
