@@ -1226,11 +1226,16 @@ _SIGN_AFTER = re.compile(r"(?:" + _MARKER + "|" + _WRAP[3:-2] + r")*(?P<sign>[�
 
 
 #: A name that labels a value after a bound's words or an "=", after an optional colon or comma:
-#: one or two words, with a capital letter or a possessive ("at most: MHA 0.56", "≤ GQA 0.57",
-#: "≥ MHA (GQA)", "at least the model's 0.57"), their emphasis, code and links dropped first.
+#: one to three words, one with a capital letter or a possessive ("at most: MHA 0.56", "≤
+#: GQA 0.57", "≥ MHA (GQA)", "at most GQA's mean loss 0.56"), their emphasis, code and links
+#: dropped first.
 _LABEL_WORD = r"[^\W\d_][\w-]{0,23}(?:['’]s)?"
 _LABELS_AT_END = [re.compile(r"(?:[^\S\n]*[:,])?[^\S\n]+(?P<label>" + words + r")[^\S\n]*:?[^\S\n]*$")
-                  for words in (_LABEL_WORD, _LABEL_WORD + r"[^\S\n]+\(?" + _LABEL_WORD + r"\)?")]
+                  for words in (_LABEL_WORD, _LABEL_WORD + r"[^\S\n]+\(?" + _LABEL_WORD + r"\)?",
+                                _LABEL_WORD + r"(?:[^\S\n]+\(?" + _LABEL_WORD + r"\)?){2}")]
+#: After a bound's words and a colon, a label of up to six words ("at most: GQA with RoPE 0.56").
+_LABEL_AFTER_COLON = re.compile(r"[^\S\n]*:[^\S\n]+(?P<label>" + _LABEL_WORD + r"(?:[^\S\n,]+" + _LABEL_WORD
+                                + r"){0,5})[^\S\n]*:?[^\S\n]*$")
 
 
 def _before_labels(before: str) -> list[str]:
@@ -1238,8 +1243,10 @@ def _before_labels(before: str) -> list[str]:
     (:data:`_LABELS_AT_END`), its last words' markup dropped."""
     plain = re.sub(r"\[([^\[\]]*)\]\([^()]*\)", r"\1", before[-200:])
     plain = re.sub(r"</?(?:em|strong|b|i|u|code|span|abbr|a|mark|small)\b[^<>]*>|[*`]|(?<![\w])_|_(?![\w])", "", plain)
-    return [plain[:m.start()] for m in (p.search(plain) for p in _LABELS_AT_END)
-            if m and (re.search(r"[A-Z]", m["label"]) or re.search(r"['’]s\b", m["label"]))]
+    named = [plain[:m.start()] for m in (p.search(plain) for p in _LABELS_AT_END)
+             if m and (re.search(r"[A-Z]", m["label"]) or re.search(r"['’]s\b", m["label"]))]
+    colon = _LABEL_AFTER_COLON.search(plain)  # (a colon after the bound's words introduces what follows)
+    return named + ([plain[:colon.start()]] if colon else [])
 
 
 def _side_before_label(before: str) -> str | None:
