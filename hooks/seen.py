@@ -238,10 +238,12 @@ def _unread_markup(tag: str, a: dict) -> bool:
 #: "about", "close to": true of a value rounded to its digits), not the minus and the dashes
 #: ("Top-1", "Non-causal"), nor words that name a quantity or compare things ("Max context",
 #: "Lower layers", "Time to first token", "faster than MHA", "Speed-up over MHA", "more is
-#: better", "Less memory": pass 112).
+#: better", "Less memory": pass 112). A negated "over" is a bound ("not over", "never over":
+#: pass 115), as are "at max" and "surpass".
 _SAID_SIGNS = frozenset(_SIGN.values()) - {"−", "≈"}
 _SAID_WORDS = re.compile(
-    r"\b(?:at\s+(?:the\s+)?(?:most|least)|(?:no|not|never)\s+(?:more|less|fewer|greater|higher|lower)\s+than"
+    r"\b(?:at\s+(?:the\s+)?(?:most|least|max|min)|(?:no|not|never)\s+(?:more|less|fewer|greater|higher|lower)\s+than"
+    r"|(?:no|not|never)\s+(?:over|past|higher|lower)|surpass\w*"
     r"|(?:more|less|fewer|greater)\s+than|or\s+(?:more|less|fewer|above|below|higher|lower)|up\s+to"
     r"|(?:upper|lower)\s+(?:bound|limit)|bound(?:s|ed)?|limits?|cap(?:s|ped)?|ceiling|floor|within|exceed\w*"
     r"|above|below|under|beyond|exact(?:ly)?|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
