@@ -1239,8 +1239,9 @@ _LABEL_AFTER_COLON = re.compile(r"[^\S\n]*:[^\S\n]+(?P<label>" + _LABEL_WORD + r
 
 
 def _before_labels(before: str) -> list[str]:
-    """What stands before the name that ends ``before``, for a name of one word and of two
-    (:data:`_LABELS_AT_END`), its last words' markup dropped."""
+    """What stands before the name that ends ``before``, for a name of one, two and three words
+    (:data:`_LABELS_AT_END`) and for one after a colon (:data:`_LABEL_AFTER_COLON`), its last
+    words' markup dropped."""
     plain = re.sub(r"\[([^\[\]]*)\]\([^()]*\)", r"\1", before[-200:])
     plain = re.sub(r"</?(?:em|strong|b|i|u|code|span|abbr|a|mark|small)\b[^<>]*>|[*`]|(?<![\w])_|_(?![\w])", "", plain)
     named = [plain[:m.start()] for m in (p.search(plain) for p in _LABELS_AT_END)

@@ -528,9 +528,8 @@ def mismatches(output: str) -> list[str]:
             out.append(f"a custom property {label!r} is not one plain quoted text (one string, no escape, no attr(), "
                        "the characters of the alphabet a value may stand after), "
                        "which the stylesheet may draw as text a reader reads and the build does not")
-        elif _said_claims(label.strip().strip("\x22\x27"), minus=True):  # (as a header is read: pass 112)
-            out.append(f"a table's phone label {label!r} holds a sign or a claim word "
-                       f"({' '.join(_said_claims(label.strip().strip(chr(34) + chr(39)), minus=True))}), "
+        elif claimed := _said_claims(label.strip().strip("\x22\x27"), minus=True):  # (as a header is: pass 112)
+            out.append(f"a table's phone label {label!r} holds a sign or a claim word ({' '.join(claimed)}), "
                        "which a reader reads before each value of its column and the build does not")
     for record, source, start, end in seen.values:
         if not record:
