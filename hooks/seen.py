@@ -255,8 +255,9 @@ _APPROXIMATE = frozenset("≈ about approx approximately around roughly nearly a
 #: label's ("MHA: 0.56 nats", "0.57 nats (mean of five seeds, ...)": passes 111 and 112; the
 #: count of the whole stretch, first used, read a short sentence as a label, pass 113).
 LEAD_WORDS = 2
-#: The most words of the text before a labelled value (or its table) where it is read as its
-#: label: a heading, a bold lead; longer, it is read where it ends in a colon.
+#: The most words of a label read as said of any value under it (a row's label, a box's title,
+#: the text before a labelled value or its list: a heading, a bold lead); a longer text is
+#: read only over a value at most LEAD_WORDS words lead to, or right before it with a colon.
 LABEL_WORDS = 8
 #: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
 _NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
@@ -266,18 +267,23 @@ class _Context:
     """For :class:`_Seen`: the text a reader reads as said of a value from outside the value's
     stretch (passes 110 and 111 published each of these with a bound the build read nowhere;
     pass 111 found a way around each narrower reading: a label before the value, a long
-    label, a digit in a header row, a question's title):
+    label, a digit in a header row, a question's title; passes 113 and 114 a label over a
+    value three words lead to, a section's heading, a list's lead over its second item):
 
     - in a table, the headers over its column and the table's caption;
-    - where at most :data:`LEAD_WORDS` words stand before it in its stretch (a number with a label
-      or a unit; a longer stretch is a sentence that says what it claims: a question's worked
-      answer, a table of corrections), also the other cells of its row (a row's label before
-      it, "or less" after it), the cells above it in its column in rows that hold no value (a
-      header row written in the body), the title of each box it stands in (an admonition's,
-      a ``<details>``'s summary, a set of tabs' labels, a definition list's terms), and the
-      text right before its stretch, or before its table, where it is a label (at most
-      :data:`LABEL_WORDS` words: a heading, a bold lead, a list's parent item) or ends in a
-      colon (passes 112 and 113);
+    - the headings of the sections it stands in (not the page's title);
+    - each label around it: the other cells of its row (a row's label before it, "or less"
+      after it), the cells above it in its column in rows that hold no value (a header row
+      written in the body), the title of each box it stands in (an admonition's, a
+      ``<details>``'s summary, a set of tabs' labels, a definition list's terms), where that
+      text is short (at most :data:`LABEL_WORDS` words) and not a question; where at most
+      :data:`LEAD_WORDS` words lead to the value in its stretch (a number with a label or a
+      unit), such a text of any length (a longer one is read as said only of a value a
+      sentence does not lead to: a question's worked answer, a table of corrections);
+    - where the value is a label's ("MHA: 0.56", "GQA, mean of seeds: 0.56"), the text right
+      before its stretch or its table and right before each list it stands in, where that is a
+      label (a heading, a bold lead, a list's parent item or lead), or, right before a value at
+      most :data:`LEAD_WORDS` words lead to, a sentence that ends in a colon;
     - the titles a pointer shows over its stretch and those places (``<abbr title="at most">``:
       pass 111);
     - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
@@ -295,9 +301,11 @@ class _Context:
         self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
         self.of_value: dict[int, tuple] = {}  # a value's start -> (its cell or None, its boxes, its footnote)
         self.hover: list[tuple[int, str]] = []  # (where, text) of each title a pointer shows over the text
+        self.headings: list[tuple[int, int, int]] = []  # (level, start, end) of each heading
         self._tables: list[list] = []  # [table, row, next column, open cell or None]
         self._boxes: list[list] = []  # each open box's titles: [(start, end)]
         self._notes: list[str] = []
+        self._lists: list[int] = []  # (where each open list starts)
         self._count = 0
 
     def start(self, tag: str, a: dict, classes: set, at: int):
@@ -306,6 +314,11 @@ class _Context:
             self.hover.append((at, a["title"]))
         note = _NOTE.fullmatch(a.get("id", "")) if tag == "li" else None
         ref = _NOTE_REF.fullmatch(a.get("id", "")) if tag == "sup" else None
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            return ("heading", int(tag[1]), at)
+        if tag in ("ul", "ol"):
+            self._lists.append(at)
+            return "list"
         if tag == "table":
             self._count += 1
             self._tables.append([self._count, -1, 0, None])
@@ -343,6 +356,8 @@ class _Context:
             table[3] = None
         elif role == "box":
             self._boxes.pop()
+        elif role == "list":
+            self._lists.pop()
         elif isinstance(role, tuple) and role[0] == "note":
             self._notes.pop()
             self.notes[role[1]] = (role[2], at)
@@ -350,6 +365,8 @@ class _Context:
             self.captions.setdefault(role[1], []).append((role[2], at))
         elif isinstance(role, tuple) and role[0] == "title":
             role[1].append((role[2], at))
+        elif isinstance(role, tuple) and role[0] == "heading":
+            self.headings.append((role[1], role[2], at))
         elif isinstance(role, tuple) and role[0] == "ref":
             self.refs.setdefault(role[1], []).append((role[2], at))
 
@@ -358,33 +375,47 @@ class _Context:
         if self._tables and self._tables[-1][3] is not None:
             cell = (self._tables[-1][0], *self._tables[-1][3][:3])  # (table, row, first column, end column)
             self.valued_rows.add(cell[:2])
-        self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None)
+        self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None, list(self._lists))
 
     def said_of(self, at: int, text: str) -> str:
         """The text said of the value that starts at ``at`` in ``text``, from outside its stretch."""
-        cell, boxes, note = self.of_value.get(at, (None, [], None))
+        cell, boxes, note, lists = self.of_value.get(at, (None, [], None, []))
         stretch = (text.rfind(_EDGE, 0, at) + 1, (text.find(_EDGE, at) + 1 or len(text) + 1) - 1)
-        # (a value a sentence leads to says there what it claims: a question's worked answer, a
-        # table of corrections; one with at most LEAD_WORDS words before it is a label's)
+        # (a label, a short text that is not a question, is said of any value under it; a longer
+        # text only of a value at most LEAD_WORDS words lead to: a value a sentence leads to says
+        # there what it claims, as a question's worked answer and a table of corrections do)
         labelled = _words(text[stretch[0]:at]) <= LEAD_WORDS
-        parts = [text[a:b] for box in boxes for a, b in box if not a <= at < b] if labelled else []
-        if labelled:  # (the text right before it, or before its table: a heading, a bold lead, a list's parent)
-            top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
-            lead = [p for p in text[:top].split(_EDGE) if p.strip()][-1:]
-            # (a label, or a sentence that leads into what follows with a colon; a paragraph of
-            # its own says what it claims of its own numbers)
-            parts += [p for p in lead if _words(p) <= LABEL_WORDS or p.rstrip().endswith(":")]
+        head, colon, tail = text[stretch[0]:at].rpartition(":")  # (or a label with a colon: "GQA, mean of seeds: 0.56")
+        led = labelled or bool(colon) and _words(tail) <= LEAD_WORDS and _words(head) <= LABEL_WORDS
+
+        def label(t: str) -> bool:
+            return labelled or _words(t) <= LABEL_WORDS and not t.rstrip().endswith("?")
+
+        boxed = [(a, b) for box in boxes for a, b in box if not a <= at < b and label(text[a:b])]
+        parts = [text[a:b] for a, b in boxed]
+        top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
+        for n, end in enumerate([top, *reversed(lists)] if led else []):  # (right before it, or its table;
+            lead = [p for p in text[:end].split(_EDGE) if p.strip()][-1:]  # before each list it is in)
+            # (a heading, a bold lead, a list's parent or the list's lead; right before it, a
+            # sentence that leads into it with a colon; a paragraph of its own says what it claims)
+            parts += [p for p in lead if _words(p) <= LABEL_WORDS or labelled and not n and p.rstrip().endswith(":")]
+        lowest = 7  # (the headings of the sections it stands in, not the page's title)
+        for level, a, b in reversed(self.headings):
+            if b <= at and 1 < level < lowest:
+                parts.append(text[a:b])
+                lowest = level
         near = [stretch]
         if cell is not None:
             table, row, c0, c1 = cell
             for t, r, a0, a1, header, a, b in self.cells:
                 over = a0 < c1 and c0 < a1  # (the cell's columns meet the value's)
                 heading = r < row and (t, r) not in self.valued_rows  # (a header row written in the body)
-                if t == table and (r, a0) != (row, c0) and (over and header or labelled and (r == row or over and heading)):
+                if t == table and (r, a0) != (row, c0) and (over and header or (r == row or over and heading)
+                                                             and label(text[a:b])):
                     near.append((a, b))
             near += self.captions.get(table, [])
         parts += [text[a:b] for a, b in near[1:]]
-        titled = near + [r for box in boxes for r in box] if labelled else near
+        titled = near + boxed
         parts += [hover for at_, hover in self.hover if any(a <= at_ < b for a, b in titled)]
         for name, marks in self.refs.items():  # (the footnotes marked on the value, or in those cells)
             if name in self.notes and any(m >= at and not text[at + 3:m].strip() or any(a <= m < b for a, b in near[1:])
@@ -548,7 +579,8 @@ def mismatches(output: str) -> list[str]:
         claimed = _said_claims(said) if said else []
         if claimed:
             out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "
-                       "header, its row or the cells above it, a box's title, the words at its footnote's marker), "
+                       "header, its row or the cells above it, a box's title, a section's heading, a label before "
+                       "it, the words at its footnote's marker), "
                        f"with a sign or a claim word ({' '.join(claimed)}) that the build does not read with the "
                        "value: name the quantity there, and write the bound right before the value in words the "
                        "build reads ('≤', 'at most', 'up to', with round=up; '≥', 'at least', with round=down), or "

@@ -596,3 +596,48 @@ def test_pass_115_a_negated_over_at_max_and_surpass_are_bounds_in_a_label(markdo
 
     with pytest.raises(seen.SeenError, match=r"rounded, stands where '[^']*" + re.escape(said)):
         built(markdown_of, text)
+
+
+@pytest.mark.parametrize("text, said", [
+    # a label over a value that three or more words lead to, with a colon (pass 114, F4)
+    (f"| Quantity | Value |\n|---|---|\n| Upper bound | GQA, mean of seeds: {V} |", "Upper bound"),
+    (f'!!! note "At most"\n\n    GQA, mean of seeds: {V}', "At most"),
+    (f"**At most:**\n\n- MHA, mean of seeds: {V}\n- GQA, mean of seeds: {V}", "At most"),
+    # a short label over a sentence: a row's label, a box's title
+    (f"| Quantity | Value |\n|---|---|\n| Upper bound | the mean of five seeds is {V} |", "Upper bound"),
+    (f'!!! note "Upper bound"\n\n    The mean of five seeds is {V} nats.', "Upper bound"),
+    # the heading of its section, with text between (pass 114, F4), over a sentence
+    (f"### At most\n\n*GQA, mean of five seeds*\n\n{V}", "At most"),
+    (f"### Upper bound\n\nGQA\n\nMHA\n\n{V}", "Upper bound"),
+    (f"## Upper bound on the loss\n\nWe trained five seeds and report the mean of the validation loss "
+     f"below for each model.\n\nGQA: {V}", "Upper bound"),
+    (f"## Upper bound\n\n### GQA\n\nThe mean of five seeds is {V} nats.", "Upper bound"),
+    # a list's lead across its earlier items (pass 113, F3), and a parent item's
+    (f"**At most:**\n\n- MHA: 0.5\n- GQA: {V}", "At most"),
+    (f"- **At most:**\n    - MHA: 0.5\n    - GQA: {V}", "At most"),
+])
+def test_pass_114_a_label_over_a_longer_lead_or_further_up_is_read(markdown_of, text, said):
+    """Pass 114 (F4) and pass 113 (F3): "Upper bound" over "GQA, mean of seeds: 0.56", the title
+    "At most" over it, a section's heading with text between it and the value, and a list's lead
+    over its second item were not read (published at 2f367b0, false for 0.5634 as 0.56). A short
+    label (at most LABEL_WORDS words, not a question) is read over any value now; a longer one
+    only over a value at most LEAD_WORDS words lead to."""
+    import seen
+
+    with pytest.raises(seen.SeenError, match=r"rounded, stands where '[^']*" + re.escape(said)):
+        built(markdown_of, text)
+
+
+@pytest.mark.parametrize("text", [
+    # the page's title is not a section's heading; a quantity's name over a sentence is no claim
+    f"# Exact attention, one tile at a time\n\nThe mean of five seeds is {V} nats.",
+    f"### Max context\n\nGQA: {V}",
+    f"| Model | Loss |\n|---|---|\n| Speed-up over MHA | the mean of seeds is {V} |",
+    f"The errors are in nats.\n\n- MHA: {V}\n- GQA: {V}",
+    # a question over a worked answer, a long row over a sentence (the site's quiz and errata)
+    f'??? question "Predict the weight at τ = 1: is it more than a half?"\n\n    The answer is that it is {V}.',
+    f"| claim | what is right |\n|---|---|\n| the table gives 1.00, 3.98 for d = 512 in its third row | "
+    f"the right values are {V} and 3.98 |",
+])
+def test_a_page_title_a_name_or_a_long_row_over_a_sentence_is_no_claim(markdown_of, text):
+    assert "data-read" not in built(markdown_of, text)
