@@ -47,6 +47,7 @@ import unicodedata
 from html.parser import HTMLParser
 
 import claims
+import said
 
 
 class SeenError(ValueError):
@@ -209,7 +210,7 @@ _PICTURES = frozenset("img svg picture input button select textarea object embed
                       "progress".split())
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 #: Where a stretch of text ends in the text :class:`_Seen` collects.
-_EDGE = "\x00"
+_EDGE = said.EDGE
 #: What :class:`_Seen` writes for what it cannot read as text (a picture, unknown markup): a
 #: token of its own (:func:`tokens`), which no source reads.
 _UNKNOWN = " \ufffc "
@@ -239,214 +240,38 @@ def _unread_markup(tag: str, a: dict) -> bool:
 #: ("Top-1", "Non-causal"), nor words that name a quantity or compare things ("Max context",
 #: "Lower layers", "Time to first token", "faster than MHA", "Speed-up over MHA", "more is
 #: better", "Less memory": pass 112). A negated "over" is a bound ("not over", "never over":
-#: pass 115), as are "at max" and "surpass".
+#: pass 115), as are "at max" and "surpass", "no worse than", "at worst" and "tops out" (pass 116).
 _SAID_SIGNS = frozenset(_SIGN.values()) - {"−", "≈"}
 _SAID_WORDS = re.compile(
     r"\b(?:at\s+(?:the\s+)?(?:most|least|max|min)|(?:no|not|never)\s+(?:more|less|fewer|greater|higher|lower)\s+than"
-    r"|(?:no|not|never)\s+(?:over|past|higher|lower)|surpass\w*"
+    r"|(?:no|not|never)\s+(?:over|past|higher|lower)|surpass\w*|(?:no|not|never)\s+(?:worse|better)\s+than"
+    r"|at\s+(?:worst|best)|tops?\s+out"
     r"|(?:more|less|fewer|greater)\s+than|or\s+(?:more|less|fewer|above|below|higher|lower)|up\s+to"
     r"|(?:upper|lower)\s+(?:bound|limit)|bound(?:s|ed)?|limits?|cap(?:s|ped)?|ceiling|floor|within|exceed\w*"
     r"|above|below|under|beyond|exact(?:ly)?|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
-#: The tokens that make the value after them approximate ("≈ 0.56", "about 0.56").
-_APPROXIMATE = frozenset("≈ about approx approximately around roughly nearly almost".split())
-#: The most words that stand before a value in its stretch where its labels (a row's other
-#: cells, a box's title, the text before it) are read as said of it: more, and a sentence leads
-#: to the value and says what it claims ("It falls from 32.5 ..."); fewer, and the value is a
-#: label's ("MHA: 0.56 nats", "0.57 nats (mean of five seeds, ...)": passes 111 and 112; the
-#: count of the whole stretch, first used, read a short sentence as a label, pass 113).
-LEAD_WORDS = 2
-#: The most words of a label read as said of any value under it (a row's label, a box's title,
-#: the text before a labelled value or its list: a heading, a bold lead); a longer text is
-#: read only over a value at most LEAD_WORDS words lead to, or right before it with a colon.
-LABEL_WORDS = 8
-#: Where a footnote's marker points (``fnref:1``, ``fnref2:1``) and the footnote's own item.
-_NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
-
-
-class _Context:
-    """For :class:`_Seen`: the text a reader reads as said of a value from outside the value's
-    stretch (passes 110 and 111 published each of these with a bound the build read nowhere;
-    pass 111 found a way around each narrower reading: a label before the value, a long
-    label, a digit in a header row, a question's title; passes 113 and 114 a label over a
-    value three words lead to, a section's heading, a list's lead over its second item):
-
-    - in a table, the headers over its column and the table's caption;
-    - the headings of the sections it stands in (not the page's title);
-    - each label around it: the other cells of its row (a row's label before it, "or less"
-      after it), the cells above it in its column in rows that hold no value (a header row
-      written in the body), the title of each box it stands in (an admonition's, a
-      ``<details>``'s summary, a set of tabs' labels, a definition list's terms), where that
-      text is short (at most :data:`LABEL_WORDS` words) and not a question; where at most
-      :data:`LEAD_WORDS` words lead to the value in its stretch (a number with a label or a
-      unit), such a text of any length (a longer one is read as said only of a value a
-      sentence does not lead to: a question's worked answer, a table of corrections);
-    - where the value is a label's ("MHA: 0.56", "GQA, mean of seeds: 0.56"), the text right
-      before its stretch or its table and right before each list it stands in, where that is a
-      label (a heading, a bold lead, a list's parent item or lead), or, right before a value at
-      most :data:`LEAD_WORDS` words lead to, a sentence that ends in a colon;
-    - the titles a pointer shows over its stretch and those places (``<abbr title="at most">``:
-      pass 111);
-    - the text of each footnote marked on the value or in those cells ("0.56[^1]", a
-      header "Error[^1]"), and, for a value in a footnote, the sentences of the markers
-      that point to it ("at most[^e] nats").
-
-    Each as ``[start, end)`` ranges of :class:`_Seen`'s text; :meth:`said_of` gathers them."""
-
-    def __init__(self):
-        self.cells: list[tuple] = []  # (table, row, first column, end column, is a header, start, end)
-        self.valued_rows: set = set()  # (table, row) of the rows that hold a value
-        self.table_starts: dict[int, int] = {}  # table -> where it starts in the text
-        self.captions: dict[int, list] = {}
-        self.refs: dict[str, list] = {}  # footnote -> [(start, end)] of its markers
-        self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
-        self.of_value: dict[int, tuple] = {}  # a value's start -> (its cell or None, its boxes, its footnote)
-        self.hover: list[tuple[int, str]] = []  # (where, text) of each title a pointer shows over the text
-        self.headings: list[tuple[int, int, int]] = []  # (level, start, end) of each heading
-        self._tables: list[list] = []  # [table, row, next column, open cell or None]
-        self._boxes: list[list] = []  # each open box's titles: [(start, end)]
-        self._notes: list[str] = []
-        self._lists: list[int] = []  # (where each open list starts)
-        self._count = 0
-
-    def start(self, tag: str, a: dict, classes: set, at: int):
-        """The role of an element that starts at ``at``: what :meth:`end` does with it."""
-        if a.get("title") and tag in ("a", "abbr", "span"):
-            self.hover.append((at, a["title"]))
-        note = _NOTE.fullmatch(a.get("id", "")) if tag == "li" else None
-        ref = _NOTE_REF.fullmatch(a.get("id", "")) if tag == "sup" else None
-        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-            return ("heading", int(tag[1]), at)
-        if tag in ("ul", "ol"):
-            self._lists.append(at)
-            return "list"
-        if tag == "table":
-            self._count += 1
-            self._tables.append([self._count, -1, 0, None])
-            self.table_starts[self._count] = at
-            return "table"
-        if tag == "tr" and self._tables:
-            table = self._tables[-1]
-            table[1:] = [table[1] + 1, 0, None]
-        elif tag in ("td", "th") and self._tables:
-            table = self._tables[-1]
-            span = int(a["colspan"]) if a.get("colspan", "").isdigit() else 1
-            table[3] = (table[1], table[2], table[2] + max(1, span), tag == "th", at)
-            table[2] += max(1, span)
-            return "cell"
-        elif tag == "caption" and self._tables:
-            return ("caption", self._tables[-1][0], at)
-        elif tag in ("details", "dl") or classes & {"admonition", "tabbed-set"}:
-            self._boxes.append([])
-            return "box"
-        elif self._boxes and (tag in ("summary", "dt", "label") or "admonition-title" in classes):
-            return ("title", self._boxes[-1], at)
-        elif note:
-            self._notes.append(note[1])
-            return ("note", note[1], at)
-        elif ref:
-            return ("ref", ref[1], at)
-        return None
-
-    def end(self, role, at: int) -> None:
-        if role == "table":
-            self._tables.pop()
-        elif role == "cell" and self._tables and self._tables[-1][3] is not None:
-            table = self._tables[-1]
-            self.cells.append((table[0], *table[3], at))
-            table[3] = None
-        elif role == "box":
-            self._boxes.pop()
-        elif role == "list":
-            self._lists.pop()
-        elif isinstance(role, tuple) and role[0] == "note":
-            self._notes.pop()
-            self.notes[role[1]] = (role[2], at)
-        elif isinstance(role, tuple) and role[0] == "caption":
-            self.captions.setdefault(role[1], []).append((role[2], at))
-        elif isinstance(role, tuple) and role[0] == "title":
-            role[1].append((role[2], at))
-        elif isinstance(role, tuple) and role[0] == "heading":
-            self.headings.append((role[1], role[2], at))
-        elif isinstance(role, tuple) and role[0] == "ref":
-            self.refs.setdefault(role[1], []).append((role[2], at))
-
-    def value_at(self, at: int) -> None:
-        cell = None
-        if self._tables and self._tables[-1][3] is not None:
-            cell = (self._tables[-1][0], *self._tables[-1][3][:3])  # (table, row, first column, end column)
-            self.valued_rows.add(cell[:2])
-        self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None, list(self._lists))
-
-    def said_of(self, at: int, text: str) -> str:
-        """The text said of the value that starts at ``at`` in ``text``, from outside its stretch."""
-        cell, boxes, note, lists = self.of_value.get(at, (None, [], None, []))
-        stretch = (text.rfind(_EDGE, 0, at) + 1, (text.find(_EDGE, at) + 1 or len(text) + 1) - 1)
-        # (a label, a short text that is not a question, is said of any value under it; a longer
-        # text only of a value at most LEAD_WORDS words lead to: a value a sentence leads to says
-        # there what it claims, as a question's worked answer and a table of corrections do)
-        labelled = _words(text[stretch[0]:at]) <= LEAD_WORDS
-        head, colon, tail = text[stretch[0]:at].rpartition(":")  # (or a label with a colon: "GQA, mean of seeds: 0.56")
-        led = labelled or bool(colon) and _words(tail) <= LEAD_WORDS and _words(head) <= LABEL_WORDS
-
-        def label(t: str) -> bool:
-            return labelled or _words(t) <= LABEL_WORDS and not t.rstrip().endswith("?")
-
-        boxed = [(a, b) for box in boxes for a, b in box if not a <= at < b and label(text[a:b])]
-        parts = [text[a:b] for a, b in boxed]
-        top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
-        for n, end in enumerate([top, *reversed(lists)] if led else []):  # (right before it, or its table;
-            lead = [p for p in text[:end].split(_EDGE) if p.strip()][-1:]  # before each list it is in)
-            # (a heading, a bold lead, a list's parent or the list's lead; right before it, a
-            # sentence that leads into it with a colon; a paragraph of its own says what it claims)
-            parts += [p for p in lead if _words(p) <= LABEL_WORDS or labelled and not n and p.rstrip().endswith(":")]
-        lowest = 7  # (the headings of the sections it stands in, not the page's title)
-        for level, a, b in reversed(self.headings):
-            if b <= at and 1 < level < lowest:
-                parts.append(text[a:b])
-                lowest = level
-        near = [stretch]
-        if cell is not None:
-            table, row, c0, c1 = cell
-            for t, r, a0, a1, header, a, b in self.cells:
-                over = a0 < c1 and c0 < a1  # (the cell's columns meet the value's)
-                heading = r < row and (t, r) not in self.valued_rows  # (a header row written in the body)
-                if t == table and (r, a0) != (row, c0) and (over and header or (r == row or over and heading)
-                                                             and label(text[a:b])):
-                    near.append((a, b))
-            near += self.captions.get(table, [])
-        parts += [text[a:b] for a, b in near[1:]]
-        titled = near + boxed
-        parts += [hover for at_, hover in self.hover if any(a <= at_ < b for a, b in titled)]
-        for name, marks in self.refs.items():  # (the footnotes marked on the value, or in those cells)
-            if name in self.notes and any(m >= at and not text[at + 3:m].strip() or any(a <= m < b for a, b in near[1:])
-                                          for m, _ in marks):
-                parts.append(text[slice(*self.notes[name])])
-        for a, b in self.refs.get(note, ()) if note is not None else ():
-            parts.append(text[text.rfind(_EDGE, 0, a) + 1:(text.find(_EDGE, b) + 1 or len(text) + 1) - 1])
-        return " ".join(" ".join(parts).replace(_EDGE, " ").split())
-
-
-def _words(text: str) -> int:
-    """How many words (runs of letters) ``text`` holds."""
-    return len(re.findall(r"[^\W\d_]+", text))
-
-
+#: What makes the value right after it approximate ("≈ 0.56", "about 0.56"), with nothing
+#: between them but space, and no negation in the three words before it: "care about: 0.56",
+#: "around: 0.56", "not about 0.56" and "never goes around 0.56" are not (pass 116).
+_APPROXIMATE = re.compile(
+    r"(?:(?<![^\W\d_])(?:about|approx\.?|approximately|around|roughly|nearly|almost)|[≈∼~≃≅≒≓])\s*$", re.I)
+_NEGATION = re.compile(r"(?:(?<![^\W\d_])(?:not|no|never|nor)|n[’']t)(?:\W+[^\W\d_]+){0,3}\W*$", re.I)
 #: The names of the signs of a relation outside the alphabet (``claims._readable``): "⋜" is
 #: EQUAL TO OR LESS-THAN, "⪕" SLANTED EQUAL TO OR LESS-THAN, "≂" MINUS TILDE (pass 110). Not the
 #: other signs a formula in a header draws ("⋅", "⊤").
 _RELATION = re.compile(r"LESS|GREATER|EQUAL|EQUIVALENT|IDENTICAL|PRECEDES|SUCCEEDS|TILDE|APPROXIMATE")
 
 
-def _said_claims(said: str, *, minus: bool = False) -> list[str]:
+def _said_claims(said: str, *, minus: bool = False, signs: bool = True) -> list[str]:
     """The signs and claim words (:data:`_SAID_SIGNS`, :data:`_SAID_WORDS`) of ``said``, and the
     signs of a relation the tokens do not list (:data:`_RELATION`: "⋜", "⪕"); with ``minus``, a
-    minus or a dash too (a phone label is drawn right before each value: "−" there is its sign)."""
+    minus or a dash too (a phone label is drawn right before each value: "−" there is its sign);
+    without ``signs``, its words only."""
     joined = re.sub(r"(?<=\w)[-‐‑](?=\w)", "", said)  # (a hyphenated word is one word: "Speed-up")
-    signs = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?" or minus and t == "−"]
+    marks = [t for t in tokens(joined, markup=False) if t in _SAID_SIGNS or t == "?" or minus and t == "−"]
     spaced = re.sub(r"(?<=\w)[-‐‑](?=\w)", " ", said)  # (and its words apart: "Upper-bound", pass 113)
     words = [" ".join(m[0].lower().split()) for m in _SAID_WORDS.finditer(spaced)]
     odd = [c for c in joined if not claims._readable(c) and _RELATION.search(unicodedata.name(c, ""))]
-    return signs + words + odd
+    return marks + words + odd if signs else words
 
 
 class _Seen(HTMLParser):
@@ -464,7 +289,7 @@ class _Seen(HTMLParser):
         self.values: list[tuple[str, str, int, int]] = []  # (record, source, start, end)
         self.labels: list[str] = []  # (custom properties' texts: drawn as text)
         self._open: list[tuple[str, str, int]] = []
-        self.context = _Context()  # (what a reader reads as said of a value outside its stretch)
+        self.context = said.Context()  # (what a reader reads as said of a value outside its stretch)
         self._roles: list = []  # (each open element's role in it, popped with the element)
 
     def _add(self, text: str) -> None:
@@ -525,6 +350,7 @@ class _Seen(HTMLParser):
             return  # (a value's own text is its " 0 ")
         if self.overlap and data.strip() not in ("", _KATEX_NOT):
             self._add(_UNKNOWN)  # (drawn over what stands beside it; KaTeX's "not" glyph is drawn so over its sign)
+        self.context.data(data)
         self._add(data)
 
     def text(self) -> str:
@@ -574,11 +400,13 @@ def mismatches(output: str) -> list[str]:
             shown_after = re.sub(r"\s\S*$", "", shown_after[:-1])
         before, after = tokens(shown_before, markup=False), tokens(shown_after, markup=False)
         # (a value the page itself makes approximate, "≈ 0.56", "about 0.56", is true under any label)
-        approximate = before[-1:] and before[-1] in _APPROXIMATE
-        said = seen.context.said_of(start, text) if rounded and not approximate else ""
-        claimed = _said_claims(said) if said else []
+        near = _APPROXIMATE.search(shown_before)
+        approximate = near is not None and not _NEGATION.search(shown_before[:near.start()])
+        said_text, worded = seen.context.said_of(start, text) if rounded and not approximate else ("", "")
+        claimed = _said_claims(said_text) + _said_claims(worded, signs=False)
+        said_text = " ".join(filter(None, (said_text, worded)))
         if claimed:
-            out.append(f"{source}'s value, rounded, stands where {_shown(said)!r} is read as said of it (a table's "
+            out.append(f"{source}'s value, rounded, stands where {_shown(said_text)!r} is read as said of it (a table's "
                        "header, its row or the cells above it, a box's title, a section's heading, a label before "
                        "it, the words at its footnote's marker), "
                        f"with a sign or a claim word ({' '.join(claimed)}) that the build does not read with the "
