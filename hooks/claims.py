@@ -831,17 +831,25 @@ _NUMBER_BEFORE = re.compile(r"(?:\d|\d[.,])(?:</?[A-Za-z][^<>]*>|[*_`~]|\\[()])*
 
 
 def number_against(text: str, d) -> str | None:
-    """A digit (or a point or a comma before one, an exponent) written right against the value
-    ``d``, before or after it, which a reader reads as part of its number; or None."""
+    """A digit (or a point or a comma before one, an exponent, a letter drawn like a digit) written
+    right against the value ``d``, before or after it, which a reader reads as part of its number;
+    or None."""
     after = _as_read(_ahead(text, d.end, 40))
     before = _as_read(_back(text, d.start, 40))
     if _NUMBER_AFTER.match(after) or _NUMBER_BEFORE.search(before):
         return (before[-6:] + "[value]" + after[:6]).strip()
     if any(unicodedata.category(c) == "Nd" or unicodedata.numeric(c, None) is not None and "SUPERSCRIPT" not in
            unicodedata.name(c, "") and "SUBSCRIPT" not in unicodedata.name(c, "")  # (a marker, "0.69¹", is none)
-           for c in (after[:1] + before[-1:])):
+           or _digit_like(c) for c in (after[:1] + before[-1:])):
         return (before[-6:] + "[value]" + after[:6]).strip()
     return None
+
+
+def _digit_like(c: str) -> bool:
+    """Whether the letter ``c``, right against a number, may be read as a digit of it: a letter
+    outside ASCII ("Ƽ" is drawn as a 5, "З" as a 3, Greek "Ο" as a 0) or "l", "I", "O", "o"
+    (pass 117). A unit or an ordinal in ASCII ("124M", "5th") is none."""
+    return c.isalpha() and (not c.isascii() or c in "lIOo")
 
 
 def check_minus(page_where: str, text: str, d) -> None:
@@ -855,8 +863,9 @@ def check_minus(page_where: str, text: str, d) -> None:
     "≥ " and "-")."""
     attached = number_against(text, d)
     if attached:
-        raise ClaimError(f"{page_where}: {d.name}'s value is written right against a digit ({attached!r}), which a reader "
-                         "reads as part of its number ('0.5' and '6' show '0.56'): put a space or a word between them, "
+        raise ClaimError(f"{page_where}: {d.name}'s value is written right against a digit or a letter drawn like one "
+                         f"({attached!r}), which a reader reads as part of its number ('0.5' and '6' show '0.56', "
+                         "'Ƽ' is drawn as a '5', 'l' as a '1'): put a space or a word between them, "
                          "or let data() give the whole number (pass one hundred and nine)")
     odd = unreadable_before(text, d) or unreadable_in_gap(text, d) or unseen_near(text, d)
     if odd:

@@ -12,24 +12,34 @@ hooks/seen.py's reader walks it and gathers, for each value, that text
 The places, and why each is read where it is:
 
 - **Headings**: the nearest heading of each level above the value in its section, and the
-  bold lead of its section (a paragraph that is all emphasis, "**Upper bound**"), among those
-  in the boxes, list items and cells that hold the value (one tab's heading is not another
-  tab's). Not the page's title (its first heading, where it is an ``h1``): "FlashAttention:
-  exact attention" names a method, and it stands over every number of the page.
-- **Run-in leads**: emphasis that opens the value's own stretch, with words between it and
-  the value ("**Upper bound.** For MHA the loss is 0.56").
-- **Boxes**: the titles of every box around it (an admonition's, a ``<details>``'s summary, a
-  set of tabs' labels, a definition list's terms). A question box's title is a question about
-  its answer, whose sentences say what they claim: read only where it is a label.
+  lead of its section (a paragraph all in emphasis, "**Upper bound**", or a label that opens
+  with emphasis, "**Upper bound** (all seeds)"), among those in the boxes, list items and cells
+  that hold the value (one tab's heading is not another tab's). Not the page's title (its
+  first heading, an ``h1`` with no word before it): "FlashAttention: exact attention" names a
+  method, and it stands over every number of the page.
+- **Its own label**, where a label leads to it ("Upper bound: 0.56", "Exact: 0.56", "MHA: 0.56
+  (exact)"), up to the values beside it: the words the claim rules do not read there.
+- **Run-in leads**: emphasis that opens the value's own stretch (after at most
+  :data:`LEAD_WORDS` words: "(a) **Upper bound.** For MHA the loss is 0.56"), and a label on
+  a line of its own ("Upper bound<br>For MHA ...").
+- **Boxes**: the title of every box around it (an admonition's, a ``<details>``'s summary),
+  its own tab's label, its definition's term. A question box's title is a question about its
+  answer, whose sentences say what they claim: read only where it is a label.
 - **Tables**: the headers over its column (``colspan`` and ``rowspan`` counted), the caption,
-  a section row above it (a row with one filled cell, "| **At most** | |"), and where they are
-  labels, the other cells of its row and the cells over it in rows with no value (a header row
-  written in the body).
+  every section row above it (one filled cell, or all in emphasis: "| **At most** | |"), and
+  where they are labels, the other cells of its row and the cells over it in rows with no
+  value (a header row written in the body); the words of the headers over its row's label
+  ("| Bound | ... |" over "| Upper | ... |").
 - **Label lines**: the text right before its stretch (or its table) and right before each list
-  it stands in, where that is a label: a short text with no sentence's end.
-- **Footnotes**: the text of each footnote marked in its stretch or in any text read above,
-  and for a value inside a footnote, the sentence of each marker that points to it.
+  it stands in, where that is a label: a short text with no sentence's end; not another tab's.
+- **Footnotes**: the text of each footnote marked on it or in any text read above; the words of
+  one marked elsewhere in its stretch; for a value inside a footnote, the sentence of each
+  marker that points to it.
 - **Hover titles** (``title`` of a link, ``abbr``, ``span``) over any of these.
+
+hooks/seen.py holds what is read to no claim the value's rounding may make false: a value
+rounded up is shown at least as large as it is, so "Upper bound" over it is true (and "Lower
+bound" over one rounded down); exactness is true of none.
 
 A *label* is at most :data:`LABEL_WORDS` words and not a question or a sentence (it does not
 end in "?", and a label line not in "." or "!"). Over a value that a label leads to (at most
@@ -45,8 +55,9 @@ from __future__ import annotations
 
 import re
 
-#: Where one stretch of text ends and the next starts in the reader's text (hooks/seen.py).
-EDGE = "\x00"
+#: Where one stretch of text ends and the next starts in the reader's text (hooks/seen.py), and
+#: where one text said of a value ends and the next starts in :meth:`Context.said_of`'s.
+EDGE, PART = "\x00", "\x1f"
 #: The most words before a value in its stretch where it is a label's ("MHA: 0.56 nats", "0.57
 #: nats (mean of five seeds, ...)": passes 111 and 112; the count of the whole stretch, first
 #: used, read a short sentence as a label, pass 113).
@@ -60,6 +71,8 @@ _NOTE_REF, _NOTE = re.compile(r"fnref\d*:(.+)"), re.compile(r"fn:(.+)")
 _PARTS = frozenset("article aside blockquote dd details div dl dt figure li ol section summary table td th ul".split())
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _EMPHASIS = frozenset("b em i mark strong u".split())
+#: The most words of a label line that ends in a full stop ("Upper bound."): longer, a sentence.
+_TERSE = 3
 #: The level of a bold lead: below every heading, so the next heading of any level ends its section.
 _LEAD_LEVEL = 7
 
@@ -71,10 +84,13 @@ def words(text: str) -> int:
 
 def _is_label(text: str, *, line: bool = False) -> bool:
     """Whether ``text`` is a label: at most :data:`LABEL_WORDS` words, not a question (and, for a
-    ``line`` of its own before a value, a word and no sentence: it does not end in "." or "!")."""
+    ``line`` of its own before a value, a word and no sentence: more than :data:`_TERSE` words do
+    not end in "." or "!")."""
+    text = text.replace(EDGE, " ")
     end = text.rstrip().rstrip("\"'”’)]*_").rstrip()
     count = words(text)
-    return (count > 0 or not line) and count <= LABEL_WORDS and not end.endswith(("?", ".", "!") if line else "?")
+    sentence = end.endswith("?") or line and end.endswith((".", "!")) and count > _TERSE
+    return (count > 0 or not line) and count <= LABEL_WORDS and not sentence
 
 
 class Context:
@@ -91,14 +107,17 @@ class Context:
         self.notes: dict[str, tuple] = {}  # footnote -> (start, end) of its text
         self.of_value: dict[int, tuple] = {}  # a value's start -> (cell, boxes, footnote, lists, parts)
         self.hover: list[tuple[int, str]] = []  # (where, text) of each title a pointer shows over the text
-        self.headings: list[tuple] = []  # (level, start, end, the parts it stands in) of each heading and bold lead
+        self.headings: list[tuple] = []  # (level, start, end, the parts it stands in) of each heading
+        self.leads: list[tuple] = []  # (start, end, the parts, all emphasis, opens with emphasis) of each paragraph
+        self.breaks: list[int] = []  # (where each line break stands)
         self.emphasis: list[tuple[int, int]] = []  # (start, end) of each run of emphasis
         self._tables: list[list] = []  # [table, row, next column, open cell or None, {column: end row of a rowspan}]
-        self._boxes: list[tuple] = []  # each open box: (a question's, [(start, end)] of its titles)
+        self._boxes: list[list] = []  # each open box: [its kind, [(start, end)] of its titles, tab blocks begun]
+        self.tab_blocks: list[tuple] = []  # (start, end) of each tab's content
         self._notes: list[str] = []
         self._lists: list[int] = []  # (where each open list starts)
         self._parts: list[int] = []  # (each open part of the page, numbered)
-        self._paragraphs: list[list] = []  # each open paragraph: [start, the parts, plain text, emphasised text]
+        self._paragraphs: list[list] = []  # each open paragraph: [start, the parts, plain, emphasised, opens emphasised]
         self._emphasis = 0
         self._count = 0
 
@@ -113,6 +132,8 @@ class Context:
         return self._role(tag, a, classes, at), part
 
     def _role(self, tag: str, a: dict, classes: set, at: int):
+        if tag == "figure" and self._paragraphs:
+            self._paragraphs[-1][2] = True  # (a figure's caption is said of the figure: no lead)
         note = _NOTE.fullmatch(a.get("id", "")) if tag == "li" else None
         ref = _NOTE_REF.fullmatch(a.get("id", "")) if tag == "sup" else None
         if tag in _HEADINGS:
@@ -145,13 +166,17 @@ class Context:
         elif tag == "caption" and self._tables:
             return ("caption", self._tables[-1][0], at)
         elif tag in ("details", "dl") or classes & {"admonition", "tabbed-set"}:
-            self._boxes.append(("question" in classes, []))
+            kind = "question" if "question" in classes else "tabs" if "tabbed-set" in classes else tag
+            self._boxes.append([kind, [], 0])
             return "box"
         elif self._boxes and (tag in ("summary", "dt", "label") or "admonition-title" in classes):
             return ("title", self._boxes[-1][1], at)
         elif tag == "p":
-            self._paragraphs.append([at, tuple(self._parts), False, False])
+            self._paragraphs.append([at, tuple(self._parts), False, False, None])
             return "paragraph"
+        elif "tabbed-block" in classes and self._boxes:
+            self._boxes[-1][2] += 1
+            return ("tab", at)
         elif note:
             self._notes.append(note[1])
             return ("note", note[1], at)
@@ -162,7 +187,9 @@ class Context:
     def data(self, text: str) -> None:
         """Text a reader sees, in the innermost open paragraph: emphasised or plain."""
         if self._paragraphs and text.strip():
-            self._paragraphs[-1][3 if self._emphasis else 2] = True
+            paragraph = self._paragraphs[-1]
+            paragraph[3 if self._emphasis else 2] = True
+            paragraph[4] = bool(self._emphasis) if paragraph[4] is None else paragraph[4]
 
     def end(self, role_and_part, at: int) -> None:
         role, part = role_and_part
@@ -171,9 +198,9 @@ class Context:
         if role == "table":
             self._tables.pop()
         elif role == "paragraph":
-            start, parts, plain, emphasised = self._paragraphs.pop()
-            if emphasised and not plain:  # (a bold lead: a heading of its section's last level)
-                self.headings.append((_LEAD_LEVEL, start, at, parts))
+            start, parts, plain, emphasised, opens = self._paragraphs.pop()
+            if emphasised:  # (a bold lead, maybe: a heading of its section's last level, :meth:`_headings`)
+                self.leads.append((start, at, parts, not plain, bool(opens)))
         elif role == "cell" and self._tables and self._tables[-1][3] is not None:
             table = self._tables[-1]
             self.cells.append((table[0], *table[3], at))
@@ -187,6 +214,8 @@ class Context:
         elif role[0] == "emphasis":
             self._emphasis -= 1
             self.emphasis.append((role[1], at))
+        elif role[0] == "tab":
+            self.tab_blocks.append((role[1], at))
         elif role[0] == "note":
             self._notes.pop()
             self.notes[role[1]] = (role[2], at)
@@ -206,14 +235,19 @@ class Context:
             table = self._tables[-1]
             cell = (table[0], table[3][0], *table[3][2:4])  # (table, row, first column, end column)
             self.valued_rows.add(cell[:2])
-        if self._paragraphs:
-            self._paragraphs[-1][2] = True  # (a paragraph that holds a value is no bold lead)
-        self.of_value[at] = (cell, list(self._boxes), self._notes[-1] if self._notes else None, list(self._lists),
+        if self._paragraphs:  # (a value in plain text makes its paragraph no bold lead; "**At most (n = 3)**" is one)
+            paragraph = self._paragraphs[-1]
+            paragraph[3 if self._emphasis else 2] = True
+            paragraph[4] = bool(self._emphasis) if paragraph[4] is None else paragraph[4]
+        self.of_value[at] = (cell, [tuple(box) for box in self._boxes], self._notes[-1] if self._notes else None,
+                             list(self._lists),
                              tuple(self._parts))
 
-    def said_of(self, at: int, text: str) -> tuple[str, str]:
-        """The text said of the value that starts at ``at`` in ``text``, from outside its stretch,
-        and the text whose words only are said of it (a footnote marked elsewhere in its stretch)."""
+    def said_of(self, at: int, text: str) -> tuple[str, str, str]:
+        """The text said of the value that starts at ``at`` in ``text``, from outside its stretch;
+        the text whose words only are said of it (a footnote marked elsewhere in its stretch); and,
+        for a value a label leads to, its own label (its stretch up to the values beside it, whose
+        signs and words next to it the claim rules read: hooks/seen.py reads the others)."""
         cell, boxes, note, lists, parts = self.of_value.get(at, (None, [], None, [], ()))
         stretch = (text.rfind(EDGE, 0, at) + 1, (text.find(EDGE, at) + 1 or len(text) + 1) - 1)
         lead = text[stretch[0]:at]
@@ -224,26 +258,40 @@ class Context:
         def label(a: int, b: int) -> bool:
             return labelled or _is_label(text[a:b])
 
-        read = self._headings(at, parts)
-        read += [(a, b) for a, b in self.emphasis  # (a run-in lead: "**Upper bound.** For MHA ... 0.56")
-                 if stretch[0] <= a and b <= at and not text[stretch[0]:a].strip() and words(text[b:at])
+        read = self._headings(at, parts, text)
+        own = []  # (its own label: "Upper bound: 0.56", "Exact: 0.56", "MHA: 0.56 (exact)", up to the next value)
+        if led:
+            values = [v for v in self.of_value if stretch[0] <= v < stretch[1]]
+            own = [text[max([v + 3 for v in values if v < at], default=stretch[0]):at],
+                   text[at + 3:min([v for v in values if v > at], default=stretch[1])]]
+        read += [(a, b) for a, b in self.emphasis  # (a run-in lead: "(a) **Upper bound.** For MHA ... 0.56")
+                 if stretch[0] <= a and b <= at and words(text[stretch[0]:a]) <= LEAD_WORDS and words(text[b:at])
                  and _is_label(text[a:b])]
-        read += [(a, b) for question, titles in boxes for a, b in titles
-                 if not a <= at < b and (not question or label(a, b))]
+        lines = [b for b in self.breaks if stretch[0] < b < at]  # (a label on a line of its own: "Upper bound<br>")
+        read += [(stretch[0], b) for b in lines[:1] if _is_label(text[stretch[0]:b], line=True)]
+        for kind, titles, tab in boxes:  # (a tab's own label; a definition's nearest term; a question's if a label)
+            titles = [t for t in titles if not t[0] <= at < t[1]]
+            titles = (titles[tab - 1:tab] if kind == "tabs" else [t for t in titles if t[1] <= at][-1:] if kind == "dl"
+                      else titles)
+            read += [(a, b) for a, b in titles if kind != "question" or label(a, b)]
         top = self.table_starts.get(cell[0], stretch[0]) if cell is not None else stretch[0]
         for n, end in enumerate([top, *reversed(lists)]):  # (right before it, or its table; before each list)
             for a, b in _before(text, end):
-                if any(a < h[2] and h[1] < b for h in self.headings):
-                    continue  # (a heading: read above, in its section only)
+                if self._title(text) in [(a, b)] or any(t0 <= a < t1 and not t0 <= at < t1 for t0, t1 in self.tab_blocks):
+                    continue  # (the page's title; another tab's text, not shown with it)
                 if (_is_label(text[a:b], line=True) or led and words(text[a:b]) <= LABEL_WORDS
                         or labelled and not n and text[a:b].rstrip().endswith(":")):
                     read.append((a, b))
+        corner = []  # (the headers over its row's label: "| Bound | Loss |" over "| Upper | 0.56 |", words only)
         if cell is not None:
             read += self._table(cell, text, label)
+            corner = [text[a:b] for t, r0, r1, a0, a1, header, a, b in self.cells if t == cell[0] and header
+                      and (a, b) not in read and any(t2 == cell[0] and h0 < a1 and a0 < h1 and (c, d) in read
+                                                     for t2, q0, q1, h0, h1, _, c, d in self.cells)]
         read = list(dict.fromkeys(r for r in read if r != stretch))
         said = [text[a:b] for a, b in read]
         said += [hover for where, hover in self.hover if any(a <= where < b for a, b in [stretch, *read])]
-        worded = []  # (read for its words only: a footnote marked elsewhere in its sentence may give its own "= 0.5")
+        worded = corner  # (words only: a footnote marked elsewhere in its sentence may give its own "= 0.5")
         for name, marks in self.refs.items():  # (the footnotes marked on it, or in the text read above)
             if name not in self.notes:
                 continue
@@ -253,16 +301,24 @@ class Context:
                 worded.append(text[slice(*self.notes[name])])
         for a, b in self.refs.get(note, ()) if note is not None else ():
             said.append(text[text.rfind(EDGE, 0, a) + 1:(text.find(EDGE, b) + 1 or len(text) + 1) - 1])
-        return tuple(" ".join(" ".join(t).replace(EDGE, " ").split()) for t in (said, worded))
+        # (each text apart: "Loss, lower than" ends in a bound, "Lower than MHA" compares)
+        return tuple(f" {PART} ".join(" ".join(p.replace(EDGE, " ").split()) for p in t if p.strip())
+                     for t in (said, worded, own))
 
-    def _headings(self, at: int, parts: tuple) -> list[tuple[int, int]]:
+    def _title(self, text: str) -> tuple[int, int] | None:
+        """Where the page's title stands: its first heading, an ``h1`` with no word before it."""
+        first = min(self.headings, key=lambda h: h[1], default=None)
+        return first[1:3] if first and first[0] == 1 and not words(text[:first[1]]) else None
+
+    def _headings(self, at: int, parts: tuple, text: str) -> list[tuple[int, int]]:
         """The nearest heading of each level above ``at`` in the parts of the page that hold it,
-        and the bold lead after the last of them; not the page's title."""
-        out, lowest = [], _LEAD_LEVEL + 1
-        title = self.headings and min(self.headings, key=lambda h: h[1])
-        for heading in sorted(self.headings, key=lambda h: -h[1]):
-            level, a, b, where = heading
-            if b <= at and level < lowest and parts[:len(where)] == where and not (heading == title and level == 1):
+        and the lead after the last of them (a paragraph all in emphasis, or a label that opens
+        with it: "**Upper bound** (all seeds)"); not the page's title."""
+        leads = [(_LEAD_LEVEL, a, b, where) for a, b, where, whole, opens in self.leads
+                 if whole or opens and _is_label(text[a:b], line=True)]
+        out, lowest, title = [], _LEAD_LEVEL + 1, self._title(text)
+        for level, a, b, where in sorted(self.headings + leads, key=lambda h: -h[1]):
+            if b <= at and level < lowest and parts[:len(where)] == where and (a, b) != title:
                 out.append((a, b))
                 lowest = level
         return out
@@ -283,10 +339,16 @@ class Context:
                 out.append((a, b))
             if r1 <= row and text[a:b].strip():
                 filled.setdefault(r0, []).append((a, b))
-        # (the nearest row above of one filled cell: a section's label over the rows below it)
-        sections = [cells[0] for r, cells in sorted(filled.items()) if len(cells) == 1]
-        out += [r for r in sections[-1:] if label(*r)]
-        return out + self.captions.get(table, [])
+        # (every section row above: one filled cell, or all in emphasis, "| **Upper bound** | *all seeds* |")
+        for r, cells in sorted(filled.items()):
+            if len(cells) == 1 or all(self._emphasised(text, *c) for c in cells):
+                out += [c for c in cells if label(*c)]
+        return list(dict.fromkeys(out)) + self.captions.get(table, [])
+
+    def _emphasised(self, text: str, a: int, b: int) -> bool:
+        """Whether every word of ``text[a:b]`` stands in emphasis."""
+        inside = [(e0, e1) for e0, e1 in self.emphasis if a <= e0 and e1 <= b]
+        return words(text[a:b]) <= sum(words(text[e0:e1]) for e0, e1 in inside)
 
 
 def _before(text: str, end: int) -> list[tuple[int, int]]:

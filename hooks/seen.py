@@ -146,20 +146,22 @@ def reading(text: str, d) -> str:
     ``\\htmlData`` carry unchanged."""
     before = tokens(_source_text(claims._back(text, d.start, SOURCE)))[-KEPT:]
     after = tokens(_source_text(claims._ahead(text, d.end, SOURCE)))[:KEPT]
-    rounded = "r" if d.options.get("round") else ""  # (a value its format rounds: :func:`_said_claims`)
+    # (a value its format rounds, and which way: what may be said of it, :func:`said_false`)
+    rounded = {"up": "u", "down": "d", "nearest": "n"}.get(d.options.get("round"), "")
     return (" ".join(before) + "\t" + " ".join(after) + "\t" + rounded).encode("utf-8").hex()
 
 
-def _decoded(record: str) -> tuple[list, list, bool]:
-    """A record's tokens before and after its value, and whether the value is rounded; a
-    damaged record raises :class:`SeenError` (no check passes on a record it cannot read)."""
+def _decoded(record: str) -> tuple[list, list, str]:
+    """A record's tokens before and after its value, and its rounding ("u" up, "d" down, "n" to
+    the nearest, "" none); a damaged record raises :class:`SeenError` (no check passes on a
+    record it cannot read)."""
     try:
         before, after, rounded = bytes.fromhex(record).decode("utf-8").split("\t")
     except ValueError:
         raise SeenError(f"a value's record of what the build read is damaged ({record[:40]!r})") from None
-    if rounded not in ("", "r"):
+    if rounded not in ("", "u", "d", "n"):
         raise SeenError(f"a value's record of what the build read is damaged ({record[:40]!r})")
-    return before.split(), after.split(), rounded == "r"
+    return before.split(), after.split(), rounded
 
 
 # ---- the page as a reader sees it -----------------------------------------------------------------
@@ -245,10 +247,24 @@ _SAID_SIGNS = frozenset(_SIGN.values()) - {"−", "≈"}
 _SAID_WORDS = re.compile(
     r"\b(?:at\s+(?:the\s+)?(?:most|least|max|min)|(?:no|not|never)\s+(?:more|less|fewer|greater|higher|lower)\s+than"
     r"|(?:no|not|never)\s+(?:over|past|higher|lower)|surpass\w*|(?:no|not|never)\s+(?:worse|better)\s+than"
-    r"|at\s+(?:worst|best)|tops?\s+out"
+    r"|at\s+(?:worst|best)|tops?\s+(?:out|at)|as\s+(?:high|low|much|little|many|few|large|small|great)\s+as"
+    r"|upwards\s+of|(?:no|not|never)\s+(?:smaller|larger|bigger)\s+than|beneath|(?:go|goes|going|gone)\s+past"
+    r"|(?:lower|higher|smaller|larger|bigger|greater|less|more|fewer|worse|better)\s+than(?=\s*(?:\x1f|$))"
+    r"|unrounded|precise|supremum|infimum|(?:to\s+)?every\s+digit|maximal|minimal|worst\s+case"
+    r"|(?:no|not|never)\s+(?:falls?|drops?|dips?|sinks?|goes|gets|rises?|climbs?|reach(?:es)?)\s+(?:to|past)"
     r"|(?:more|less|fewer|greater)\s+than|or\s+(?:more|less|fewer|above|below|higher|lower)|up\s+to"
-    r"|(?:upper|lower)\s+(?:bound|limit)|bound(?:s|ed)?|limits?|cap(?:s|ped)?|ceiling|floor|within|exceed\w*"
-    r"|above|below|under|beyond|exact(?:ly)?|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
+    r"|(?:upper|lower)\s+(?:bound|limit)s?|bound(?:s|ed)?|limits?|cap(?:s|ped)?|ceiling|floor|within|exceed\w*"
+    r"|above|below|under|beyond|exact\w*|precisely|equal(?:s|ling)?|identical(?:ly)?|maximum|minimum)\b", re.I)
+#: The claims of :data:`_SAID_WORDS` and :data:`_SAID_SIGNS` that a value rounded up makes true (an
+#: upper bound: the value shown is at least the value), and those a value rounded down makes
+#: true; the rest (exactness, "=", a bound of no side, a comparison of no sure side: "no worse
+#: than") no rounding makes true.
+_UPPER = re.compile(r"[≤<≪≲⪯≼≺]|at (?:the )?(?:most|max)|(?:no|not|never) (?:more|greater|higher|larger|bigger|over|past)"
+                    r"(?: than)?|up to|upper (?:bound|limit)s?|or (?:less|fewer|below|lower)|below|under|beneath|ceiling"
+                    r"|caps?|capped|maximum|supremum|(?:less|fewer|lower|smaller) than|as (?:high|much|many|large|great) as")
+_LOWER = re.compile(r"[≥>≫≳⪰≽≻]|at (?:the )?(?:least|min)|(?:no|not|never) (?:less|fewer|lower|smaller)(?: than)?"
+                    r"|lower (?:bound|limit)s?|or (?:more|above|higher)|above|beyond|floor|minimum|infimum|exceed\w*"
+                    r"|upwards of|(?:more|greater|higher|larger|bigger) than|as (?:low|little|few|small) as")
 #: What makes the value right after it approximate ("≈ 0.56", "about 0.56"), with nothing
 #: between them but space, and no negation in the three words before it: "care about: 0.56",
 #: "around: 0.56", "not about 0.56" and "never goes around 0.56" are not (pass 116).
@@ -259,6 +275,14 @@ _NEGATION = re.compile(r"(?:(?<![^\W\d_])(?:not|no|never|nor)|n[’']t)(?:\W+[^\
 #: EQUAL TO OR LESS-THAN, "⪕" SLANTED EQUAL TO OR LESS-THAN, "≂" MINUS TILDE (pass 110). Not the
 #: other signs a formula in a header draws ("⋅", "⊤").
 _RELATION = re.compile(r"LESS|GREATER|EQUAL|EQUIVALENT|IDENTICAL|PRECEDES|SUCCEEDS|TILDE|APPROXIMATE")
+
+
+def said_false(claims_read: list[str], rounded: str) -> list[str]:
+    """The claims of ``claims_read`` (:func:`_said_claims`) that the value's rounding ("u", "d",
+    "n": :func:`_decoded`) may make false: a value rounded up is shown at least as large as it is,
+    so "Upper bound" over it is true, as "Lower bound" is over one rounded down."""
+    side = {"u": _UPPER, "d": _LOWER}.get(rounded)
+    return [c for c in claims_read if side is None or not side.fullmatch(c)]
 
 
 def _said_claims(said: str, *, minus: bool = False, signs: bool = True) -> list[str]:
@@ -310,6 +334,8 @@ class _Seen(HTMLParser):
         hides = (tag in _UNSEEN_TAGS or "hidden" in a or bool(_UNSEEN_CLASSES & classes)
                  or bool(re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", a.get("style", ""), re.I)))
         if tag in _VOID:
+            if tag == "br" and not self.hidden:
+                self.context.breaks.append(self.size)  # (a line's end: "Upper bound<br>For MHA ... 0.56")
             return
         self._roles.append(self.context.start(tag, a, classes, self.size))
         value = "mha-value" in classes or "data-source" in a and "data-prov" in a
@@ -402,9 +428,12 @@ def mismatches(output: str) -> list[str]:
         # (a value the page itself makes approximate, "≈ 0.56", "about 0.56", is true under any label)
         near = _APPROXIMATE.search(shown_before)
         approximate = near is not None and not _NEGATION.search(shown_before[:near.start()])
-        said_text, worded = seen.context.said_of(start, text) if rounded and not approximate else ("", "")
-        claimed = _said_claims(said_text) + _said_claims(worded, signs=False)
-        said_text = " ".join(filter(None, (said_text, worded)))
+        said_text, worded, own = seen.context.said_of(start, text) if rounded and not approximate else ("", "", "")
+        # (its own label's words, but those the claim rules read beside it and judged: "at most 0.57")
+        judged = set(read_before + read_after)
+        labelled = [c for c in _said_claims(own, signs=False) if not set(c.split()) <= judged]
+        claimed = said_false(_said_claims(said_text) + _said_claims(worded, signs=False) + labelled, rounded)
+        said_text = " ".join(" ".join((said_text, worded, own if labelled else "")).replace(said.PART, " ").split())
         if claimed:
             out.append(f"{source}'s value, rounded, stands where {_shown(said_text)!r} is read as said of it (a table's "
                        "header, its row or the cells above it, a box's title, a section's heading, a label before "
